@@ -1,0 +1,45 @@
+"""gym-boardgames: registered Gymnasium environments for board games and textbook RL tasks.
+
+Importing the package only registers the environments (string entry points), so it is quick and never
+imports pygame::
+
+    import gymnasium as gym
+    import gym_boardgames  # noqa: F401  (registers the ids)
+
+    env = gym.make("TicTacToe-v0", opponent="random")
+
+``gym.make("gym_boardgames:TicTacToe-v0")`` also works without the explicit import.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from gymnasium.envs.registration import register, registry
+
+__version__ = "0.1.0"
+
+_ENVS = {
+    "TicTacToe-v0": "gym_boardgames.envs.tictactoe:TicTacToeEnv",
+}
+
+for _env_id, _entry_point in _ENVS.items():
+    if _env_id not in registry:  # importlib.reload must not warn about re-registration
+        register(id=_env_id, entry_point=_entry_point)
+
+# Public names loaded on first use, so the import above stays light.
+_LAZY = {
+    "TicTacToe": "gym_boardgames.rules.tictactoe",
+    "ConnectN": "gym_boardgames.rules.connect",
+    "TwoPlayerEnv": "gym_boardgames.envs.base",
+    "TicTacToeEnv": "gym_boardgames.envs.tictactoe",
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'gym_boardgames' has no attribute {name!r}")

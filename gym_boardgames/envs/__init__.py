@@ -1,0 +1,7 @@
+"""Gymnasium environments over the rules in :mod:`gym_boardgames.rules`."""
+
+from gym_boardgames.envs.base import TwoPlayerEnv
+from gym_boardgames.envs.grid import GridBoardEnv
+from gym_boardgames.envs.tictactoe import TicTacToeEnv
+
+__all__ = ["GridBoardEnv", "TicTacToeEnv", "TwoPlayerEnv"]

@@ -1,0 +1,365 @@
+"""The two-player environment contract of DESIGN.md, written once for every board game.
+
+:class:`TwoPlayerEnv` turns a rules object (``initial_state``, ``current_player``, ``legal_actions``,
+``apply``, ``is_terminal``, ``returns``) into a single-agent :class:`gymnasium.Env`: the agent plays one
+side and a built-in opponent the other, or the caller plays both sides (self-play, ``opponent=None``).
+A game subclass supplies only the rules object, the observation encoding and the drawing.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from gym_boardgames.errors import ActionTypeError, ResetNeeded
+
+OpponentPolicy = Callable[[Any, Any], int]
+
+#: The keys ``reset(options=...)`` understands.
+RESET_OPTIONS = ("agent_player",)
+ILLEGAL_ACTION_MODES = ("lose", "raise")
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything with ``act(game, state) -> int`` can be an opponent."""
+
+    def act(self, game: Any, state: Any) -> int:
+        """Return the action to play in ``state`` (the player to move is ``game.current_player(state)``)."""
+        ...
+
+
+def _check_agent_player(value: object, where: str) -> int | str:
+    """Validate an ``agent_player`` value and return it as 0, 1 or ``"random"``."""
+    if isinstance(value, str):
+        if value == "random":
+            return value
+    elif not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer)) and value in (0, 1):
+        return int(value)
+    raise ValueError(f"{where} must be 0, 1 or 'random', got {value!r}")
+
+
+class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
+    """A two-player, zero-sum, perfect-information board game seen by one agent.
+
+    Subclasses set ``observation_space`` and implement :meth:`_observation` (and optionally
+    :meth:`_view` for pygame drawing and :meth:`_ansi` for text).
+
+    Args:
+        game: the rules object.
+        opponent: ``"random"`` (uniform over legal moves, from the env's ``np_random``), an object with
+            ``act(game, state) -> int``, a callable ``(game, state) -> int``, or ``None`` for self-play
+            (the caller plays both sides).
+        agent_player: the side the agent plays, 0 (moves first), 1, or ``"random"`` (drawn at each
+            reset). Ignored in self-play.
+        illegal_action: ``"lose"`` (an illegal move ends the episode; the offender gets -1 and the other
+            player wins; the board is unchanged) or ``"raise"`` (``ValueError``; the env stays usable).
+        render_mode: ``None``, ``"human"``, ``"rgb_array"`` or ``"ansi"``.
+
+    Raises:
+        ValueError: on an unknown opponent, agent_player, illegal_action or render_mode.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        game: Any,
+        *,
+        opponent: str | Agent | OpponentPolicy | None = "random",
+        agent_player: int | str = 0,
+        illegal_action: str = "lose",
+        render_mode: str | None = None,
+    ) -> None:
+        self.game = game
+        self.action_space = spaces.Discrete(game.num_actions)
+        self._opponent_name, self._opponent = self._make_opponent(opponent)
+        self.agent_player_setting = _check_agent_player(agent_player, "agent_player")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+
+        self.state: Any = None  # the current rules state; None until reset()
+        self.agent_player: int | None = None  # the side of this episode; None in self-play
+        self.last_action: int | None = None  # the last move played, by either side (for drawing)
+        self.last_mover: int | None = None
+        self._episode_over = False
+        self._needs_reset = True
+        self._winner: int | None = None
+        self._illegal = False
+        self._canvas: Any = None  # the pygame drawing backend, created on first pygame render
+
+    # ---- construction helpers ----------------------------------------------------------------
+
+    def _make_opponent(self, opponent: object) -> tuple[str, OpponentPolicy | None]:
+        if opponent is None:
+            return "self-play", None
+        if isinstance(opponent, str):
+            if opponent == "random":
+                return "random", self._random_move
+            raise ValueError(
+                f"unknown opponent {opponent!r}: use 'random', None (self-play), an object with "
+                "act(game, state) -> int, or a callable (game, state) -> int"
+            )
+        act = getattr(opponent, "act", None)
+        if callable(act):
+            return repr(opponent), act
+        if callable(opponent):
+            return getattr(opponent, "__qualname__", repr(opponent)), opponent
+        raise ValueError(
+            f"opponent {opponent!r} is neither 'random', None, an object with act(game, state), nor a callable"
+        )
+
+    def _random_move(self, game: Any, state: Any) -> int:
+        legal = game.legal_actions(state)
+        return int(legal[self.np_random.integers(len(legal))])
+
+    # ---- the gymnasium API -------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a new game; if the agent moves second, the opponent's opening move is played.
+
+        Args:
+            seed: seeds ``np_random`` (the built-in random opponent and ``agent_player="random"``).
+            options: ``{"agent_player": 0 | 1 | "random"}`` overrides the side for this episode only.
+
+        Raises:
+            ValueError: on an unknown option or a bad ``agent_player``, or an opponent's illegal move.
+        """
+        super().reset(seed=seed)
+        side = self.agent_player_setting
+        if options:
+            unknown = sorted(set(options) - set(RESET_OPTIONS))
+            if unknown:
+                raise ValueError(f"unknown reset option(s) {unknown}: valid options are {list(RESET_OPTIONS)}")
+            if "agent_player" in options:
+                side = _check_agent_player(options["agent_player"], 'options["agent_player"]')
+        self._needs_reset = True  # stays set if the opponent's opening move fails
+        if self._opponent is None:
+            self.agent_player = None
+        else:
+            self.agent_player = int(self.np_random.integers(2)) if side == "random" else int(side)
+        self.state = self.game.initial_state()
+        self.last_action = self.last_mover = None
+        self._episode_over = False
+        self._winner = None
+        self._illegal = False
+        if self._opponent is not None:
+            self._play_opponent()
+        self._needs_reset = False
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), self._info()
+
+    def step(self, action: int | np.integer) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the agent's move, then the opponent's moves until it is the agent's turn or the end.
+
+        Returns:
+            observation, reward (for the agent; in self-play for the player who just moved),
+            terminated, truncated (always False), info.
+
+        Raises:
+            ResetNeeded: before the first ``reset()`` or after the episode ended.
+            ValueError: an action outside ``Discrete(num_actions)`` (``ActionTypeError``, also a
+                ``TypeError``, for a non-integer); an illegal move with ``illegal_action="raise"``;
+                an illegal move by a custom opponent (the env is then rolled back to before the step).
+        """
+        if self._needs_reset:
+            raise ResetNeeded("step() called before reset(): call reset() to start an episode")
+        if self._episode_over:
+            raise ResetNeeded("step() called after the episode ended: call reset() to start a new one")
+        action = self._check_action(action)
+        game, state = self.game, self.state
+        mover = game.current_player(state)
+        if not game.is_legal(state, action):
+            if self.illegal_action == "raise":
+                raise ValueError(
+                    f"action {action} is illegal in this position: legal actions are {list(game.legal_actions(state))}"
+                )
+            self._episode_over, self._illegal, self._winner = True, True, 1 - mover
+            if self.render_mode == "human":
+                self.render()
+            return self._observe(), -1.0, True, False, self._info()
+
+        saved = (self.state, self.last_action, self.last_mover)
+        try:
+            self._play(action)
+            if self._opponent is not None:
+                self._play_opponent()
+        except BaseException:
+            # Keep the env exactly as it was before this step: nothing half-applied.
+            self.state, self.last_action, self.last_mover = saved
+            self._episode_over, self._winner = False, None
+            raise
+        reward = 0.0
+        if self._episode_over:
+            seat = mover if self.agent_player is None else self.agent_player
+            reward = float(game.returns(self.state)[seat])
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), reward, self._episode_over, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Return a new int8 array, 1 for each legal action now (all zeros at the end).
+
+        This is the method sb3-contrib's ``MaskablePPO`` calls.
+
+        Raises:
+            ResetNeeded: before the first ``reset()``.
+        """
+        if self._needs_reset:
+            raise ResetNeeded("action_masks() called before reset(): call reset() first")
+        if self._episode_over:
+            return np.zeros(self.game.num_actions, dtype=np.int8)
+        return self.game.legal_mask(self.state)
+
+    @property
+    def winner(self) -> int | None:
+        """The winner of the finished episode (0 or 1), None for a draw or while the game goes on."""
+        return self._winner
+
+    @property
+    def episode_over(self) -> bool:
+        """Whether the episode has ended (by the rules or by an illegal move)."""
+        return self._episode_over
+
+    @property
+    def illegal_move_made(self) -> bool:
+        """Whether the episode ended because of an illegal move."""
+        return self._illegal
+
+    # ---- internals ---------------------------------------------------------------------------
+
+    def _check_action(self, action: object) -> int:
+        n = self.game.num_actions
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action[()]
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ActionTypeError(f"action must be an integer in 0..{n - 1} (Discrete({n})), got {action!r}")
+        action = operator.index(action)
+        if not 0 <= action < n:
+            raise ValueError(f"action {action} is outside the action space: valid actions are 0..{n - 1}")
+        return action
+
+    def _play(self, action: int) -> None:
+        self.last_mover = self.game.current_player(self.state)
+        self.last_action = action
+        self.state = self.game.apply(self.state, action)
+        if self.game.is_terminal(self.state):
+            self._episode_over = True
+            payoff = self.game.returns(self.state)
+            self._winner = None if payoff[0] == payoff[1] else int(np.argmax(payoff))
+
+    def _play_opponent(self) -> None:
+        game = self.game
+        while not self._episode_over and game.current_player(self.state) != self.agent_player:
+            move = self._opponent(game, self.state)
+            try:
+                move = operator.index(move)
+            except TypeError:
+                raise ValueError(
+                    f"opponent {self._opponent_name} returned {move!r}, which is not an integer action"
+                ) from None
+            if not game.is_legal(self.state, move):
+                raise ValueError(
+                    f"opponent {self._opponent_name} returned the illegal action {move}: legal actions are "
+                    f"{list(game.legal_actions(self.state))}. This is a bug in the opponent."
+                )
+            self._play(move)
+
+    def _perspective(self) -> int:
+        """The player whose point of view the observation takes."""
+        if self.agent_player is not None:
+            return self.agent_player
+        return self.game.current_player(self.state)
+
+    def _observe(self) -> np.ndarray:
+        return self._observation(self.state, self._perspective())
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "action_mask": self.action_masks(),
+            "current_player": self.game.current_player(self.state),
+            "illegal_action": self._illegal,
+        }
+        if self._episode_over:
+            info["winner"] = self._winner
+        return info
+
+    def _observation(self, state: Any, player: int) -> np.ndarray:
+        """Return a new observation of ``state`` from ``player``'s point of view."""
+        raise NotImplementedError
+
+    # ---- rendering ---------------------------------------------------------------------------
+
+    def status_text(self) -> str:
+        """A one-line description of the game's status, used by every renderer."""
+        if self.state is None:
+            return "call reset() to start"
+        names = self.player_names
+        if self._episode_over:
+            if self._illegal:
+                offender = self.game.current_player(self.state)
+                return f"{names[offender]} made an illegal move: {names[1 - offender]} wins"
+            if self._winner is None:
+                return "Draw"
+            return f"{names[self._winner]} wins"
+        return f"{names[self.game.current_player(self.state)]} to move"
+
+    #: Display names of the players, player 0 first.
+    player_names: tuple[str, str] = ("Player 0", "Player 1")
+
+    def render(self) -> str | np.ndarray | None:
+        """Render per ``render_mode``: ansi text, an RGB array ``(H, W, 3)`` uint8, or a window frame.
+
+        Returns:
+            a string (``"ansi"``), an array (``"rgb_array"``), or None (``"human"`` or no mode).
+        """
+        if self.render_mode is None:
+            gym.logger.warn(
+                "render() called without a render_mode: pass render_mode='ansi', 'rgb_array' or 'human' "
+                f'to gymnasium.make("{self.spec.id if self.spec else type(self).__name__}", render_mode=...)'
+            )
+            return None
+        if self.render_mode == "ansi":
+            return self._ansi()
+        if self._canvas is None:
+            from gym_boardgames.render.pygame_canvas import Canvas
+
+            view = self._view()
+            self._canvas = Canvas(view.size, title=self.window_title, fps=self.metadata["render_fps"])
+            self._canvas.view = view
+        surface = self._canvas.surface
+        self._canvas.view.draw(surface, self)
+        if self.render_mode == "human":
+            self._canvas.show()
+            return None
+        return self._canvas.to_array()
+
+    #: The title of the human-mode window.
+    window_title = "gym-boardgames"
+
+    def _ansi(self) -> str:
+        raise NotImplementedError
+
+    def _view(self) -> Any:
+        """Return the pygame view that draws this game (see :mod:`gym_boardgames.render`)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the window (human mode) and the drawing surface; safe to call twice."""
+        if self._canvas is not None:
+            self._canvas.close()
+            self._canvas = None

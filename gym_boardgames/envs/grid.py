@@ -1,0 +1,61 @@
+"""The env side of every ConnectN board (tic-tac-toe, the m,n,k game, Connect Four).
+
+:class:`GridBoardEnv` adds to the two-player contract only what is specific to a grid of pieces: the
+``(rows, cols)`` int8 observation, the ansi text and the pygame view. Games are thin subclasses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from gym_boardgames.envs.base import TwoPlayerEnv
+from gym_boardgames.rules.connect import EMPTY, BoardState, ConnectN
+
+# Row p maps a cell value (0 empty, 1 player 0, 2 player 1) to player p's point of view.
+_PERSPECTIVE = np.array([[0, 1, -1], [0, -1, 1]], dtype=np.int8)
+
+
+class GridBoardEnv(TwoPlayerEnv):
+    """A :class:`TwoPlayerEnv` over :class:`~gym_boardgames.rules.connect.ConnectN` rules.
+
+    Observation: ``Box(-1, 1, (rows, cols), int8)``, +1 for the pieces of the player whose point of view
+    is taken (the agent; in self-play the player to move), -1 for the other player's, 0 empty.
+    """
+
+    #: Text symbols of player 0 and player 1 (ansi rendering).
+    symbols: tuple[str, str] = ("X", "O")
+
+    def __init__(self, game: ConnectN, **kwargs: Any) -> None:
+        super().__init__(game, **kwargs)
+        self.observation_space = spaces.Box(-1, 1, shape=(game.rows, game.cols), dtype=np.int8)
+
+    def _observation(self, state: BoardState, player: int) -> np.ndarray:
+        cells = np.frombuffer(state.board, dtype=np.uint8)
+        return _PERSPECTIVE[player][cells].reshape(self.game.rows, self.game.cols)
+
+    @property
+    def last_cell(self) -> int | None:
+        """The board cell (row-major) of the last move, by either side; None before any move."""
+        if self.last_action is None or self.state is None:
+            return None
+        if not self.game.gravity:
+            return self.last_action
+        # The last piece of a column is its topmost one.
+        board, cols = self.state.board, self.game.cols
+        cell = self.last_action
+        while board[cell] == EMPTY:
+            cell += cols
+        return cell
+
+    def _ansi(self) -> str:
+        from gym_boardgames.render.text import grid_to_text
+
+        return grid_to_text(self)
+
+    def _view(self) -> Any:
+        from gym_boardgames.render.grid_view import GridView
+
+        return GridView(self.game)

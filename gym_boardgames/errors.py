@@ -1,0 +1,17 @@
+"""Exceptions raised by gym-boardgames, each also an instance of the built-in type users expect."""
+
+from __future__ import annotations
+
+import gymnasium.error
+
+
+class ActionTypeError(TypeError, ValueError):
+    """An action that is not an integer at all (a float, a string, an array of several values).
+
+    It is both a ``TypeError`` (the usual Python signal) and a ``ValueError`` (what DESIGN.md promises for
+    any action outside the action space), so either ``except`` clause catches it.
+    """
+
+
+class ResetNeeded(gymnasium.error.ResetNeeded, RuntimeError):
+    """``step()`` was called before ``reset()`` or after the episode ended."""

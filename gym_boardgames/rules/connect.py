@@ -1,0 +1,322 @@
+"""Rules of the m,n,k game and its gravity variant (Connect Four), with tic-tac-toe as m=n=k=3.
+
+Two players alternately put a piece on a ``rows x cols`` board; the first to get ``n`` of their own
+pieces in a row (horizontally, vertically or diagonally) wins, and a full board without such a line
+is a draw. Player 0 moves first.
+
+Action numbering
+----------------
+* Without gravity the action is the cell, row-major with row 0 at the top::
+
+      a = row * cols + col          (3x3:  0 | 1 | 2
+                                            3 | 4 | 5
+                                            6 | 7 | 8)
+
+* With gravity the action is the column index ``0 .. cols-1``; the piece falls to the lowest empty
+  row of that column (the highest row index).
+
+States
+------
+A :class:`BoardState` is an immutable, hashable value: ``board`` is a ``bytes`` object of
+``rows * cols`` cells (0 empty, 1 a piece of player 0, 2 a piece of player 1), ``player`` is the
+player to move (at the end: the player who would have moved next), and ``winner`` caches who owns a
+line of ``n`` (0, 1 or None). ``winner`` is a function of the board (play stops at the first line), so
+equal positions always have equal states and states never carry history.
+
+The compact key of a state is the base-3 number ``sum(board[i] * 3**i)``; the player to move is
+implied by the piece count, so the key identifies the position. :attr:`ConnectN.n_keys` is ``3**cells``.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+EMPTY = 0
+#: The cell value of a piece of player ``p`` is ``p + 1``.
+PIECE = (1, 2)
+
+
+class BoardState(NamedTuple):
+    """An immutable m,n,k / gravity board position.
+
+    Attributes:
+        board: ``rows * cols`` bytes, row-major; 0 empty, 1 player 0's piece, 2 player 1's piece.
+        player: the player to move (0 or 1); at the end, the player who would have moved next.
+        winner: 0 or 1 when that player has ``n`` in a row, else None (derived from ``board``).
+    """
+
+    board: bytes
+    player: int
+    winner: int | None = None
+
+
+class Geometry(NamedTuple):
+    """Board geometry computed once per ``(rows, cols, n)`` and shared by every user of the board.
+
+    Attributes:
+        win_lines: ``(L, n)`` int array, every line of ``n`` cells, for batched checks.
+        lines_through: per cell, the C-level getters (``operator.itemgetter``) that read each line
+            through that cell from a board; a win check after a move only reads those.
+        line_cells: per cell, the cell tuples matching ``lines_through``.
+    """
+
+    win_lines: np.ndarray
+    lines_through: tuple[tuple[Callable[[bytes], object], ...], ...]
+    line_cells: tuple[tuple[tuple[int, ...], ...], ...]
+
+
+@functools.lru_cache(maxsize=64)
+def board_geometry(rows: int, cols: int, n: int) -> Geometry:
+    """Return the win lines of a ``rows x cols`` board for ``n`` in a row (cached per configuration)."""
+    lines: list[tuple[int, ...]] = []
+    # Right, down, down-right and down-left: every line is found once, from its first cell.
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        for r in range(rows):
+            for c in range(cols):
+                end_r, end_c = r + dr * (n - 1), c + dc * (n - 1)
+                if 0 <= end_r < rows and 0 <= end_c < cols:
+                    line = tuple((r + dr * i) * cols + (c + dc * i) for i in range(n))
+                    if line not in lines:  # n == 1 makes every direction give the same line
+                        lines.append(line)
+    through: list[list[tuple[int, ...]]] = [[] for _ in range(rows * cols)]
+    for line in lines:
+        for cell in line:
+            through[cell].append(line)
+    win_lines = np.array(lines, dtype=np.int32).reshape(len(lines), n)
+    win_lines.flags.writeable = False
+    return Geometry(
+        win_lines=win_lines,
+        lines_through=tuple(tuple(operator.itemgetter(*line) for line in cell) for cell in through),
+        line_cells=tuple(tuple(cell) for cell in through),
+    )
+
+
+class ConnectN:
+    """The m,n,k game on a ``rows x cols`` board, optionally with gravity (Connect Four).
+
+    Args:
+        rows: number of rows (>= 1).
+        cols: number of columns (>= 1).
+        n: pieces in a row needed to win, ``1 <= n <= max(rows, cols)``.
+        gravity: if True the action is a column and pieces fall to its lowest empty row.
+
+    Raises:
+        ValueError: on a parameter outside the ranges above (or not an integer).
+    """
+
+    num_players = 2
+
+    def __init__(self, rows: int = 6, cols: int = 7, n: int = 4, gravity: bool = True) -> None:
+        for name, value in (("rows", rows), ("cols", cols), ("n", n)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if n > max(rows, cols):
+            raise ValueError(
+                f"n={n} can never be reached on a {rows}x{cols} board: choose 1 <= n <= {max(rows, cols)}"
+            )
+        if not isinstance(gravity, (bool, np.bool_)):
+            raise ValueError(f"gravity must be True or False, got {gravity!r}")
+        self.rows, self.cols, self.n, self.gravity = int(rows), int(cols), int(n), bool(gravity)
+        self.num_cells = self.rows * self.cols
+        self.num_actions = self.cols if self.gravity else self.num_cells
+        self.n_keys = 3**self.num_cells
+        self.geometry = board_geometry(self.rows, self.cols, self.n)
+        # What a line getter returns when the line is all `mark`: a tuple, or a bare int when n == 1.
+        self._full_line = {m: (m,) * self.n if self.n > 1 else m for m in PIECE}
+        self._initial = BoardState(bytes(self.num_cells), 0, None)
+        # int64 holds 3**cells for up to 39 cells; larger boards fall back to Python ints.
+        self._key_weights = 3 ** np.arange(self.num_cells, dtype=np.int64) if self.num_cells <= 39 else None
+
+    def __repr__(self) -> str:
+        return f"ConnectN(rows={self.rows}, cols={self.cols}, n={self.n}, gravity={self.gravity})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ConnectN) and self.config == other.config
+
+    def __hash__(self) -> int:
+        return hash(self.config)
+
+    @property
+    def config(self) -> tuple[int, int, int, bool]:
+        """``(rows, cols, n, gravity)``: two games with the same config have the same rules."""
+        return (self.rows, self.cols, self.n, self.gravity)
+
+    # ---- the rules surface -------------------------------------------------------------------
+
+    def initial_state(self) -> BoardState:
+        """Return the empty board with player 0 to move."""
+        return self._initial
+
+    def current_player(self, state: BoardState) -> int:
+        """Return the player to move (0 or 1); at the end, the player who would have moved next."""
+        return state.player
+
+    def legal_actions(self, state: BoardState) -> list[int]:
+        """Return the legal actions in ascending order (empty at the end)."""
+        if state.winner is not None:
+            return []
+        board = state.board
+        if self.gravity:
+            return [c for c in range(self.cols) if board[c] == EMPTY]  # row 0 is the top of a column
+        return [i for i, v in enumerate(board) if v == EMPTY]
+
+    def legal_mask(self, state: BoardState) -> np.ndarray:
+        """Return a new int8 array of length :attr:`num_actions`: 1 where the action is legal."""
+        if state.winner is not None:
+            return np.zeros(self.num_actions, dtype=np.int8)
+        cells = np.frombuffer(state.board, dtype=np.uint8)
+        if self.gravity:
+            cells = cells[: self.cols]
+        return (cells == EMPTY).view(np.int8)
+
+    def is_legal(self, state: BoardState, action: int) -> bool:
+        """Return whether ``action`` is legal in ``state`` (False for out-of-range actions)."""
+        if state.winner is not None or not isinstance(action, (int, np.integer)):
+            return False
+        if not 0 <= action < self.num_actions:
+            return False
+        return state.board[action] == EMPTY  # for gravity, cell `action` is the top of that column
+
+    def apply(self, state: BoardState, action: int) -> BoardState:
+        """Return the state after the player to move plays ``action``; ``state`` is not changed.
+
+        Raises:
+            ValueError: if the game is over, the action is out of range, or the cell/column is full.
+        """
+        if state.winner is not None or EMPTY not in state.board:
+            raise ValueError("the game is over: no action is legal")
+        try:
+            action = operator.index(action)
+        except TypeError:
+            raise ValueError(f"action must be an integer 0..{self.num_actions - 1}, got {action!r}") from None
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action!r} is out of range: valid actions are 0..{self.num_actions - 1}")
+        board = state.board
+        if self.gravity:
+            if board[action] != EMPTY:
+                raise ValueError(f"column {action} is full")
+            cell = action + (self.rows - 1) * self.cols
+            while board[cell] != EMPTY:
+                cell -= self.cols
+        else:
+            cell = action
+            if board[cell] != EMPTY:
+                raise ValueError(f"cell {cell} (row {cell // self.cols}, col {cell % self.cols}) is occupied")
+        mark = PIECE[state.player]
+        new_board = board[:cell] + bytes((mark,)) + board[cell + 1 :]
+        full = self._full_line[mark]
+        winner = None
+        for line in self.geometry.lines_through[cell]:
+            if line(new_board) == full:
+                winner = state.player
+                break
+        return BoardState(new_board, 1 - state.player, winner)
+
+    def is_terminal(self, state: BoardState) -> bool:
+        """Return whether the game is over (a line of ``n`` or a full board)."""
+        return state.winner is not None or EMPTY not in state.board
+
+    def returns(self, state: BoardState) -> tuple[float, float]:
+        """Return the payoff of each player at the end: +1 win, -1 loss, 0 draw.
+
+        Raises:
+            ValueError: if the game is not over.
+        """
+        if state.winner is None:
+            if EMPTY in state.board:
+                raise ValueError("returns() is only defined at the end of the game")
+            return (0.0, 0.0)
+        return (1.0, -1.0) if state.winner == 0 else (-1.0, 1.0)
+
+    # ---- helpers beyond the rules surface ----------------------------------------------------
+
+    def winner(self, state: BoardState) -> int | None:
+        """Return 0 or 1 if that player has won, else None (a draw or a game in progress)."""
+        return state.winner
+
+    def winning_line(self, state: BoardState) -> tuple[int, ...] | None:
+        """Return the cells of a winning line of ``state`` (row-major indices), or None."""
+        if state.winner is None:
+            return None
+        full = self._full_line[PIECE[state.winner]]
+        for getters, cells in zip(self.geometry.lines_through, self.geometry.line_cells):
+            for getter, line in zip(getters, cells):
+                if getter(state.board) == full:
+                    return line
+        raise AssertionError("a state with a winner has a winning line")  # pragma: no cover
+
+    def action_cell(self, state: BoardState, action: int) -> int:
+        """Return the cell that ``action`` would fill in ``state`` (the landing cell with gravity).
+
+        Raises:
+            ValueError: if the action is not legal in ``state``.
+        """
+        if not self.is_legal(state, action):
+            raise ValueError(f"action {action!r} is not legal here: legal actions are {self.legal_actions(state)}")
+        if not self.gravity:
+            return action
+        cell = action + (self.rows - 1) * self.cols
+        while state.board[cell] != EMPTY:
+            cell -= self.cols
+        return cell
+
+    def key(self, state: BoardState) -> int:
+        """Return the compact base-3 key ``sum(board[i] * 3**i)`` of a position (0 .. n_keys-1)."""
+        if self._key_weights is not None:
+            return int(np.frombuffer(state.board, dtype=np.uint8).astype(np.int64) @ self._key_weights)
+        return sum(v * 3**i for i, v in enumerate(state.board))
+
+    def from_key(self, key: int) -> BoardState:
+        """Return the state whose :meth:`key` is ``key``.
+
+        Raises:
+            ValueError: if ``key`` is out of range or does not encode a reachable-looking board
+                (piece counts must be equal, or player 0 one ahead).
+        """
+        if not 0 <= key < self.n_keys:
+            raise ValueError(f"key {key} is out of range 0..{self.n_keys - 1}")
+        cells = []
+        for _ in range(self.num_cells):
+            key, v = divmod(key, 3)
+            cells.append(v)
+        board = bytes(cells)
+        return self.state_from_board(board)
+
+    def state_from_board(self, board: bytes | Sequence[int]) -> BoardState:
+        """Build the state of a board given as ``rows * cols`` cell values (0 empty, 1, 2).
+
+        The player to move follows from the piece counts, and the winner from the lines.
+
+        Raises:
+            ValueError: on a wrong length, a bad cell value, impossible piece counts, floating pieces on
+                a gravity board, or lines of ``n`` for both players.
+        """
+        board = bytes(board)
+        if len(board) != self.num_cells:
+            raise ValueError(f"a board has {self.num_cells} cells, got {len(board)}")
+        if any(v > 2 for v in board):
+            raise ValueError("cell values must be 0 (empty), 1 (player 0) or 2 (player 1)")
+        count0, count1 = board.count(1), board.count(2)
+        if count0 - count1 not in (0, 1):
+            raise ValueError(f"impossible piece counts: player 0 has {count0}, player 1 has {count1}")
+        if self.gravity:
+            for cell in range(self.num_cells - self.cols):
+                if board[cell] != EMPTY and board[cell + self.cols] == EMPTY:
+                    raise ValueError(f"cell {cell} floats above an empty cell on a gravity board")
+        winners = set()
+        for cells in self.geometry.line_cells:
+            for line in cells:
+                marks = {board[i] for i in line}
+                if len(marks) == 1 and EMPTY not in marks:
+                    winners.add(marks.pop() - 1)
+        if len(winners) > 1:
+            raise ValueError("both players have a winning line")
+        winner = winners.pop() if winners else None
+        if winner is not None and count0 - count1 != 1 - winner:
+            raise ValueError(f"player {winner} has a line but player {1 - winner} moved after it")
+        return BoardState(board, 0 if count0 == count1 else 1, winner)
