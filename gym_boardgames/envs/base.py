@@ -23,6 +23,8 @@ OpponentPolicy = Callable[[Any, Any], int]
 #: The keys ``reset(options=...)`` understands.
 RESET_OPTIONS = ("agent_player",)
 ILLEGAL_ACTION_MODES = ("lose", "raise")
+# Integer types accepted as actions without further checks (bool is excluded on purpose).
+_PLAIN_INTEGERS = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64})
 
 
 @runtime_checkable
@@ -84,9 +86,7 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         self.illegal_action = illegal_action
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
 
         self.state: Any = None  # the current rules state; None until reset()
@@ -244,6 +244,8 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
 
     def _check_action(self, action: object) -> int:
         n = self.game.num_actions
+        if type(action) in _PLAIN_INTEGERS and 0 <= action < n:  # the common case, checked cheaply
+            return int(action)
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action[()]
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):

@@ -14,9 +14,6 @@ from gymnasium import spaces
 from gym_boardgames.envs.base import TwoPlayerEnv
 from gym_boardgames.rules.connect import EMPTY, BoardState, ConnectN
 
-# Row p maps a cell value (0 empty, 1 player 0, 2 player 1) to player p's point of view.
-_PERSPECTIVE = np.array([[0, 1, -1], [0, -1, 1]], dtype=np.int8)
-
 
 class GridBoardEnv(TwoPlayerEnv):
     """A :class:`TwoPlayerEnv` over :class:`~gym_boardgames.rules.connect.ConnectN` rules.
@@ -33,8 +30,7 @@ class GridBoardEnv(TwoPlayerEnv):
         self.observation_space = spaces.Box(-1, 1, shape=(game.rows, game.cols), dtype=np.int8)
 
     def _observation(self, state: BoardState, player: int) -> np.ndarray:
-        cells = np.frombuffer(state.board, dtype=np.uint8)
-        return _PERSPECTIVE[player][cells].reshape(self.game.rows, self.game.cols)
+        return self.game.observation(state, player)
 
     @property
     def last_cell(self) -> int | None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from gym_boardgames.envs.base import Agent, OpponentPolicy
 from gym_boardgames.envs.grid import GridBoardEnv
 from gym_boardgames.rules.tictactoe import TicTacToe

@@ -33,8 +33,9 @@ STATUS_HEIGHT = 44
 MARGIN = 12
 
 
-def thick_line(surface: Any, colour: tuple[int, int, int], start: tuple[float, float],
-               end: tuple[float, float], width: float) -> None:
+def thick_line(
+    surface: Any, colour: tuple[int, int, int], start: tuple[float, float], end: tuple[float, float], width: float
+) -> None:
     """Draw an anti-aliased line ``width`` px thick with round caps (a filled polygon with smooth edges)."""
     (x0, y0), (x1, y1) = start, end
     length = max(1e-9, ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5)
@@ -104,10 +105,12 @@ class GridView:
         for i, value in enumerate(state.board):
             rect = self.cell_rect(i)
             if value == 1:
-                thick_line(surface, X_COLOUR, (rect.left + pad, rect.top + pad),
-                           (rect.right - pad, rect.bottom - pad), stroke)
-                thick_line(surface, X_COLOUR, (rect.right - pad, rect.top + pad),
-                           (rect.left + pad, rect.bottom - pad), stroke)
+                thick_line(
+                    surface, X_COLOUR, (rect.left + pad, rect.top + pad), (rect.right - pad, rect.bottom - pad), stroke
+                )
+                thick_line(
+                    surface, X_COLOUR, (rect.right - pad, rect.top + pad), (rect.left + pad, rect.bottom - pad), stroke
+                )
             elif value == 2:
                 pygame.draw.aacircle(surface, O_COLOUR, rect.center, self.cell // 2 - pad + stroke // 2, stroke)
 

@@ -39,6 +39,14 @@ import numpy as np
 EMPTY = 0
 #: The cell value of a piece of player ``p`` is ``p + 1``.
 PIECE = (1, 2)
+_PIECE_BYTES = (b"\x01", b"\x02")
+# bytes.translate tables: C-speed conversions of a whole board to a legality mask and to int8 views.
+_EMPTY_TO_ONE = bytes.maketrans(bytes([0, 1, 2]), bytes([1, 0, 0]))
+#: Per player p, cell value -> int8 byte: +1 for p's pieces, -1 (0xFF) for the other player's, 0 empty.
+PERSPECTIVE_TABLES = (
+    bytes.maketrans(bytes([0, 1, 2]), bytes([0, 1, 255])),
+    bytes.maketrans(bytes([0, 1, 2]), bytes([0, 255, 1])),
+)
 
 
 class BoardState(NamedTuple):
@@ -60,14 +68,16 @@ class Geometry(NamedTuple):
 
     Attributes:
         win_lines: ``(L, n)`` int array, every line of ``n`` cells, for batched checks.
-        lines_through: per cell, the C-level getters (``operator.itemgetter``) that read each line
-            through that cell from a board; a win check after a move only reads those.
-        line_cells: per cell, the cell tuples matching ``lines_through``.
+        lines: the same lines as tuples of cells.
+        line_getters: per line, an ``operator.itemgetter`` reading its cells from a board at C speed.
+        lines_through: per cell, the getters of the lines through it; a win check after a move reads
+            only those.
     """
 
     win_lines: np.ndarray
+    lines: tuple[tuple[int, ...], ...]
+    line_getters: tuple[Callable[[bytes], object], ...]
     lines_through: tuple[tuple[Callable[[bytes], object], ...], ...]
-    line_cells: tuple[tuple[tuple[int, ...], ...], ...]
 
 
 @functools.lru_cache(maxsize=64)
@@ -83,16 +93,18 @@ def board_geometry(rows: int, cols: int, n: int) -> Geometry:
                     line = tuple((r + dr * i) * cols + (c + dc * i) for i in range(n))
                     if line not in lines:  # n == 1 makes every direction give the same line
                         lines.append(line)
-    through: list[list[tuple[int, ...]]] = [[] for _ in range(rows * cols)]
-    for line in lines:
+    getters = tuple(operator.itemgetter(*line) for line in lines)
+    through: list[list[Callable[[bytes], object]]] = [[] for _ in range(rows * cols)]
+    for line, getter in zip(lines, getters, strict=True):
         for cell in line:
-            through[cell].append(line)
+            through[cell].append(getter)
     win_lines = np.array(lines, dtype=np.int32).reshape(len(lines), n)
     win_lines.flags.writeable = False
     return Geometry(
         win_lines=win_lines,
-        lines_through=tuple(tuple(operator.itemgetter(*line) for line in cell) for cell in through),
-        line_cells=tuple(tuple(cell) for cell in through),
+        lines=tuple(lines),
+        line_getters=getters,
+        lines_through=tuple(tuple(cell) for cell in through),
     )
 
 
@@ -116,9 +128,7 @@ class ConnectN:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         if n > max(rows, cols):
-            raise ValueError(
-                f"n={n} can never be reached on a {rows}x{cols} board: choose 1 <= n <= {max(rows, cols)}"
-            )
+            raise ValueError(f"n={n} can never be reached on a {rows}x{cols} board: choose 1 <= n <= {max(rows, cols)}")
         if not isinstance(gravity, (bool, np.bool_)):
             raise ValueError(f"gravity must be True or False, got {gravity!r}")
         self.rows, self.cols, self.n, self.gravity = int(rows), int(cols), int(n), bool(gravity)
@@ -169,10 +179,13 @@ class ConnectN:
         """Return a new int8 array of length :attr:`num_actions`: 1 where the action is legal."""
         if state.winner is not None:
             return np.zeros(self.num_actions, dtype=np.int8)
-        cells = np.frombuffer(state.board, dtype=np.uint8)
-        if self.gravity:
-            cells = cells[: self.cols]
-        return (cells == EMPTY).view(np.int8)
+        # With gravity a column is open while its top cell (row 0) is empty.
+        cells = state.board[: self.cols] if self.gravity else state.board
+        return np.ndarray(self.num_actions, np.int8, bytearray(cells.translate(_EMPTY_TO_ONE)))
+
+    def observation(self, state: BoardState, player: int) -> np.ndarray:
+        """Return a new ``(rows, cols)`` int8 board from ``player``'s side: +1 own, -1 other, 0 empty."""
+        return np.ndarray((self.rows, self.cols), np.int8, bytearray(state.board.translate(PERSPECTIVE_TABLES[player])))
 
     def is_legal(self, state: BoardState, action: int) -> bool:
         """Return whether ``action`` is legal in ``state`` (False for out-of-range actions)."""
@@ -207,9 +220,8 @@ class ConnectN:
             cell = action
             if board[cell] != EMPTY:
                 raise ValueError(f"cell {cell} (row {cell // self.cols}, col {cell % self.cols}) is occupied")
-        mark = PIECE[state.player]
-        new_board = board[:cell] + bytes((mark,)) + board[cell + 1 :]
-        full = self._full_line[mark]
+        new_board = board[:cell] + _PIECE_BYTES[state.player] + board[cell + 1 :]
+        full = self._full_line[PIECE[state.player]]
         winner = None
         for line in self.geometry.lines_through[cell]:
             if line(new_board) == full:
@@ -244,10 +256,9 @@ class ConnectN:
         if state.winner is None:
             return None
         full = self._full_line[PIECE[state.winner]]
-        for getters, cells in zip(self.geometry.lines_through, self.geometry.line_cells):
-            for getter, line in zip(getters, cells):
-                if getter(state.board) == full:
-                    return line
+        for line, getter in zip(self.geometry.lines, self.geometry.line_getters, strict=True):
+            if getter(state.board) == full:
+                return line
         raise AssertionError("a state with a winner has a winning line")  # pragma: no cover
 
     def action_cell(self, state: BoardState, action: int) -> int:
@@ -309,11 +320,10 @@ class ConnectN:
                 if board[cell] != EMPTY and board[cell + self.cols] == EMPTY:
                     raise ValueError(f"cell {cell} floats above an empty cell on a gravity board")
         winners = set()
-        for cells in self.geometry.line_cells:
-            for line in cells:
-                marks = {board[i] for i in line}
-                if len(marks) == 1 and EMPTY not in marks:
-                    winners.add(marks.pop() - 1)
+        for line in self.geometry.lines:
+            marks = {board[i] for i in line}
+            if len(marks) == 1 and EMPTY not in marks:
+                winners.add(marks.pop() - 1)
         if len(winners) > 1:
             raise ValueError("both players have a winning line")
         winner = winners.pop() if winners else None

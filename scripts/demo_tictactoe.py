@@ -1,0 +1,78 @@
+"""Headless demo: play TicTacToe-v0 games with random legal moves and print the ansi board each move.
+
+The agent picks uniformly among the legal moves given by ``info["action_mask"]``; the opponent is the
+env's built-in random player (or, with ``--self-play``, the agent plays both sides). At the end it
+prints how the games ended, and with ``--json`` a one-line JSON summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import gymnasium as gym
+import numpy as np
+
+import gym_boardgames  # noqa: F401  (registers the ids)
+from gym_boardgames.utils import write_text_atomic
+
+
+def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bool) -> tuple[float, int | None]:
+    """Play one episode with uniformly random legal moves; return the agent's return and the winner."""
+    _, info = env.reset(seed=seed)
+    if show:
+        print(env.render())
+    total, terminated = 0.0, False
+    while not terminated:
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        _, reward, terminated, _, info = env.step(action)
+        total += reward
+        if show:
+            print(env.render())
+    return total, info["winner"]
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=1, help="number of games (boards are printed for the first)")
+    parser.add_argument("--self-play", action="store_true", help="play both sides instead of facing the opponent")
+    parser.add_argument("--agent-player", default="0", choices=["0", "1", "random"], help="the agent's side")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the env and of the agent's moves")
+    parser.add_argument("--out", help="also write the JSON summary to this file")
+    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be >= 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the demo and return its summary."""
+    args = parse_args(argv)
+    agent_player = args.agent_player if args.agent_player == "random" else int(args.agent_player)
+    env = gym.make(
+        "TicTacToe-v0",
+        opponent=None if args.self_play else "random",
+        agent_player=agent_player,
+        render_mode="ansi",
+    )
+    rng = np.random.default_rng(args.seed)
+    outcomes = {"X": 0, "O": 0, "draw": 0}
+    returns = []
+    for game in range(args.games):
+        total, winner = play_game(env, rng, args.seed + game, show=game == 0)
+        outcomes["draw" if winner is None else "XO"[winner]] += 1
+        returns.append(total)
+    env.close()
+    summary = {"games": args.games, "wins": outcomes, "mean_return": float(np.mean(returns)), "seed": args.seed}
+    print(f"{args.games} game(s): X won {outcomes['X']}, O won {outcomes['O']}, {outcomes['draw']} drawn")
+    if args.out:
+        write_text_atomic(args.out, json.dumps(summary) + "\n")
+    if args.json:
+        print(json.dumps(summary))
+    return summary
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,388 @@
+"""The two-player env contract of DESIGN.md, one test (or a few) per bullet, on TicTacToe-v0."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import gym_boardgames  # noqa: F401  (registers the ids)
+from gym_boardgames.envs import TicTacToeEnv
+from gym_boardgames.errors import ActionTypeError, ResetNeeded
+from gym_boardgames.rules import TicTacToe
+
+
+def make(**kwargs):
+    return gym.make("TicTacToe-v0", **kwargs)
+
+
+class Scripted:
+    """An opponent object that plays a fixed list of moves and records the states it saw."""
+
+    def __init__(self, moves):
+        self.moves = list(moves)
+        self.seen = []
+
+    def act(self, game, state):
+        self.seen.append(state)
+        return self.moves.pop(0)
+
+
+# ---- opponents -----------------------------------------------------------------------------
+
+
+def test_random_opponent_plays_a_legal_move_after_each_agent_move():
+    env = make(opponent="random")
+    obs, _ = env.reset(seed=3)
+    obs, reward, terminated, _, info = env.step(4)
+    assert obs[1, 1] == 1
+    assert (obs == -1).sum() == 1  # exactly one opponent piece appeared
+    assert info["current_player"] == 0
+    assert not terminated and reward == 0.0
+
+
+def test_opponent_object_with_act_is_asked_with_the_rules_and_the_state():
+    opponent = Scripted([0, 1])
+    env = make(opponent=opponent)
+    env.reset(seed=0)
+    env.step(4)
+    assert opponent.seen[0] == env.unwrapped.game.apply(env.unwrapped.game.initial_state(), 4)
+    obs, *_ = env.step(8)
+    assert obs.tolist() == [[-1, -1, 0], [0, 1, 0], [0, 0, 1]]
+
+
+def test_plain_callable_opponent():
+    calls = []
+
+    def first_free(game, state):
+        calls.append(game.current_player(state))
+        return game.legal_actions(state)[0]
+
+    env = make(opponent=first_free)
+    env.reset(seed=0)
+    obs, *_ = env.step(4)
+    assert obs[0, 0] == -1 and calls == [1]
+
+
+def test_self_play_none_plays_no_move_at_reset_and_alternates_perspective():
+    env = make(opponent=None)
+    obs, info = env.reset(seed=0)
+    assert not obs.any() and info["current_player"] == 0
+    obs, _, _, _, info = env.step(0)
+    # Player 1 to move: X's piece is the opponent's, so -1.
+    assert info["current_player"] == 1 and obs[0, 0] == -1
+    obs, _, _, _, info = env.step(4)
+    assert info["current_player"] == 0 and obs[0, 0] == 1 and obs[1, 1] == -1
+
+
+def test_unknown_opponent_raises_value_error_listing_choices():
+    with pytest.raises(ValueError, match="'random', None"):
+        make(opponent="minimax")
+    with pytest.raises(ValueError, match="neither"):
+        make(opponent=42)
+
+
+def test_custom_opponent_illegal_move_raises_naming_it_and_rolls_back():
+    env = make(opponent=Scripted([4]))  # replies on the agent's own cell
+    env.reset(seed=0)
+    before = env.unwrapped.state
+    with pytest.raises(ValueError, match=r"opponent .*Scripted.* illegal action 4"):
+        env.step(4)
+    assert env.unwrapped.state == before  # the agent's move was not half-applied
+    assert env.unwrapped.last_action is None
+
+
+def test_custom_opponent_returning_a_non_integer_raises_value_error():
+    env = make(opponent=lambda game, state: "centre")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="not an integer action"):
+        env.step(0)
+
+
+def test_opponent_numpy_integer_moves_are_accepted():
+    env = make(opponent=lambda game, state: np.int64(game.legal_actions(state)[-1]))
+    env.reset(seed=0)
+    obs, *_ = env.step(0)
+    assert obs[2, 2] == -1
+
+
+# ---- agent_player -------------------------------------------------------------------------
+
+
+def test_agent_player_one_means_the_opponent_opens_at_reset():
+    env = make(opponent=Scripted([4, 0]), agent_player=1)
+    obs, info = env.reset(seed=0)
+    assert obs[1, 1] == -1 and info["current_player"] == 1
+    obs, *_ = env.step(8)
+    assert obs[2, 2] == 1 and obs[0, 0] == -1
+
+
+def test_agent_player_random_draws_both_sides_over_resets():
+    env = make(agent_player="random")
+    sides = set()
+    for seed in range(20):
+        _, info = env.reset(seed=seed)
+        sides.add(env.unwrapped.agent_player)
+        # When the agent is player 1, the opponent has already opened.
+        assert info["current_player"] == env.unwrapped.agent_player
+    assert sides == {0, 1}
+
+
+def test_reset_option_agent_player_applies_to_one_episode_only():
+    env = make()
+    env.reset(seed=0, options={"agent_player": 1})
+    assert env.unwrapped.agent_player == 1
+    env.reset(seed=0)
+    assert env.unwrapped.agent_player == 0
+
+
+@pytest.mark.parametrize("bad", [2, -1, "first", True, 0.0])
+def test_bad_agent_player_raises_value_error(bad):
+    with pytest.raises(ValueError, match="0, 1 or 'random'"):
+        make(agent_player=bad)
+    env = make()
+    with pytest.raises(ValueError, match="0, 1 or 'random'"):
+        env.reset(options={"agent_player": bad})
+
+
+def test_unknown_reset_option_raises_naming_the_valid_ones():
+    env = make()
+    with pytest.raises(ValueError, match=r"unknown reset option.*\['agent_player'\]"):
+        env.reset(options={"side": 1})
+
+
+def test_agent_player_is_ignored_in_self_play():
+    env = make(opponent=None, agent_player=1)
+    obs, info = env.reset(seed=0)
+    assert not obs.any() and info["current_player"] == 0
+
+
+# ---- illegal actions ----------------------------------------------------------------------
+
+
+def test_illegal_move_loses_by_default_with_board_unchanged():
+    env = make(opponent=Scripted([0]))
+    env.reset(seed=0)
+    env.step(4)
+    state = env.unwrapped.state
+    obs, reward, terminated, truncated, info = env.step(0)  # taken by the opponent
+    assert reward == -1.0 and terminated and not truncated
+    assert info["illegal_action"] is True
+    assert info["winner"] == 1
+    assert info["current_player"] == 0  # the offender
+    assert env.unwrapped.state == state
+    assert not info["action_mask"].any()
+
+
+def test_illegal_move_in_self_play_penalises_the_mover():
+    env = make(opponent=None)
+    env.reset(seed=0)
+    env.step(4)
+    _, reward, terminated, _, info = env.step(4)
+    assert reward == -1.0 and terminated and info["winner"] == 0 and info["current_player"] == 1
+
+
+def test_illegal_move_raise_mode_keeps_the_env_usable():
+    env = make(opponent=None, illegal_action="raise")
+    env.reset(seed=0)
+    env.step(4)
+    with pytest.raises(ValueError, match=r"illegal.*legal actions are \[0, 1, 2, 3, 5, 6, 7, 8\]"):
+        env.step(4)
+    obs, reward, terminated, _, _ = env.step(0)
+    # X (player 0) is to move again: its centre is +1, O's corner -1.
+    assert not terminated and obs[0, 0] == -1 and obs[1, 1] == 1 and reward == 0.0
+
+
+def test_bad_illegal_action_mode_raises():
+    with pytest.raises(ValueError, match=r"illegal_action must be one of \('lose', 'raise'\)"):
+        make(illegal_action="ignore")
+
+
+# ---- observation ---------------------------------------------------------------------------
+
+
+def test_observation_is_a_new_int8_array_from_the_agents_side_including_the_last():
+    env = make(opponent=Scripted([3, 4]), agent_player=0)
+    obs0, _ = env.reset(seed=0)
+    assert obs0.dtype == np.int8 and obs0.shape == (3, 3)
+    obs1, *_ = env.step(0)
+    obs2, *_ = env.step(1)
+    obs3, reward, terminated, _, info = env.step(2)  # top row: agent wins
+    assert terminated and reward == 1.0 and info["winner"] == 0
+    assert obs3.tolist() == [[1, 1, 1], [-1, -1, 0], [0, 0, 0]]
+    assert not np.shares_memory(obs1, obs2) and not np.shares_memory(obs2, obs3)
+
+
+def test_final_self_play_observation_is_from_the_player_who_would_move_next():
+    env = make(opponent=None)
+    env.reset(seed=0)
+    for move in [0, 3, 1, 4]:
+        env.step(move)
+    obs, reward, terminated, _, info = env.step(2)
+    assert terminated and reward == 1.0 and info["current_player"] == 1
+    assert obs[0].tolist() == [-1, -1, -1]
+
+
+# ---- action space ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [-1, 9, 100])
+def test_out_of_range_action_raises_value_error_with_the_valid_range(bad):
+    env = make()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"valid actions are 0..8"):
+        env.step(bad)
+
+
+@pytest.mark.parametrize("bad", [1.5, "4", None, True, np.array([1, 2])])
+def test_wrong_type_action_raises_type_and_value_error(bad):
+    env = make()
+    env.reset(seed=0)
+    with pytest.raises(ActionTypeError, match=r"integer in 0..8") as caught:
+        env.step(bad)
+    assert isinstance(caught.value, TypeError) and isinstance(caught.value, ValueError)
+    assert not env.unwrapped.state.board.strip(b"\x00")  # still the empty board
+
+
+def test_numpy_integer_and_zero_dim_actions_are_accepted():
+    env = make(opponent=None)
+    env.reset(seed=0)
+    env.step(np.int64(0))
+    obs, *_ = env.step(np.array(4))
+    assert obs[0, 0] == 1 and obs[1, 1] == -1
+
+
+# ---- info and masks ------------------------------------------------------------------------
+
+
+def test_info_mask_is_fresh_int8_and_matches_action_masks_and_legal_actions():
+    env = make(opponent=None)
+    _, info = env.reset(seed=0)
+    _, _, _, _, info2 = env.step(4)
+    assert info2["action_mask"].dtype == np.int8
+    assert info2["action_mask"].tolist() == [1, 1, 1, 1, 0, 1, 1, 1, 1]
+    assert np.array_equal(env.unwrapped.action_masks(), info2["action_mask"])
+    assert not np.shares_memory(info["action_mask"], info2["action_mask"])
+    assert not np.shares_memory(env.unwrapped.action_masks(), env.unwrapped.action_masks())
+    game = env.unwrapped.game
+    assert np.flatnonzero(info2["action_mask"]).tolist() == game.legal_actions(env.unwrapped.state)
+
+
+def test_winner_appears_only_at_the_end_and_is_none_for_a_draw():
+    env = make(opponent=None)
+    _, info = env.reset(seed=0)
+    assert "winner" not in info
+    for move in [0, 1, 2, 4, 3, 5, 7, 6]:
+        _, _, terminated, _, info = env.step(move)
+        assert "winner" not in info and not terminated
+    _, reward, terminated, _, info = env.step(8)
+    assert terminated and reward == 0.0 and info["winner"] is None
+    assert not info["action_mask"].any() and not env.unwrapped.action_masks().any()
+
+
+# ---- rewards -------------------------------------------------------------------------------
+
+
+def test_agent_gets_minus_one_when_the_opponent_wins():
+    env = make(opponent=Scripted([3, 4, 5]))
+    env.reset(seed=0)
+    env.step(0)
+    env.step(1)
+    _, reward, terminated, _, info = env.step(8)
+    assert terminated and reward == -1.0 and info["winner"] == 1
+
+
+def test_agent_as_second_player_wins_plus_one():
+    env = make(opponent=Scripted([0, 1, 8]), agent_player=1)
+    env.reset(seed=0)
+    env.step(3)
+    env.step(4)
+    _, reward, terminated, _, info = env.step(5)
+    assert terminated and reward == 1.0 and info["winner"] == 1
+
+
+# ---- order ---------------------------------------------------------------------------------
+
+
+def test_step_before_reset_names_reset():
+    env = make().unwrapped
+    with pytest.raises(ResetNeeded, match=r"reset\(\)"):
+        env.step(0)
+    with pytest.raises(ResetNeeded, match=r"reset\(\)"):
+        env.action_masks()
+
+
+def test_step_after_the_end_names_reset_until_reset():
+    env = make(opponent=None)
+    env.reset(seed=0)
+    for move in [0, 3, 1, 4, 2]:
+        env.step(move)
+    with pytest.raises(ResetNeeded, match=r"reset\(\)"):
+        env.step(8)
+    with pytest.raises(RuntimeError):  # ResetNeeded is also a RuntimeError
+        env.step(8)
+    env.reset()
+    obs, *_ = env.step(8)
+    assert obs[2, 2] == -1
+
+
+def test_failed_opening_move_leaves_the_env_needing_reset():
+    env = make(opponent=lambda game, state: 99, agent_player=1)
+    with pytest.raises(ValueError, match="illegal action 99"):
+        env.reset(seed=0)
+    with pytest.raises(ResetNeeded):
+        env.step(0)
+
+
+# ---- seeding -------------------------------------------------------------------------------
+
+
+def rollout(env, seed, policy_seed):
+    rng = np.random.default_rng(policy_seed)
+    obs, info = env.reset(seed=seed)
+    trace = [(obs.tobytes(), info["current_player"], env.unwrapped.agent_player)]
+    terminated = False
+    while not terminated:
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, reward, terminated, _, info = env.step(action)
+        trace.append((obs.tobytes(), reward, info["action_mask"].tobytes(), info.get("winner")))
+    return trace
+
+
+def test_two_envs_with_the_same_seeds_give_identical_episodes():
+    a = make(agent_player="random")
+    b = make(agent_player="random")
+    for seed in range(30):
+        assert rollout(a, seed, seed) == rollout(b, seed, seed)
+
+
+def test_different_seeds_give_different_opponent_play():
+    env = make()
+    traces = {tuple(rollout(env, seed, 0)) for seed in range(10)}
+    assert len(traces) > 1
+
+
+def test_reset_without_seed_continues_the_seeded_stream():
+    a, b = make(), make()
+    a.reset(seed=7)
+    b.reset(seed=7)
+    assert rollout(a, None, 1) == rollout(b, None, 1)
+
+
+# ---- rules and state are exposed ---------------------------------------------------------
+
+
+def test_unwrapped_exposes_the_rules_object_and_current_state():
+    env = make(opponent=None)
+    env.reset(seed=0)
+    env.step(4)
+    game, state = env.unwrapped.game, env.unwrapped.state
+    assert isinstance(game, TicTacToe)
+    assert state == game.apply(game.initial_state(), 4)
+    assert env.unwrapped.action_space.n == game.num_actions == 9
+
+
+# ---- constructor --------------------------------------------------------------------------
+
+
+def test_bad_render_mode_raises_value_error_listing_modes():
+    with pytest.raises(ValueError, match=r"\['human', 'rgb_array', 'ansi'\]"):
+        TicTacToeEnv(render_mode="video")

@@ -1,0 +1,47 @@
+"""Every script runs end to end with a tiny budget and prints its JSON summary last."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_script(name, *args):
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / name), *args], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    return result.stdout
+
+
+def test_demo_prints_boards_and_a_json_summary(tmp_path):
+    out = tmp_path / "demo.json"
+    stdout = run_script("demo_tictactoe.py", "--games", "200", "--seed", "3", "--json", "--out", str(out))
+    summary = json.loads(stdout.splitlines()[-1])
+    assert sum(summary["wins"].values()) == 200
+    # Random against random: X (the agent, first) wins far more often than O.
+    assert summary["wins"]["X"] > summary["wins"]["O"] > 0
+    assert "X to move" in stdout and "---+---+---" in stdout
+    assert json.loads(out.read_text()) == summary
+
+
+def test_demo_is_reproducible_from_its_seed():
+    assert run_script("demo_tictactoe.py", "--games", "5", "--seed", "9") == run_script(
+        "demo_tictactoe.py", "--games", "5", "--seed", "9"
+    )
+
+
+def test_demo_rejects_bad_arguments():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "demo_tictactoe.py"), "--games", "0"], capture_output=True, text=True
+    )
+    assert result.returncode == 2 and "--games must be >= 1" in result.stderr
+
+
+def test_bench_reports_moves_per_second_as_json(tmp_path):
+    out = tmp_path / "bench.json"
+    stdout = run_script("bench.py", "--moves", "2000", "--repeats", "1", "--warmup", "100", "--out", str(out))
+    summary = json.loads(stdout.splitlines()[-1])
+    assert summary["selfplay_moves_per_s"] > 0 and summary["vs_random_agent_steps_per_s"] > 0
+    assert json.loads(out.read_text()) == summary
