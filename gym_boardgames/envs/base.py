@@ -46,6 +46,18 @@ def _check_agent_player(value: object, where: str) -> int | str:
     raise ValueError(f"{where} must be 0, 1 or 'random', got {value!r}")
 
 
+def _as_integer(value: object) -> int | None:
+    """Return ``value`` as an int if it is an integer (Python, numpy, or a 0-d integer array), else None.
+
+    Booleans are refused: ``True`` as a move is almost always a bug, not cell 1.
+    """
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        return None
+    return operator.index(value)
+
+
 class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
     """A two-player, zero-sum, perfect-information board game seen by one agent.
 
@@ -91,8 +103,9 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
 
         self.state: Any = None  # the current rules state; None until reset()
         self.agent_player: int | None = None  # the side of this episode; None in self-play
-        self.last_action: int | None = None  # the last move played, by either side (for drawing)
-        self.last_mover: int | None = None
+        # (player, action) of every move this episode, by either side: drawing and undo use it,
+        # never the observation (states carry no history).
+        self.moves: list[tuple[int, int]] = []
         self._episode_over = False
         self._needs_reset = True
         self._winner: int | None = None
@@ -152,7 +165,7 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
         else:
             self.agent_player = int(self.np_random.integers(2)) if side == "random" else int(side)
         self.state = self.game.initial_state()
-        self.last_action = self.last_mover = None
+        self.moves = []
         self._episode_over = False
         self._winner = None
         self._illegal = False
@@ -193,20 +206,19 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
                 self.render()
             return self._observe(), -1.0, True, False, self._info()
 
-        saved = (self.state, self.last_action, self.last_mover)
+        before, n_moves = state, len(self.moves)
         try:
             self._play(action)
             if self._opponent is not None:
                 self._play_opponent()
         except BaseException:
             # Keep the env exactly as it was before this step: nothing half-applied.
-            self.state, self.last_action, self.last_mover = saved
+            self.state = before
+            del self.moves[n_moves:]
             self._episode_over, self._winner = False, None
             raise
-        reward = 0.0
-        if self._episode_over:
-            seat = mover if self.agent_player is None else self.agent_player
-            reward = float(game.returns(self.state)[seat])
+        seat = mover if self.agent_player is None else self.agent_player
+        reward = self._reward(before, self.state, seat)
         if self.render_mode == "human":
             self.render()
         return self._observe(), reward, self._episode_over, False, self._info()
@@ -224,6 +236,16 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
         if self._episode_over:
             return np.zeros(self.game.num_actions, dtype=np.int8)
         return self.game.legal_mask(self.state)
+
+    @property
+    def last_action(self) -> int | None:
+        """The last move played this episode, by either side; None before any move."""
+        return self.moves[-1][1] if self.moves else None
+
+    @property
+    def last_mover(self) -> int | None:
+        """The player who made the last move this episode; None before any move."""
+        return self.moves[-1][0] if self.moves else None
 
     @property
     def winner(self) -> int | None:
@@ -246,18 +268,15 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
         n = self.game.num_actions
         if type(action) in _PLAIN_INTEGERS and 0 <= action < n:  # the common case, checked cheaply
             return int(action)
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action[()]
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        as_int = _as_integer(action)
+        if as_int is None:
             raise ActionTypeError(f"action must be an integer in 0..{n - 1} (Discrete({n})), got {action!r}")
-        action = operator.index(action)
-        if not 0 <= action < n:
-            raise ValueError(f"action {action} is outside the action space: valid actions are 0..{n - 1}")
-        return action
+        if not 0 <= as_int < n:
+            raise ValueError(f"action {as_int} is outside the action space: valid actions are 0..{n - 1}")
+        return as_int
 
     def _play(self, action: int) -> None:
-        self.last_mover = self.game.current_player(self.state)
-        self.last_action = action
+        self.moves.append((self.game.current_player(self.state), action))
         self.state = self.game.apply(self.state, action)
         if self.game.is_terminal(self.state):
             self._episode_over = True
@@ -267,13 +286,12 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
     def _play_opponent(self) -> None:
         game = self.game
         while not self._episode_over and game.current_player(self.state) != self.agent_player:
-            move = self._opponent(game, self.state)
-            try:
-                move = operator.index(move)
-            except TypeError:
+            returned = self._opponent(game, self.state)
+            move = _as_integer(returned)
+            if move is None:
                 raise ValueError(
-                    f"opponent {self._opponent_name} returned {move!r}, which is not an integer action"
-                ) from None
+                    f"opponent {self._opponent_name} returned {returned!r}, which is not an integer action"
+                )
             if not game.is_legal(self.state, move):
                 raise ValueError(
                     f"opponent {self._opponent_name} returned the illegal action {move}: legal actions are "
@@ -299,6 +317,10 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
         if self._episode_over:
             info["winner"] = self._winner
         return info
+
+    def _reward(self, before: Any, after: Any, seat: int) -> float:
+        """The reward of ``seat`` for a legal step from ``before`` to ``after``: the payoff at the end."""
+        return float(self.game.returns(after)[seat]) if self._episode_over else 0.0
 
     def _observation(self, state: Any, player: int) -> np.ndarray:
         """Return a new observation of ``state`` from ``player``'s point of view."""

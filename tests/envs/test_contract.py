@@ -97,6 +97,12 @@ def test_custom_opponent_returning_a_non_integer_raises_value_error():
         env.step(0)
 
 
+def test_custom_opponent_returning_a_bool_is_refused_like_the_agents_bool():
+    env = make(opponent=lambda game, state: True, agent_player=1)
+    with pytest.raises(ValueError, match="returned True, which is not an integer action"):
+        env.reset(seed=0)
+
+
 def test_opponent_numpy_integer_moves_are_accepted():
     env = make(opponent=lambda game, state: np.int64(game.legal_actions(state)[-1]))
     env.reset(seed=0)
