@@ -40,30 +40,25 @@ def pick_legal(mask: np.ndarray, u: float) -> int:
     return int(legal[int(u * len(legal))])
 
 
-def gym_selfplay(moves: int, uniforms: np.ndarray) -> int:
-    """Play ``moves`` random legal moves of TicTacToe-v0 in self-play; return the moves made."""
-    import gymnasium as gym
+def gym_tictactoe(opponent: str | None) -> Workload:
+    """Return a workload stepping TicTacToe-v0 with random legal moves; ``opponent=None`` is self-play.
 
-    env = gym.make("TicTacToe-v0", opponent=None)
-    _, info = env.reset(seed=0)
-    for i in range(moves):
-        _, _, terminated, _, info = env.step(pick_legal(info["action_mask"], uniforms[i]))
-        if terminated:
-            _, info = env.reset()
-    return moves
+    Self-play counts moves (the driver plays both sides); against the built-in opponent it counts the
+    agent's steps.
+    """
 
+    def workload(steps: int, uniforms: np.ndarray) -> int:
+        import gymnasium as gym
 
-def gym_vs_random(steps: int, uniforms: np.ndarray) -> int:
-    """Play ``steps`` agent steps of TicTacToe-v0 against the built-in random opponent."""
-    import gymnasium as gym
+        env = gym.make("TicTacToe-v0", opponent=opponent)
+        _, info = env.reset(seed=0)
+        for i in range(steps):
+            _, _, terminated, _, info = env.step(pick_legal(info["action_mask"], uniforms[i]))
+            if terminated:
+                _, info = env.reset()
+        return steps
 
-    env = gym.make("TicTacToe-v0", opponent="random")
-    _, info = env.reset(seed=0)
-    for i in range(steps):
-        _, _, terminated, _, info = env.step(pick_legal(info["action_mask"], uniforms[i]))
-        if terminated:
-            _, info = env.reset()
-    return steps
+    return workload
 
 
 def pettingzoo_aec(moves: int, uniforms: np.ndarray) -> int:
@@ -117,7 +112,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict:
     """Run the benchmark and return the summary printed as JSON."""
     args = parse_args(argv)
-    workloads: dict[str, Workload] = {"selfplay": gym_selfplay, "vs_random": gym_vs_random}
+    workloads: dict[str, Workload] = {"selfplay": gym_tictactoe(None), "vs_random": gym_tictactoe("random")}
     if args.compare:
         try:
             import pettingzoo  # noqa: F401
