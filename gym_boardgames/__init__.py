@@ -1,5 +1,7 @@
 """gym-boardgames: registered Gymnasium environments for board games and textbook RL tasks.
 
+Ids: ``TicTacToe-v0``, ``ConnectN-v0``, ``ConnectFour-v0``, ``DotsAndBoxes-v0``.
+
 Importing the package only registers the environments (string entry points), so it is quick and never
 imports pygame::
 
@@ -22,6 +24,9 @@ __version__ = "0.1.0"
 
 _ENVS = {
     "TicTacToe-v0": "gym_boardgames.envs.tictactoe:TicTacToeEnv",
+    "ConnectN-v0": "gym_boardgames.envs.connectn:ConnectNEnv",
+    "ConnectFour-v0": "gym_boardgames.envs.connectn:ConnectFourEnv",
+    "DotsAndBoxes-v0": "gym_boardgames.envs.dots:DotsAndBoxesEnv",
 }
 
 for _env_id, _entry_point in _ENVS.items():
@@ -32,8 +37,12 @@ for _env_id, _entry_point in _ENVS.items():
 _LAZY = {
     "TicTacToe": "gym_boardgames.rules.tictactoe",
     "ConnectN": "gym_boardgames.rules.connect",
+    "DotsAndBoxes": "gym_boardgames.rules.dots",
     "TwoPlayerEnv": "gym_boardgames.envs.base",
     "TicTacToeEnv": "gym_boardgames.envs.tictactoe",
+    "ConnectNEnv": "gym_boardgames.envs.connectn",
+    "ConnectFourEnv": "gym_boardgames.envs.connectn",
+    "DotsAndBoxesEnv": "gym_boardgames.envs.dots",
 }
 
 __all__ = ["__version__", *_LAZY]

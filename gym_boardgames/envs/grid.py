@@ -24,6 +24,7 @@ class GridBoardEnv(TwoPlayerEnv):
 
     #: Text symbols of player 0 and player 1 (ansi rendering).
     symbols: tuple[str, str] = ("X", "O")
+    player_names: tuple[str, str] = ("X", "O")
 
     def __init__(self, game: ConnectN, **kwargs: Any) -> None:
         super().__init__(game, **kwargs)

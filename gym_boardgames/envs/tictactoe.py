@@ -49,7 +49,6 @@ class TicTacToeEnv(GridBoardEnv):
     """
 
     window_title = "Tic-tac-toe"
-    player_names = ("X", "O")
 
     def __init__(
         self,

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gym_boardgames.render.pygame_canvas import font, import_pygame
+from gym_boardgames.render.primitives import BACKGROUND, HIGHLIGHT, STATUS_HEIGHT, draw_status_bar, thick_line
+from gym_boardgames.render.pygame_canvas import import_pygame
 from gym_boardgames.rules.connect import ConnectN
 
 if TYPE_CHECKING:
@@ -16,36 +17,13 @@ if TYPE_CHECKING:
 
 pygame = import_pygame()
 
-BACKGROUND = (246, 242, 233)
 GRID = (70, 70, 80)
 X_COLOUR = (214, 69, 65)
 O_COLOUR = (46, 103, 196)
 DISC_COLOURS = ((214, 48, 49), (244, 196, 48))  # red, yellow
 FRAME = (33, 82, 168)
-HIGHLIGHT = (255, 236, 150)
 WIN_LINE = (30, 140, 70)
-TEXT = (30, 30, 35)
-STATUS_BAR = (228, 222, 208)
-RESULT_BAR = (52, 58, 74)
-RESULT_TEXT = (255, 255, 255)
-
-STATUS_HEIGHT = 44
 MARGIN = 12
-
-
-def thick_line(
-    surface: Any, colour: tuple[int, int, int], start: tuple[float, float], end: tuple[float, float], width: float
-) -> None:
-    """Draw an anti-aliased line ``width`` px thick with round caps (a filled polygon with smooth edges)."""
-    (x0, y0), (x1, y1) = start, end
-    length = max(1e-9, ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5)
-    # Half-width offset perpendicular to the line.
-    ox, oy = -(y1 - y0) / length * width / 2, (x1 - x0) / length * width / 2
-    corners = [(x0 + ox, y0 + oy), (x1 + ox, y1 + oy), (x1 - ox, y1 - oy), (x0 - ox, y0 - oy)]
-    pygame.draw.polygon(surface, colour, corners)
-    pygame.draw.aalines(surface, colour, True, corners)
-    for point in (start, end):
-        pygame.draw.aacircle(surface, colour, point, width / 2)
 
 
 class GridView:
@@ -86,7 +64,7 @@ class GridView:
             self._draw_marks(surface, state, env.last_cell)
         if state is not None and state.winner is not None:
             self._draw_win_line(surface, self.game.winning_line(state))
-        self._draw_status(surface, env.status_text(), env.episode_over)
+        draw_status_bar(surface, env.status_text(), env.episode_over)
 
     def _draw_marks(self, surface: Any, state: Any, last: int | None) -> None:
         if last is not None:
@@ -131,9 +109,3 @@ class GridView:
             return
         start, end = self.cell_rect(line[0]).center, self.cell_rect(line[-1]).center
         thick_line(surface, WIN_LINE, start, end, max(4, self.cell // 12))
-
-    def _draw_status(self, surface: Any, text: str, over: bool) -> None:
-        bar = pygame.Rect(0, self.size[1] - STATUS_HEIGHT, self.size[0], STATUS_HEIGHT)
-        pygame.draw.rect(surface, RESULT_BAR if over else STATUS_BAR, bar)
-        label = font(28, bold=over).render(text, True, RESULT_TEXT if over else TEXT)
-        surface.blit(label, label.get_rect(center=bar.center))

@@ -5,6 +5,7 @@ and ``returns`` (see DESIGN.md), plus a compact integer ``key`` for value tables
 """
 
 from gym_boardgames.rules.connect import BoardState, ConnectN, board_geometry
+from gym_boardgames.rules.dots import DotsAndBoxes, DotsState, dots_geometry
 from gym_boardgames.rules.tictactoe import TicTacToe
 
-__all__ = ["BoardState", "ConnectN", "TicTacToe", "board_geometry"]
+__all__ = ["BoardState", "ConnectN", "DotsAndBoxes", "DotsState", "TicTacToe", "board_geometry", "dots_geometry"]

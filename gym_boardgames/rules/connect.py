@@ -36,6 +36,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gym_boardgames.rules.common import check_size
+
 EMPTY = 0
 #: The cell value of a piece of player ``p`` is ``p + 1``.
 PIECE = (1, 2)
@@ -124,14 +126,12 @@ class ConnectN:
     num_players = 2
 
     def __init__(self, rows: int = 6, cols: int = 7, n: int = 4, gravity: bool = True) -> None:
-        for name, value in (("rows", rows), ("cols", cols), ("n", n)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        rows, cols, n = check_size("rows", rows), check_size("cols", cols), check_size("n", n)
         if n > max(rows, cols):
             raise ValueError(f"n={n} can never be reached on a {rows}x{cols} board: choose 1 <= n <= {max(rows, cols)}")
         if not isinstance(gravity, (bool, np.bool_)):
             raise ValueError(f"gravity must be True or False, got {gravity!r}")
-        self.rows, self.cols, self.n, self.gravity = int(rows), int(cols), int(n), bool(gravity)
+        self.rows, self.cols, self.n, self.gravity = rows, cols, n, bool(gravity)
         self.num_cells = self.rows * self.cols
         self.num_actions = self.cols if self.gravity else self.num_cells
         self.n_keys = 3**self.num_cells

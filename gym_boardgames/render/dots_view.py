@@ -1,0 +1,85 @@
+"""pygame drawing of Dots and Boxes: dots, edges in the colour of who drew them, owned boxes filled.
+
+Like :mod:`.grid_view`, the view draws a whole frame from the env's public facts (``game``, ``state``,
+``edge_drawers()``, ``last_action``, ``status_text()``), so the env and ``play.py`` share it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gym_boardgames.render.primitives import BACKGROUND, HIGHLIGHT, STATUS_HEIGHT, draw_status_bar, thick_line
+from gym_boardgames.render.pygame_canvas import import_pygame
+from gym_boardgames.rules.dots import DotsAndBoxes
+
+if TYPE_CHECKING:
+    from gym_boardgames.envs.dots import DotsAndBoxesEnv
+
+pygame = import_pygame()
+
+PLAYER_COLOURS = ((46, 103, 196), (214, 69, 65))  # blue, red
+BOX_TINTS = ((196, 214, 240), (242, 200, 196))
+FREE_EDGE = (222, 216, 203)
+DOT = (40, 40, 48)
+MARGIN = 28
+
+
+class DotsView:
+    """Draws a Dots and Boxes board and a status bar with the scores.
+
+    Args:
+        game: the rules object.
+        max_board_px: the largest side of the board area; the dot spacing shrinks to fit.
+    """
+
+    def __init__(self, game: DotsAndBoxes, max_board_px: int = 560) -> None:
+        self.game = game
+        self.spacing = max(28, min(120, max_board_px // max(game.rows, game.cols)))
+        self.size = (game.cols * self.spacing + 2 * MARGIN, game.rows * self.spacing + 2 * MARGIN + STATUS_HEIGHT)
+
+    def dot_position(self, row: int, col: int) -> tuple[int, int]:
+        """Return the pixel centre of dot ``(row, col)``."""
+        return (MARGIN + col * self.spacing, MARGIN + row * self.spacing)
+
+    def edge_segment(self, edge: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """Return the pixel end points of ``edge``."""
+        (r0, c0), (r1, c1) = self.game.edge_endpoints(edge)
+        return self.dot_position(r0, c0), self.dot_position(r1, c1)
+
+    def edge_at(self, pos: tuple[int, int]) -> int | None:
+        """Return the edge whose middle is nearest to pixel ``pos``, if within a third of the spacing."""
+        best, best_distance = None, self.spacing / 3
+        for edge in range(self.game.num_edges):
+            (x0, y0), (x1, y1) = self.edge_segment(edge)
+            distance = ((pos[0] - (x0 + x1) / 2) ** 2 + (pos[1] - (y0 + y1) / 2) ** 2) ** 0.5
+            if distance < best_distance:
+                best, best_distance = edge, distance
+        return best
+
+    def draw(self, surface: Any, env: DotsAndBoxesEnv) -> None:
+        """Draw the whole frame of ``env``'s current position on ``surface``."""
+        surface.fill(BACKGROUND)
+        game, state = self.game, env.state
+        stroke = max(4, self.spacing // 12)
+        if state is not None:
+            for box, owner in enumerate(state.owners):
+                if owner:
+                    r, c = divmod(box, game.cols)
+                    x, y = self.dot_position(r, c)
+                    pygame.draw.rect(surface, BOX_TINTS[owner - 1], (x, y, self.spacing, self.spacing))
+            drawers = env.edge_drawers()
+            for edge in range(game.num_edges):
+                start, end = self.edge_segment(edge)
+                if not state.edges[edge]:
+                    pygame.draw.line(surface, FREE_EDGE, start, end, 2)
+                    continue
+                if edge == env.last_action:
+                    thick_line(surface, HIGHLIGHT, start, end, stroke * 2.4)
+                # An edge drawn without a recorded mover cannot happen in an env episode; grey is a safe default.
+                colour = PLAYER_COLOURS[drawers[edge]] if edge in drawers else DOT
+                thick_line(surface, colour, start, end, stroke)
+        radius = max(4, self.spacing // 14)
+        for r in range(game.rows + 1):
+            for c in range(game.cols + 1):
+                pygame.draw.aacircle(surface, DOT, self.dot_position(r, c), radius)
+        draw_status_bar(surface, env.status_text(), env.episode_over)

@@ -1,0 +1,253 @@
+"""Rules of Dots and Boxes on a board of ``rows x cols`` boxes (``(rows+1) x (cols+1)`` dots).
+
+Players take turns drawing one edge between two neighbouring dots. Drawing the fourth edge of a box
+scores that box (an edge can complete two at once) and gives the same player another move. The game
+ends when every edge is drawn; the player with more boxes wins. Equal boxes are a draw, unless
+``tie_break="second"``: then the player who did not start (player 1) wins ties. Player 0 starts.
+
+Edge numbering (OpenSpiel's order)
+----------------------------------
+Horizontal edges first, row by row of dots, left to right: there are ``H = (rows + 1) * cols`` of them
+and the horizontal edge ``(r, c)`` (from dot ``(r, c)`` to dot ``(r, c + 1)``) is ``r * cols + c``.
+Then the vertical edges, row by row of boxes: the vertical edge ``(r, c)`` (from dot ``(r, c)`` to dot
+``(r + 1, c)``) is ``H + r * (cols + 1) + c``. For 2x2 boxes (H = 6, 12 edges)::
+
+      *--0--*--1--*
+      |     |     |
+      6  b0 7  b1 8
+      |     |     |
+      *--2--*--3--*
+      |     |     |
+      9  b2 10 b3 11
+      |     |     |
+      *--4--*--5--*
+
+Box ``(r, c)`` is ``b = r * cols + c``; its edges are top ``r*cols + c``, bottom ``(r+1)*cols + c``,
+left ``H + r*(cols+1) + c`` and right ``H + r*(cols+1) + c + 1``. The default 3x3 boxes (4x4 dots) has
+24 edges.
+
+States
+------
+A :class:`DotsState` is an immutable, hashable value: ``edges`` (``bytes``, 1 where drawn), ``owners``
+(``bytes`` per box: 0 free, 1 player 0, 2 player 1) and ``player`` (to move; stored because a completed
+box means another move). :meth:`DotsAndBoxes.edge_key` is the drawn-edge bitmask (bit ``e`` = edge
+``e``), the key of the study's value function; :meth:`DotsAndBoxes.key` identifies the whole state.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from gym_boardgames.rules.common import check_size
+from gym_boardgames.rules.connect import PERSPECTIVE_TABLES
+
+TIE_BREAKS = ("draw", "second")
+_UNDRAWN_TO_ONE = bytes.maketrans(b"\x00\x01", b"\x01\x00")
+_TO_ASCII_BITS = bytes.maketrans(b"\x00\x01", b"01")
+_OWNER_BYTES = (b"\x01", b"\x02")
+
+
+class DotsState(NamedTuple):
+    """An immutable Dots and Boxes position.
+
+    Attributes:
+        edges: one byte per edge, 1 if drawn.
+        owners: one byte per box, 0 free, 1 player 0's, 2 player 1's.
+        player: the player to move (0 or 1).
+    """
+
+    edges: bytes
+    owners: bytes
+    player: int
+
+
+class DotsGeometry(NamedTuple):
+    """Edge and box maps of a board, computed once per ``(rows, cols)`` and shared by all users.
+
+    Attributes:
+        box_edges: ``(B, 4)`` int array: top, bottom, left, right edge of each box.
+        edge_boxes: per edge, the boxes it borders (one or two).
+        edge_box_checks: per edge, ``(box, getter)`` pairs; ``getter(edges)`` reads the box's four edges.
+    """
+
+    box_edges: np.ndarray
+    edge_boxes: tuple[tuple[int, ...], ...]
+    edge_box_checks: tuple[tuple[tuple[int, Callable[[bytes], tuple[int, ...]]], ...], ...]
+
+
+@functools.lru_cache(maxsize=32)
+def dots_geometry(rows: int, cols: int) -> DotsGeometry:
+    """Return the edge/box maps of a ``rows x cols`` box board (cached per configuration)."""
+    horizontal = (rows + 1) * cols
+    n_edges = horizontal + rows * (cols + 1)
+    box_edges = []
+    for r in range(rows):
+        for c in range(cols):
+            left = horizontal + r * (cols + 1) + c
+            box_edges.append((r * cols + c, (r + 1) * cols + c, left, left + 1))
+    edge_boxes: list[list[int]] = [[] for _ in range(n_edges)]
+    for box, edges in enumerate(box_edges):
+        for edge in edges:
+            edge_boxes[edge].append(box)
+    getters = [operator.itemgetter(*edges) for edges in box_edges]
+    array = np.array(box_edges, dtype=np.int32).reshape(len(box_edges), 4)
+    array.flags.writeable = False
+    return DotsGeometry(
+        box_edges=array,
+        edge_boxes=tuple(tuple(boxes) for boxes in edge_boxes),
+        edge_box_checks=tuple(tuple((b, getters[b]) for b in boxes) for boxes in edge_boxes),
+    )
+
+
+class DotsAndBoxes:
+    """Dots and Boxes with ``rows x cols`` boxes.
+
+    Args:
+        rows: boxes per column (>= 1).
+        cols: boxes per row (>= 1).
+        tie_break: ``"draw"`` (equal boxes is a draw) or ``"second"`` (player 1, who did not start,
+            wins ties, as in the Dots and Boxes study this project reproduces).
+
+    Raises:
+        ValueError: on a non-integer or non-positive size, or an unknown tie_break.
+    """
+
+    num_players = 2
+
+    def __init__(self, rows: int = 3, cols: int = 3, tie_break: str = "draw") -> None:
+        rows = check_size("rows", rows, " (a number of boxes)")
+        cols = check_size("cols", cols, " (a number of boxes)")
+        if tie_break not in TIE_BREAKS:
+            raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
+        self.rows, self.cols, self.tie_break = rows, cols, tie_break
+        self.num_boxes = self.rows * self.cols
+        self.num_horizontal = (self.rows + 1) * self.cols
+        self.num_edges = self.num_horizontal + self.rows * (self.cols + 1)
+        self.num_actions = self.num_edges
+        self.geometry = dots_geometry(self.rows, self.cols)
+        self._all_edges = b"\x01" * self.num_edges
+        self._initial = DotsState(bytes(self.num_edges), bytes(self.num_boxes), 0)
+
+    def __repr__(self) -> str:
+        return f"DotsAndBoxes(rows={self.rows}, cols={self.cols}, tie_break={self.tie_break!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DotsAndBoxes) and self.config == other.config
+
+    def __hash__(self) -> int:
+        return hash(self.config)
+
+    @property
+    def config(self) -> tuple[int, int, str]:
+        """``(rows, cols, tie_break)``."""
+        return (self.rows, self.cols, self.tie_break)
+
+    # ---- the rules surface -------------------------------------------------------------------
+
+    def initial_state(self) -> DotsState:
+        """Return the empty board with player 0 to move."""
+        return self._initial
+
+    def current_player(self, state: DotsState) -> int:
+        """Return the player to move (at the end: whoever completed the last box, or the next player)."""
+        return state.player
+
+    def legal_actions(self, state: DotsState) -> list[int]:
+        """Return the undrawn edges in ascending order."""
+        return [e for e, drawn in enumerate(state.edges) if not drawn]
+
+    def legal_mask(self, state: DotsState) -> np.ndarray:
+        """Return a new int8 array over edges: 1 where the edge is still free."""
+        return np.ndarray(self.num_edges, np.int8, bytearray(state.edges.translate(_UNDRAWN_TO_ONE)))
+
+    def is_legal(self, state: DotsState, action: int) -> bool:
+        """Return whether ``action`` is a free edge (False for out-of-range actions)."""
+        if not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_edges:
+            return False
+        return not state.edges[action]
+
+    def apply(self, state: DotsState, action: int) -> DotsState:
+        """Return the state after the player to move draws edge ``action``; ``state`` is not changed.
+
+        Completing one or two boxes gives them to the mover, who moves again.
+
+        Raises:
+            ValueError: if the action is not an integer, is out of range, or the edge is drawn.
+        """
+        try:
+            action = operator.index(action)
+        except TypeError:
+            raise ValueError(f"action must be an integer 0..{self.num_edges - 1}, got {action!r}") from None
+        if not 0 <= action < self.num_edges:
+            raise ValueError(f"action {action!r} is out of range: valid edges are 0..{self.num_edges - 1}")
+        if state.edges[action]:
+            over = " (the game is over)" if self.is_terminal(state) else ""
+            raise ValueError(f"edge {action} is already drawn{over}")
+        edges = state.edges[:action] + b"\x01" + state.edges[action + 1 :]
+        owners = state.owners
+        scored = False
+        for box, getter in self.geometry.edge_box_checks[action]:
+            if 0 not in getter(edges):
+                owners = owners[:box] + _OWNER_BYTES[state.player] + owners[box + 1 :]
+                scored = True
+        return DotsState(edges, owners, state.player if scored else 1 - state.player)
+
+    def is_terminal(self, state: DotsState) -> bool:
+        """Return whether every edge is drawn."""
+        return state.edges == self._all_edges
+
+    def returns(self, state: DotsState) -> tuple[float, float]:
+        """Return +1/-1 for more/fewer boxes; a tie is 0/0, or a win for player 1 with ``tie_break="second"``.
+
+        Raises:
+            ValueError: if the game is not over.
+        """
+        if not self.is_terminal(state):
+            raise ValueError("returns() is only defined at the end of the game")
+        boxes0, boxes1 = self.scores(state)
+        if boxes0 == boxes1:
+            return (-1.0, 1.0) if self.tie_break == "second" else (0.0, 0.0)
+        return (1.0, -1.0) if boxes0 > boxes1 else (-1.0, 1.0)
+
+    # ---- helpers beyond the rules surface ----------------------------------------------------
+
+    def scores(self, state: DotsState) -> tuple[int, int]:
+        """Return ``(boxes of player 0, boxes of player 1)``."""
+        return state.owners.count(1), state.owners.count(2)
+
+    def boxes_completed_by(self, state: DotsState, action: int) -> int:
+        """Return how many boxes drawing the free edge ``action`` would complete (0, 1 or 2)."""
+        edges = state.edges[:action] + b"\x01" + state.edges[action + 1 :]
+        return sum(0 not in getter(edges) for _, getter in self.geometry.edge_box_checks[action])
+
+    def observation(self, state: DotsState, player: int) -> np.ndarray:
+        """Return a new int8 vector: the edges (0/1), then box owners from ``player``'s side (+1/-1/0)."""
+        return np.ndarray(
+            self.num_edges + self.num_boxes,
+            np.int8,
+            bytearray(state.edges + state.owners.translate(PERSPECTIVE_TABLES[player])),
+        )
+
+    def edge_key(self, state: DotsState) -> int:
+        """Return the drawn-edge bitmask: bit ``e`` is set when edge ``e`` is drawn."""
+        return int(state.edges.translate(_TO_ASCII_BITS)[::-1], 2)
+
+    def key(self, state: DotsState) -> int:
+        """Return an integer identifying the whole state: edge bitmask, player to move, box owners."""
+        owners = sum(v * 3**i for i, v in enumerate(state.owners))
+        return self.edge_key(state) + ((state.player + 2 * owners) << self.num_edges)
+
+    def edge_endpoints(self, edge: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """Return the two dots ``((row, col), (row, col))`` that edge ``edge`` joins."""
+        if not 0 <= edge < self.num_edges:
+            raise ValueError(f"edge {edge} is out of range 0..{self.num_edges - 1}")
+        if edge < self.num_horizontal:
+            r, c = divmod(edge, self.cols)
+            return (r, c), (r, c + 1)
+        r, c = divmod(edge - self.num_horizontal, self.cols + 1)
+        return (r, c), (r + 1, c)
