@@ -1,15 +1,16 @@
-"""Time TicTacToe-v0 (and, with --compare, PettingZoo's tictactoe_v3) in the same run.
+"""Time our board envs (and, with --compare, PettingZoo's equivalents) in the same run.
 
-One "move" is one piece placed on the board by whoever moves: the driver reads the legal moves from
-the mask the library returns, picks one uniformly at random, and calls the library's step. The
-observation and info (or PettingZoo's ``last()``) are built at every move, resets are included.
+One "move" is one piece (or edge) placed on the board by whoever moves: the driver reads the legal
+moves from the mask the library returns, picks one uniformly at random, and calls the library's step.
+The observation and info (or PettingZoo's ``last()``) are built at every move; resets are included.
 
-Workloads:
-  selfplay   gymnasium.make("TicTacToe-v0", opponent=None): the driver plays both sides.
-  vs_random  gymnasium.make("TicTacToe-v0"): the driver plays the agent, the built-in random opponent
-             replies inside step(); reported as agent steps/s (one step = two moves, mostly).
-  pettingzoo pettingzoo.classic.tictactoe_v3.env() (the AEC env with its default wrappers): last() then
-             step() for the agent in agent_selection.
+Workloads, for each game (TicTacToe-v0, ConnectFour-v0, DotsAndBoxes-v0 3x3, and ConnectN-v0 as
+15x15 Gomoku, n=5 without gravity):
+  selfplay    gymnasium.make(id, opponent=None): the driver plays both sides (moves/s).
+  vs_random   gymnasium.make(id): the driver plays the agent and the built-in random opponent replies
+              inside step(); reported as agent steps/s.
+  pettingzoo  the PettingZoo classic AEC env() with its default wrappers (tictactoe_v3,
+              connect_four_v3): last() then step() for the agent in agent_selection (moves/s).
 
 Every workload runs the same driver; workloads are interleaved in each repeat (so machine noise hits
 all of them alike), after a warm-up, and the median of the repeats is reported.
@@ -40,8 +41,8 @@ def pick_legal(mask: np.ndarray, u: float) -> int:
     return int(legal[int(u * len(legal))])
 
 
-def gym_tictactoe(opponent: str | None) -> Workload:
-    """Return a workload stepping TicTacToe-v0 with random legal moves; ``opponent=None`` is self-play.
+def gym_workload(env_id: str, kwargs: dict, opponent: str | None) -> Workload:
+    """Return a workload stepping ``env_id`` with random legal moves; ``opponent=None`` is self-play.
 
     Self-play counts moves (the driver plays both sides); against the built-in opponent it counts the
     agent's steps.
@@ -50,7 +51,7 @@ def gym_tictactoe(opponent: str | None) -> Workload:
     def workload(steps: int, uniforms: np.ndarray) -> int:
         import gymnasium as gym
 
-        env = gym.make("TicTacToe-v0", opponent=opponent)
+        env = gym.make(env_id, opponent=opponent, **kwargs)
         _, info = env.reset(seed=0)
         for i in range(steps):
             _, _, terminated, _, info = env.step(pick_legal(info["action_mask"], uniforms[i]))
@@ -61,23 +62,34 @@ def gym_tictactoe(opponent: str | None) -> Workload:
     return workload
 
 
-def pettingzoo_aec(moves: int, uniforms: np.ndarray) -> int:
-    """Play ``moves`` random legal moves of PettingZoo's tictactoe_v3 AEC env (default wrappers)."""
-    from pettingzoo.classic import tictactoe_v3
+def pettingzoo_workload(module: str) -> Workload:
+    """Return a workload stepping ``pettingzoo.classic.<module>.env()`` with random legal moves."""
 
-    env = tictactoe_v3.env()
-    env.reset(seed=0)
-    done = 0
-    i = 0
-    while done < moves:
-        observation, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.reset()
-            continue
-        env.step(pick_legal(observation["action_mask"], uniforms[i]))
-        i += 1
-        done += 1
-    return done
+    def workload(moves: int, uniforms: np.ndarray) -> int:
+        import importlib
+
+        env = importlib.import_module(f"pettingzoo.classic.{module}").env()
+        env.reset(seed=0)
+        done = 0
+        while done < moves:
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.reset()
+                continue
+            env.step(pick_legal(observation["action_mask"], uniforms[done]))
+            done += 1
+        return done
+
+    return workload
+
+
+#: Label -> (our env id, its kwargs, the PettingZoo classic module of the same game or None).
+GAMES: dict[str, tuple[str, dict, str | None]] = {
+    "TicTacToe-v0": ("TicTacToe-v0", {}, "tictactoe_v3"),
+    "ConnectFour-v0": ("ConnectFour-v0", {}, "connect_four_v3"),
+    "DotsAndBoxes-v0": ("DotsAndBoxes-v0", {}, None),
+    "Gomoku-15x15": ("ConnectN-v0", {"rows": 15, "cols": 15, "n": 5, "gravity": False}, None),
+}
 
 
 def time_workload(workload: Workload, moves: int, uniforms: np.ndarray) -> float:
@@ -90,6 +102,7 @@ def time_workload(workload: Workload, moves: int, uniforms: np.ndarray) -> float
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="env ids to time")
     parser.add_argument("--moves", type=int, default=100_000, help="moves (or agent steps) per timed run")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per workload; the median is reported")
     parser.add_argument("--warmup", type=int, default=2_000, help="untimed moves per workload before timing")
@@ -112,43 +125,59 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict:
     """Run the benchmark and return the summary printed as JSON."""
     args = parse_args(argv)
-    workloads: dict[str, Workload] = {"selfplay": gym_tictactoe(None), "vs_random": gym_tictactoe("random")}
     if args.compare:
         try:
             import pettingzoo  # noqa: F401
         except ImportError:
             sys.exit("--compare needs PettingZoo: pip install -e '.[bench]'")
-        workloads["pettingzoo"] = pettingzoo_aec
+    workloads: dict[tuple[str, str], Workload] = {}
+    for label in args.games:
+        env_id, kwargs, pettingzoo_module = GAMES[label]
+        workloads[label, "selfplay"] = gym_workload(env_id, kwargs, None)
+        workloads[label, "vs_random"] = gym_workload(env_id, kwargs, "random")
+        if args.compare and pettingzoo_module:
+            workloads[label, "pettingzoo"] = pettingzoo_workload(pettingzoo_module)
 
     uniforms = np.random.default_rng(args.seed).random(max(args.moves, args.warmup))
     for workload in workloads.values():
         workload(args.warmup, uniforms)
-    runs: dict[str, list[float]] = {name: [] for name in workloads}
+    runs: dict[tuple[str, str], list[float]] = {key: [] for key in workloads}
     for _ in range(args.repeats):
-        for name, workload in workloads.items():
-            runs[name].append(time_workload(workload, args.moves, uniforms))
+        for key, workload in workloads.items():
+            runs[key].append(time_workload(workload, args.moves, uniforms))
 
-    medians = {name: statistics.median(values) for name, values in runs.items()}
+    medians = {key: statistics.median(values) for key, values in runs.items()}
+    results: dict[str, dict] = {}
+    for env_id in args.games:
+        entry = {
+            "selfplay_moves_per_s": round(medians[env_id, "selfplay"]),
+            "vs_random_agent_steps_per_s": round(medians[env_id, "vs_random"]),
+        }
+        if (env_id, "pettingzoo") in medians:
+            entry[f"pettingzoo_{GAMES[env_id][2]}_moves_per_s"] = round(medians[env_id, "pettingzoo"])
+            entry["selfplay_vs_pettingzoo_ratio"] = round(
+                medians[env_id, "selfplay"] / medians[env_id, "pettingzoo"], 2
+            )
+        results[env_id] = entry
     summary: dict = {
-        "benchmark": "TicTacToe-v0",
         "moves_per_run": args.moves,
         "repeats": args.repeats,
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
-        "selfplay_moves_per_s": round(medians["selfplay"]),
-        "vs_random_agent_steps_per_s": round(medians["vs_random"]),
+        "results": results,
     }
-    if "pettingzoo" in medians:
-        summary["pettingzoo_tictactoe_v3_moves_per_s"] = round(medians["pettingzoo"])
-        summary["selfplay_vs_pettingzoo_ratio"] = round(medians["selfplay"] / medians["pettingzoo"], 2)
 
     if not args.json:
-        print(f"{'workload':<12} {'median /s':>12} {'min /s':>12} {'max /s':>12}")
-        for name, values in runs.items():
-            print(f"{name:<12} {medians[name]:>12,.0f} {min(values):>12,.0f} {max(values):>12,.0f}")
-        if "pettingzoo" in medians:
-            print(f"self-play moves/s vs PettingZoo tictactoe_v3: {summary['selfplay_vs_pettingzoo_ratio']}x")
+        print(f"{'env':<16} {'workload':<11} {'median /s':>11} {'min /s':>11} {'max /s':>11}")
+        for (env_id, name), values in runs.items():
+            print(
+                f"{env_id:<16} {name:<11} {medians[env_id, name]:>11,.0f} {min(values):>11,.0f} {max(values):>11,.0f}"
+            )
+        for env_id, entry in results.items():
+            if "selfplay_vs_pettingzoo_ratio" in entry:
+                ratio = entry["selfplay_vs_pettingzoo_ratio"]
+                print(f"{env_id} self-play vs PettingZoo {GAMES[env_id][2]}: {ratio}x")
     line = json.dumps(summary)
     print(line)
     if args.out:

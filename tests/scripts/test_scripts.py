@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -43,5 +45,26 @@ def test_bench_reports_moves_per_second_as_json(tmp_path):
     out = tmp_path / "bench.json"
     stdout = run_script("bench.py", "--moves", "2000", "--repeats", "1", "--warmup", "100", "--out", str(out))
     summary = json.loads(stdout.splitlines()[-1])
-    assert summary["selfplay_moves_per_s"] > 0 and summary["vs_random_agent_steps_per_s"] > 0
+    assert set(summary["results"]) == {"TicTacToe-v0", "ConnectFour-v0", "DotsAndBoxes-v0", "Gomoku-15x15"}
+    for entry in summary["results"].values():
+        assert entry["selfplay_moves_per_s"] > 0 and entry["vs_random_agent_steps_per_s"] > 0
     assert json.loads(out.read_text()) == summary
+
+
+def test_bench_compare_times_pettingzoo_in_the_same_run():
+    pytest.importorskip("pettingzoo")
+    stdout = run_script(
+        "bench.py",
+        "--games",
+        "ConnectFour-v0",
+        "--moves",
+        "500",
+        "--repeats",
+        "1",
+        "--warmup",
+        "0",
+        "--compare",
+        "--json",
+    )
+    entry = json.loads(stdout.splitlines()[-1])["results"]["ConnectFour-v0"]
+    assert entry["pettingzoo_connect_four_v3_moves_per_s"] > 0 and entry["selfplay_vs_pettingzoo_ratio"] > 0
