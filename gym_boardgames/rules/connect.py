@@ -139,6 +139,7 @@ class ConnectN:
         # What a line getter returns when the line is all `mark`: a tuple, or a bare int when n == 1.
         self._full_line = {m: (m,) * self.n if self.n > 1 else m for m in PIECE}
         self._initial = BoardState(bytes(self.num_cells), 0, None)
+        self.action_rank = self._rank_actions()
         # int64 holds 3**cells for up to 39 cells; larger boards fall back to Python ints.
         self._key_weights = 3 ** np.arange(self.num_cells, dtype=np.int64) if self.num_cells <= 39 else None
 
@@ -155,6 +156,28 @@ class ConnectN:
     def config(self) -> tuple[int, int, int, bool]:
         """``(rows, cols, n, gravity)``: two games with the same config have the same rules."""
         return (self.rows, self.cols, self.n, self.gravity)
+
+    def _rank_actions(self) -> tuple[int, ...]:
+        """Rank actions for search move ordering: 0 is tried first.
+
+        A cell on more win lines matters more (the centre of tic-tac-toe, then the corners); with
+        gravity a column ranks by the lines through its cells. Ties go to the action nearer the centre.
+        """
+        through = [len(lines) for lines in self.geometry.lines_through]
+        if self.gravity:
+            weight = [sum(through[r * self.cols + c] for r in range(self.rows)) for c in range(self.cols)]
+            centre = [abs(c - (self.cols - 1) / 2) for c in range(self.cols)]
+        else:
+            weight = through
+            centre = [
+                abs(i // self.cols - (self.rows - 1) / 2) + abs(i % self.cols - (self.cols - 1) / 2)
+                for i in range(self.num_cells)
+            ]
+        order = sorted(range(self.num_actions), key=lambda a: (-weight[a], centre[a], a))
+        rank = [0] * self.num_actions
+        for position, action in enumerate(order):
+            rank[action] = position
+        return tuple(rank)
 
     # ---- the rules surface -------------------------------------------------------------------
 

@@ -1,0 +1,144 @@
+"""Matches between agents on a rules object, alternating who moves first.
+
+An agent is anything with ``act(game, state) -> int`` (or a plain callable ``(game, state) -> int``).
+If it has a ``reset()`` method, it is called before each game (MCTS uses this to drop a reused tree).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents._rng import SeedLike, make_rng
+from agents.random_agent import RandomAgent
+
+AgentLike = Any  # an object with act(game, state) -> int, a callable (game, state) -> int, or "random"
+
+
+@dataclass
+class SideRecord:
+    """Results of one agent from one seat: wins, draws and losses."""
+
+    win: int = 0
+    draw: int = 0
+    loss: int = 0
+
+    @property
+    def games(self) -> int:
+        """Games played from this seat."""
+        return self.win + self.draw + self.loss
+
+    def as_dict(self) -> dict[str, int]:
+        """``{"win": ..., "draw": ..., "loss": ...}``."""
+        return {"win": self.win, "draw": self.draw, "loss": self.loss}
+
+
+@dataclass
+class MatchResult:
+    """The record of agent A against agent B, by A's seat.
+
+    Attributes:
+        first: A's results when A moved first (player 0).
+        second: A's results when A moved second (player 1).
+    """
+
+    first: SideRecord = field(default_factory=SideRecord)
+    second: SideRecord = field(default_factory=SideRecord)
+
+    @property
+    def total(self) -> SideRecord:
+        """A's results over both seats."""
+        return SideRecord(
+            self.first.win + self.second.win, self.first.draw + self.second.draw, self.first.loss + self.second.loss
+        )
+
+    def as_dict(self) -> dict[str, dict[str, int]]:
+        """A JSON-ready summary: A's win/draw/loss as first, as second, and in total."""
+        return {"first": self.first.as_dict(), "second": self.second.as_dict(), "total": self.total.as_dict()}
+
+
+def as_policy(agent: AgentLike, rng: SeedLike = None) -> Callable[[Any, Any], int]:
+    """Return ``agent`` as a callable ``(game, state) -> int``; ``"random"`` becomes a :class:`RandomAgent`.
+
+    Raises:
+        ValueError: if ``agent`` is none of the accepted forms.
+    """
+    if isinstance(agent, str):
+        if agent == "random":
+            return RandomAgent(make_rng(rng)).act
+        raise ValueError(f"unknown agent name {agent!r}: pass 'random' or an object with act(game, state)")
+    act = getattr(agent, "act", None)
+    if callable(act):
+        return act
+    if callable(agent):
+        return agent
+    raise ValueError(f"{agent!r} is not an agent: it needs act(game, state) -> int or to be callable")
+
+
+def play_game(game: Any, first: AgentLike, second: AgentLike) -> tuple[float, float]:
+    """Play one game, ``first`` as player 0 and ``second`` as player 1; return ``game.returns``.
+
+    Raises:
+        ValueError: if an agent returns an illegal move (naming the agent and the move).
+    """
+    players = (first, second)
+    policies = (as_policy(first), as_policy(second))
+    for agent in players:
+        reset = getattr(agent, "reset", None)
+        if callable(reset):
+            reset()
+    state = game.initial_state()
+    while not game.is_terminal(state):
+        mover = game.current_player(state)
+        action = policies[mover](game, state)
+        if action not in game.legal_actions(state):
+            raise ValueError(f"agent {players[mover]!r} (player {mover}) played the illegal move {action!r}")
+        state = game.apply(state, int(action))
+    return game.returns(state)
+
+
+def play_match(
+    game: Any,
+    agent_a: AgentLike,
+    agent_b: AgentLike,
+    games: int,
+    seed: SeedLike = None,
+    progress: Callable[[int], None] | None = None,
+) -> MatchResult:
+    """Play ``games`` games between A and B, alternating seats (A first in even games).
+
+    Args:
+        game: the rules object.
+        agent_a: an agent, a callable, or ``"random"``.
+        agent_b: an agent, a callable, or ``"random"``.
+        games: how many games (>= 1); with an odd number A has one more game as first player.
+        seed: seeds the ``"random"`` agents (agents given as objects keep their own seeds).
+        progress: called with 1 after each game (e.g. a tqdm ``update``).
+
+    Returns:
+        A's record by seat.
+
+    Raises:
+        ValueError: on ``games < 1`` or an agent's illegal move.
+    """
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    rng = make_rng(seed)
+    a = as_policy(agent_a, rng) if isinstance(agent_a, str) else agent_a
+    b = as_policy(agent_b, rng) if isinstance(agent_b, str) else agent_b
+    result = MatchResult()
+    for i in range(games):
+        a_first = i % 2 == 0
+        payoff = play_game(game, a, b) if a_first else play_game(game, b, a)
+        score = payoff[0] if a_first else payoff[1]
+        record = result.first if a_first else result.second
+        if score > 0:
+            record.win += 1
+        elif score < 0:
+            record.loss += 1
+        else:
+            record.draw += 1
+        if progress is not None:
+            progress(1)
+    return result
