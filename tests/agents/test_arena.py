@@ -1,0 +1,47 @@
+"""The arena alternates seats and counts results per seat."""
+
+import pytest
+
+from agents.arena import play_game, play_match
+from agents.minimax import AlphaBetaAgent
+from gym_boardgames.rules import DotsAndBoxes, TicTacToe
+
+
+def test_seats_alternate_and_counts_add_up():
+    result = play_match(TicTacToe(), "random", "random", 101, seed=0)
+    assert result.first.games == 51 and result.second.games == 50
+    assert result.total.games == 101
+    # Random play: the first player wins more often than the second.
+    assert result.first.win > result.second.win
+
+
+def test_perfect_play_against_itself_draws_every_game():
+    result = play_match(TicTacToe(), AlphaBetaAgent(seed=0), AlphaBetaAgent(seed=1), 10, seed=0)
+    assert result.total.as_dict() == {"win": 0, "draw": 10, "loss": 0}
+
+
+def test_perfect_player_never_loses_to_random_from_either_seat():
+    result = play_match(TicTacToe(), AlphaBetaAgent(seed=0), "random", 40, seed=3)
+    assert result.first.loss == 0 and result.second.loss == 0
+    assert result.first.win > 15
+
+
+def test_works_on_dots_and_boxes_with_extra_turns():
+    # 2x2 Dots and Boxes is a first-player win, so perfect play wins every game from the first seat.
+    result = play_match(DotsAndBoxes(2, 2), AlphaBetaAgent(seed=0), "random", 20, seed=1)
+    assert result.first.as_dict() == {"win": 10, "draw": 0, "loss": 0}
+    assert result.second.win > result.second.loss
+
+
+def test_illegal_move_names_the_agent():
+    with pytest.raises(ValueError, match="illegal move 99"):
+        play_game(TicTacToe(), lambda game, state: 99, "random")
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="games must be >= 1"):
+        play_match(TicTacToe(), "random", "random", 0)
+    with pytest.raises(ValueError, match="unknown agent name"):
+        play_match(TicTacToe(), "minimax", "random", 1)
+    with pytest.raises(ValueError, match="is not an agent"):
+        play_match(TicTacToe(), 42, "random", 1)
