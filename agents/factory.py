@@ -1,0 +1,54 @@
+"""Agents by name, as the scripts and ``play.py`` take them on the command line.
+
+Names: ``random``, ``alphabeta[:DEPTH]``, ``mcts[:SIMULATIONS]``, ``td:FILE`` (a saved TD player).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents._rng import SeedLike, make_rng
+
+AGENT_NAMES = ("random", "alphabeta[:DEPTH]", "mcts[:SIMULATIONS]", "td:FILE")
+
+
+def _positive_int(text: str, what: str, spec: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"bad agent {spec!r}: {what} must be a positive integer, got {text!r}")
+    return value
+
+
+def make_agent(spec: str, seed: SeedLike = None) -> Any:
+    """Return the agent named by ``spec``.
+
+    Args:
+        spec: ``"random"``, ``"alphabeta"`` (exact) or ``"alphabeta:4"`` (4 plies), ``"mcts"`` (1000
+            simulations) or ``"mcts:200"``, ``"td:path/to/file.npz"``.
+        seed: seeds the agent's tie-breaking and exploration.
+
+    Raises:
+        ValueError: on an unknown name or a bad parameter, naming the valid forms.
+    """
+    kind, _, arg = spec.partition(":")
+    rng = make_rng(seed)
+    if kind == "random" and not arg:
+        from agents.random_agent import RandomAgent
+
+        return RandomAgent(rng)
+    if kind == "alphabeta":
+        from agents.minimax import AlphaBetaAgent
+
+        return AlphaBetaAgent(depth=_positive_int(arg, "the depth", spec) if arg else None, seed=rng)
+    if kind == "mcts":
+        from agents.mcts import MCTSAgent
+
+        return MCTSAgent(n_simulations=_positive_int(arg, "the simulations", spec) if arg else 1000, seed=rng)
+    if kind == "td" and arg:
+        from agents.td import TDAgent
+
+        return TDAgent.load(arg)
+    raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(AGENT_NAMES)}")

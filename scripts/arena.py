@@ -1,0 +1,76 @@
+"""Round-robin matches between named agents on any board game, with seats alternating.
+
+Agents: random, alphabeta[:DEPTH], mcts[:SIMULATIONS], td:FILE. Each pair plays --games games (the
+row agent moves first in half of them); the table gives the row agent's wins/draws/losses.
+
+Example:
+  python scripts/arena.py --game tictactoe --agents random alphabeta mcts:200 --games 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+
+from agents.arena import play_match
+from agents.factory import AGENT_NAMES, make_agent
+from gym_boardgames.rules.registry import GAME_NAMES, make_game
+from gym_boardgames.utils import progress_bar, write_text_atomic
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", default="tictactoe", choices=GAME_NAMES, help="the game")
+    parser.add_argument("--rows", type=int, help="board rows (connectn) or box rows (dots)")
+    parser.add_argument("--cols", type=int, help="board columns (connectn) or box columns (dots)")
+    parser.add_argument("--n", type=int, help="pieces in a row to win (connectn)")
+    parser.add_argument("--gravity", action=argparse.BooleanOptionalAction, default=None, help="connectn only")
+    parser.add_argument(
+        "--agents", nargs="+", default=["random", "alphabeta"], help=f"agents: {', '.join(AGENT_NAMES)}"
+    )
+    parser.add_argument("--games", type=int, default=100, help="games per pair (seats alternate)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the agents and the random players")
+    parser.add_argument("--out", help="also write the JSON summary to this file")
+    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be >= 1")
+    if len(args.agents) < 2:
+        parser.error("--agents needs at least two agents")
+    return args
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the round robin and return the summary."""
+    args = parse_args(argv)
+    try:
+        game = make_game(args.game, args.rows, args.cols, args.n, args.gravity)
+        agents = {name: make_agent(name, seed=args.seed + i) for i, name in enumerate(args.agents)}
+    except (ValueError, FileNotFoundError) as error:
+        sys.exit(f"error: {error}")
+    pairs = list(itertools.combinations(args.agents, 2))
+    results = {}
+    with progress_bar(len(pairs) * args.games, "arena") as bar:
+        for a, b in pairs:
+            record = play_match(game, agents[a], agents[b], args.games, seed=args.seed, progress=bar.update)
+            results[f"{a} vs {b}"] = record.as_dict()
+    print(f"{game!r}, {args.games} games per pair; row agent's win/draw/loss (as first | as second)")
+    for key, record in results.items():
+        first, second = record["first"], record["second"]
+        print(
+            f"{key:<32} {first['win']:>4}/{first['draw']}/{first['loss']:<6}| "
+            f"{second['win']:>4}/{second['draw']}/{second['loss']}"
+        )
+    summary = {"game": repr(game), "games_per_pair": args.games, "seed": args.seed, "results": results}
+    if args.out:
+        write_text_atomic(args.out, json.dumps(summary) + "\n")
+    if args.json:
+        print(json.dumps(summary))
+    return summary
+
+
+if __name__ == "__main__":
+    main()
