@@ -1,6 +1,7 @@
 """gym-boardgames: registered Gymnasium environments for board games and textbook RL tasks.
 
-Ids: ``TicTacToe-v0``, ``ConnectN-v0``, ``ConnectFour-v0``, ``DotsAndBoxes-v0``.
+Ids: ``TicTacToe-v0``, ``ConnectN-v0``, ``ConnectFour-v0``, ``DotsAndBoxes-v0``, ``GridWorld-v0``,
+``TabularBlackjack-v0``.
 
 Importing the package only registers the environments (string entry points), so it is quick and never
 imports pygame::
@@ -29,9 +30,26 @@ _ENVS = {
     "DotsAndBoxes-v0": "gym_boardgames.envs.dots:DotsAndBoxesEnv",
 }
 
+# Tabular tasks: episodes of a random policy must end, so they get a step limit.
+_TABULAR_ENVS = {
+    "GridWorld-v0": ("gym_boardgames.envs.gridworld:GridWorldEnv", 100),
+    "TabularBlackjack-v0": ("gym_boardgames.envs.blackjack:TabularBlackjackEnv", None),
+}
+
+# numpy-batched versions of the board games, used by gymnasium.make_vec(id, num_envs=...).
+_VECTOR_ENVS = {
+    "TicTacToe-v0": "gym_boardgames.vector.connect:TicTacToeVectorEnv",
+    "ConnectN-v0": "gym_boardgames.vector.connect:ConnectNVectorEnv",
+    "ConnectFour-v0": "gym_boardgames.vector.connect:ConnectFourVectorEnv",
+    "DotsAndBoxes-v0": "gym_boardgames.vector.dots:DotsAndBoxesVectorEnv",
+}
+
 for _env_id, _entry_point in _ENVS.items():
     if _env_id not in registry:  # importlib.reload must not warn about re-registration
-        register(id=_env_id, entry_point=_entry_point)
+        register(id=_env_id, entry_point=_entry_point, vector_entry_point=_VECTOR_ENVS.get(_env_id))
+for _env_id, (_entry_point, _max_steps) in _TABULAR_ENVS.items():
+    if _env_id not in registry:
+        register(id=_env_id, entry_point=_entry_point, max_episode_steps=_max_steps)
 
 # Public names loaded on first use, so the import above stays light.
 _LAZY = {

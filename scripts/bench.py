@@ -14,6 +14,12 @@ Workloads, for each game (TicTacToe-v0, ConnectFour-v0, DotsAndBoxes-v0 3x3, and
 
 Every workload runs the same driver; workloads are interleaved in each repeat (so machine noise hits
 all of them alike), after a warm-up, and the median of the repeats is reported.
+
+Agents (tic-tac-toe, from the empty board; with --compare beside OpenSpiel's Python algorithms on
+pyspiel's tic_tac_toe, interleaved the same way):
+  alphabeta   agents.minimax.alphabeta, exact search (vs open_spiel.python.algorithms.minimax.alpha_beta_search)
+  mcts        a fresh agents.mcts.MCTSAgent(n_simulations=1000) choosing one move (vs MCTSBot with a
+              RandomRolloutEvaluator(n_rollouts=1), 1000 simulations, uct_c=2)
 """
 
 from __future__ import annotations
@@ -92,6 +98,50 @@ GAMES: dict[str, tuple[str, dict, str | None]] = {
 }
 
 
+def agent_timers(compare: bool) -> dict[str, Callable[[int], float]]:
+    """Return timers (repeat index -> seconds) for the agent workloads, ours and with ``compare`` OpenSpiel's."""
+    from agents.mcts import MCTSAgent
+    from agents.minimax import alphabeta
+    from gym_boardgames.rules import TicTacToe
+
+    game = TicTacToe()
+
+    def ours_alphabeta(i: int) -> float:
+        start = time.perf_counter()
+        alphabeta(game, game.initial_state(), seed=i)
+        return time.perf_counter() - start
+
+    def ours_mcts(i: int) -> float:
+        agent = MCTSAgent(n_simulations=1000, seed=i)
+        start = time.perf_counter()
+        agent.act(game, game.initial_state())
+        return time.perf_counter() - start
+
+    timers = {"alphabeta": ours_alphabeta, "mcts_1000": ours_mcts}
+    if compare:
+        import pyspiel
+        from open_spiel.python.algorithms import mcts, minimax
+
+        spiel_game = pyspiel.load_game("tic_tac_toe")
+
+        def spiel_alphabeta(i: int) -> float:
+            start = time.perf_counter()
+            minimax.alpha_beta_search(spiel_game)
+            return time.perf_counter() - start
+
+        def spiel_mcts(i: int) -> float:
+            rng = np.random.RandomState(i)
+            bot = mcts.MCTSBot(spiel_game, 2, 1000, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
+            state = spiel_game.new_initial_state()
+            start = time.perf_counter()
+            bot.step(state)
+            return time.perf_counter() - start
+
+        timers["openspiel_alphabeta"] = spiel_alphabeta
+        timers["openspiel_mcts_1000"] = spiel_mcts
+    return timers
+
+
 def time_workload(workload: Workload, moves: int, uniforms: np.ndarray) -> float:
     """Return moves per second of one run."""
     start = time.perf_counter()
@@ -128,8 +178,9 @@ def main(argv: list[str] | None = None) -> dict:
     if args.compare:
         try:
             import pettingzoo  # noqa: F401
-        except ImportError:
-            sys.exit("--compare needs PettingZoo: pip install -e '.[bench]'")
+            import pyspiel  # noqa: F401
+        except ImportError as error:
+            sys.exit(f"--compare needs PettingZoo and OpenSpiel ({error.name} is missing): pip install -e '.[bench]'")
     workloads: dict[tuple[str, str], Workload] = {}
     for label in args.games:
         env_id, kwargs, pettingzoo_module = GAMES[label]
@@ -147,6 +198,15 @@ def main(argv: list[str] | None = None) -> dict:
             runs[key].append(time_workload(workload, args.moves, uniforms))
 
     medians = {key: statistics.median(values) for key, values in runs.items()}
+
+    timers = agent_timers(args.compare)
+    for timer in timers.values():
+        timer(0)  # warm-up: imports, caches
+    agent_runs: dict[str, list[float]] = {name: [] for name in timers}
+    for i in range(max(args.repeats, 5)):
+        for name, timer in timers.items():
+            agent_runs[name].append(timer(i))
+    agent_ms = {name: statistics.median(values) * 1000 for name, values in agent_runs.items()}
     results: dict[str, dict] = {}
     for env_id in args.games:
         entry = {
@@ -159,6 +219,10 @@ def main(argv: list[str] | None = None) -> dict:
                 medians[env_id, "selfplay"] / medians[env_id, "pettingzoo"], 2
             )
         results[env_id] = entry
+    agents_summary: dict = {f"{name}_ms": round(ms, 2) for name, ms in agent_ms.items()}
+    for name in ("alphabeta", "mcts_1000"):
+        if f"openspiel_{name}" in agent_ms:
+            agents_summary[f"{name}_speedup_vs_openspiel"] = round(agent_ms[f"openspiel_{name}"] / agent_ms[name], 2)
     summary: dict = {
         "moves_per_run": args.moves,
         "repeats": args.repeats,
@@ -166,6 +230,7 @@ def main(argv: list[str] | None = None) -> dict:
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
         "results": results,
+        "agents_tictactoe": agents_summary,
     }
 
     if not args.json:
@@ -174,10 +239,16 @@ def main(argv: list[str] | None = None) -> dict:
             print(
                 f"{env_id:<16} {name:<11} {medians[env_id, name]:>11,.0f} {min(values):>11,.0f} {max(values):>11,.0f}"
             )
+        print(f"{'agent (tic-tac-toe, empty board)':<34} {'median ms':>10}")
+        for name, ms in agent_ms.items():
+            print(f"{name:<34} {ms:>10.2f}")
         for env_id, entry in results.items():
             if "selfplay_vs_pettingzoo_ratio" in entry:
                 ratio = entry["selfplay_vs_pettingzoo_ratio"]
                 print(f"{env_id} self-play vs PettingZoo {GAMES[env_id][2]}: {ratio}x")
+        for name in ("alphabeta", "mcts_1000"):
+            if f"{name}_speedup_vs_openspiel" in agents_summary:
+                print(f"{name} vs OpenSpiel: {agents_summary[f'{name}_speedup_vs_openspiel']}x faster")
     line = json.dumps(summary)
     print(line)
     if args.out:
