@@ -1,6 +1,8 @@
 """Agents by name, as the scripts and ``play.py`` take them on the command line.
 
-Names: ``random``, ``alphabeta[:DEPTH]``, ``mcts[:SIMULATIONS]``, ``td:FILE`` (a saved TD player).
+Names: ``random``, ``alphabeta[:DEPTH]``, ``mcts[:SIMULATIONS]``, ``td:FILE`` (a saved TD player), and for
+Dots and Boxes the study's bots ``first_available``, ``always4never3``, ``endgame:K`` and ``exact`` (optimal
+play from the solved table: ``endgame`` over every edge).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import Any
 from agents._rng import SeedLike, make_rng
 
 AGENT_NAMES = ("random", "alphabeta[:DEPTH]", "mcts[:SIMULATIONS]", "td:FILE")
+DOTS_AGENT_NAMES = ("first_available", "always4never3", "endgame:K", "exact")
 
 
 def _positive_int(text: str, what: str, spec: str) -> int:
@@ -22,13 +25,16 @@ def _positive_int(text: str, what: str, spec: str) -> int:
     return value
 
 
-def make_agent(spec: str, seed: SeedLike = None) -> Any:
+def make_agent(spec: str, seed: SeedLike = None, game: Any = None) -> Any:
     """Return the agent named by ``spec``.
 
     Args:
         spec: ``"random"``, ``"alphabeta"`` (exact) or ``"alphabeta:4"`` (4 plies), ``"mcts"`` (1000
-            simulations) or ``"mcts:200"``, ``"td:path/to/file.npz"``.
+            simulations) or ``"mcts:200"``, ``"td:path/to/file.npz"``; for Dots and Boxes also
+            ``"first_available"``, ``"always4never3"``, ``"endgame:10"`` and ``"exact"``.
         seed: seeds the agent's tie-breaking and exploration.
+        game: the rules object the agent will play; needed for ``"exact"`` (the board size), and to
+            refuse Dots and Boxes bots on other games.
 
     Raises:
         ValueError: on an unknown name or a bad parameter, naming the valid forms.
@@ -51,4 +57,19 @@ def make_agent(spec: str, seed: SeedLike = None) -> Any:
         from agents.td import TDAgent
 
         return TDAgent.load(arg)
-    raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(AGENT_NAMES)}")
+    if kind in ("first_available", "always4never3", "endgame", "exact"):
+        from gym_boardgames.rules.dots import DotsAndBoxes
+
+        if game is not None and not isinstance(game, DotsAndBoxes):
+            raise ValueError(f"{spec!r} plays Dots and Boxes only; for {game!r} use one of {', '.join(AGENT_NAMES)}")
+        from agents.dots import EndgameBot, make_bot
+
+        if kind == "exact" and not arg:
+            if game is None:
+                raise ValueError("'exact' needs the game (its board size)")
+            return EndgameBot(game.num_edges, seed=rng)
+        if kind == "endgame":
+            _positive_int(arg, "K (the last moves played exactly)", spec)
+        return make_bot(spec, seed=rng)
+    names = AGENT_NAMES + DOTS_AGENT_NAMES
+    raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(names)}")

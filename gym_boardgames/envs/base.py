@@ -362,7 +362,7 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
         if self._canvas is None:
             from gym_boardgames.render.pygame_canvas import Canvas
 
-            view = self._view()
+            view = self.make_view()
             self._canvas = Canvas(view.size, title=self.window_title, fps=self.metadata["render_fps"])
             self._canvas.view = view
         surface = self._canvas.surface
@@ -378,7 +378,7 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
     def _ansi(self) -> str:
         raise NotImplementedError
 
-    def _view(self) -> Any:
+    def make_view(self) -> Any:
         """Return the pygame view that draws this game (see :mod:`gym_boardgames.render`)."""
         raise NotImplementedError
 

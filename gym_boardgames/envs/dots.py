@@ -117,7 +117,8 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
 
         return dots_to_text(self)
 
-    def _view(self) -> Any:
+    def make_view(self) -> Any:
+        """Return a new pygame view of this board (needs pygame)."""
         from gym_boardgames.render.dots_view import DotsView
 
         return DotsView(self.game)

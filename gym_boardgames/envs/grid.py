@@ -52,7 +52,8 @@ class GridBoardEnv(TwoPlayerEnv):
 
         return grid_to_text(self)
 
-    def _view(self) -> Any:
+    def make_view(self) -> Any:
+        """Return a new pygame view of this board (needs pygame)."""
         from gym_boardgames.render.grid_view import GridView
 
         return GridView(self.game)

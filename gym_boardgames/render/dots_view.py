@@ -56,8 +56,14 @@ class DotsView:
                 best, best_distance = edge, distance
         return best
 
-    def draw(self, surface: Any, env: DotsAndBoxesEnv) -> None:
-        """Draw the whole frame of ``env``'s current position on ``surface``."""
+    def draw(self, surface: Any, env: DotsAndBoxesEnv, status: str | None = None) -> None:
+        """Draw the whole frame of ``env``'s current position on ``surface``.
+
+        Args:
+            surface: the pygame surface, at least :attr:`size`.
+            env: the env whose state, edges, last move and result are drawn.
+            status: the status-bar text (default ``env.status_text()``).
+        """
         surface.fill(BACKGROUND)
         game, state = self.game, env.state
         stroke = max(4, self.spacing // 12)
@@ -82,4 +88,4 @@ class DotsView:
         for r in range(game.rows + 1):
             for c in range(game.cols + 1):
                 pygame.draw.aacircle(surface, DOT, self.dot_position(r, c), radius)
-        draw_status_bar(surface, env.status_text(), env.episode_over)
+        draw_status_bar(surface, env.status_text() if status is None else status, env.episode_over, self.size[1])

@@ -54,8 +54,14 @@ class GridView:
             return row * self.game.cols + col
         return None
 
-    def draw(self, surface: Any, env: GridBoardEnv) -> None:
-        """Draw the whole frame of ``env``'s current position on ``surface``."""
+    def draw(self, surface: Any, env: GridBoardEnv, status: str | None = None) -> None:
+        """Draw the whole frame of ``env``'s current position on ``surface``.
+
+        Args:
+            surface: the pygame surface, at least :attr:`size`.
+            env: the env whose state, last move and result are drawn.
+            status: the status-bar text (default ``env.status_text()``).
+        """
         surface.fill(BACKGROUND)
         state = env.state
         if self.game.gravity:
@@ -64,7 +70,7 @@ class GridView:
             self._draw_marks(surface, state, env.last_cell)
         if state is not None and state.winner is not None:
             self._draw_win_line(surface, self.game.winning_line(state))
-        draw_status_bar(surface, env.status_text(), env.episode_over)
+        draw_status_bar(surface, env.status_text() if status is None else status, env.episode_over, self.size[1])
 
     def _draw_marks(self, surface: Any, state: Any, last: int | None) -> None:
         if last is not None:

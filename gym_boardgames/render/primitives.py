@@ -32,10 +32,14 @@ def thick_line(
         pygame.draw.aacircle(surface, colour, point, width / 2)
 
 
-def draw_status_bar(surface: Any, text: str, over: bool) -> None:
-    """Draw the status line in a bar along the bottom of ``surface``; dark with bold text once ``over``."""
+def draw_status_bar(surface: Any, text: str, over: bool, bottom: int | None = None) -> None:
+    """Draw the status line in a bar ending at ``bottom`` (default: the bottom of ``surface``).
+
+    The bar turns dark with bold text once the game is ``over``.
+    """
     width, height = surface.get_size()
-    bar = pygame.Rect(0, height - STATUS_HEIGHT, width, STATUS_HEIGHT)
+    bottom = height if bottom is None else bottom
+    bar = pygame.Rect(0, bottom - STATUS_HEIGHT, width, STATUS_HEIGHT)
     pygame.draw.rect(surface, RESULT_BAR if over else STATUS_BAR, bar)
     label = font(28, bold=over).render(text, True, RESULT_TEXT if over else TEXT)
     surface.blit(label, label.get_rect(center=bar.center))

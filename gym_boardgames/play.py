@@ -1,0 +1,418 @@
+"""Play a board game against an agent in a pygame window, with the mouse.
+
+Run ``python -m gym_boardgames.play GAME [options]`` (or ``python scripts/play.py``); ``--help`` lists the
+games, opponents and options. Keys: H hints, U undo, R restart, S swap sides, Esc/Q quit.
+
+The window draws with the same views as the envs' ``human`` and ``rgb_array`` modes; the game itself is
+an env in self-play mode (the window plays one side, the agent the other). The agent thinks in a worker
+thread, so the window keeps answering while it does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from gym_boardgames.envs.base import TwoPlayerEnv
+from gym_boardgames.envs.connectn import ConnectNEnv
+from gym_boardgames.envs.dots import DotsAndBoxesEnv
+from gym_boardgames.envs.tictactoe import TicTacToeEnv
+from gym_boardgames.render.pygame_canvas import font, import_pygame
+
+KEYS_HELP = "H hints   U undo   R restart   S swap   Q quit"
+HELP_HEIGHT = 26
+MESSAGE_SECONDS = 2.5
+HINT_COLOURS = {"win": (30, 140, 70), "draw": (120, 120, 130), "loss": (200, 50, 50), "?": (150, 150, 160)}
+
+
+def hint_labels(game: Any, state: Any, player: int) -> dict[int, str]:
+    """Return, for each legal move of ``player`` in ``state``, ``"win"``, ``"draw"``, ``"loss"`` or ``"?"``.
+
+    Small games (at most 16 cells, or 12 edges for Dots and Boxes) are searched to the end, so the labels
+    are the game-theoretic results. Larger ones are searched a few plies deep: a forced win or loss within
+    that horizon is labelled, anything else is ``"?"``.
+    """
+    from agents.minimax import alphabeta
+
+    size = getattr(game, "num_cells", None) or getattr(game, "num_edges", 0) + 4
+    depth = None if size <= 16 else 4
+    table: dict = {}
+    labels = {}
+    for action in game.legal_actions(state):
+        child = game.apply(state, action)
+        if game.is_terminal(child):
+            value = game.returns(child)[player]
+        else:
+            child_value = alphabeta(game, child, depth=depth, seed=0, table=table if depth is None else None)[0]
+            value = child_value if game.current_player(child) == player else -child_value
+        if value >= 1:
+            labels[action] = "win"
+        elif value <= -1:
+            labels[action] = "loss"
+        else:
+            labels[action] = "draw" if depth is None else "?"
+    return labels
+
+
+class PlayApp:
+    """The game window: mouse moves for the human, agent replies from a worker thread.
+
+    Args:
+        env: a board env (TicTacToe, ConnectN or Dots and Boxes); it is used in self-play mode.
+        agent: the opponent, anything with ``act(game, state) -> int``.
+        human_player: the side the human plays, 0 (moves first) or 1.
+        screenshot: a PNG path written when a game ends and on exit.
+        title: the window caption.
+    """
+
+    def __init__(
+        self, env: TwoPlayerEnv, agent: Any, human_player: int = 0, screenshot: str | None = None, title: str = ""
+    ) -> None:
+        if human_player not in (0, 1):
+            raise ValueError(f"human_player must be 0 or 1, got {human_player!r}")
+        self.pygame = import_pygame()
+        self.env, self.game, self.agent = env, env.game, agent
+        self.human = human_player
+        self.screenshot = screenshot
+        self.view = env.make_view()
+        width, height = self.view.size
+        self.pygame.display.init()
+        self.window = self.pygame.display.set_mode((width, height + HELP_HEIGHT))
+        self.pygame.display.set_caption(title or env.window_title)
+        self.clock = self.pygame.time.Clock()
+        self.mouse = (-1, -1)
+        self.show_hints = False
+        self.hints: dict[int, str] = {}
+        self.message, self.message_until = "", 0.0
+        self.running = True
+        self.frames = 0
+        self._generation = 0  # bumped by undo/restart/swap so stale worker results are dropped
+        self._lock = threading.Lock()
+        self._agent_result: tuple[int, Any] | None = None
+        self._hint_result: tuple[int, dict[int, str]] | None = None
+        self._thinking = False
+        self._saved_end = False
+        self.restart()
+
+    # ---- game flow ---------------------------------------------------------------------------
+
+    def restart(self, moves: Sequence[int] = ()) -> None:
+        """Start a new game (or rebuild one from ``moves``) and let the agent move if it is its turn."""
+        self._generation += 1
+        self._thinking = False
+        self.env.reset(seed=0)
+        for action in moves:
+            self.env.step(action)
+        self._saved_end = False
+        self.hints = {}
+        self._after_move()
+
+    @property
+    def human_to_move(self) -> bool:
+        """Whether the game is on and it is the human's turn."""
+        return not self.env.episode_over and self.game.current_player(self.env.state) == self.human
+
+    def _after_move(self) -> None:
+        if self.env.episode_over:
+            self._save_screenshot()
+            return
+        if self.human_to_move:
+            self.hints = {}
+            if self.show_hints:
+                self._start_worker(self._compute_hints)
+        else:
+            self._thinking = True
+            self._start_worker(self._compute_agent_move)
+
+    def _start_worker(self, target: Any) -> None:
+        thread = threading.Thread(target=target, args=(self._generation, self.env.state), daemon=True)
+        thread.start()
+
+    def _compute_agent_move(self, generation: int, state: Any) -> None:
+        try:
+            result: Any = int(self.agent.act(self.game, state))
+        except Exception as error:  # shown in the window instead of killing the worker silently
+            result = error
+        with self._lock:
+            self._agent_result = (generation, result)
+
+    def _compute_hints(self, generation: int, state: Any) -> None:
+        labels = hint_labels(self.game, state, self.human)
+        with self._lock:
+            self._hint_result = (generation, labels)
+
+    def _collect_worker_results(self) -> None:
+        with self._lock:
+            agent_result, self._agent_result = self._agent_result, None
+            hint_result, self._hint_result = self._hint_result, None
+        if hint_result is not None and hint_result[0] == self._generation:
+            self.hints = hint_result[1]
+        if agent_result is None or agent_result[0] != self._generation:
+            return
+        self._thinking = False
+        action = agent_result[1]
+        if isinstance(action, Exception) or not self.game.is_legal(self.env.state, action):
+            self.say(f"the agent failed: {action!r}", seconds=10)
+            return
+        self.env.step(action)
+        self._after_move()
+
+    def play_human(self, action: int) -> None:
+        """Play the human's move ``action`` (assumed legal and the human's turn)."""
+        self.hints = {}
+        self.env.step(action)
+        self._after_move()
+
+    def undo(self) -> None:
+        """Take back the human's last move and the agent's replies after it."""
+        moves = list(self.env.moves)
+        while moves and moves[-1][0] != self.human:
+            moves.pop()
+        if not moves:
+            self.say("nothing to undo")
+            return
+        moves.pop()
+        self.restart([action for _, action in moves])
+
+    def swap(self) -> None:
+        """Swap sides and start a new game."""
+        self.human = 1 - self.human
+        self.restart()
+
+    def say(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
+        """Show ``text`` in the status bar for a while."""
+        self.message, self.message_until = text, time.monotonic() + seconds
+
+    # ---- input -------------------------------------------------------------------------------
+
+    def action_at(self, pos: tuple[int, int]) -> tuple[int | None, str]:
+        """Return (the action a click at ``pos`` means, or None, and why not)."""
+        state = self.env.state
+        if isinstance(self.env, DotsAndBoxesEnv):
+            edge = self.view.edge_at(pos)
+            if edge is None:
+                return None, "click closer to an edge"
+            return (edge, "") if not state.edges[edge] else (None, "that edge is already drawn")
+        cell = self.view.cell_at(pos)
+        if cell is None:
+            return None, "click on the board"
+        if self.game.gravity:
+            column = cell % self.game.cols
+            return (column, "") if self.game.is_legal(state, column) else (None, f"column {column} is full")
+        return (cell, "") if self.game.is_legal(state, cell) else (None, "that cell is taken")
+
+    def handle(self, event: Any) -> None:
+        """Process one pygame event."""
+        pygame = self.pygame
+        if event.type == pygame.QUIT:
+            self.running = False
+        elif event.type == pygame.MOUSEMOTION:
+            self.mouse = event.pos
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            self.mouse = event.pos
+            if self.env.episode_over:
+                self.say("the game is over: R starts a new one")
+            elif not self.human_to_move:
+                self.say("wait: the agent is thinking")
+            else:
+                action, reason = self.action_at(event.pos)
+                if action is None:
+                    self.say(reason)
+                else:
+                    self.play_human(action)
+        elif event.type == pygame.KEYDOWN:
+            if event.key in (pygame.K_ESCAPE, pygame.K_q):
+                self.running = False
+            elif event.key == pygame.K_h:
+                self.show_hints = not self.show_hints
+                self.say("hints on" if self.show_hints else "hints off")
+                if self.show_hints and self.human_to_move:
+                    self._start_worker(self._compute_hints)
+            elif event.key == pygame.K_u:
+                self.undo()
+            elif event.key == pygame.K_r:
+                self.restart()
+            elif event.key == pygame.K_s:
+                self.swap()
+
+    # ---- drawing -----------------------------------------------------------------------------
+
+    def status(self) -> str:
+        """The status-bar text: a recent message, the result, or whose turn it is."""
+        names = self.env.player_names
+        you = names[self.human]
+        if time.monotonic() < self.message_until:
+            return self.message
+        if self.env.episode_over:
+            result = self.env.status_text()
+            winner = self.env.winner
+            verdict = "Draw" if winner is None else ("You win!" if winner == self.human else "You lose")
+            return f"{verdict} - {result}"
+        if self._thinking:
+            return "the agent is thinking..."
+        scores = ""
+        if isinstance(self.env, DotsAndBoxesEnv):
+            mine, theirs = (
+                self.game.scores(self.env.state)[self.human],
+                self.game.scores(self.env.state)[1 - self.human],
+            )
+            scores = f" - you {mine}, agent {theirs}"
+        return f"your move ({you}){scores}"
+
+    def draw(self) -> None:
+        """Draw the board, the mouse feedback, hints, the status and the key help."""
+        pygame = self.pygame
+        surface = self.window
+        surface.fill((246, 242, 233))
+        self.view.draw(surface, self.env, status=self.status())
+        if self.human_to_move and not self._thinking:
+            self._draw_hover(surface)
+        if self.show_hints and self.human_to_move:
+            self._draw_hints(surface)
+        help_bar = pygame.Rect(0, self.view.size[1], self.view.size[0], HELP_HEIGHT)
+        pygame.draw.rect(surface, (214, 208, 194), help_bar)
+        size = 20
+        label = font(size).render(KEYS_HELP, True, (60, 60, 66))
+        while label.get_width() > help_bar.width - 8 and size > 10:  # fit small boards
+            size -= 1
+            label = font(size).render(KEYS_HELP, True, (60, 60, 66))
+        surface.blit(label, label.get_rect(center=help_bar.center))
+
+    def _draw_hover(self, surface: Any) -> None:
+        from gym_boardgames.render.primitives import thick_line
+
+        pygame = self.pygame
+        action, _ = self.action_at(self.mouse)
+        if action is None:
+            return
+        if isinstance(self.env, DotsAndBoxesEnv):
+            start, end = self.view.edge_segment(action)
+            thick_line(surface, (160, 190, 235) if self.human == 0 else (240, 170, 165), start, end, 8)
+        elif self.game.gravity:
+            cell = self.game.action_cell(self.env.state, action)
+            ghost = pygame.Surface(self.view.cell_rect(cell).size, pygame.SRCALPHA)
+            colour = (214, 48, 49, 120) if self.human == 0 else (244, 196, 48, 140)
+            pygame.draw.circle(
+                ghost, colour, (ghost.get_width() // 2, ghost.get_height() // 2), int(self.view.cell * 0.4)
+            )
+            surface.blit(ghost, self.view.cell_rect(cell).topleft)
+        else:
+            rect = self.view.cell_rect(action).inflate(-6, -6)
+            pygame.draw.rect(surface, (200, 220, 245), rect, border_radius=6)
+
+    def _draw_hints(self, surface: Any) -> None:
+        small = font(20, bold=True)
+        for action, label in self.hints.items():
+            if isinstance(self.env, DotsAndBoxesEnv):
+                start, end = self.view.edge_segment(action)
+                centre = ((start[0] + end[0]) // 2, (start[1] + end[1]) // 2)
+            elif self.game.gravity:
+                centre = self.view.cell_rect(self.game.action_cell(self.env.state, action)).center
+            else:
+                centre = self.view.cell_rect(action).center
+            text = small.render(label, True, HINT_COLOURS[label])
+            surface.blit(text, text.get_rect(center=centre))
+
+    def _save_screenshot(self) -> None:
+        if self.screenshot and not self._saved_end:
+            self.draw()
+            self.pygame.image.save(self.window, self.screenshot)
+            self._saved_end = True
+
+    # ---- the loop ----------------------------------------------------------------------------
+
+    def frame(self) -> None:
+        """Run one frame: events, worker results, drawing."""
+        for event in self.pygame.event.get():
+            self.handle(event)
+        self._collect_worker_results()
+        self.draw()
+        self.pygame.display.flip()
+        self.frames += 1
+
+    def run(self, max_frames: int | None = None, fps: int = 30) -> None:
+        """Run until the window is closed (or ``max_frames`` frames), then save the screenshot and close."""
+        try:
+            while self.running and (max_frames is None or self.frames < max_frames):
+                self.frame()
+                self.clock.tick(fps)
+        finally:
+            self.close()
+
+    def wait_for_agent(self, timeout: float = 30.0) -> None:
+        """Run frames until the agent has replied (for scripted use and tests)."""
+        deadline = time.monotonic() + timeout
+        while self._thinking and time.monotonic() < deadline:
+            self.frame()
+            time.sleep(0.002)
+        if self._thinking:
+            raise TimeoutError(f"the agent did not reply within {timeout} s")
+
+    def close(self) -> None:
+        """Save the screenshot (if asked) and close the window."""
+        if self.screenshot and self.pygame.display.get_init() and self.pygame.display.get_surface() is not None:
+            self.draw()
+            self.pygame.image.save(self.window, self.screenshot)
+        self._generation += 1
+        self.pygame.display.quit()
+
+
+def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
+    """Build the self-play env of the chosen game."""
+    if args.game == "tictactoe":
+        return TicTacToeEnv(opponent=None)
+    if args.game == "connectfour":
+        return ConnectNEnv(opponent=None)
+    if args.game == "connectn":
+        return ConnectNEnv(args.rows or 6, args.cols or 7, args.n or 4, args.gravity, opponent=None)
+    return DotsAndBoxesEnv(args.rows or 3, args.cols or 3, opponent=None)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = argparse.ArgumentParser(
+        prog="python -m gym_boardgames.play",
+        description="Play a board game against an agent with the mouse (click a cell, a column or an edge). "
+        "Keys: " + KEYS_HELP + ".",
+    )
+    parser.add_argument("game", choices=["tictactoe", "connectfour", "connectn", "dots"])
+    parser.add_argument("--rows", type=int, help="board rows (connectn) or box rows (dots)")
+    parser.add_argument("--cols", type=int, help="board columns (connectn) or box columns (dots)")
+    parser.add_argument("--n", type=int, help="pieces in a row to win (connectn)")
+    parser.add_argument("--no-gravity", dest="gravity", action="store_false", help="connectn: the m,n,k game")
+    parser.add_argument(
+        "--opponent",
+        default="alphabeta",
+        help="random, alphabeta[:DEPTH], mcts[:SIMULATIONS], td:FILE; for dots also always4never3, "
+        "endgame:K, exact (default: alphabeta; use alphabeta:4 or mcts on big boards)",
+    )
+    parser.add_argument("--you", choices=["first", "second"], default="first", help="your side")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the agent")
+    parser.add_argument("--screenshot", help="save the window as PNG when a game ends and on exit")
+    parser.add_argument("--max-frames", type=int, help=argparse.SUPPRESS)  # for headless runs
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Open the window and play."""
+    args = parse_args(argv)
+    from agents.factory import make_agent
+
+    try:
+        env = make_env(args)
+        agent = make_agent(args.opponent, seed=args.seed, game=env.game)
+    except (ValueError, FileNotFoundError) as error:
+        sys.exit(f"error: {error}")
+    if os.environ.get("SDL_VIDEODRIVER") == "dummy" and args.max_frames is None:
+        sys.exit("error: no screen (SDL_VIDEODRIVER=dummy): use --screenshot with --max-frames for a headless run")
+    app = PlayApp(env, agent, human_player=0 if args.you == "first" else 1, screenshot=args.screenshot)
+    app.run(max_frames=args.max_frames)
+
+
+if __name__ == "__main__":
+    main()

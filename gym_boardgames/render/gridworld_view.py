@@ -1,0 +1,224 @@
+"""pygame drawing of GridWorld-v0: cells, walls, terminals, the agent, and an optional value/policy overlay.
+
+:class:`GridWorldView` draws a whole frame from the env's public facts (``shape``, ``walls``,
+``terminals``, ``starts``, ``s``, ``status_text()``). The env's ``rgb_array`` and ``human`` modes use it
+with the overlay set by ``env.unwrapped.set_overlay(values=V, policy=pi)``; :func:`render_gridworld`
+draws one frame with any overlay, whatever the env's render mode::
+
+    from agents.dp import value_iteration
+    from gym_boardgames.render.gridworld_view import render_gridworld
+
+    policy, V = value_iteration(env.unwrapped.P)
+    frame = render_gridworld(env, values=V, policy=policy)  # (H, W, 3) uint8
+
+The overlay is a heat map of the values (dark purple lowest, yellow highest, the viridis ramp) with the
+numbers written in cells of at least 40 px, and an arrow from each cell's centre for each of its most
+probable actions (several on ties, as Figure 4.1 of the book draws them) in cells of at least 12 px.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gym_boardgames.render.primitives import BACKGROUND, STATUS_HEIGHT, TEXT, draw_status_bar, thick_line
+from gym_boardgames.render.pygame_canvas import font, import_pygame
+
+if TYPE_CHECKING:
+    from gym_boardgames.envs.gridworld import GridWorldEnv
+
+pygame = import_pygame()
+
+FREE_CELL = (252, 250, 245)
+WALL_CELL = (58, 60, 70)
+TERMINAL_CELL = (190, 194, 202)
+TERMINAL_EDGE = (70, 74, 86)
+GRID_LINE = (150, 150, 158)
+AGENT = (214, 48, 49)
+START_MARK = (46, 139, 87)
+MARGIN = 12
+MIN_WIDTH = 320  # room for the status line under narrow grids
+# The viridis colour map at five evenly spaced points, interpolated linearly in between.
+_RAMP = np.array([(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)], dtype=np.float64)
+_DIRECTIONS = ((0.0, -1.0), (0.0, 1.0), (-1.0, 0.0), (1.0, 0.0))  # (dx, dy) on screen of UP, DOWN, LEFT, RIGHT
+
+
+def heat_colours(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Return ``(n, 3)`` uint8 viridis colours of ``values``, scaled to the range of ``values[mask]``."""
+    shown = values[mask] if mask.any() else values
+    low, high = float(shown.min()), float(shown.max())
+    t = np.zeros_like(values) if high == low else np.clip((values - low) / (high - low), 0.0, 1.0)
+    position = t * (len(_RAMP) - 1)
+    i = np.minimum(position.astype(int), len(_RAMP) - 2)
+    frac = (position - i)[:, None]
+    return np.round(_RAMP[i] * (1 - frac) + _RAMP[i + 1] * frac).astype(np.uint8)
+
+
+def _value_label(value: float) -> str:
+    return f"{value:.1f}" if abs(value) < 1000 else f"{value:.0f}"
+
+
+class GridWorldView:
+    """Draws a GridWorld and a status bar on a pygame surface.
+
+    Args:
+        env: the env (unwrapped); its ``shape`` sets the layout.
+        max_board_px: the largest side of the grid; cells shrink to fit, from 96 px down to 3 px.
+    """
+
+    def __init__(self, env: GridWorldEnv, max_board_px: int = 640) -> None:
+        rows, cols = env.shape
+        self.shape = env.shape
+        self.cell = max(3, min(96, max_board_px // max(rows, cols)))
+        board_w, board_h = cols * self.cell, rows * self.cell
+        width = max(board_w + 2 * MARGIN, MIN_WIDTH)
+        self.left = (width - board_w) // 2  # the grid is centred over a wider status bar
+        self.top = MARGIN
+        self.size = (width, board_h + 2 * MARGIN + STATUS_HEIGHT)
+
+    def cell_rect(self, state: int) -> Any:
+        """Return the pygame ``Rect`` of a state's cell."""
+        r, c = divmod(state, self.shape[1])
+        return pygame.Rect(self.left + c * self.cell, self.top + r * self.cell, self.cell, self.cell)
+
+    def draw(
+        self,
+        surface: Any,
+        env: GridWorldEnv,
+        values: np.ndarray | None = None,
+        policy: np.ndarray | None = None,
+        caption: str | None = None,
+    ) -> None:
+        """Draw the whole frame of ``env`` on ``surface``, with an optional overlay.
+
+        Args:
+            surface: the pygame surface, of size ``self.size``.
+            env: the env (unwrapped).
+            values: ``(nS,)`` values for the heat map, or None.
+            policy: ``(nS, nA)`` action probabilities for the arrows, or None.
+            caption: the status-bar text (default: ``env.status_text()``).
+        """
+        from gym_boardgames.envs.gridworld import best_actions
+
+        surface.fill(BACKGROUND)
+        cell = self.cell
+        n = env.nS
+        walls = np.zeros(n, bool)
+        walls[list(env.walls)] = True
+        terminals = np.zeros(n, bool)
+        terminals[list(env.terminals)] = True
+        colours = heat_colours(values, ~walls) if values is not None else None
+        marked_starts = set(env.starts) if "S" in "".join(env.desc) else set()
+        for s in range(n):
+            rect = self.cell_rect(s)
+            if walls[s]:
+                pygame.draw.rect(surface, WALL_CELL, rect)
+                continue
+            fill = tuple(int(x) for x in colours[s]) if colours is not None else (TERMINAL_CELL if terminals[s] else FREE_CELL)
+            pygame.draw.rect(surface, fill, rect)
+            if terminals[s] and cell >= 8:
+                # A frame inside the cell marks a terminal even under the heat map's colour.
+                pygame.draw.rect(surface, TERMINAL_EDGE, rect.inflate(-cell // 6, -cell // 6), max(1, cell // 14))
+            if s in marked_starts and cell >= 16:
+                pygame.draw.circle(surface, START_MARK, (rect.left + cell // 6, rect.top + cell // 6), max(2, cell // 14))
+        if cell >= 6:
+            width = 1 if cell < 24 else 2
+            rows, cols = self.shape
+            for c in range(cols + 1):
+                x = self.left + c * cell
+                pygame.draw.line(surface, GRID_LINE, (x, self.top), (x, self.top + rows * cell), width)
+            for r in range(rows + 1):
+                y = self.top + r * cell
+                pygame.draw.line(surface, GRID_LINE, (self.left, y), (self.left + cols * cell, y), width)
+
+        with_text = values is not None and cell >= 40
+        if policy is not None and cell >= 12:
+            for s in range(n):
+                if walls[s] or terminals[s]:
+                    continue
+                ink = self._ink(colours[s]) if colours is not None else TEXT
+                for a in best_actions(policy[s]):
+                    self._arrow(surface, self.cell_rect(s).center, _DIRECTIONS[a], ink, with_text)
+        if with_text:
+            label_font = font(max(12, cell // 4))
+            for s in range(n):
+                if walls[s]:
+                    continue
+                label = label_font.render(_value_label(float(values[s])), True, self._ink(colours[s]))
+                surface.blit(label, label.get_rect(center=self.cell_rect(s).center))
+        if env.s is not None:
+            self._agent(surface, self.cell_rect(env.s).center, filled=values is None and policy is None)
+        draw_status_bar(surface, env.status_text() if caption is None else caption, over=env.s is not None and env.is_terminal(env.s))
+
+    @staticmethod
+    def _ink(colour: Any) -> tuple[int, int, int]:
+        """Dark text on light cells, white on dark ones (by perceived luminance)."""
+        r, g, b = (int(x) for x in colour)
+        return TEXT if 0.299 * r + 0.587 * g + 0.114 * b > 140 else (255, 255, 255)
+
+    def _arrow(self, surface: Any, centre: tuple[int, int], direction: tuple[float, float], ink: Any, around_text: bool) -> None:
+        """An arrow from near the centre towards the cell's edge (starting further out if a number is there)."""
+        cell = self.cell
+        dx, dy = direction
+        start = 0.24 * cell if around_text else 0.06 * cell
+        tip = 0.44 * cell
+        x0, y0 = centre[0] + dx * start, centre[1] + dy * start
+        x1, y1 = centre[0] + dx * tip, centre[1] + dy * tip
+        stroke = max(1.5, cell / 28)
+        head = max(3.0, cell * 0.11)
+        thick_line(surface, ink, (x0, y0), (x1 - dx * head * 0.5, y1 - dy * head * 0.5), stroke)
+        # The head: a triangle with its point at the tip.
+        px, py = -dy, dx
+        pygame.draw.polygon(
+            surface,
+            ink,
+            [
+                (x1, y1),
+                (x1 - dx * head * 1.4 + px * head * 0.8, y1 - dy * head * 1.4 + py * head * 0.8),
+                (x1 - dx * head * 1.4 - px * head * 0.8, y1 - dy * head * 1.4 - py * head * 0.8),
+            ],
+        )
+
+    def _agent(self, surface: Any, centre: tuple[int, int], filled: bool) -> None:
+        """The agent: a filled disc, or a ring that leaves an overlay's number and arrows readable."""
+        radius = max(1, int(self.cell * 0.3))
+        if filled or self.cell < 12:
+            pygame.draw.aacircle(surface, AGENT, centre, radius)
+        else:
+            pygame.draw.aacircle(surface, AGENT, centre, int(self.cell * 0.42), max(2, self.cell // 14))
+
+
+def render_gridworld(
+    env: Any,
+    values: np.ndarray | None = None,
+    policy: np.ndarray | None = None,
+    caption: str | None = None,
+    max_board_px: int = 640,
+) -> np.ndarray:
+    """Draw one frame of a GridWorld env with an optional value/policy overlay, whatever its render mode.
+
+    Args:
+        env: a ``GridWorld-v0`` env, wrapped or not. The agent is drawn if an episode has started.
+        values: ``(nS,)`` or ``(rows, cols)`` state values for the heat map, or None.
+        policy: ``(nS, nA)`` action probabilities for the arrows, or None.
+        caption: the status-bar text (default: the env's status line).
+        max_board_px: the largest side of the grid in pixels.
+
+    Returns:
+        A new ``(H, W, 3)`` uint8 array.
+
+    Raises:
+        ValueError: on overlay arrays of the wrong shape or content (as ``set_overlay``).
+    """
+    base = env.unwrapped
+    saved = base.overlay
+    try:
+        base.set_overlay(values=values, policy=policy)  # validates and normalises the arrays
+        checked_values, checked_policy = base.overlay
+    finally:
+        base.set_overlay(*saved)
+    view = GridWorldView(base, max_board_px=max_board_px)
+    surface = pygame.Surface(view.size)
+    view.draw(surface, base, checked_values, checked_policy, caption=caption)
+    return np.ascontiguousarray(np.transpose(pygame.surfarray.array3d(surface), (1, 0, 2)))

@@ -1,0 +1,189 @@
+"""The play window's real event loop, driven headless with posted pygame events."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pygame = pytest.importorskip("pygame")
+
+from agents.minimax import AlphaBetaAgent  # noqa: E402
+from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
+from gym_boardgames.play import PlayApp  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Lowest:
+    """A weak, predictable opponent: the lowest legal action."""
+
+    def act(self, game, state):
+        return game.legal_actions(state)[0]
+
+
+def click(app, pos):
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=tuple(int(v) for v in pos), button=1))
+    app.frame()
+    app.wait_for_agent()
+
+
+def key(app, name):
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=getattr(pygame, f"K_{name}")))
+    app.frame()
+    app.wait_for_agent()
+
+
+def edge_centre(app, edge):
+    (x0, y0), (x1, y1) = app.view.edge_segment(edge)
+    return ((x0 + x1) / 2, (y0 + y1) / 2)
+
+
+@pytest.fixture
+def close_after():
+    apps = []
+    yield apps.append
+    for app in apps:
+        app.close()
+
+
+def test_a_full_tictactoe_game_won_by_clicks(close_after):
+    env = TicTacToeEnv(opponent=None)
+    app = PlayApp(env, Lowest(), human_player=0)
+    close_after(app)
+    for cell in (4, 2, 6):  # the agent answers 0 and 1; 2-4-6 completes the diagonal
+        click(app, app.view.cell_rect(cell).center)
+    assert env.moves == [(0, 4), (1, 0), (0, 2), (1, 1), (0, 6)]
+    assert env.episode_over and env.winner == 0
+    assert app.status().startswith("You win!")
+
+
+def test_the_agents_reply_appears_and_the_human_can_play_second(close_after):
+    env = TicTacToeEnv(opponent=None)
+    app = PlayApp(env, AlphaBetaAgent(seed=0), human_player=1)
+    close_after(app)
+    app.wait_for_agent()
+    assert len(env.moves) == 1 and env.moves[0][0] == 0  # the agent opened
+    free = env.game.legal_actions(env.state)[0]
+    click(app, app.view.cell_rect(free).center)
+    assert [player for player, _ in env.moves] == [0, 1, 0]
+
+
+def test_connect_four_column_click_drops_a_disc_to_the_bottom(close_after):
+    env = ConnectNEnv(opponent=None)
+    app = PlayApp(env, Lowest(), human_player=0)
+    close_after(app)
+    click(app, app.view.cell_rect(3).center)  # the top cell of column 3
+    assert env.moves[0] == (0, 3)
+    assert env.state.board[5 * 7 + 3] == 1  # landed in the bottom row
+    assert env.moves[1] == (1, 0)  # and the agent replied
+
+
+def test_dots_click_draws_the_edge_and_a_completed_box_gives_another_turn(close_after):
+    env = DotsAndBoxesEnv(2, 2, opponent=None)
+    app = PlayApp(env, Lowest(), human_player=0)
+    close_after(app)
+    # Box 0 has edges 0 (top), 2 (bottom), 6 (left), 7 (right). Set up: the human to move, box 0 three-sided.
+    app.restart([0, 2, 6, 11])
+    assert app.human_to_move
+    click(app, edge_centre(app, 7))
+    assert env.moves[-1] == (0, 7) and env.state.owners[0] == 1
+    assert app.human_to_move  # another move for the human, the agent was not asked
+    click(app, edge_centre(app, 5))
+    assert env.moves[-2:] == [(0, 5), (1, 1)]  # no box this time: the agent replied
+
+
+def test_an_illegal_click_changes_nothing_and_says_why(close_after):
+    env = TicTacToeEnv(opponent=None)
+    app = PlayApp(env, Lowest(), human_player=0)
+    close_after(app)
+    click(app, app.view.cell_rect(4).center)
+    moves = list(env.moves)
+    click(app, app.view.cell_rect(0).center)  # taken by the agent's reply
+    assert env.moves == moves and app.status() == "that cell is taken"
+    click(app, (-50, -50))
+    assert env.moves == moves and app.status() == "click on the board"
+
+    env = ConnectNEnv(3, 3, 3, opponent=None)
+    app = PlayApp(env, Lowest(), human_player=0)
+    close_after(app)
+    click(app, app.view.cell_rect(0).center)  # agent also plays column 0
+    click(app, app.view.cell_rect(0).center)  # column 0 is now full
+    moves = list(env.moves)
+    click(app, app.view.cell_rect(0).center)
+    assert env.moves == moves and app.status() == "column 0 is full"
+
+
+def test_undo_restart_and_swap(close_after):
+    env = TicTacToeEnv(opponent=None)
+    app = PlayApp(env, Lowest(), human_player=0)
+    close_after(app)
+    click(app, app.view.cell_rect(4).center)
+    click(app, app.view.cell_rect(8).center)
+    assert len(env.moves) == 4
+    key(app, "u")
+    assert env.moves == [(0, 4), (1, 0)]  # your move and its reply were taken back
+    key(app, "r")
+    assert env.moves == []
+    key(app, "s")
+    assert app.human == 1 and env.moves == [(0, 0)]  # the agent now opens
+    key(app, "u")
+    assert app.status() == "nothing to undo" and env.moves == [(0, 0)]
+
+
+def test_hints_show_the_value_of_each_move(close_after):
+    env = TicTacToeEnv(opponent=None)
+    app = PlayApp(env, Lowest(), human_player=0)
+    close_after(app)
+    app.restart([0, 3, 1, 4])  # X to move: 2 wins at once; anything else lets O win with 5
+    key(app, "h")
+    deadline = time.monotonic() + 10
+    while not app.hints and time.monotonic() < deadline:
+        app.frame()
+        time.sleep(0.01)
+    assert app.hints[2] == "win" and app.hints[5] == "draw" and app.hints[8] == "loss"
+
+
+def test_escape_quits_and_the_screenshot_is_saved(tmp_path):
+    shot = tmp_path / "shot.png"
+    app = PlayApp(TicTacToeEnv(opponent=None), Lowest(), human_player=0, screenshot=str(shot))
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE))
+    app.run(max_frames=50)
+    assert not app.running and app.frames < 50
+    assert pygame.image.load(str(shot)).get_size() == (app.view.size[0], app.view.size[1] + 26)
+
+
+def test_play_script_runs_headless_with_a_screenshot(tmp_path):
+    shot = tmp_path / "dots.png"
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "play.py"),
+            "dots",
+            "--rows",
+            "2",
+            "--cols",
+            "2",
+            "--opponent",
+            "always4never3",
+            "--max-frames",
+            "5",
+            "--screenshot",
+            str(shot),
+        ],
+        capture_output=True,
+        text=True,
+        env={"SDL_VIDEODRIVER": "dummy", "PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert shot.stat().st_size > 1000
+
+
+def test_play_script_rejects_bad_opponents():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "play.py"), "tictactoe", "--opponent", "always4never3"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode != 0 and "plays Dots and Boxes only" in result.stderr
