@@ -6,7 +6,6 @@ copies it to a numpy array, so the two can never show different pictures.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -25,14 +24,23 @@ def import_pygame() -> Any:
     return pygame
 
 
-@functools.lru_cache(maxsize=16)
+_fonts: dict[tuple[int, bool], Any] = {}
+
+
 def font(size: int, bold: bool = False) -> Any:
-    """Return pygame's default font at ``size`` px, loaded once per size."""
+    """Return pygame's default font at ``size`` px, loaded once per size and weight.
+
+    Other code (Gymnasium's own toy_text envs, for one) may call ``pygame.quit()``, which invalidates
+    every loaded font; the cache is then dropped and the fonts are loaded again.
+    """
     pygame = import_pygame()
     if not pygame.font.get_init():
         pygame.font.init()
-    loaded = pygame.font.Font(None, size)
-    loaded.set_bold(bold)
+        _fonts.clear()
+    loaded = _fonts.get((size, bold))
+    if loaded is None:
+        loaded = _fonts[size, bold] = pygame.font.Font(None, size)
+        loaded.set_bold(bold)
     return loaded
 
 

@@ -85,3 +85,14 @@ def test_render_without_mode_warns_and_returns_none():
     env.reset(seed=0)
     with pytest.warns(UserWarning, match="render_mode"):
         assert env.render() is None
+
+
+def test_rendering_survives_another_library_calling_pygame_quit():
+    pygame = pytest.importorskip("pygame")
+    env = gym.make("TicTacToe-v0", opponent=None, render_mode="rgb_array")
+    env.reset(seed=0)
+    before = env.render()
+    pygame.quit()  # what Gymnasium's toy_text envs do in close(); it invalidates loaded fonts
+    env.step(4)
+    after = env.render()
+    assert after.shape == before.shape and not np.array_equal(before, after)
