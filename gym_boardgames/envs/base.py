@@ -67,8 +67,8 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
     Args:
         game: the rules object.
         opponent: ``"random"`` (uniform over legal moves, from the env's ``np_random``), an object with
-            ``act(game, state) -> int``, a callable ``(game, state) -> int``, or ``None`` for self-play
-            (the caller plays both sides).
+            ``act(game, state) -> int`` (its ``reset()``, if it has one, is called at every ``reset``), a
+            callable ``(game, state) -> int``, or ``None`` for self-play (the caller plays both sides).
         agent_player: the side the agent plays, 0 (moves first), 1, or ``"random"`` (drawn at each
             reset). Ignored in self-play.
         illegal_action: ``"lose"`` (an illegal move ends the episode; the offender gets -1 and the other
@@ -93,6 +93,9 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
         self.game = game
         self.action_space = spaces.Discrete(game.num_actions)
         self._opponent_name, self._opponent = self._make_opponent(opponent)
+        # An agent object may keep per-game memory (MCTS reuses its tree); reset() tells it a game starts.
+        reset_hook = getattr(opponent, "reset", None) if not isinstance(opponent, str) else None
+        self._opponent_reset = reset_hook if callable(reset_hook) else None
         self.agent_player_setting = _check_agent_player(agent_player, "agent_player")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
@@ -169,6 +172,8 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
         self._episode_over = False
         self._winner = None
         self._illegal = False
+        if self._opponent_reset is not None:
+            self._opponent_reset()
         if self._opponent is not None:
             self._play_opponent()
         self._needs_reset = False

@@ -49,6 +49,20 @@ def test_opponent_object_with_act_is_asked_with_the_rules_and_the_state():
     assert obs.tolist() == [[-1, -1, 0], [0, 1, 0], [0, 0, 1]]
 
 
+def test_opponent_reset_hook_is_called_at_every_reset():
+    class Remembering(Scripted):
+        resets = 0
+
+        def reset(self):
+            self.resets += 1
+
+    opponent = Remembering([0, 1, 2])
+    env = make(opponent=opponent)
+    env.reset(seed=0)
+    env.reset(seed=1)
+    assert opponent.resets == 2
+
+
 def test_plain_callable_opponent():
     calls = []
 
