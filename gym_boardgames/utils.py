@@ -22,10 +22,19 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        # mkstemp creates the file private (0600); give it the mode a plain open() would have.
+        os.chmod(tmp, _default_file_mode() if not os.path.exists(target) else os.stat(target).st_mode & 0o777)
         os.replace(tmp, target)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def _default_file_mode() -> int:
+    """0o666 less the process umask (the umask can only be read by setting it, so set it back at once)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:

@@ -57,3 +57,19 @@ def test_missing_pygame_gives_a_clear_message():
         "try:\n    env.render()\nexcept Exception as e:\n    print(type(e).__name__, '|', e)"
     )
     assert out.startswith("DependencyNotInstalled |") and "pip install pygame-ce" in out
+
+
+def test_atomic_writes_keep_the_usual_file_mode_and_leave_no_temp_files(tmp_path):
+    import os
+
+    from gym_boardgames.utils import write_text_atomic
+
+    target = tmp_path / "out.json"
+    write_text_atomic(target, "{}")
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+    os.chmod(target, 0o640)
+    write_text_atomic(target, "[]")
+    assert target.read_text() == "[]" and target.stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["out.json"]

@@ -33,6 +33,8 @@ class ConnectNEnv(GridBoardEnv):
 
     ## Episode End
     A line of ``n``, a full board, or an illegal move with ``illegal_action="lose"``. Never truncated.
+    (With ``n=1`` the first piece wins, so with ``agent_player=1`` the opponent's opening move inside
+    ``reset`` already ends the episode: ``info["winner"]`` is 0 and ``step`` asks for a new ``reset``.)
 
     ## Info
     ``action_mask``, ``current_player``, ``illegal_action``, and at the end ``winner`` (0, 1 or None).

@@ -1,0 +1,618 @@
+"""The Sutton & Barto chapter-1 tic-tac-toe player: a TD(0) value table over afterstates, learnt in self-play.
+
+Each seat ``p`` keeps a table ``V[p]`` indexed by the compact key (``game.key``) of an *afterstate*,
+the position right after one of ``p``'s own moves. ``V[p][s]`` estimates ``p``'s chance of winning from
+``s``: it starts at 1 when ``s`` is a win for ``p``, 0 when ``s`` is a loss, and 0.5 for everything else
+(draws included, whose true value stays 0.5).
+
+A move is epsilon-greedy: with probability epsilon a uniformly random legal move (exploratory), otherwise a
+move whose afterstate has the highest value (greedy; ties broken at random). After a greedy move, the
+seat's previous afterstate ``s`` backs up towards the new one ``s'``::
+
+    V(s) <- V(s) + alpha * (V(s') - V(s))
+
+Exploratory moves cause no backup: the value of ``s`` should not be dragged down by a move the policy
+would not make (book section 1.5, figure 1.1). When the game ends, the seat whose move ended it has
+reached a terminal afterstate (the backup above, if that move was greedy), and the other seat's last
+afterstate backs up towards the terminal position's true value in its own table (0 after a loss,
+0.5 after a draw). Terminal afterstates keep their true values: no backup ever starts from them.
+
+Both seats learn in the same self-play games (:func:`train_self_play`), so one saved file holds both
+tables and a loaded :class:`TDAgent` plays whichever side is to move.
+
+Tables are initialised lazily: every entry starts at 0.5, and the first time the agent looks at the
+children of a position (in training or in play), its terminal children get their true values in both
+tables (1 for the winner's seat, 0 for the loser's, 0.5 for a draw). An agent only ever reads children
+of positions it has looked at, so it never sees an uninitialised terminal entry. Children are found with
+the rules' ``apply`` and ``key`` once per position and cached, which is what makes training fast: after
+the first few thousand games no rule code runs at all.
+
+Works for any game whose rules object has the rules surface of DESIGN.md plus ``key(state)`` and
+``n_keys`` (every key is in ``0 .. n_keys - 1``), e.g. tic-tac-toe (19683 keys) and small
+:class:`~gym_boardgames.rules.connect.ConnectN` boards (``3**cells`` keys).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from agents._rng import SeedLike, make_rng
+from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
+
+#: Format name and version of saved TD files (see :mod:`agents.persistence`).
+FORMAT = "gym_boardgames.td"
+VERSION = 1
+
+#: Largest table this module agrees to allocate (two seats of float64: about 0.8 GB at this size).
+MAX_KEYS = 50_000_000
+
+# Cached positions per agent before the cache is dropped and rebuilt (bounds memory on big boards).
+_CACHE_LIMIT = 1_000_000
+# How many uniforms are drawn from the Generator at once: one numpy call instead of one per move.
+_UNIFORM_BLOCK = 1 << 16
+
+
+class _Node(NamedTuple):
+    """A position's children, computed once with the rules.
+
+    Attributes:
+        mover: the player to move.
+        actions: the legal actions, ascending.
+        keys: the key of each action's afterstate.
+        states: each action's afterstate.
+        outcomes: per child, None if it is not terminal, else its true value per seat ``(v0, v1)``.
+    """
+
+    mover: int
+    actions: tuple[int, ...]
+    keys: tuple[int, ...]
+    states: tuple[Any, ...]
+    outcomes: tuple[tuple[float, float] | None, ...]
+
+
+def _expand(game: Any, state: Any) -> _Node:
+    """Apply every legal action of ``state`` and record the children's keys and terminal values."""
+    actions = tuple(int(a) for a in game.legal_actions(state))
+    if not actions:
+        raise ValueError("the game is over: there is no move to choose")
+    states = tuple(game.apply(state, a) for a in actions)
+    outcomes = []
+    for child in states:
+        if game.is_terminal(child):
+            r0, r1 = game.returns(child)
+            outcomes.append(((r0 + 1.0) / 2.0, (r1 + 1.0) / 2.0))  # payoff +1/0/-1 -> value 1/0.5/0
+        else:
+            outcomes.append(None)
+    return _Node(game.current_player(state), actions, tuple(game.key(s) for s in states), states, tuple(outcomes))
+
+
+def describe_game(game: Any) -> dict[str, Any]:
+    """Return the JSON description of ``game`` stored in saved files: class name, config, repr, n_keys."""
+    config = getattr(game, "config", None)
+    return {
+        "class": type(game).__name__,
+        "config": list(config) if config is not None else None,
+        "repr": repr(game),
+        "n_keys": int(game.n_keys),
+    }
+
+
+def _rebuild_game(description: dict[str, Any]) -> Any | None:
+    """Return the rules object a stored description names, or None if this module cannot rebuild it."""
+    from gym_boardgames.rules import ConnectN, TicTacToe
+
+    name, config = description.get("class"), description.get("config")
+    if name == "TicTacToe":
+        return TicTacToe()
+    if name == "ConnectN" and isinstance(config, list) and len(config) == 4:
+        rows, cols, n, gravity = config
+        return ConnectN(rows=rows, cols=cols, n=n, gravity=gravity)
+    return None
+
+
+def _check_table_game(game: Any) -> int:
+    """Return ``game.n_keys`` after checking the game can have a value table."""
+    n_keys = getattr(game, "n_keys", None)
+    if not isinstance(n_keys, (int, np.integer)) or not callable(getattr(game, "key", None)):
+        raise ValueError(f"{game!r} has no integer n_keys and key(state): a TD value table cannot index it")
+    if not 0 < n_keys <= MAX_KEYS:
+        raise ValueError(f"{game!r} has {n_keys} keys; a TD table holds at most {MAX_KEYS} (memory)")
+    return int(n_keys)
+
+
+class TDAgent:
+    """A greedy (or epsilon-greedy) player reading two afterstate value tables, one per seat.
+
+    Args:
+        game: the rules object the tables belong to (needs ``key`` and ``n_keys``).
+        values: a ``(2, n_keys)`` float64 array, ``values[p][key]`` the value for seat ``p`` of the
+            afterstate ``key``; None for fresh tables (all 0.5, terminal entries filled in lazily).
+            The array is used as is, not copied.
+        seat: the seat these tables were trained for, if one (informational; :meth:`act` always plays
+            the side to move).
+        epsilon: probability of a uniformly random move in :meth:`act` (0: always greedy).
+        seed: int, Generator or None; breaks ties between equally valued moves (and draws exploration).
+        training: JSON-ready notes on how the tables were made, stored by :meth:`save`.
+
+    Raises:
+        ValueError: on a game without ``key``/``n_keys``, a table of the wrong shape or dtype, or an
+            epsilon outside [0, 1].
+    """
+
+    def __init__(
+        self,
+        game: Any,
+        values: np.ndarray | None = None,
+        *,
+        seat: int | None = None,
+        epsilon: float = 0.0,
+        seed: SeedLike = None,
+        training: dict[str, Any] | None = None,
+    ) -> None:
+        n_keys = _check_table_game(game)
+        if values is None:
+            values = np.full((2, n_keys), 0.5)
+        elif not isinstance(values, np.ndarray) or values.shape != (2, n_keys) or values.dtype != np.float64:
+            shape, dtype = getattr(values, "shape", None), getattr(values, "dtype", type(values).__name__)
+            raise ValueError(f"values must be a float64 array of shape (2, {n_keys}), got {dtype} {shape}")
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in [0, 1], got {epsilon!r}")
+        if seat not in (None, 0, 1):
+            raise ValueError(f"seat must be 0, 1 or None, got {seat!r}")
+        self.game = game
+        self.values = values
+        self.seat = seat
+        self.epsilon = float(epsilon)
+        self.rng = make_rng(seed)
+        self.training = dict(training or {})
+        self._nodes: dict[int, _Node] = {}
+        self._checked_game: Any = game
+
+    def __repr__(self) -> str:
+        return f"TDAgent({self.game!r}, seat={self.seat}, epsilon={self.epsilon})"
+
+    # ---- playing ---------------------------------------------------------------------------------
+
+    def _check_game(self, game: Any) -> None:
+        """Refuse to play a game other than the one the tables index (checked once per game object)."""
+        if game is self._checked_game:
+            return
+        if not (game is self.game or game == self.game):
+            raise ValueError(f"this TDAgent's tables are for {self.game!r}, not {game!r}")
+        self._checked_game = game
+
+    def _node(self, game: Any, state: Any) -> _Node:
+        """Return the cached children of ``state``, initialising terminal children's table entries."""
+        key = game.key(state)
+        node = self._nodes.get(key)
+        if node is None:
+            node = _expand(game, state)
+            if len(self._nodes) >= _CACHE_LIMIT:
+                self._nodes.clear()
+            self._nodes[key] = node
+            for child, outcome in zip(node.keys, node.outcomes, strict=True):
+                if outcome is not None:
+                    self.values[0, child], self.values[1, child] = outcome
+        return node
+
+    def action_values(self, game: Any, state: Any) -> dict[int, float]:
+        """Return the value of each legal move's afterstate for the player to move in ``state``.
+
+        Args:
+            game: the rules object (equal to the agent's game).
+            state: a non-terminal position.
+
+        Returns:
+            ``{action: V[mover][key of the afterstate]}``, in action order.
+
+        Raises:
+            ValueError: if ``state`` is terminal or ``game`` is not the agent's game.
+        """
+        self._check_game(game)
+        node = self._node(game, state)
+        table = self.values[node.mover]
+        return {a: float(table[k]) for a, k in zip(node.actions, node.keys, strict=True)}
+
+    def greedy_actions(self, game: Any, state: Any) -> list[int]:
+        """Return every legal move of maximal afterstate value for the player to move (ascending).
+
+        Raises:
+            ValueError: if ``state`` is terminal or ``game`` is not the agent's game.
+        """
+        values = self.action_values(game, state)
+        best = max(values.values())
+        return [a for a, v in values.items() if v == best]
+
+    def act(self, game: Any, state: Any) -> int:
+        """Return a move for whichever player is to move in ``state``, read from that seat's table.
+
+        Greedy (ties broken by the agent's rng), or with probability ``epsilon`` a uniformly random move.
+
+        Args:
+            game: the rules object (equal to the agent's game).
+            state: a non-terminal position.
+
+        Returns:
+            A legal action.
+
+        Raises:
+            ValueError: if ``state`` is terminal or ``game`` is not the agent's game.
+        """
+        self._check_game(game)
+        node = self._node(game, state)
+        if self.epsilon > 0.0 and self.rng.random() < self.epsilon:
+            return node.actions[int(self.rng.integers(len(node.actions)))]
+        values = self.values[node.mover][list(node.keys)]
+        best = np.flatnonzero(values == values.max())
+        pick = best[0] if len(best) == 1 else best[self.rng.integers(len(best))]
+        return node.actions[int(pick)]
+
+    # ---- saving ----------------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write both seats' tables, the game and the training notes to one ``.npz`` file, atomically.
+
+        Raises:
+            OSError: if the file cannot be written (an existing file at ``path`` is then untouched).
+        """
+        meta = {"game": describe_game(self.game), "training": self.training}
+        save_npz(path, {"values": self.values}, format=FORMAT, version=VERSION, meta=meta)
+
+    @classmethod
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        game: Any | None = None,
+        *,
+        epsilon: float = 0.0,
+        seed: SeedLike = None,
+    ) -> TDAgent:
+        """Load an agent saved by :meth:`save`; it plays whichever side is to move.
+
+        Args:
+            path: the ``.npz`` file.
+            game: the rules object to play; None rebuilds the stored one (tic-tac-toe and ConnectN
+                boards can be rebuilt; other games must be passed).
+            epsilon: exploration at play time.
+            seed: int, Generator or None for tie-breaking.
+
+        Returns:
+            The agent, with ``training`` holding the stored training notes.
+
+        Raises:
+            FileNotFoundError: if ``path`` does not exist.
+            ValueError: (:class:`~agents.persistence.SavedFileError`) naming the file and the problem:
+                not a TD file, corrupt, another version, tables for another game than ``game``, or
+                tables of the wrong shape, dtype or range.
+        """
+        loaded = load_npz(path, format=FORMAT, versions={VERSION}, schema={"values": ArraySpec((2, None), np.float64)})
+        stored = loaded.meta.get("game")
+        if not isinstance(stored, dict) or "class" not in stored:
+            raise SavedFileError(path, "its header does not say which game the tables are for")
+        try:
+            rebuilt = _rebuild_game(stored)
+        except (TypeError, ValueError) as exc:
+            raise SavedFileError(path, f"its game description {stored!r} is invalid: {exc}") from None
+        label = stored.get("repr", stored["class"])
+        if game is None:
+            if rebuilt is None:
+                raise SavedFileError(path, f"holds tables for {label}, which cannot be rebuilt: pass game=")
+            game = rebuilt
+        elif rebuilt is not None:
+            if not game == rebuilt:
+                raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
+        elif describe_game(game)["class"] != stored["class"] or describe_game(game)["config"] != stored.get("config"):
+            raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
+        values = loaded.arrays["values"]
+        n_keys = _check_table_game(game)
+        if values.shape != (2, n_keys):
+            raise SavedFileError(path, f"array 'values' has shape {values.shape}, expected (2, {n_keys}) for {game!r}")
+        if not np.isfinite(values).all() or values.min() < 0.0 or values.max() > 1.0:
+            raise SavedFileError(path, "array 'values' holds values outside [0, 1] (or NaN): not a TD table")
+        training = loaded.meta.get("training")
+        return cls(game, values, epsilon=epsilon, seed=seed, training=training if isinstance(training, dict) else {})
+
+
+# ---- self-play training -------------------------------------------------------------------------
+
+
+def _uniforms(rng: np.random.Generator) -> Iterator[float]:
+    """Yield uniforms in [0, 1) from ``rng``, drawn a block at a time (a Python float per move is cheap)."""
+    while True:
+        yield from rng.random(_UNIFORM_BLOCK).tolist()
+
+
+class _SelfPlay:
+    """The training loop: both seats learn from the same epsilon-greedy self-play games.
+
+    The hot loop reads and writes Python dicts (``live[p][key]``), about twice as fast as numpy
+    scalar indexing (measured); :meth:`flush` copies them into the agents' numpy tables. Every key the
+    loop touches is a child of a position it expanded, so the dicts hold all of them.
+    """
+
+    def __init__(self, game: Any, values: np.ndarray, rng: np.random.Generator) -> None:
+        self.game = game
+        self.values = values
+        self.next_uniform = _uniforms(rng).__next__
+        self.nodes: dict[int, _Node] = {}
+        self.live: tuple[dict[int, float], dict[int, float]] = ({}, {})
+        self.root = game.initial_state()
+        self.root_key = game.key(self.root)
+
+    def expand(self, key: int, state: Any) -> _Node:
+        """Expand ``state`` once; seed the live tables with its children's values."""
+        node = _expand(self.game, state)
+        if len(self.nodes) >= _CACHE_LIMIT:
+            self.nodes.clear()  # nodes are recomputed on demand; the live values are kept
+        self.nodes[key] = node
+        mover_table = self.live[node.mover]
+        for child, outcome in zip(node.keys, node.outcomes, strict=True):
+            if outcome is not None:
+                # Terminal: its true value, in both tables (the other seat backs up towards it too).
+                self.live[0][child], self.live[1][child] = outcome
+            elif child not in mover_table:
+                mover_table[child] = float(self.values[node.mover, child])
+        return node
+
+    def run(self, episodes: int, alphas: Callable[[int], float], epsilons: Callable[[int], float], start: int) -> None:
+        """Play ``episodes`` games, numbered from ``start`` for the step-size and exploration schedules."""
+        nodes, expand, uniform = self.nodes, self.expand, self.next_uniform
+        live = self.live
+        for episode in range(start, start + episodes):
+            alpha, epsilon = alphas(episode), epsilons(episode)
+            state, key = self.root, self.root_key
+            last: list[int | None] = [None, None]  # each seat's previous afterstate key
+            while True:
+                node = nodes.get(key) or expand(key, state)
+                mover = node.mover
+                table = live[mover]
+                kids = node.keys
+                if uniform() < epsilon:
+                    j = int(uniform() * len(kids))  # exploratory: no backup below
+                    greedy = False
+                else:
+                    greedy = True
+                    vals = list(map(table.__getitem__, kids))
+                    best = max(vals)
+                    if vals.count(best) == 1:
+                        j = vals.index(best)
+                    else:
+                        ties = [i for i, v in enumerate(vals) if v == best]
+                        j = ties[int(uniform() * len(ties))]
+                child = kids[j]
+                previous = last[mover]
+                if greedy and previous is not None:
+                    table[previous] += alpha * (table[child] - table[previous])
+                last[mover] = child
+                if node.outcomes[j] is not None:
+                    # The other seat's last afterstate learns the final result, whoever ended the game.
+                    other = 1 - mover
+                    previous = last[other]
+                    if previous is not None:
+                        other_table = live[other]
+                        other_table[previous] += alpha * (other_table[child] - other_table[previous])
+                    break
+                state, key = node.states[j], child
+
+    def flush(self) -> None:
+        """Copy the live values into the numpy tables."""
+        for seat, table in enumerate(self.live):
+            if table:
+                keys = np.fromiter(table.keys(), dtype=np.int64, count=len(table))
+                self.values[seat, keys] = np.fromiter(table.values(), dtype=np.float64, count=len(table))
+
+
+def linear_schedule(start: float, end: float | None, episodes: int) -> Callable[[int], float]:
+    """Return ``episode -> value`` going linearly from ``start`` (first episode) to ``end`` (last).
+
+    Args:
+        start: the value at episode 0.
+        end: the value at episode ``episodes - 1``; None keeps ``start`` throughout.
+        episodes: the length of the run.
+
+    Returns:
+        The schedule, a function of the 0-based episode number.
+    """
+    if end is None or end == start or episodes <= 1:
+        return lambda episode: start
+    slope = (end - start) / (episodes - 1)
+    return lambda episode: start + slope * episode
+
+
+def train_self_play(
+    game: Any,
+    episodes: int,
+    alpha: float = 0.1,
+    epsilon: float = 0.1,
+    seed: SeedLike = None,
+    progress: Callable[[int], None] | None = None,
+    *,
+    alpha_final: float | None = None,
+    epsilon_final: float | None = None,
+    callback: Callable[[int, TDAgent, TDAgent], None] | None = None,
+    callback_every: int = 0,
+    initial: TDAgent | None = None,
+) -> tuple[TDAgent, TDAgent]:
+    """Learn both seats' afterstate tables by TD(0) in epsilon-greedy self-play.
+
+    Args:
+        game: the rules object (needs ``key`` and ``n_keys``).
+        episodes: self-play games to play (>= 0).
+        alpha: step size in (0, 1] (at the first episode, if ``alpha_final`` is given).
+        epsilon: exploration probability in [0, 1] (at the first episode, if ``epsilon_final`` is given).
+        seed: int, Generator or None; the same seed gives the same tables.
+        progress: called with the number of episodes finished since its last call (e.g. a tqdm
+            ``update``), about a hundred times per run.
+        alpha_final: if given, alpha decays linearly to this value at the last episode.
+        epsilon_final: if given, epsilon decays linearly to this value at the last episode.
+        callback: called as ``callback(episodes_done, agent0, agent1)`` every ``callback_every``
+            episodes (tables up to date), e.g. to record a learning curve.
+        callback_every: episodes between callbacks (0: never).
+        initial: start from a copy of this agent's tables (to continue training) instead of fresh ones.
+
+    Returns:
+        ``(agent for player 0, agent for player 1)``. They share one ``(2, n_keys)`` value array (both
+        seats learnt in the same games; either agent plays whichever side is to move and saves both
+        tables), and each has its own tie-breaking rng drawn from ``seed``.
+
+    Raises:
+        ValueError: on a game without ``key``/``n_keys`` or a parameter out of range.
+    """
+    if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 0:
+        raise ValueError(f"episodes must be an integer >= 0, got {episodes!r}")
+    for name, value in (("alpha", alpha), ("alpha_final", alpha_final)):
+        if value is not None and not 0.0 < value <= 1.0:
+            raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+    for name, value in (("epsilon", epsilon), ("epsilon_final", epsilon_final)):
+        if value is not None and not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    if callback_every < 0 or (callback is not None and callback_every == 0):
+        raise ValueError(f"callback_every must be >= 1 when a callback is given, got {callback_every!r}")
+    episodes = int(episodes)
+    n_keys = _check_table_game(game)
+    rng = make_rng(seed)
+    if initial is None:
+        values = np.full((2, n_keys), 0.5)
+    elif not (initial.game is game or initial.game == game):
+        raise ValueError(f"initial holds tables for {initial.game!r}, not for {game!r}")
+    else:
+        values = initial.values.copy()
+    training = {
+        "episodes": episodes,
+        "alpha": alpha,
+        "alpha_final": alpha_final,
+        "epsilon": epsilon,
+        "epsilon_final": epsilon_final,
+        "seed": seed if isinstance(seed, int) else None,
+        "continued": initial is not None,
+    }
+    agent_seeds = rng.integers(2**63, size=2)
+    agents = tuple(TDAgent(game, values, seat=seat, seed=int(agent_seeds[seat]), training=training) for seat in (0, 1))
+    loop = _SelfPlay(game, values, rng)
+    alphas = linear_schedule(alpha, alpha_final, episodes)
+    epsilons = linear_schedule(epsilon, epsilon_final, episodes)
+    # Run in chunks so that progress and callbacks are reported without a check per episode.
+    step = max(1, episodes // 100)
+    if callback is not None:
+        step = min(step, callback_every)
+    done = 0
+    while done < episodes:
+        n = min(step, episodes - done)
+        if callback is not None:
+            n = min(n, callback_every - done % callback_every)
+        loop.run(n, alphas, epsilons, done)
+        done += n
+        if progress is not None:
+            progress(n)
+        if callback is not None and done % callback_every == 0:
+            loop.flush()
+            callback(done, agents[0], agents[1])
+    loop.flush()
+    return agents[0], agents[1]
+
+
+# ---- checking a greedy player against the game-theoretic values ----------------------------------
+
+
+def _greedy_moves(agent: Any, game: Any, state: Any) -> list[int]:
+    """The moves ``agent`` may play in ``state``: all tied greedy moves for a TD agent, else its choice."""
+    greedy = getattr(agent, "greedy_actions", None)
+    return list(greedy(game, state)) if callable(greedy) else [int(agent.act(game, state))]
+
+
+def _child_value(game: Any, mover: int, child: Any, solved: dict[int, int]) -> int:
+    """Game-theoretic value of ``child`` for ``mover`` (values are stored for the player to move)."""
+    value = solved[game.key(child)]
+    return value if game.current_player(child) == mover else -value
+
+
+class GreedyAudit(NamedTuple):
+    """How a player's moves compare with perfect play.
+
+    Attributes:
+        positions: non-terminal positions examined (where the audited player is to move).
+        optimal: positions where every move the player may choose keeps the game-theoretic value.
+        losing: positions that are not lost but where some move the player may choose loses (against
+            perfect play). Zero over :func:`audit_seat`'s positions means the player can never lose.
+    """
+
+    positions: int
+    optimal: int
+    losing: int
+
+    @property
+    def optimal_share(self) -> float:
+        """``optimal / positions`` (1.0 when no position was examined)."""
+        return self.optimal / self.positions if self.positions else 1.0
+
+
+def _audit(agent: Any, game: Any, solved: dict[int, int], seat: int | None) -> GreedyAudit:
+    """Walk the reachable positions (all of them if ``seat`` is None, else those ``seat`` can meet)."""
+    start = game.initial_state()
+    seen = {game.key(start)}
+    stack = [start]
+    positions = optimal = losing = 0
+    while stack:
+        state = stack.pop()
+        if game.is_terminal(state):
+            continue
+        mover = game.current_player(state)
+        legal = game.legal_actions(state)
+        if seat is None or mover == seat:
+            chosen = _greedy_moves(agent, game, state)
+            value = solved[game.key(state)]
+            results = [_child_value(game, mover, game.apply(state, a), solved) for a in chosen]
+            positions += 1
+            optimal += min(results) == value
+            losing += value >= 0 and min(results) < 0
+        # Everything stays reachable for the full audit; a seat's audit follows only its own choices.
+        follow = legal if seat is None or mover != seat else chosen
+        for action in follow:
+            child = game.apply(state, action)
+            key = game.key(child)
+            if key not in seen:
+                seen.add(key)
+                stack.append(child)
+    return GreedyAudit(positions, optimal, losing)
+
+
+def audit_all_positions(agent: Any, game: Any, solved: dict[int, int]) -> GreedyAudit:
+    """Compare the greedy moves with perfect play in every reachable non-terminal position.
+
+    Args:
+        agent: a :class:`TDAgent` (all its tied greedy moves are checked) or any agent with ``act``.
+        game: the rules object.
+        solved: ``{game.key(state): value for the player to move}`` for every reachable position, as
+            returned by :func:`agents.minimax.position_values`.
+
+    Returns:
+        The audit; ``optimal_share`` is the share of positions where the greedy move is optimal.
+    """
+    return _audit(agent, game, solved, None)
+
+
+def audit_seat(agent: Any, game: Any, solved: dict[int, int], seat: int) -> GreedyAudit:
+    """Check the greedy moves of ``seat`` in every position it can meet, whatever the opponent plays.
+
+    The walk follows every opponent move but only the agent's own (tied) greedy moves, so
+    ``losing == 0`` proves the agent never loses from that seat, against any opponent.
+
+    Args:
+        agent: a :class:`TDAgent` or any agent with ``act`` (then its single choice is followed).
+        game: the rules object.
+        solved: game-theoretic values as for :func:`audit_all_positions`.
+        seat: the agent's seat, 0 or 1.
+
+    Returns:
+        The audit over the positions where ``seat`` is to move.
+
+    Raises:
+        ValueError: if ``seat`` is not 0 or 1.
+    """
+    if seat not in (0, 1):
+        raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+    return _audit(agent, game, solved, seat)

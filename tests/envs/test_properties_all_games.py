@@ -1,0 +1,425 @@
+"""Hypothesis properties of ConnectN-v0 and DotsAndBoxes-v0: no sequence of calls crashes an env or corrupts it.
+
+As ``test_properties.py`` does for TicTacToe-v0, hypothesis draws arbitrary sequences of resets and actions:
+legal moves, moves illegal in the position (a full column, an occupied cell, a drawn edge), raw in-space
+integers of every integer type, out-of-space integers and values of the wrong type. The only exceptions
+allowed are the documented ones, each for its documented reason, a rejected call changes nothing at all,
+and after every call the state is a position the rules can reach: the mask is the rules' legal moves
+(zeros at the end), ConnectN piece counts differ by at most one and gravity pieces never float, Dots
+scores equal the owned boxes and never decrease, and a finished game stays finished until reset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+import gym_boardgames  # noqa: F401  (registers the ids)
+from gym_boardgames.errors import ActionTypeError, ResetNeeded
+
+# ---- the games under test ----------------------------------------------------------------------
+
+
+class ConnectSpec:
+    """What the properties need to know about a ConnectN board, computed from its documented encoding."""
+
+    def __init__(self, rows: int, cols: int, n: int, gravity: bool) -> None:
+        self.rows, self.cols, self.n, self.gravity = rows, cols, n, gravity
+        self.num_actions = cols if gravity else rows * cols
+
+    def __repr__(self) -> str:
+        return f"connect-{self.rows}x{self.cols}-n{self.n}-{'gravity' if self.gravity else 'free'}"
+
+    def make(self, **kwargs: Any) -> gym.Env:
+        return gym.make("ConnectN-v0", rows=self.rows, cols=self.cols, n=self.n, gravity=self.gravity, **kwargs)
+
+    def free(self, state: Any) -> list[int]:
+        """Actions whose column / cell has room (the board's top row is row 0)."""
+        return [a for a in range(self.num_actions) if state.board[a] == 0]
+
+    def blocked(self, state: Any) -> list[int]:
+        """In-space actions illegal here: full columns with gravity, occupied cells without."""
+        return [a for a in range(self.num_actions) if state.board[a] != 0]
+
+    def observe(self, state: Any, viewer: int) -> np.ndarray:
+        mine, theirs = viewer + 1, 2 - viewer
+        values = [1 if v == mine else -1 if v == theirs else 0 for v in state.board]
+        return np.array(values, dtype=np.int8).reshape(self.rows, self.cols)
+
+    def check_state(self, env: gym.Env, previous: Any | None) -> None:
+        u = env.unwrapped
+        board = u.state.board
+        assert len(board) == self.rows * self.cols and set(board) <= {0, 1, 2}
+        count0, count1 = board.count(1), board.count(2)
+        assert count0 - count1 in (0, 1)  # player 0 opens: never behind, never two ahead
+        assert u.game.current_player(u.state) == count0 - count1
+        if self.gravity:
+            for cell in range(self.cols, self.rows * self.cols):
+                # Every piece rests on the bottom row or on another piece.
+                assert board[cell - self.cols] == 0 or board[cell] != 0, f"cell {cell - self.cols} floats"
+        # Rebuilding the state from its board re-derives the player and the cached winner from scratch.
+        assert u.game.state_from_board(board) == u.state
+        if previous is not None:
+            assert all(old == 0 or old == new for old, new in zip(previous.board, board, strict=True))
+
+    def check_legal_step(self, env: gym.Env, before: Any, action: int, mover: int, side: int | None) -> None:
+        """A legal ConnectN step adds the mover's piece, then at most one reply."""
+        u = env.unwrapped
+        board, old = u.state.board, before.board
+        if self.gravity:
+            # The piece lands on the lowest empty cell of the chosen column.
+            landing = max(r for r in range(self.rows) if old[r * self.cols + action] == 0) * self.cols + action
+        else:
+            landing = action
+        assert board[landing] == mover + 1
+        added = [i for i in range(len(board)) if board[i] != old[i]]
+        agent_ended_it = u.game.is_terminal(u.game.apply(before, action))
+        if side is None or agent_ended_it:
+            assert added == [landing]
+        else:
+            (reply,) = (i for i in added if i != landing)
+            assert board[reply] == 2 - mover
+            assert u.game.current_player(u.state) == side
+
+    def reward_ok(self, env: gym.Env, before: Any, seat: int, reward: float, terminated: bool) -> bool:
+        if not terminated:
+            return reward == 0.0
+        winner = env.unwrapped.game.winner(env.unwrapped.state)
+        return reward == (0.0 if winner is None else (1.0 if winner == seat else -1.0))
+
+
+class DotsSpec:
+    """What the properties need to know about a Dots and Boxes board, from the documented edge numbering."""
+
+    def __init__(self, rows: int, cols: int, reward: str) -> None:
+        self.rows, self.cols, self.reward = rows, cols, reward
+        self.horizontal = (rows + 1) * cols
+        self.num_actions = self.horizontal + rows * (cols + 1)
+        # Top, bottom, left, right edge of each box, row-major.
+        left = [[self.horizontal + r * (cols + 1) + c for c in range(cols)] for r in range(rows)]
+        self.sides = [
+            (r * cols + c, (r + 1) * cols + c, left[r][c], left[r][c] + 1) for r in range(rows) for c in range(cols)
+        ]
+
+    def __repr__(self) -> str:
+        return f"dots-{self.rows}x{self.cols}-{self.reward}"
+
+    def make(self, **kwargs: Any) -> gym.Env:
+        return gym.make("DotsAndBoxes-v0", rows=self.rows, cols=self.cols, reward=self.reward, **kwargs)
+
+    def free(self, state: Any) -> list[int]:
+        return [e for e in range(self.num_actions) if not state.edges[e]]
+
+    def blocked(self, state: Any) -> list[int]:
+        return [e for e in range(self.num_actions) if state.edges[e]]
+
+    def observe(self, state: Any, viewer: int) -> np.ndarray:
+        mine, theirs = viewer + 1, 2 - viewer
+        owners = [1 if v == mine else -1 if v == theirs else 0 for v in state.owners]
+        return np.array(list(state.edges) + owners, dtype=np.int8)
+
+    def check_state(self, env: gym.Env, previous: Any | None) -> None:
+        u = env.unwrapped
+        edges, owners = u.state.edges, u.state.owners
+        assert len(edges) == self.num_actions and set(edges) <= {0, 1}
+        assert len(owners) == len(self.sides) and set(owners) <= {0, 1, 2}
+        # A box is owned exactly when its four sides are drawn, and the scores count the owned boxes.
+        for box, sides in enumerate(self.sides):
+            assert (owners[box] != 0) == all(edges[e] for e in sides)
+        assert tuple(u.game.scores(u.state)) == (owners.count(1), owners.count(2))
+        if previous is not None:
+            # Edges are only ever drawn, boxes never change hands, so scores never decrease.
+            assert all(old <= new for old, new in zip(previous.edges, edges, strict=True))
+            assert all(old == 0 or old == new for old, new in zip(previous.owners, owners, strict=True))
+            before, after = u.game.scores(previous), u.game.scores(u.state)
+            assert after[0] >= before[0] and after[1] >= before[1]
+
+    def check_legal_step(self, env: gym.Env, before: Any, action: int, mover: int, side: int | None) -> None:
+        """A legal Dots step draws the edge; the opponent then moves only while it keeps closing boxes."""
+        u = env.unwrapped
+        edges = u.state.edges
+        assert edges[action] == 1
+        added = [e for e in range(self.num_actions) if edges[e] != before.edges[e]]
+        closed = u.game.boxes_completed_by(before, action)
+        over = u.game.is_terminal(u.state)
+        if side is None or closed:
+            # One move only: in self-play always; against an opponent when the agent closed a box and keeps
+            # the move (the last edge always closes one, so the game cannot end otherwise).
+            assert added == [action]
+            assert u.game.current_player(u.state) == (mover if closed else 1 - mover)
+            return
+        assert action in added and len(added) >= 2  # the opponent replied
+        # Every opponent move but its last closed a box (the last one too if it ended the game).
+        opponent_gain = u.game.scores(u.state)[1 - mover] - u.game.scores(before)[1 - mover]
+        assert opponent_gain >= len(added) - (1 if over else 2)
+        assert over or u.game.current_player(u.state) == side
+
+    def reward_ok(self, env: gym.Env, before: Any, seat: int, reward: float, terminated: bool) -> bool:
+        game, after = env.unwrapped.game, env.unwrapped.state
+        if self.reward == "score":
+            gained = [a - b for a, b in zip(game.scores(after), game.scores(before), strict=True)]
+            return reward == gained[seat] - gained[1 - seat]
+        return reward == (game.returns(after)[seat] if terminated else 0.0)
+
+
+GAMES = [
+    ConnectSpec(4, 4, 3, gravity=True),
+    ConnectSpec(6, 7, 4, gravity=True),
+    ConnectSpec(4, 5, 3, gravity=False),
+    DotsSpec(2, 2, "win"),
+    DotsSpec(2, 2, "score"),
+    DotsSpec(3, 3, "win"),
+    DotsSpec(3, 3, "score"),
+]
+
+# ---- what hypothesis draws -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """``kind`` says what the action is meant to be, so the expected outcome is known without the env.
+
+    "legal" and "blocked" hold an index resolved at run time into the legal / illegal-in-position actions
+    of the current position (so games get deep); "index" is ``value[0] % num_actions`` in the integer
+    type ``value[1]``, legal or not; "out_of_range" is ``num_actions + value`` or a negative ``value``;
+    "wrong_type" is passed to ``step`` as is; "finish" plays legal moves (picked with ``value``) until the
+    episode ends, so that endings by the rules are frequent even on boards with many moves.
+    """
+
+    kind: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class Reset:
+    seed: int | None
+    agent_player: int | str | None  # a one-episode override through options, or None for none
+
+
+# Every form of integer an agent may hand over: Python ints, numpy scalars, 0-d integer arrays.
+INT_FORMS = (int, np.int64, np.int32, np.uint8, np.array)
+indices = st.tuples(st.integers(0, 10_000), st.sampled_from(INT_FORMS))
+out_of_range = st.tuples(
+    st.one_of(st.integers(0, 3), st.integers(0, 10**12), st.integers(-(10**12), -1)),
+    st.sampled_from((int, np.int64, np.array)),
+)
+# Not integers at all: floats (even integral ones), strings, None, bools, containers, non-scalar arrays.
+WRONG_TYPES = (1.5, 2.0, "a", "3", None, True, False, np.bool_(True), np.float64(1.0), np.array(1.0))
+WRONG_CONTAINERS = ([1], (1,), np.array([1, 2]), b"\x01", 1 + 0j)
+wrong_types = st.one_of(st.sampled_from(WRONG_TYPES + WRONG_CONTAINERS), st.floats(allow_nan=True, allow_infinity=True))
+legal_steps = st.builds(Step, st.just("legal"), st.integers(0, 100))
+steps = st.one_of(
+    # Legal moves are drawn most often (one_of picks a branch uniformly) so that episodes reach their
+    # ends and the aftermath between the odd bad action and reset.
+    *[legal_steps] * 8,
+    st.builds(Step, st.just("finish"), st.integers(0, 2**32 - 1)),
+    st.builds(Step, st.just("blocked"), st.integers(0, 100)),
+    st.builds(Step, st.just("index"), indices),
+    st.builds(Step, st.just("out_of_range"), out_of_range),
+    st.builds(Step, st.just("wrong_type"), wrong_types),
+)
+resets = st.builds(
+    Reset,
+    seed=st.one_of(st.none(), st.integers(0, 2**32 - 1)),
+    agent_player=st.sampled_from([None, None, 0, 1, "random"]),
+)
+programs = st.tuples(st.integers(0, 2**32 - 1), st.lists(st.one_of(*[steps] * 12, resets), min_size=10, max_size=70))
+
+
+def resolve(step: Step, spec: ConnectSpec | DotsSpec, state: Any) -> tuple[str, Any]:
+    """Turn a drawn step into ``(expected kind, action)`` for the current position."""
+    n = spec.num_actions
+    if step.kind in ("legal", "finish"):
+        free = spec.free(state)
+        return ("legal", free[step.value % len(free)]) if free else ("blocked", 0)
+    if step.kind == "blocked":
+        blocked = spec.blocked(state)
+        return ("blocked", blocked[step.value % len(blocked)]) if blocked else ("skip", None)
+    if step.kind == "index":
+        index, form = step.value
+        action = index % n
+        return ("legal" if action in spec.free(state) else "blocked"), form(action)
+    if step.kind == "out_of_range":
+        offset, form = step.value
+        return "out_of_range", form(n + offset if offset >= 0 else offset)
+    return "wrong_type", step.value
+
+
+# ---- checks ----------------------------------------------------------------------------------
+
+
+def snapshot(env: gym.Env) -> tuple[Any, ...]:
+    """Everything a step could change, including the opponent's random stream (for reproducibility)."""
+    u = env.unwrapped
+    return (
+        u.state, list(u.moves), u.episode_over, u.winner, u.illegal_move_made,
+        u.agent_player, u.np_random.bit_generator.state, u.action_masks().tolist(),
+    )  # fmt: skip
+
+
+def assert_rejected(env: gym.Env, action: Any, error: type[BaseException], match: str | None = None) -> BaseException:
+    """``step(action)`` raises ``error`` and leaves the env exactly as it was; return the exception."""
+    before = snapshot(env)
+    with pytest.raises(error, match=match) as caught:
+        env.step(action)
+    assert snapshot(env) == before
+    return caught.value
+
+
+def assert_consistent(env: gym.Env, ended: bool, info: dict[str, Any] | None = None) -> None:
+    """The state is the rules' result of the moves played, and the mask is the rules' legal moves while the
+    game runs and all zeros at the end."""
+    u = env.unwrapped
+    game, state = u.game, u.state
+    # Replaying the episode's move log with the rules gives exactly the env's state, each move made by the
+    # player the rules had to move (so, in Dots and Boxes, nobody moved twice without closing a box).
+    replayed = game.initial_state()
+    for player, action in u.moves:
+        assert player == game.current_player(replayed)
+        replayed = game.apply(replayed, action)
+    assert replayed == state
+    assert u.episode_over == ended
+    mask = u.action_masks()
+    assert mask.dtype == np.int8 and mask.shape == (game.num_actions,)
+    if ended:
+        assert not mask.any()
+        assert game.is_terminal(state) or u.illegal_move_made
+    else:
+        assert not game.is_terminal(state)
+        assert np.flatnonzero(mask).tolist() == list(game.legal_actions(state))
+        assert mask.any()  # a running game always has a move
+    if info is not None:
+        np.testing.assert_array_equal(info["action_mask"], mask)
+        assert info["current_player"] == game.current_player(state)
+        assert ("winner" in info) == ended
+        if "scores" in info:
+            assert info["scores"] == list(game.scores(state))
+
+
+# ---- the driver ------------------------------------------------------------------------------
+
+
+def run_program(
+    spec: ConnectSpec | DotsSpec, env: gym.Env, first_seed: int, program: list[Step | Reset], *, self_play: bool,
+    illegal_action: str,
+) -> None:  # fmt: skip
+    u = env.unwrapped
+    last_action = rf"\b{spec.num_actions - 1}\b"  # error messages give the valid range 0..n-1
+    with pytest.raises(ResetNeeded, match=r"reset\(\)"):
+        u.step(0)  # before the first reset every step is refused
+
+    ended = True  # no episode yet; the leading reset below starts one
+    side: int | None = None
+    episode_start: Any = None
+    for op in [Reset(first_seed, None), *program]:
+        if isinstance(op, Reset):
+            options = None if op.agent_player is None else {"agent_player": op.agent_player}
+            obs, info = env.reset(seed=op.seed, options=options)
+            ended = False
+            side = None if self_play else u.agent_player
+            if not self_play:
+                # The override lasts one episode; without one the constructor's setting (0) applies.
+                requested = 0 if op.agent_player is None else op.agent_player
+                assert side == requested or (requested == "random" and side in (0, 1))
+            # A fresh game: empty, or just the opponent's opening move when the agent plays second.
+            assert len(u.moves) == (1 if side == 1 else 0)
+            assert info["current_player"] == (0 if side is None else side)
+            assert not info["illegal_action"]
+            spec.check_state(env, None)
+            np.testing.assert_array_equal(obs, spec.observe(u.state, 0 if side is None else side))
+            assert_consistent(env, ended, info)
+            episode_start = u.state
+            continue
+
+        kind, action = resolve(op, spec, u.state)
+        if ended:
+            event("step after the end")
+            # A finished game stays finished, whatever is passed, until reset.
+            assert_rejected(env, action, ResetNeeded, match=r"reset\(\)")
+            continue
+        previous = u.state
+        if kind == "wrong_type":
+            # DESIGN.md: anything outside the space is a ValueError; a non-integer is also a TypeError.
+            error = assert_rejected(env, action, ValueError, match=last_action)
+            assert isinstance(error, TypeError) and isinstance(error, ActionTypeError)
+        elif kind == "out_of_range":
+            assert_rejected(env, action, ValueError, match=last_action)
+        elif kind == "skip":
+            continue  # nothing is illegal in this position (an empty board)
+        elif kind == "blocked" and illegal_action == "raise":
+            assert_rejected(env, action, ValueError, match="illegal")
+        elif kind == "blocked":
+            ended = step_illegal_and_lose(spec, env, action, side)
+        else:
+            ended = step_legal(spec, env, int(action), side)
+            if op.kind == "finish":
+                picks = np.random.default_rng(op.value)
+                while not ended:
+                    spec.check_state(env, previous)
+                    previous, free = u.state, spec.free(u.state)
+                    ended = step_legal(spec, env, int(free[picks.integers(len(free))]), side)
+        spec.check_state(env, previous)
+        spec.check_state(env, episode_start)  # monotone over the whole episode, too
+        assert_consistent(env, ended)
+        if ended:
+            event("episode ended by an illegal move" if u.illegal_move_made else "episode ended by the rules")
+            assert_rejected(env, 0, ResetNeeded)
+
+
+def step_illegal_and_lose(spec: ConnectSpec | DotsSpec, env: gym.Env, action: Any, side: int | None) -> bool:
+    """An illegal-in-position action with illegal_action="lose": the offender loses and nothing moves."""
+    u = env.unwrapped
+    state_before, rng_before = u.state, u.np_random.bit_generator.state
+    offender = u.game.current_player(u.state)
+    obs, reward, terminated, truncated, info = env.step(action)
+    assert (reward, terminated, truncated) == (-1.0, True, False)  # -1 in every reward mode
+    assert info["illegal_action"] is True and u.illegal_move_made
+    assert info["winner"] == 1 - offender and info["current_player"] == offender
+    assert u.state == state_before  # the board is unchanged
+    assert u.np_random.bit_generator.state == rng_before  # and no opponent move was drawn
+    np.testing.assert_array_equal(obs, spec.observe(u.state, offender if side is None else side))
+    assert_consistent(env, True, info)
+    return True
+
+
+def step_legal(spec: ConnectSpec | DotsSpec, env: gym.Env, action: int, side: int | None) -> bool:
+    u = env.unwrapped
+    before = u.state
+    mover = u.game.current_player(before)
+    assert side is None or mover == side  # against an opponent, only the agent is ever asked to move
+    obs, reward, terminated, truncated, info = env.step(action)
+    assert truncated is False and not info["illegal_action"]
+    assert terminated == u.game.is_terminal(u.state)
+    spec.check_legal_step(env, before, action, mover, side)
+    seat = mover if side is None else side  # whose reward it is
+    assert spec.reward_ok(env, before, seat, reward, terminated), (reward, seat)
+    if terminated:
+        returns = u.game.returns(u.state)
+        assert info["winner"] == (None if returns[0] == returns[1] else int(np.argmax(returns)))
+    viewer = u.game.current_player(u.state) if side is None else side
+    np.testing.assert_array_equal(obs, spec.observe(u.state, viewer))
+    assert obs.dtype == np.int8
+    assert_consistent(env, terminated, info)
+    return bool(terminated)
+
+
+# ---- the properties --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("illegal_action", ["lose", "raise"])
+@pytest.mark.parametrize("opponent", [None, "random"], ids=["self-play", "random-opponent"])
+@pytest.mark.parametrize("spec", GAMES, ids=repr)
+@settings(max_examples=50, deadline=None)
+@given(program=programs)
+def test_any_call_sequence_raises_only_documented_errors_and_keeps_a_reachable_state(
+    spec: ConnectSpec | DotsSpec, opponent: str | None, illegal_action: str, program: tuple[int, list[Step | Reset]]
+) -> None:
+    env = spec.make(opponent=opponent, illegal_action=illegal_action)
+    first_seed, ops = program
+    run_program(spec, env, first_seed, ops, self_play=opponent is None, illegal_action=illegal_action)

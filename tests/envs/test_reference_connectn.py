@@ -1,0 +1,704 @@
+"""ConnectN-v0 and ConnectFour-v0 checked step by step against an independent m,n,k / gravity game.
+
+The reference below shares no code with ``gym_boardgames.rules``: it keeps the board as a list of rows of
+owners, drops gravity pieces by scanning a column from the bottom, finds a win by walking the four
+directions from the last piece, and can re-scan the whole board to check itself. Thousands of seeded
+random games on boards of many shapes then drive ``gymnasium.make(...)`` and every observable
+(observation, mask, current player, reward, terminated, truncated, winner) and the env's internal state
+must agree with it after every single step: in self-play, against the built-in random opponent from
+either side, and after illegal moves (a full column or an occupied cell). Table-driven cases pin the
+rules that random play reaches only by chance: stacking, every win direction, a win on the last free
+cell, and lines longer than ``n``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import gym_boardgames  # noqa: F401  (registers the ids)
+from gym_boardgames.errors import ResetNeeded
+
+# ---- the independent reference -------------------------------------------------------------
+
+#: (row step, column step) of each direction a line can run in; row 0 is the top of the board.
+DIRECTIONS: dict[str, tuple[int, int]] = {
+    "horizontal": (0, 1),
+    "vertical": (1, 0),
+    "diagonal": (1, 1),  # "\": down and to the right
+    "anti-diagonal": (1, -1),  # "/": down and to the left
+}
+
+
+class RefConnect:
+    """A deliberately naive m,n,k game: ``grid[r][c]`` is None (empty) or the owner, 0 or 1.
+
+    Actions follow the documented numbering: the column with gravity, ``row * cols + col`` without.
+    """
+
+    def __init__(self, rows: int, cols: int, n: int, gravity: bool) -> None:
+        self.rows, self.cols, self.n, self.gravity = rows, cols, n, gravity
+        self.grid: list[list[int | None]] = [[None] * cols for _ in range(rows)]
+        self.winner: int | None = None
+        self.win_direction: str | None = None
+        self.last: tuple[int, int] | None = None
+
+    def copy(self) -> RefConnect:
+        other = RefConnect(self.rows, self.cols, self.n, self.gravity)
+        other.grid = [row[:] for row in self.grid]
+        other.winner, other.win_direction, other.last = self.winner, self.win_direction, self.last
+        return other
+
+    @property
+    def num_actions(self) -> int:
+        return self.cols if self.gravity else self.rows * self.cols
+
+    def pieces(self, player: int) -> int:
+        return sum(row.count(player) for row in self.grid)
+
+    def to_move(self) -> int:
+        """Player 0 opens, so equal counts mean player 0 moves; at the end, who would move next."""
+        return 0 if self.pieces(0) == self.pieces(1) else 1
+
+    def board_full(self) -> bool:
+        return all(owner is not None for row in self.grid for owner in row)
+
+    def over(self) -> bool:
+        return self.winner is not None or self.board_full()
+
+    def landing(self, action: int) -> tuple[int, int] | None:
+        """The cell ``action`` would fill, or None if its column is full / its cell is taken."""
+        if self.gravity:
+            for r in range(self.rows - 1, -1, -1):  # from the bottom row up
+                if self.grid[r][action] is None:
+                    return (r, action)
+            return None
+        r, c = divmod(action, self.cols)
+        return (r, c) if self.grid[r][c] is None else None
+
+    def legal(self) -> list[int]:
+        if self.over():
+            return []
+        return [a for a in range(self.num_actions) if self.landing(a) is not None]
+
+    def blocked(self) -> list[int]:
+        """Actions illegal in this position: full columns with gravity, occupied cells without."""
+        return [a for a in range(self.num_actions) if self.landing(a) is None]
+
+    def run_through(self, r: int, c: int, dr: int, dc: int) -> int:
+        """Length of the run of ``grid[r][c]``'s owner through ``(r, c)`` along ``(dr, dc)``, both ways."""
+        owner, length = self.grid[r][c], 1
+        for sign in (1, -1):
+            rr, cc = r + sign * dr, c + sign * dc
+            while 0 <= rr < self.rows and 0 <= cc < self.cols and self.grid[rr][cc] == owner:
+                length += 1
+                rr, cc = rr + sign * dr, cc + sign * dc
+        return length
+
+    def play(self, action: int) -> tuple[int, int]:
+        assert action in self.legal(), f"reference: {action} is not legal in {self.grid}"
+        r, c = self.landing(action)
+        mover = self.to_move()
+        self.grid[r][c] = mover
+        self.last = (r, c)
+        # Only the new piece can have made a line: walk every direction from it.
+        for name, (dr, dc) in DIRECTIONS.items():
+            if self.run_through(r, c, dr, dc) >= self.n:
+                self.winner, self.win_direction = mover, name
+                break
+        return r, c
+
+    def scan_winners(self) -> set[int]:
+        """Every player owning ``n`` in a row anywhere, by brute force over all starts and directions."""
+        found = set()
+        for r in range(self.rows):
+            for c in range(self.cols):
+                for dr, dc in DIRECTIONS.values():
+                    cells = [(r + i * dr, c + i * dc) for i in range(self.n)]
+                    if all(0 <= rr < self.rows and 0 <= cc < self.cols for rr, cc in cells):
+                        owners = {self.grid[rr][cc] for rr, cc in cells}
+                        if len(owners) == 1 and None not in owners:
+                            found |= owners
+        return found
+
+    def mask(self) -> np.ndarray:
+        legal = set(self.legal())
+        return np.array([1 if a in legal else 0 for a in range(self.num_actions)], dtype=np.int8)
+
+    def observation(self, viewer: int) -> np.ndarray:
+        """+1 for ``viewer``'s pieces, -1 for the other player's, 0 for empty, as a (rows, cols) int8 array."""
+        values = [[0 if o is None else (1 if o == viewer else -1) for o in row] for row in self.grid]
+        return np.array(values, dtype=np.int8).reshape(self.rows, self.cols)
+
+    def library_board(self) -> bytes:
+        """The board in the cell encoding the rules module documents: 0 empty, 1 player 0, 2 player 1."""
+        return bytes(0 if o is None else o + 1 for row in self.grid for o in row)
+
+
+def ref_from_picture(picture: list[str], n: int, gravity: bool) -> RefConnect:
+    """A reference position from rows of ``X`` (player 0), ``O`` (player 1) and ``.`` (empty)."""
+    ref = RefConnect(len(picture), len(picture[0]), n, gravity)
+    ref.grid = [[{"X": 0, "O": 1, ".": None}[ch] for ch in row] for row in picture]
+    return ref
+
+
+def test_reference_finds_lines_of_n_in_every_direction_but_not_split_ones() -> None:
+    # Guard the guard: a broken reference would make every cross-check below meaningless.
+    ref = RefConnect(6, 7, 4, gravity=True)
+    for col in (3, 4, 3, 4, 3, 4):
+        ref.play(col)
+        assert ref.winner is None
+    assert ref.landing(3) == (2, 3) and ref.to_move() == 0
+    ref.play(3)
+    assert (ref.winner, ref.win_direction, ref.last) == (0, "vertical", (2, 3))
+    assert ref.legal() == [] and ref.to_move() == 1 and ref.scan_winners() == {0}
+    assert ref.observation(1)[2:, 3:5].tolist() == [[-1, 0], [-1, 1], [-1, 1], [-1, 1]]
+
+    three_split = ref_from_picture(["XXX.XXX"], 4, gravity=False)
+    assert three_split.scan_winners() == set()
+    assert three_split.run_through(0, 0, 0, 1) == 3
+    diagonals = ref_from_picture(["X..O", ".XO.", ".OX.", "O..X"], 4, gravity=False)
+    assert diagonals.scan_winners() == {0, 1}
+    assert diagonals.library_board() == bytes([1, 0, 0, 2, 0, 1, 2, 0, 0, 2, 1, 0, 2, 0, 0, 1])
+
+
+# ---- configurations --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Config:
+    rows: int
+    cols: int
+    n: int
+    gravity: bool
+    env_id: str = "ConnectN-v0"
+
+    def __str__(self) -> str:
+        name = "C4" if self.env_id == "ConnectFour-v0" else f"{self.rows}x{self.cols}-n{self.n}"
+        return f"{name}-{'gravity' if self.gravity else 'free'}"
+
+    def make(self, **kwargs: Any) -> gym.Env:
+        if self.env_id == "ConnectFour-v0":
+            return gym.make("ConnectFour-v0", **kwargs)
+        return gym.make(self.env_id, rows=self.rows, cols=self.cols, n=self.n, gravity=self.gravity, **kwargs)
+
+    def reference(self) -> RefConnect:
+        return RefConnect(self.rows, self.cols, self.n, self.gravity)
+
+    def possible_directions(self) -> set[str]:
+        """The directions a line of n fits in on this board."""
+        fits = {"horizontal": self.cols >= self.n, "vertical": self.rows >= self.n}
+        fits["diagonal"] = fits["anti-diagonal"] = fits["horizontal"] and fits["vertical"]
+        return {name for name, ok in fits.items() if ok}
+
+
+C4 = Config(6, 7, 4, True, env_id="ConnectFour-v0")
+C4_GENERIC = Config(6, 7, 4, True)
+G4x4 = Config(4, 4, 3, True)
+FREE_5x5 = Config(5, 5, 4, False)
+G3x7 = Config(3, 7, 3, True)
+ROW_1x5 = Config(1, 5, 2, False)
+FREE_7x3 = Config(7, 3, 3, False)
+GOMOKU = Config(15, 15, 5, False)
+
+# (config, random self-play games, whether random play reaches draws there often enough to require one)
+SELF_PLAY = [
+    (C4, 250, False),
+    (C4_GENERIC, 150, False),
+    (G4x4, 500, False),  # draws are ~0.2% of random games on gravity boards: see the table cases instead
+    (FREE_5x5, 350, True),
+    (G3x7, 400, False),
+    (ROW_1x5, 500, True),
+    (FREE_7x3, 400, False),
+    (GOMOKU, 25, False),
+]
+
+# ---- comparing the env with the reference ------------------------------------------------------
+
+_NO_WINNER_KEY = object()
+
+
+def as_action(action: int, rng: np.random.Generator) -> int | np.integer:
+    """Half the time pass a numpy integer: agents often hand back ``np.int64`` from an argmax."""
+    return np.int64(action) if rng.random() < 0.5 else int(action)
+
+
+def assert_env_agrees(
+    env: gym.Env,
+    ref: RefConnect,
+    obs: np.ndarray,
+    info: dict[str, Any],
+    *,
+    viewer: int,
+    ended: bool,
+    winner: int | None | object = _NO_WINNER_KEY,
+    illegal: bool = False,
+) -> None:
+    """Check one reset/step output and the env's internal state against the reference position."""
+    assert isinstance(obs, np.ndarray) and obs.dtype == np.int8 and obs.shape == (ref.rows, ref.cols)
+    np.testing.assert_array_equal(obs, ref.observation(viewer))
+
+    expected_mask = np.zeros(ref.num_actions, dtype=np.int8) if ended else ref.mask()
+    mask = info["action_mask"]
+    assert isinstance(mask, np.ndarray) and mask.dtype == np.int8 and mask.shape == (ref.num_actions,)
+    np.testing.assert_array_equal(mask, expected_mask)
+    # After an illegal move the board is unchanged, so the count-based player is the offender, as required.
+    assert info["current_player"] == ref.to_move()
+    assert info["illegal_action"] is illegal
+    if ended:
+        assert "winner" in info and info["winner"] == winner
+    else:
+        assert "winner" not in info
+
+    u = env.unwrapped
+    assert u.state.board == ref.library_board()
+    assert (u.state.player, u.state.winner) == (ref.to_move(), ref.winner)
+    assert u.game.current_player(u.state) == ref.to_move()
+    # The rules judge the position itself: after an illegal move it is not over for them.
+    assert list(u.game.legal_actions(u.state)) == ref.legal()
+    assert u.game.is_terminal(u.state) == ref.over()
+    np.testing.assert_array_equal(u.action_masks(), expected_mask)
+    assert u.episode_over == ended
+    if ended:
+        assert u.winner == winner
+    if ref.last is not None:
+        assert u.last_cell == ref.last[0] * ref.cols + ref.last[1]
+    if ref.over():
+        w = ref.winner
+        expected_returns = (0.0, 0.0) if w is None else ((1.0, -1.0) if w == 0 else (-1.0, 1.0))
+        assert tuple(u.game.returns(u.state)) == expected_returns
+        # The incremental win check (from the last piece) agrees with a full re-scan of the board.
+        assert ref.scan_winners() == (set() if w is None else {w})
+
+
+def test_connect_four_id_is_the_six_by_seven_gravity_board_with_four_in_a_row() -> None:
+    env = gym.make("ConnectFour-v0")
+    assert env.unwrapped.game.config == (6, 7, 4, True)
+    assert env.action_space == gym.spaces.Discrete(7)
+    assert env.observation_space.shape == (6, 7) and env.observation_space.dtype == np.int8
+    free = gym.make("ConnectN-v0", rows=5, cols=5, n=4, gravity=False)
+    assert free.action_space == gym.spaces.Discrete(25) and free.observation_space.shape == (5, 5)
+
+
+# ---- self-play -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("config", "games", "draws_expected"), SELF_PLAY, ids=lambda v: str(v))
+def test_self_play_matches_reference_at_every_step_of_random_games(
+    config: Config, games: int, draws_expected: bool
+) -> None:
+    env = config.make(opponent=None)
+    rng = np.random.default_rng(2024)
+    outcomes: Counter[int | None] = Counter()
+    directions: set[str] = set()
+    for game_index in range(games):
+        obs, info = env.reset(seed=game_index)
+        ref = config.reference()
+        assert_env_agrees(env, ref, obs, info, viewer=0, ended=False)
+        while not ref.over():
+            mover = ref.to_move()
+            action = int(rng.choice(ref.legal()))
+            obs, reward, terminated, truncated, info = env.step(as_action(action, rng))
+            ref.play(action)
+            assert terminated is ref.over() and truncated is False
+            # Self-play: the reward belongs to the player who just moved, who can only win on their move.
+            assert reward == (1.0 if ref.winner == mover else 0.0)
+            # From the side of the player to move; at the end, of the one who would have moved next.
+            assert_env_agrees(env, ref, obs, info, viewer=ref.to_move(), ended=ref.over(), winner=ref.winner)
+        with pytest.raises(ResetNeeded, match=r"reset\(\)"):
+            env.step(0)
+        outcomes[ref.winner] += 1
+        directions.add(ref.win_direction)
+    # Random play reaches wins for both sides (and draws where they are common), so every ending was checked.
+    assert {0, 1} <= set(outcomes)
+    assert outcomes[0] > outcomes[1]  # moving first is an advantage, even for random players
+    if draws_expected:
+        assert outcomes[None] > 0
+    if games >= 100:
+        assert directions - {None} == config.possible_directions()  # wins in every direction the board allows
+
+
+@pytest.mark.parametrize("config", [C4, G4x4, FREE_5x5, ROW_1x5], ids=str)
+def test_self_play_illegal_move_loses_for_the_offender_and_leaves_the_board_unchanged(config: Config) -> None:
+    env = config.make(opponent=None, illegal_action="lose")
+    rng = np.random.default_rng(7)
+    offenders: Counter[int] = Counter()
+    for game_index in range(300):
+        obs, info = env.reset(seed=game_index)
+        ref = config.reference()
+        while not ref.over():
+            mover = ref.to_move()
+            if ref.blocked() and rng.random() < 0.3:
+                before = obs.copy()
+                action = int(rng.choice(ref.blocked()))
+                obs, reward, terminated, truncated, info = env.step(as_action(action, rng))
+                assert reward == -1.0 and terminated is True and truncated is False
+                np.testing.assert_array_equal(obs, before)  # same viewer (the offender), same board
+                assert_env_agrees(env, ref, obs, info, viewer=mover, ended=True, winner=1 - mover, illegal=True)
+                assert env.unwrapped.illegal_move_made
+                with pytest.raises(ResetNeeded, match=r"reset\(\)"):
+                    env.step(0)
+                offenders[mover] += 1
+                break
+            action = int(rng.choice(ref.legal()))
+            obs, reward, terminated, truncated, info = env.step(as_action(action, rng))
+            ref.play(action)
+            assert terminated is ref.over()
+            assert reward == (1.0 if ref.winner == mover else 0.0)
+            assert_env_agrees(env, ref, obs, info, viewer=ref.to_move(), ended=ref.over(), winner=ref.winner)
+    # The illegal branch really ran, with either player as the offender.
+    assert offenders[0] > 20 and offenders[1] > 20
+
+
+@pytest.mark.parametrize("config", [G4x4, FREE_7x3], ids=str)
+def test_illegal_move_in_raise_mode_changes_nothing_and_the_game_goes_on(config: Config) -> None:
+    env = config.make(opponent=None, illegal_action="raise")
+    rng = np.random.default_rng(11)
+    raised = 0
+    for game_index in range(200):
+        obs, info = env.reset(seed=game_index)
+        ref = config.reference()
+        while not ref.over():
+            if ref.blocked() and rng.random() < 0.3:
+                with pytest.raises(ValueError, match="illegal"):
+                    env.step(as_action(int(rng.choice(ref.blocked())), rng))
+                raised += 1
+                # Nothing moved: the env still shows the reference position, with the same player to move.
+                np.testing.assert_array_equal(env.unwrapped.action_masks(), ref.mask())
+                assert env.unwrapped.state.board == ref.library_board()
+            mover = ref.to_move()
+            action = int(rng.choice(ref.legal()))
+            obs, reward, terminated, _, info = env.step(action)
+            ref.play(action)
+            assert reward == (1.0 if ref.winner == mover else 0.0)
+            assert_env_agrees(env, ref, obs, info, viewer=ref.to_move(), ended=ref.over(), winner=ref.winner)
+    assert raised > 100
+
+
+# ---- against the random opponent ---------------------------------------------------------------
+
+
+def opponent_reply(obs: np.ndarray, ref: RefConnect, agent: int) -> int:
+    """Recover the opponent's action from the observation: exactly one empty cell became -1."""
+    before = ref.observation(agent)
+    changed = np.argwhere(obs != before)
+    assert len(changed) == 1, f"expected exactly one new opponent piece, board went\n{before}\n->\n{obs}"
+    r, c = (int(v) for v in changed[0])
+    assert before[r, c] == 0 and obs[r, c] == -1
+    action = c if ref.gravity else r * ref.cols + c
+    assert action in ref.legal(), f"the opponent played {action}, illegal in the reference"
+    # With gravity the piece must have fallen to the lowest empty row of its column.
+    assert ref.landing(action) == (r, c)
+    return action
+
+
+def play_against_opponent(
+    env: gym.Env,
+    ref: RefConnect,
+    rng: np.random.Generator,
+    agent: int,
+    *,
+    seed: int | None = None,
+    illegal_rate: float = 0.0,
+    choices: Counter[tuple[int, int]] | None = None,
+) -> bool:
+    """Play one episode as ``agent`` from the empty ``ref``, checking every step; return whether it ended
+    on an illegal agent move. ``choices[(n_legal, rank)]`` tallies the opponent's picks."""
+
+    def follow_opponent(obs: np.ndarray) -> None:
+        action = opponent_reply(obs, ref, agent)
+        if choices is not None:
+            legal = ref.legal()
+            choices[(len(legal), legal.index(action))] += 1
+        ref.play(action)
+
+    obs, info = env.reset(seed=seed, options={"agent_player": agent})
+    if agent == 1:
+        follow_opponent(obs)  # reset plays the opponent's opening move
+    assert_env_agrees(env, ref, obs, info, viewer=agent, ended=False)
+    assert info["current_player"] == agent
+    while True:
+        if ref.blocked() and rng.random() < illegal_rate:
+            before = obs.copy()
+            obs, reward, terminated, truncated, info = env.step(as_action(int(rng.choice(ref.blocked())), rng))
+            assert reward == -1.0 and terminated is True and truncated is False
+            # No opponent reply after an illegal move: the board is exactly as before.
+            np.testing.assert_array_equal(obs, before)
+            assert_env_agrees(env, ref, obs, info, viewer=agent, ended=True, winner=1 - agent, illegal=True)
+            return True
+        action = int(rng.choice(ref.legal()))
+        obs, reward, terminated, truncated, info = env.step(as_action(action, rng))
+        ref.play(action)
+        if not ref.over():
+            follow_opponent(obs)
+        # If the agent's own move ended the game the opponent must not have moved: the full-board
+        # comparison below then fails on any extra piece.
+        ended, w = ref.over(), ref.winner
+        assert terminated is ended and truncated is False
+        assert reward == (0.0 if not ended or w is None else (1.0 if w == agent else -1.0))
+        assert_env_agrees(env, ref, obs, info, viewer=agent, ended=ended, winner=w)
+        if not ended:
+            assert info["current_player"] == agent
+            continue
+        with pytest.raises(ResetNeeded):
+            env.step(0)
+        return False
+
+
+OPPONENT_GAMES = [(C4, 200), (G4x4, 400), (FREE_5x5, 200), (G3x7, 300), (ROW_1x5, 400), (FREE_7x3, 300), (GOMOKU, 8)]
+
+
+@pytest.mark.parametrize("agent", [0, 1])
+@pytest.mark.parametrize(("config", "games"), OPPONENT_GAMES, ids=lambda v: str(v))
+def test_random_opponent_games_match_reference_from_either_side(config: Config, games: int, agent: int) -> None:
+    env = config.make(opponent="random", agent_player=agent)
+    rng = np.random.default_rng(100 + agent)
+    choices: Counter[tuple[int, int]] = Counter()
+    outcomes: Counter[int | None] = Counter()
+    env.reset(seed=agent)  # seed once; later resets continue the env's stream
+    for _ in range(games):
+        ref = config.reference()
+        play_against_opponent(env, ref, rng, agent, choices=choices)
+        outcomes[ref.winner] += 1
+    if games >= 200:
+        assert {0, 1} <= set(outcomes)  # the agent both won and lost, so both rewards were checked
+    if not config.gravity:
+        return  # too many choices per position for a frequency check; the gravity boards do it
+    # "Uniform over legal moves": every rank is picked about equally often for each number of choices.
+    checked = 0
+    for n_legal in range(1, config.cols + 1):
+        counts = [choices[(n_legal, rank)] for rank in range(n_legal)]
+        total = sum(counts)
+        if total < 60 * n_legal:
+            continue  # too few samples for a meaningful frequency check
+        expected = total / n_legal
+        assert all(0.6 * expected < c < 1.4 * expected for c in counts), (n_legal, counts)
+        checked += 1
+    assert checked >= 1
+
+
+@pytest.mark.parametrize("agent", [0, 1])
+@pytest.mark.parametrize("config", [C4, G4x4, G3x7, FREE_5x5], ids=str)
+def test_agent_illegal_move_against_random_opponent_loses_without_a_reply(config: Config, agent: int) -> None:
+    env = config.make(opponent="random", agent_player=agent, illegal_action="lose")
+    rng = np.random.default_rng(300 + agent)
+    illegal_endings = 0
+    for game_index in range(200):
+        illegal_endings += play_against_opponent(env, config.reference(), rng, agent, seed=game_index, illegal_rate=0.3)
+    assert illegal_endings > 25  # full columns come late on gravity boards, so fewer games end this way
+
+
+def test_seeded_reset_reproduces_the_random_opponents_moves() -> None:
+    def trajectory(seed: int) -> list[list[int]]:
+        env = C4.make(opponent="random", agent_player=1)
+        obs, _ = env.reset(seed=seed)
+        boards = [obs.ravel().tolist()]
+        terminated = False
+        while not terminated:
+            move = int(np.flatnonzero(env.unwrapped.action_masks())[0])  # a fixed agent policy
+            obs, _, terminated, _, _ = env.step(move)
+            boards.append(obs.ravel().tolist())
+        return boards
+
+    runs = {seed: trajectory(seed) for seed in range(10)}
+    assert all(trajectory(seed) == runs[seed] for seed in range(10))
+    assert len({str(run) for run in runs.values()}) > 1  # and the seed does change the opponent's play
+
+
+# ---- table-driven rules ----------------------------------------------------------------------
+
+
+def picture_to_board(picture: list[str]) -> bytes:
+    return bytes({".": 0, "X": 1, "O": 2}[ch] for row in picture for ch in row)
+
+
+def picture_view(picture: list[str], viewer: int) -> np.ndarray:
+    """The observation of a picture from ``viewer``'s side (X is player 0, O is player 1)."""
+    own, other = ("X", "O") if viewer == 0 else ("O", "X")
+    return np.array([[1 if ch == own else -1 if ch == other else 0 for ch in row] for row in picture], dtype=np.int8)
+
+
+def test_gravity_stacks_pieces_bottom_up_and_a_full_column_is_masked_then_loses() -> None:
+    env = gym.make("ConnectN-v0", rows=4, cols=4, n=4, gravity=True, opponent=None)
+    env.reset(seed=0)
+    # Four pieces in column 1, alternating players, each landing on the one before.
+    pictures = [
+        ["....", "....", "....", ".X.."],
+        ["....", "....", ".O..", ".X.."],
+        ["....", ".X..", ".O..", ".X.."],
+        [".O..", ".X..", ".O..", ".X.."],
+    ]
+    for move_index, picture in enumerate(pictures):
+        obs, reward, terminated, _, info = env.step(1)
+        to_move = (move_index + 1) % 2
+        assert (reward, terminated, info["current_player"]) == (0.0, False, to_move)
+        np.testing.assert_array_equal(obs, picture_view(picture, to_move))
+        assert env.unwrapped.state.board == picture_to_board(picture)
+    assert info["action_mask"].tolist() == [1, 0, 1, 1]  # column 1 is full
+    # Dropping into the full column: the offender (player 0) loses and the board stays as it was.
+    obs, reward, terminated, _, info = env.step(1)
+    assert (reward, terminated, info["winner"], info["current_player"], info["illegal_action"]) == (
+        -1.0, True, 1, 0, True,
+    )  # fmt: skip
+    np.testing.assert_array_equal(obs, picture_view(pictures[-1], 0))
+    assert env.unwrapped.state.board == picture_to_board(pictures[-1])
+
+
+def test_full_column_in_raise_mode_raises_and_the_piece_goes_elsewhere_afterwards() -> None:
+    env = gym.make("ConnectN-v0", rows=2, cols=3, n=2, gravity=True, opponent=None, illegal_action="raise")
+    env.reset(seed=0)
+    env.step(2)
+    env.step(2)
+    with pytest.raises(ValueError, match="illegal"):
+        env.step(2)
+    assert env.unwrapped.state.board == picture_to_board(["..O", "..X"])
+    obs, reward, terminated, _, info = env.step(0)
+    assert (reward, terminated) == (0.0, False)
+    np.testing.assert_array_equal(obs, picture_view(["..O", "X.X"], 1))
+
+
+@dataclass(frozen=True)
+class Case:
+    config: Config
+    moves: tuple[int, ...]
+    picture: tuple[str, ...]  # the final board
+    winner: int | None
+    direction: str | None  # the direction of the winning line, by the reference
+
+
+WIN_CASES = {
+    # Connect Four, one win in each direction, from the bottom row up.
+    "c4-horizontal": Case(
+        C4, (0, 0, 1, 1, 2, 2, 3),
+        (".......", ".......", ".......", ".......", "OOO....", "XXXX..."), 0, "horizontal",
+    ),
+    "c4-vertical": Case(
+        C4, (3, 4, 3, 4, 3, 4, 3),
+        (".......", ".......", "...X...", "...XO..", "...XO..", "...XO.."), 0, "vertical",
+    ),
+    "c4-anti-diagonal-/": Case(
+        C4, (0, 1, 1, 2, 2, 3, 2, 3, 3, 5, 3),
+        (".......", ".......", "...X...", "..XX...", ".XXO...", "XOOO.O."), 0, "anti-diagonal",
+    ),
+    "c4-diagonal-\\": Case(
+        C4, (6, 5, 5, 4, 4, 3, 4, 3, 3, 1, 3),
+        (".......", ".......", "...X...", "...XX..", "...OXX.", ".O.OOOX"), 0, "diagonal",
+    ),
+    "c4-second-player-vertical": Case(
+        C4, (0, 1, 0, 1, 2, 1, 2, 1),
+        (".......", ".......", ".O.....", ".O.....", "XOX....", "XOX...."), 1, "vertical",
+    ),
+    # The m,n,k game: cells row * cols + col, no gravity.
+    "free-horizontal": Case(
+        FREE_5x5, (5, 20, 6, 21, 7, 22, 8),
+        (".....", "XXXX.", ".....", ".....", "OOO.."), 0, "horizontal",
+    ),
+    "free-vertical": Case(
+        FREE_5x5, (4, 0, 9, 1, 14, 2, 19),
+        ("OOO.X", "....X", "....X", "....X", "....."), 0, "vertical",
+    ),
+    "free-diagonal-\\": Case(
+        FREE_5x5, (1, 0, 7, 5, 13, 10, 19),
+        ("OX...", "O.X..", "O..X.", "....X", "....."), 0, "diagonal",
+    ),
+    "free-anti-diagonal-/": Case(
+        FREE_5x5, (20, 0, 16, 1, 12, 2, 8),
+        ("OOO..", "...X.", "..X..", ".X...", "X...."), 0, "anti-diagonal",
+    ),
+    "tall-second-player-anti-diagonal-/": Case(
+        FREE_7x3, (0, 18, 1, 16, 9, 14),
+        ("XX.", "...", "...", "X..", "..O", ".O.", "O.."), 1, "anti-diagonal",
+    ),
+    "single-row-pair": Case(ROW_1x5, (0, 2, 4, 1), ("XOO.X",), 1, "horizontal"),
+    # Wins completed on the last free cell are wins, not draws.
+    "last-cell-free-3x3": Case(
+        Config(3, 3, 3, False), (0, 1, 2, 3, 5, 4, 7, 6, 8), ("XOX", "OOX", "OXX"), 0, "vertical",
+    ),
+    "last-cell-gravity-4x4": Case(
+        Config(4, 4, 4, True), (1, 1, 1, 0, 2, 3, 0, 0, 1, 0, 2, 2, 3, 3, 2, 3),
+        ("OXXO", "OXOO", "XOXX", "OXXO"), 1, "anti-diagonal",
+    ),
+    # Lines longer than n, and moves that join two segments into one line of n or more, all win.
+    "join-2+2-makes-5-gravity": Case(
+        C4, (0, 0, 1, 1, 3, 3, 4, 4, 2),
+        (".......", ".......", ".......", ".......", "OO.OO..", "XXXXX.."), 0, "horizontal",
+    ),
+    "join-3+1-makes-5-free": Case(
+        FREE_5x5, (0, 10, 1, 12, 4, 14, 2, 22, 3),
+        ("XXXXX", ".....", "O.O.O", ".....", "..O.."), 0, "horizontal",
+    ),
+    "join-1+2-makes-exactly-n-diagonal": Case(
+        FREE_5x5, (0, 4, 12, 9, 18, 24, 6),
+        ("X...O", ".X..O", "..X..", "...X.", "....O"), 0, "diagonal",
+    ),
+    "join-1+1-makes-n-vertical": Case(
+        FREE_7x3, (1, 0, 7, 2, 4), ("OXO", ".X.", ".X.", "...", "...", "...", "..."), 0, "vertical",
+    ),
+    "join-2+2-makes-5-anti-diagonal-n3": Case(
+        Config(5, 5, 3, False), (20, 0, 16, 2, 8, 24, 4, 22, 12),
+        ("O.O.X", "...X.", "..X..", ".X...", "X.O.O"), 0, "anti-diagonal",
+    ),
+    # Full boards without a line are draws, even with 3 + 3 of a kind split by the other player's piece.
+    "split-threes-draw": Case(
+        Config(2, 7, 4, False), (0, 3, 1, 7, 2, 8, 4, 9, 5, 11, 6, 12, 10, 13),
+        ("XXXOXXX", "OOOXOOO"), None, None,
+    ),
+    "single-row-draw": Case(ROW_1x5, (0, 1, 2, 3, 4), ("XOXOX",), None, None),
+    "gravity-draw": Case(
+        G4x4, (3, 2, 1, 0, 1, 2, 2, 0, 0, 3, 2, 1, 3, 3, 0, 1), ("XOXO", "XOXX", "OXOO", "OXOX"), None, None,
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", WIN_CASES.values(), ids=WIN_CASES.keys())
+def test_scripted_game_ends_exactly_on_its_last_move_with_the_expected_result(case: Case) -> None:
+    config = case.config
+    # The reference agrees with the table (guarding both the table and the reference).
+    ref = config.reference()
+    for action in case.moves:
+        assert not ref.over()
+        ref.play(action)
+    assert ref.library_board() == picture_to_board(list(case.picture))
+    assert (ref.winner, ref.win_direction, ref.over()) == (case.winner, case.direction, True)
+
+    env = config.make(opponent=None)
+    obs, info = env.reset(seed=0)
+    for action in case.moves[:-1]:
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert (reward, terminated, truncated) == (0.0, False, False)
+        assert "winner" not in info
+    last_mover = (len(case.moves) - 1) % 2
+    obs, reward, terminated, truncated, info = env.step(case.moves[-1])
+    assert (terminated, truncated, info["winner"]) == (True, False, case.winner)
+    assert reward == (0.0 if case.winner is None else 1.0)  # only the mover can make a line
+    assert info["current_player"] == 1 - last_mover and not info["action_mask"].any()
+    np.testing.assert_array_equal(obs, picture_view(list(case.picture), 1 - last_mover))
+    u = env.unwrapped
+    assert u.state.board == picture_to_board(list(case.picture))
+    if case.winner is not None:
+        line = u.game.winning_line(u.state)
+        assert all(u.state.board[cell] == case.winner + 1 for cell in line)
+
+
+@pytest.mark.parametrize("agent", [0, 1])
+def test_custom_opponent_games_reward_the_line_from_the_agents_side(agent: int) -> None:
+    # The opponent plays column 6 every time; the agent stacks column 0 as player 1, or fills the bottom
+    # row left to right as player 0 (which wins before the opponent gets four).
+    script = {0: [0, 1, 2, 3], 1: [0, 0, 0]}[agent]
+    env = C4.make(opponent=lambda game, state: 6, agent_player=agent)
+    obs, info = env.reset(seed=0)
+    for i, action in enumerate(script):
+        obs, reward, terminated, _, info = env.step(action)
+        if i < len(script) - 1:
+            assert (reward, terminated) == (0.0, False)
+    assert terminated is True
+    if agent == 0:
+        assert (reward, info["winner"]) == (1.0, 0)  # bottom row 0..3 before the opponent's fourth
+    else:
+        assert (reward, info["winner"]) == (-1.0, 0)  # the opponent (player 0) gets four in column 6
+        assert obs[2:, 6].tolist() == [-1, -1, -1, -1] and obs[3:, 0].tolist() == [1, 1, 1]

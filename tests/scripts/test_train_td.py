@@ -1,0 +1,129 @@
+"""train_tictactoe_td.py trains, evaluates and saves the TD player on a tiny budget, and checks its arguments."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.td import TDAgent
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "train_tictactoe_td.py"
+TINY = ["--episodes", "2000", "--eval-games", "20", "--alphabeta-games", "5", "--no-progress"]
+
+
+def run_script(*args, check=True):
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, check=check, cwd=ROOT, timeout=120
+    )
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("train_tictactoe_td", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("td") / "td.npz"
+    result = run_script(*TINY, "--seed", "3", "--out", str(out), "--json")
+    return result, out
+
+
+def test_prints_the_evaluation_table_and_a_json_summary_last(tiny_run):
+    result, out = tiny_run
+    lines = result.stdout.splitlines()
+    summary = json.loads(lines[-1])
+    assert summary["episodes"] == 2000 and summary["seed"] == 3 and summary["out"] == str(out)
+    for opponent, games in (("vs_random", 20), ("vs_alphabeta", 5)):
+        for side in ("first", "second"):
+            record = summary[opponent][side]
+            assert record["win"] + record["draw"] + record["loss"] == games
+    # Perfect play never loses, so the TD player can at best draw against alpha-beta.
+    assert summary["vs_alphabeta"]["first"]["win"] == summary["vs_alphabeta"]["second"]["win"] == 0
+    assert summary["positions"] == 4520 and 0.5 < summary["optimal_move_share"] <= 1
+    assert summary["optimal_positions"] == round(summary["optimal_move_share"] * 4520)
+    assert set(summary["seat_audit"]) == {"first", "second"}
+    assert 0 < summary["train_seconds"] < 30
+    assert any(line.startswith("alpha-beta") and "O (second)" in line for line in lines)
+    assert "reachable non-terminal positions" in result.stdout
+
+
+def test_saved_file_loads_as_an_agent_for_both_sides(tiny_run):
+    _, out = tiny_run
+    agent = TDAgent.load(out)
+    assert agent.training["episodes"] == 2000 and agent.training["seed"] == 3
+    assert np.any(agent.values[0] != 0.5) and np.any(agent.values[1] != 0.5)
+    game = agent.game
+    state = game.apply(game.initial_state(), agent.act(game, game.initial_state()))
+    assert agent.act(game, state) in game.legal_actions(state)  # now O to move
+
+
+def test_same_seed_saves_the_same_tables(tiny_run, tmp_path):
+    _, out = tiny_run
+    again = tmp_path / "again.npz"
+    run_script(*TINY, "--seed", "3", "--out", str(again))
+    np.testing.assert_array_equal(TDAgent.load(again).values, TDAgent.load(out).values)
+
+
+def test_plot_writes_a_learning_curve_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    png, out = tmp_path / "curve.png", tmp_path / "td.npz"
+    result = run_script(
+        *TINY, "--curve-points", "4", "--curve-games", "10", "--plot", str(png), "--out", str(out), "--json"
+    )
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    curve = json.loads(result.stdout.splitlines()[-1])["curve"]
+    assert [point["episodes"] for point in curve] == [500, 1000, 1500, 2000]
+    assert all(abs(p["win"] + p["draw"] + p["loss"] - 1) < 1e-9 and 0 < p["optimal_share"] <= 1 for p in curve)
+
+
+def test_plot_without_matplotlib_says_which_extra_to_install(tmp_path):
+    out = tmp_path / "td.npz"
+    # None in sys.modules makes `import matplotlib` raise ImportError, as if it were not installed.
+    code = (
+        "import runpy, sys; sys.modules['matplotlib'] = None; "
+        f"sys.argv = [{str(SCRIPT)!r}, '--plot', 'x.png', '--out', {str(out)!r}]; "
+        f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert result.returncode == 1
+    assert "matplotlib" in result.stderr and "'plot' extra" in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists()  # it stopped before training
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--episodes", "0"], "--episodes must be >= 1"),
+        (["--eval-games", "-3"], "--eval-games must be >= 1"),
+        (["--alpha", "0"], r"--alpha must be in (0, 1]"),
+        (["--alpha-final", "1.5"], r"--alpha-final must be in (0, 1]"),
+        (["--epsilon", "2"], "--epsilon must be in [0, 1]"),
+        (["--episodes", "many"], "invalid int value"),
+        (["--out", "/no/such/folder/td.npz"], "--out: the folder /no/such/folder does not exist"),
+    ],
+)
+def test_bad_arguments_exit_2_with_a_message(capsys, args, message):
+    with pytest.raises(SystemExit) as info:
+        load_script().parse_args(args)
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_arguments_on_the_command_line_exit_2_before_any_work(tmp_path):
+    result = run_script("--episodes", "0", "--out", str(tmp_path / "td.npz"), check=False)
+    assert result.returncode == 2 and "--episodes must be >= 1" in result.stderr
+    assert not (tmp_path / "td.npz").exists()
+
+
+def test_help_describes_the_options():
+    result = run_script("--help")
+    for option in ("--episodes", "--alpha", "--epsilon", "--seed", "--out", "--plot", "--eval-games", "--json"):
+        assert option in result.stdout
