@@ -12,7 +12,7 @@ draws one frame with any overlay, whatever the env's render mode::
     frame = render_gridworld(env, values=V, policy=policy)  # (H, W, 3) uint8
 
 The overlay is a heat map of the values (dark purple lowest, yellow highest, the viridis ramp) with the
-numbers written in cells of at least 40 px, and an arrow from each cell's centre for each of its most
+numbers written in cells of at least 48 px, and an arrow from each cell's centre for each of its most
 probable actions (several on ties, as Figure 4.1 of the book draws them) in cells of at least 12 px.
 """
 
@@ -39,6 +39,8 @@ AGENT = (214, 48, 49)
 START_MARK = (46, 139, 87)
 MARGIN = 12
 MIN_WIDTH = 320  # room for the status line under narrow grids
+MIN_TEXT_CELL = 48  # smallest cell (px) that shows its value as a number
+MIN_ARROW_CELL = 12  # smallest cell (px) that shows policy arrows
 # The viridis colour map at five evenly spaced points, interpolated linearly in between.
 _RAMP = np.array([(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)], dtype=np.float64)
 _DIRECTIONS = ((0.0, -1.0), (0.0, 1.0), (-1.0, 0.0), (1.0, 0.0))  # (dx, dy) on screen of UP, DOWN, LEFT, RIGHT
@@ -115,13 +117,19 @@ class GridWorldView:
             if walls[s]:
                 pygame.draw.rect(surface, WALL_CELL, rect)
                 continue
-            fill = tuple(int(x) for x in colours[s]) if colours is not None else (TERMINAL_CELL if terminals[s] else FREE_CELL)
+            fill = (
+                tuple(int(x) for x in colours[s])
+                if colours is not None
+                else (TERMINAL_CELL if terminals[s] else FREE_CELL)
+            )
             pygame.draw.rect(surface, fill, rect)
             if terminals[s] and cell >= 8:
                 # A frame inside the cell marks a terminal even under the heat map's colour.
                 pygame.draw.rect(surface, TERMINAL_EDGE, rect.inflate(-cell // 6, -cell // 6), max(1, cell // 14))
             if s in marked_starts and cell >= 16:
-                pygame.draw.circle(surface, START_MARK, (rect.left + cell // 6, rect.top + cell // 6), max(2, cell // 14))
+                pygame.draw.circle(
+                    surface, START_MARK, (rect.left + cell // 6, rect.top + cell // 6), max(2, cell // 14)
+                )
         if cell >= 6:
             width = 1 if cell < 24 else 2
             rows, cols = self.shape
@@ -132,24 +140,28 @@ class GridWorldView:
                 y = self.top + r * cell
                 pygame.draw.line(surface, GRID_LINE, (self.left, y), (self.left + cols * cell, y), width)
 
-        with_text = values is not None and cell >= 40
-        if policy is not None and cell >= 12:
-            for s in range(n):
-                if walls[s] or terminals[s]:
-                    continue
-                ink = self._ink(colours[s]) if colours is not None else TEXT
+        with_text = values is not None and cell >= MIN_TEXT_CELL
+        label_font = font(max(12, cell // 4)) if with_text else None
+        for s in range(n):
+            if walls[s]:
+                continue
+            ink = self._ink(colours[s]) if colours is not None else TEXT
+            centre = self.cell_rect(s).center
+            half_w = half_h = 0.06 * cell  # how far from the centre the arrows start
+            if with_text:
+                label = label_font.render(_value_label(float(values[s])), True, ink)
+                surface.blit(label, label.get_rect(center=centre))
+                half_w, half_h = label.get_width() / 2 + 3, label.get_height() / 2 + 1
+            if policy is not None and cell >= MIN_ARROW_CELL and not terminals[s]:
                 for a in best_actions(policy[s]):
-                    self._arrow(surface, self.cell_rect(s).center, _DIRECTIONS[a], ink, with_text)
-        if with_text:
-            label_font = font(max(12, cell // 4))
-            for s in range(n):
-                if walls[s]:
-                    continue
-                label = label_font.render(_value_label(float(values[s])), True, self._ink(colours[s]))
-                surface.blit(label, label.get_rect(center=self.cell_rect(s).center))
+                    self._arrow(surface, centre, _DIRECTIONS[a], ink, half_h if a in (0, 1) else half_w)
         if env.s is not None:
             self._agent(surface, self.cell_rect(env.s).center, filled=values is None and policy is None)
-        draw_status_bar(surface, env.status_text() if caption is None else caption, over=env.s is not None and env.is_terminal(env.s))
+        draw_status_bar(
+            surface,
+            env.status_text() if caption is None else caption,
+            over=env.s is not None and env.is_terminal(env.s),
+        )
 
     @staticmethod
     def _ink(colour: Any) -> tuple[int, int, int]:
@@ -157,26 +169,28 @@ class GridWorldView:
         r, g, b = (int(x) for x in colour)
         return TEXT if 0.299 * r + 0.587 * g + 0.114 * b > 140 else (255, 255, 255)
 
-    def _arrow(self, surface: Any, centre: tuple[int, int], direction: tuple[float, float], ink: Any, around_text: bool) -> None:
-        """An arrow from near the centre towards the cell's edge (starting further out if a number is there)."""
+    def _arrow(
+        self, surface: Any, centre: tuple[int, int], direction: tuple[float, float], ink: Any, start: float
+    ) -> None:
+        """An arrow pointing in ``direction``, from ``start`` px off the centre to near the cell's edge."""
         cell = self.cell
         dx, dy = direction
-        start = 0.24 * cell if around_text else 0.06 * cell
-        tip = 0.44 * cell
+        tip = 0.47 * cell
+        head = max(3.0, cell * 0.09)
+        start = min(start, tip - 1.5 * head)  # a long label leaves at least a head to draw
         x0, y0 = centre[0] + dx * start, centre[1] + dy * start
         x1, y1 = centre[0] + dx * tip, centre[1] + dy * tip
-        stroke = max(1.5, cell / 28)
-        head = max(3.0, cell * 0.11)
-        thick_line(surface, ink, (x0, y0), (x1 - dx * head * 0.5, y1 - dy * head * 0.5), stroke)
-        # The head: a triangle with its point at the tip.
-        px, py = -dy, dx
+        if start < tip - 2 * head:  # the shaft, when there is room for one
+            thick_line(surface, ink, (x0, y0), (x1 - dx * head, y1 - dy * head), max(1.5, cell / 32))
+        px, py = -dy, dx  # perpendicular, for the head's base
+        base_x, base_y = x1 - dx * head * 1.4, y1 - dy * head * 1.4
         pygame.draw.polygon(
             surface,
             ink,
             [
                 (x1, y1),
-                (x1 - dx * head * 1.4 + px * head * 0.8, y1 - dy * head * 1.4 + py * head * 0.8),
-                (x1 - dx * head * 1.4 - px * head * 0.8, y1 - dy * head * 1.4 - py * head * 0.8),
+                (base_x + px * head * 0.8, base_y + py * head * 0.8),
+                (base_x - px * head * 0.8, base_y - py * head * 0.8),
             ],
         )
 

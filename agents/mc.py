@@ -1,0 +1,491 @@
+"""Monte Carlo prediction and control (Sutton and Barto, chapter 5), for any episodic Gymnasium env.
+
+Three algorithms, each learning from whole episodes played through ``env.step``:
+
+* :func:`mc_prediction`: first-visit or every-visit estimation of ``v_pi`` (S&B section 5.1);
+* :func:`mc_control_es`: Monte Carlo control with exploring starts (section 5.3);
+* :func:`mc_control_epsilon_soft`: on-policy first-visit control of epsilon-soft policies (section 5.4).
+
+Observations are table keys. With a ``Discrete`` observation space the tables are numpy arrays indexed
+by ``obs - space.start`` (``V`` of shape ``(n,)``, ``Q`` and policies of shape ``(n, n_actions)``);
+otherwise observations must be hashable (Gymnasium's raw ``Blackjack-v1`` tuples, for instance) and the
+tables are dicts keyed by observation. Unvisited states keep the value 0.
+
+Exploring starts need episodes that begin in arbitrary state-action pairs. An env that accepts
+``reset(options={"state": s})`` (``TabularBlackjack-v0`` does, and lists its ``nonterminal_states``)
+gets a uniformly drawn start state, and the first action is drawn uniformly and forced; after that
+the greedy policy acts. Any other env starts from its own ``reset`` with a uniformly drawn first
+action, which explores every pair only if its start distribution covers every state.
+
+Bookkeeping is kept to plain Python lists and dicts on the episode path (numpy scalar indexing costs
+more than a blackjack card draw), so that learning costs little beside the game: a 500,000-episode
+prediction run through ``TabularBlackjack-v0`` took 1.02 times the CPU time of a bare loop over
+``Blackjack-v1`` playing the same policy (``scripts/train_blackjack_mc.py`` measures the ratio).
+Truncated episodes (a time limit) are used as they are: their missing tail counts as zero return.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from agents._rng import SeedLike, make_rng
+
+PolicyLike = Callable[[Any], int] | np.ndarray
+Progress = Callable[[int], None]
+Callback = Callable[[int, Any, Any], None]
+
+_BLOCK = 4096  # random numbers drawn per numpy call; one call per step would cost more than the step
+
+
+def _check_count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    return int(value)
+
+
+def _check_unit(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) or not 0 <= value <= 1:
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _n_actions(env: gym.Env) -> int:
+    space = env.action_space
+    if not isinstance(space, gym.spaces.Discrete) or space.start != 0:
+        raise ValueError(f"Monte Carlo control needs a Discrete action space starting at 0, got {space}")
+    return int(space.n)
+
+
+def _discrete_obs(env: gym.Env) -> tuple[int, int] | None:
+    """``(n, start)`` of a Discrete observation space, None for any other space."""
+    space = env.observation_space
+    if isinstance(space, gym.spaces.Discrete):
+        return int(space.n), int(space.start)
+    return None
+
+
+def _uniforms(rng: np.random.Generator) -> Iterator[float]:
+    """An endless stream of U[0, 1) floats drawn in blocks."""
+    while True:
+        yield from rng.random(_BLOCK).tolist()
+
+
+def _integers(rng: np.random.Generator, high: int) -> Iterator[int]:
+    """An endless stream of integers in ``range(high)`` drawn in blocks."""
+    while True:
+        yield from rng.integers(high, size=_BLOCK).tolist()
+
+
+def check_policy_array(policy: Any, n_states: int, n_actions: int) -> np.ndarray:
+    """Validate an ``(n_states, n_actions)`` probability array and return it as float64.
+
+    Raises:
+        ValueError: on a wrong shape, non-finite or negative entries, or a row not summing to 1.
+    """
+    array = np.asarray(policy, dtype=np.float64)
+    if array.shape != (n_states, n_actions):
+        raise ValueError(
+            f"policy array must have shape (n_states, n_actions) = {(n_states, n_actions)}, got {array.shape}"
+        )
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError("policy probabilities must be finite and >= 0")
+    sums = array.sum(axis=1)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-6)
+    if bad.size:
+        raise ValueError(f"policy rows must sum to 1; row {bad[0]} sums to {sums[bad[0]]!r}")
+    return array
+
+
+def _array_actor(array: np.ndarray, start: int, rng: np.random.Generator) -> Callable[[Any], int]:
+    """``obs -> action`` for a probability array, a plain table lookup when the policy is deterministic."""
+    if np.all(array.max(axis=1) == 1.0):
+        table = array.argmax(axis=1).tolist()
+        return table.__getitem__ if start == 0 else (lambda obs: table[obs - start])
+    cumulative = np.cumsum(array, axis=1)
+    for row, probs in zip(cumulative, array, strict=True):
+        # Rounding can leave the last sum just below 1; close the gap on the last possible action only,
+        # so that an action with probability 0 can never be drawn.
+        row[np.flatnonzero(probs > 0)[-1] :] = 1.0
+    rows = cumulative.tolist()
+    uniforms = _uniforms(rng)
+
+    def act(obs: Any) -> int:
+        return bisect.bisect_right(rows[obs - start], next(uniforms))
+
+    return act
+
+
+def _actor(env: gym.Env, policy: PolicyLike, rng: np.random.Generator) -> Callable[[Any], int]:
+    if callable(policy):
+        return policy
+    discrete = _discrete_obs(env)
+    if discrete is None:
+        raise ValueError(
+            f"a policy array needs a Discrete observation space, got {env.observation_space}; pass a callable"
+        )
+    n_states, start = discrete
+    return _array_actor(check_policy_array(policy, n_states, _n_actions(env)), start, rng)
+
+
+def _play(step: Callable[..., tuple], act: Callable[[Any], int], obs: Any, first_action: int | None = None) -> tuple:
+    """Play one episode from ``obs``; return its lists of observations, actions and rewards."""
+    states: list[Any] = []
+    actions: list[int] = []
+    rewards: list[float] = []
+    action = act(obs) if first_action is None else first_action
+    while True:
+        states.append(obs)
+        actions.append(action)
+        obs, reward, terminated, truncated, _ = step(action)
+        rewards.append(reward)
+        if terminated or truncated:
+            return states, actions, rewards
+        action = act(obs)
+
+
+def _first_visits(keys: list[Any]) -> dict[Any, int]:
+    """Map each key to the time step of its first occurrence."""
+    first: dict[Any, int] = {}
+    for t, key in enumerate(keys):
+        first.setdefault(key, t)
+    return first
+
+
+def _check_hashable(obs: Any) -> None:
+    try:
+        hash(obs)
+    except TypeError:
+        raise ValueError(
+            f"Monte Carlo tables key on observations; {type(obs).__name__} observations are not hashable "
+            "(use a Discrete or tuple observation space)"
+        ) from None
+
+
+def _chunks(episodes: int, callback_every: int) -> Iterator[int]:
+    """Split the run into about 100 chunks (for progress), also ending at every callback point."""
+    size = max(1, -(-episodes // 100))  # ceil: at most 100 chunks
+    done = 0
+    while done < episodes:
+        n = min(size, episodes - done)
+        if callback_every:
+            n = min(n, callback_every - done % callback_every)
+        done += n
+        yield n
+
+
+def mc_prediction(
+    env: gym.Env,
+    policy: PolicyLike,
+    episodes: int,
+    first_visit: bool = True,
+    gamma: float = 1.0,
+    seed: SeedLike = None,
+    progress: Progress | None = None,
+) -> np.ndarray | dict[Hashable, float]:
+    """Estimate ``v_pi`` as the average return after visits to each state (S&B section 5.1).
+
+    Args:
+        env: an episodic env; ``reset(seed=...)`` is called once with a seed drawn from ``seed``.
+        policy: a callable ``observation -> action``, or an ``(n_states, n_actions)`` probability array
+            for a Discrete observation space (a one-hot array is followed without random draws).
+        episodes: number of episodes (>= 0).
+        first_visit: True averages the return after the first visit to a state in each episode only;
+            False averages after every visit. (On blackjack the two coincide: no state recurs.)
+        gamma: discount factor in [0, 1].
+        seed: int, Generator or None; with the same seed, env and policy the estimate is the same.
+        progress: called with the number of episodes finished since its last call (e.g. a tqdm
+            ``update``), about a hundred times per run.
+
+    Returns:
+        For a Discrete observation space, ``V`` as a float array of length ``n`` (index
+        ``obs - space.start``); otherwise a dict ``observation -> value`` over the visited states.
+        Unvisited states are 0.
+
+    Raises:
+        ValueError: on a bad policy array (wrong shape, negative entries, rows not summing to 1),
+            a parameter out of range, or unhashable observations.
+    """
+    episodes = _check_count("episodes", episodes)
+    gamma = _check_unit("gamma", gamma)
+    rng = make_rng(seed)
+    act = _actor(env, policy, rng)
+    sums: dict[Any, float] = {}
+    counts: dict[Any, int] = {}
+    step = env.step
+    seed_for_env: int | None = int(rng.integers(2**31))
+    for chunk in _chunks(episodes, 0):
+        for _ in range(chunk):
+            obs, _ = env.reset(seed=seed_for_env)
+            if seed_for_env is not None:
+                _check_hashable(obs)
+                seed_for_env = None  # seeded once: later resets continue the env's own stream
+            states, _, rewards = _play(step, act, obs)
+            first = _first_visits(states) if first_visit and len(states) > 1 else None
+            g = 0.0
+            for t in range(len(states) - 1, -1, -1):
+                g = gamma * g + rewards[t]
+                s = states[t]
+                if first is not None and first[s] != t:
+                    continue
+                sums[s] = sums.get(s, 0.0) + g
+                counts[s] = counts.get(s, 0) + 1
+        if progress is not None:
+            progress(chunk)
+    values = {s: total / counts[s] for s, total in sums.items()}
+    discrete = _discrete_obs(env)
+    if discrete is None:
+        return values
+    n_states, start = discrete
+    v = np.zeros(n_states)
+    for s, value in values.items():
+        v[int(s) - start] = value
+    return v
+
+
+class _Control:
+    """Q tables, counts and the greedy policy shared by the two control algorithms."""
+
+    def __init__(self, env: gym.Env, initial_policy: PolicyLike | None) -> None:
+        self.n_actions = _n_actions(env)
+        self.discrete = _discrete_obs(env)
+        self.q: dict[Any, list[float]] = {}
+        self.n: dict[Any, list[int]] = {}
+        self.greedy: dict[Any, int] = {}
+        self.initial: Callable[[Any], int] | None = None
+        if callable(initial_policy):
+            self.initial = initial_policy
+        elif initial_policy is not None:
+            if self.discrete is None:
+                raise ValueError(f"a policy array needs a Discrete observation space, got {env.observation_space}")
+            n_states, start = self.discrete
+            # A probability array sets the starting greedy action: its most probable one.
+            table = check_policy_array(initial_policy, n_states, self.n_actions).argmax(axis=1).tolist()
+            self.initial = lambda obs: table[obs - start]
+        if self.discrete is not None:
+            n_states, start = self.discrete
+            for s in range(start, start + n_states):
+                self.greedy[s] = self.first_action(s)
+
+    def first_action(self, obs: Any) -> int:
+        return 0 if self.initial is None else int(self.initial(obs))
+
+    def act(self, obs: Any) -> int:
+        action = self.greedy.get(obs)
+        if action is None:
+            action = self.greedy[obs] = self.first_action(obs)
+        return action
+
+    def update(
+        self, states: list[Any], actions: list[int], rewards: list[float], gamma: float, first_visit: bool
+    ) -> None:
+        """Average the returns into Q (incremental means) and make the policy greedy where visited."""
+        pairs = list(zip(states, actions, strict=True))
+        first = _first_visits(pairs) if first_visit and len(pairs) > 1 else None
+        n_actions = self.n_actions
+        g = 0.0
+        for t in range(len(pairs) - 1, -1, -1):
+            g = gamma * g + rewards[t]
+            if first is not None and first[pairs[t]] != t:
+                continue
+            s, a = pairs[t]
+            q = self.q.get(s)
+            if q is None:
+                q = self.q[s] = [0.0] * n_actions
+                self.n[s] = [0] * n_actions
+            n = self.n[s]
+            n[a] += 1
+            q[a] += (g - q[a]) / n[a]
+            # Ties go to the lowest action, as np.argmax would.
+            self.greedy[s] = max(range(n_actions), key=q.__getitem__)
+
+    def tables(self, epsilon: float = 0.0) -> tuple[Any, Any]:
+        """``(Q, policy)`` in the output format; the policy is epsilon-greedy on the greedy actions."""
+        n_actions = self.n_actions
+        base = epsilon / n_actions
+
+        def row(action: int) -> np.ndarray:
+            probs = np.full(n_actions, base)
+            probs[action] += 1.0 - epsilon
+            return probs
+
+        if self.discrete is None:
+            q = {s: np.array(values) for s, values in self.q.items()}
+            return q, {s: row(a) for s, a in self.greedy.items()}
+        n_states, start = self.discrete
+        q_array = np.zeros((n_states, n_actions))
+        for s, values in self.q.items():
+            q_array[int(s) - start] = values
+        policy = np.full((n_states, n_actions), base)
+        policy[np.arange(n_states), [self.greedy[s] for s in range(start, start + n_states)]] += 1.0 - epsilon
+        return q_array, policy
+
+
+def _check_callback(callback: Callback | None, callback_every: int) -> int:
+    callback_every = _check_count("callback_every", callback_every)
+    if callback is not None and callback_every == 0:
+        raise ValueError("callback_every must be >= 1 when a callback is given")
+    return callback_every if callback is not None else 0
+
+
+def _start_states(env: gym.Env, start_states: Sequence[Any] | None) -> list[Any] | None:
+    """The states to start exploring episodes in, or None to start from the env's own reset."""
+    if start_states is None:
+        try:
+            start_states = env.get_wrapper_attr("nonterminal_states")
+        except AttributeError:
+            return None
+    states = list(start_states)
+    if not states:
+        raise ValueError("start_states must not be empty")
+    return states
+
+
+def mc_control_es(
+    env: gym.Env,
+    episodes: int,
+    gamma: float = 1.0,
+    seed: SeedLike = None,
+    *,
+    start_states: Sequence[Any] | None = None,
+    initial_policy: PolicyLike | None = None,
+    first_visit: bool = True,
+    progress: Progress | None = None,
+    callback: Callback | None = None,
+    callback_every: int = 0,
+) -> tuple[Any, Any]:
+    """Monte Carlo control with exploring starts (S&B section 5.3): sample-average Q, greedy policy.
+
+    Each episode starts in a state drawn uniformly from the start states, with ``reset(options={"state":
+    s})``, and takes a uniformly drawn first action; then it follows the policy that is greedy in the
+    current Q, and after the episode Q and the policy are updated at the visited pairs.
+
+    Args:
+        env: an episodic env with a Discrete action space.
+        episodes: number of episodes (>= 0).
+        gamma: discount factor in [0, 1].
+        seed: int, Generator or None; it seeds the start draws and, once, ``env.reset(seed=...)``.
+        start_states: states that ``env.reset(options={"state": s})`` accepts. Default: the env's
+            ``nonterminal_states`` attribute if it has one (``TabularBlackjack-v0``: all 290 live
+            states); else episodes start from the env's own ``reset`` (only the first action explores).
+        initial_policy: the greedy policy before any data (a callable or a probability array, whose
+            most probable action counts); default action 0 everywhere. S&B's Figure 5.2 starts from
+            "stick only on 20 or 21".
+        first_visit: average first-visit returns of each pair (S&B's algorithm) or every-visit ones.
+        progress: called with the number of episodes finished since its last call.
+        callback: called as ``callback(episodes_done, Q, policy)`` every ``callback_every`` episodes
+            with tables in the output format (e.g. to record a learning curve).
+        callback_every: episodes between callbacks (0: never).
+
+    Returns:
+        ``(Q, policy)``. For a Discrete observation space, ``Q`` has shape ``(n, n_actions)`` and
+        ``policy`` is the greedy deterministic policy as a one-hot ``(n, n_actions)`` array; otherwise both
+        are dicts keyed by observation (Q rows and one-hot policy rows as arrays).
+
+    Raises:
+        ValueError: on a parameter out of range, an empty ``start_states`` or a bad ``initial_policy``.
+    """
+    episodes = _check_count("episodes", episodes)
+    gamma = _check_unit("gamma", gamma)
+    callback_every = _check_callback(callback, callback_every)
+    rng = make_rng(seed)
+    control = _Control(env, initial_policy)
+    starts = _start_states(env, start_states)
+    first_actions = _integers(rng, control.n_actions)
+    start_indices = _integers(rng, len(starts)) if starts is not None else None
+    act, step, update = control.act, env.step, control.update
+    seed_for_env: int | None = int(rng.integers(2**31))
+    done = 0
+    for chunk in _chunks(episodes, callback_every):
+        for _ in range(chunk):
+            options = None if starts is None else {"state": starts[next(start_indices)]}
+            obs, _ = env.reset(seed=seed_for_env, options=options)
+            if seed_for_env is not None:
+                _check_hashable(obs)
+                seed_for_env = None
+            states, actions, rewards = _play(step, act, obs, next(first_actions))
+            update(states, actions, rewards, gamma, first_visit)
+        done += chunk
+        if progress is not None:
+            progress(chunk)
+        if callback is not None and done % callback_every == 0:
+            callback(done, *control.tables())
+    return control.tables()
+
+
+def mc_control_epsilon_soft(
+    env: gym.Env,
+    episodes: int,
+    epsilon: float = 0.1,
+    gamma: float = 1.0,
+    seed: SeedLike = None,
+    *,
+    initial_policy: PolicyLike | None = None,
+    first_visit: bool = True,
+    progress: Progress | None = None,
+    callback: Callback | None = None,
+    callback_every: int = 0,
+) -> tuple[Any, Any]:
+    """On-policy Monte Carlo control of an epsilon-soft policy (S&B section 5.4).
+
+    Episodes start from the env's own ``reset``. The behaviour policy is epsilon-greedy in the current
+    Q (a uniformly random action with probability ``epsilon``, else the greedy one), and after each
+    episode Q is updated by sample averages at the visited pairs and the greedy action recomputed.
+
+    Args:
+        env: an episodic env with a Discrete action space.
+        episodes: number of episodes (>= 0).
+        epsilon: exploration probability in [0, 1].
+        gamma: discount factor in [0, 1].
+        seed: int, Generator or None; it seeds the exploration draws and, once, ``env.reset(seed=...)``.
+        initial_policy: the greedy policy before any data (callable or probability array); default 0.
+        first_visit: average first-visit returns (S&B's algorithm) or every-visit ones.
+        progress: called with the number of episodes finished since its last call.
+        callback: called as ``callback(episodes_done, Q, policy)`` every ``callback_every`` episodes.
+        callback_every: episodes between callbacks (0: never).
+
+    Returns:
+        ``(Q, policy)``: ``policy`` is the epsilon-soft policy being followed (``1 - epsilon +
+        epsilon / n_actions`` on the greedy action, ``epsilon / n_actions`` elsewhere), as an ``(n,
+        n_actions)`` array for a Discrete observation space or a dict of rows otherwise; ``Q`` likewise.
+        ``policy.argmax(axis=1)`` is the greedy policy.
+
+    Raises:
+        ValueError: on a parameter out of range or a bad ``initial_policy``.
+    """
+    episodes = _check_count("episodes", episodes)
+    epsilon = _check_unit("epsilon", epsilon)
+    gamma = _check_unit("gamma", gamma)
+    callback_every = _check_callback(callback, callback_every)
+    rng = make_rng(seed)
+    control = _Control(env, initial_policy)
+    n_actions = control.n_actions
+    uniforms = _uniforms(rng)
+    greedy_act = control.act
+
+    def act(obs: Any) -> int:
+        u = next(uniforms)
+        # One uniform decides both: below epsilon it also picks the random action uniformly.
+        return min(int(u / epsilon * n_actions), n_actions - 1) if u < epsilon else greedy_act(obs)
+
+    step, update = env.step, control.update
+    seed_for_env: int | None = int(rng.integers(2**31))
+    done = 0
+    for chunk in _chunks(episodes, callback_every):
+        for _ in range(chunk):
+            obs, _ = env.reset(seed=seed_for_env)
+            if seed_for_env is not None:
+                _check_hashable(obs)
+                seed_for_env = None
+            states, actions, rewards = _play(step, act, obs)
+            update(states, actions, rewards, gamma, first_visit)
+        done += chunk
+        if progress is not None:
+            progress(chunk)
+        if callback is not None and done % callback_every == 0:
+            callback(done, *control.tables(epsilon))
+    return control.tables(epsilon)

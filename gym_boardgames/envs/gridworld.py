@@ -1,0 +1,559 @@
+"""GridWorld-v0: the gridworld of Sutton & Barto's example 4.1, with its exact model ``P``.
+
+States are the cells in row-major order, ``s = row * cols + col``, row 0 at the top. Actions are
+``UP=0, DOWN=1, LEFT=2, RIGHT=3``. The model ``P[s][a] = [(prob, next_state, reward, terminated), ...]``
+is built once in the constructor, in the format of Gymnasium's toy_text envs, and ``step`` samples from
+it with the env's ``np_random``, so dynamic programming on ``env.unwrapped.P`` and the simulated episodes
+can never disagree.
+
+A map is text rows, one character per cell:
+
+====  ===================================================================================
+char  cell
+====  ===================================================================================
+ .    free
+ #    wall: never entered; a move into it leaves the agent in place, as the grid's edge does
+ T    terminal: entering it ends the episode
+ S    free, and a start cell; without any ``S`` every free non-terminal cell is a start cell
+====  ===================================================================================
+
+Example: ``gym.make("GridWorld-v0", desc=["T..#", ".#..", "....", "S..T"])``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from gym_boardgames.envs.base import _as_integer
+from gym_boardgames.errors import ActionTypeError, ResetNeeded
+
+UP, DOWN, LEFT, RIGHT = 0, 1, 2, 3
+ACTION_NAMES = ("UP", "DOWN", "LEFT", "RIGHT")
+#: (row, col) change of each action.
+MOVES = ((-1, 0), (1, 0), (0, -1), (0, 1))
+FREE, WALL, TERMINAL, START = ".", "#", "T", "S"
+MAP_CHARS = (FREE, WALL, TERMINAL, START)
+#: The map of Sutton & Barto's example 4.1.
+EXAMPLE_4_1 = ("T...", "....", "....", "...T")
+#: The keys ``reset(options=...)`` understands.
+RESET_OPTIONS = ("start_state",)
+# One-character arrows for the ansi policy overlay (plain ASCII, so any terminal shows them).
+_ARROW_TEXT = ("^", "v", "<", ">")
+
+
+def parse_map(desc: str | Sequence[str]) -> tuple[str, ...]:
+    """Check a map and return its rows as a tuple of strings.
+
+    Args:
+        desc: the rows, as a sequence of strings or one string with a row per line. Surrounding
+            whitespace of each line and blank lines are ignored, so a file or a triple-quoted string works.
+
+    Returns:
+        The rows, all the same length, made of the characters ``. # T S``.
+
+    Raises:
+        ValueError: an empty map, rows of different lengths, an unknown character, no terminal cell,
+            no start cell, or a free cell from which no terminal can be reached.
+    """
+    if isinstance(desc, bytes):
+        desc = desc.decode()
+    if isinstance(desc, str):
+        lines = desc.splitlines()
+    elif isinstance(desc, Sequence) or isinstance(desc, np.ndarray):
+        lines = [row.decode() if isinstance(row, bytes) else row for row in desc]
+        if not all(isinstance(row, str) for row in lines):
+            raise ValueError(f"desc must be a string or a sequence of strings (one per row), got {desc!r:.80}")
+    else:
+        raise ValueError(f"desc must be a string or a sequence of strings (one per row), got {desc!r:.80}")
+    rows = tuple(line.strip() for line in lines if line.strip())
+    if not rows:
+        raise ValueError("the map is empty: give at least one row of cells")
+    width = len(rows[0])
+    for r, row in enumerate(rows):
+        if len(row) != width:
+            raise ValueError(
+                f"the map's rows must all have the same length: row 0 has {width} cells, row {r} has {len(row)}"
+            )
+        for c, char in enumerate(row):
+            if char not in MAP_CHARS:
+                raise ValueError(
+                    f"unknown map character {char!r} at row {r}, column {c}: use '.' free, '#' wall, "
+                    "'T' terminal, 'S' start"
+                )
+    return rows
+
+
+def _map_from_parts(shape: Any, terminals: Any, walls: Any) -> tuple[str, ...]:
+    """Build the map rows of a ``shape`` grid with the given terminal and wall states."""
+    if (
+        not isinstance(shape, (tuple, list))
+        or len(shape) != 2
+        or any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 for n in shape)
+    ):
+        raise ValueError(f"shape must be (rows, cols) with two positive ints, got {shape!r}")
+    rows, cols = int(shape[0]), int(shape[1])
+    n = rows * cols
+    terminal_states = _state_list(terminals, n, "terminal") if terminals is not None else [0, n - 1]
+    wall_states = _state_list(walls, n, "wall") if walls is not None else []
+    if not terminal_states:
+        raise ValueError("there must be at least one terminal state")
+    both = sorted(set(terminal_states) & set(wall_states))
+    if both:
+        raise ValueError(f"states {both} are both terminals and walls")
+    cells = [FREE] * n
+    for s in wall_states:
+        cells[s] = WALL
+    for s in terminal_states:
+        cells[s] = TERMINAL
+    return tuple("".join(cells[r * cols : (r + 1) * cols]) for r in range(rows))
+
+
+def _state_list(values: Any, n: int, what: str) -> list[int]:
+    try:
+        items = list(values)
+    except TypeError:
+        raise ValueError(f"{what}s must be an iterable of state indices, got {values!r}") from None
+    states = []
+    for value in items:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{what} states must be ints, got {value!r}")
+        if not 0 <= value < n:
+            raise ValueError(f"{what} state {value} is out of range: states are 0..{n - 1}")
+        states.append(int(value))
+    return states
+
+
+class GridWorldEnv(gym.Env[int, int]):
+    """The gridworld of Sutton & Barto's example 4.1, and any grid map with walls and slip.
+
+    ## Description
+    An agent moves between the cells of a grid until it enters a terminal cell. The default is the book's
+    example 4.1: a 4x4 grid whose top-left and bottom-right cells (states 0 and 15) are terminal::
+
+        T  1  2  3
+        4  5  6  7
+        8  9 10 11
+       12 13 14  T
+
+    A move that would leave the grid or enter a wall leaves the agent where it is. With ``slip > 0`` the
+    agent moves in the chosen direction with probability ``1 - slip`` and in each of the other three with
+    probability ``slip / 3``. The exact model is ``env.unwrapped.P`` (see Model), so the dynamic
+    programming of :mod:`agents.dp` can solve it: ``policy, V = value_iteration(env.unwrapped.P)``.
+
+    ## Action Space
+    ``Discrete(4)``: ``0`` UP, ``1`` DOWN, ``2`` LEFT, ``3`` RIGHT (as in the book).
+
+    ## Observation Space
+    ``Discrete(rows * cols)``: the agent's cell ``row * cols + col``, row 0 at the top. Wall cells keep
+    their numbers (so the formula holds) but are never occupied.
+
+    ## Starting State
+    Uniform over the start cells: the map's ``S`` cells if it has any, else every free non-terminal cell
+    (states 1..14 by default). ``reset(options={"start_state": s})`` starts from a chosen free
+    non-terminal cell instead.
+
+    ## Rewards
+    -1 for every step taken outside a terminal state, including bumps into an edge or a wall.
+
+    ## Episode End
+    Terminated on entering a terminal cell. ``gymnasium.make`` adds a 100-step limit (truncation), so that
+    a random policy's episodes end. A step taken in a terminal state follows ``P`` (it stays, with
+    reward 0, and is terminated again).
+
+    ## Info
+    ``prob``: the probability of the transition just sampled (at reset: of the start cell), as in
+    Gymnasium's toy_text envs.
+
+    ## Model
+    ``P[s][a]`` is a list of ``(prob, next_state, reward, terminated)``: one entry per distinct next
+    state, in increasing order of ``next_state``, probabilities summing to 1. A terminal state, and a wall
+    cell, loops to itself with probability 1, reward 0 and ``terminated=True``, so its value is 0. Also
+    available: ``nS``, ``nA``, ``shape``, ``desc`` (the map rows), ``terminals``, ``walls``, ``starts``,
+    ``initial_state_distrib``, ``s`` (the current state).
+
+    ## Rendering
+    ``"ansi"``: the map with the agent's cell in brackets, then a status line. ``"rgb_array"`` and
+    ``"human"``: the grid drawn with pygame (walls dark, terminals shaded, the agent as a red ring).
+    ``env.unwrapped.set_overlay(values=V, policy=pi)`` adds a value heat map (with the numbers when
+    cells are large enough) and arrows for each state's most probable actions to every later frame, and
+    to the ansi text; ``set_overlay()`` removes them. :func:`gym_boardgames.render.gridworld_view.render_gridworld`
+    draws a frame with an overlay whatever the render mode.
+
+    ## Arguments
+    * ``shape=(4, 4)``: ``(rows, cols)``.
+    * ``terminals=(0, rows * cols - 1)``: terminal states.
+    * ``walls=()``: wall states.
+    * ``desc=None``: a map (see :func:`parse_map`) given instead of ``shape``/``terminals``/``walls``.
+    * ``slip=0.0``: the probability, in [0, 1], of moving in a random other direction.
+    * ``render_mode``: ``None``, ``"human"``, ``"rgb_array"`` or ``"ansi"``.
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        shape: tuple[int, int] | None = None,
+        terminals: Iterable[int] | None = None,
+        walls: Iterable[int] | None = None,
+        desc: str | Sequence[str] | None = None,
+        slip: float = 0.0,
+        render_mode: str | None = None,
+    ) -> None:
+        if desc is not None:
+            given = [
+                name
+                for name, value in (("shape", shape), ("terminals", terminals), ("walls", walls))
+                if value is not None
+            ]
+            if given:
+                raise ValueError(f"desc (a map) already sets the grid: do not also pass {', '.join(given)}")
+            rows = parse_map(desc)
+        else:
+            rows = _map_from_parts((4, 4) if shape is None else shape, terminals, walls)
+        if isinstance(slip, (bool, np.bool_)) or not isinstance(slip, (int, float, np.integer, np.floating)):
+            raise ValueError(f"slip must be a probability in [0, 1], got {slip!r}")
+        if not (0.0 <= float(slip) <= 1.0):
+            raise ValueError(f"slip must be in [0, 1], got {slip!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+
+        self.desc: tuple[str, ...] = rows
+        self.shape: tuple[int, int] = (len(rows), len(rows[0]))
+        self.slip = float(slip)
+        self.render_mode = render_mode
+        cells = "".join(rows)
+        self.nS = len(cells)
+        self.nA = 4
+        self.terminals: tuple[int, ...] = tuple(s for s, ch in enumerate(cells) if ch == TERMINAL)
+        self.walls: tuple[int, ...] = tuple(s for s, ch in enumerate(cells) if ch == WALL)
+        if not self.terminals:
+            raise ValueError("the map has no terminal cell ('T'): episodes could never end")
+        marked = tuple(s for s, ch in enumerate(cells) if ch == START)
+        self.starts: tuple[int, ...] = marked or tuple(s for s, ch in enumerate(cells) if ch in (FREE, START))
+        if not self.starts:
+            raise ValueError("the map has no start cell: every cell is a wall or a terminal")
+        self._terminal_mask = np.array([ch == TERMINAL for ch in cells])
+        self._wall_mask = np.array([ch == WALL for ch in cells])
+
+        self.P: dict[int, dict[int, list[tuple[float, int, float, bool]]]] = self._build_model()
+        self._check_terminals_reachable()
+        self.initial_state_distrib = np.zeros(self.nS)
+        self.initial_state_distrib[list(self.starts)] = 1.0 / len(self.starts)
+
+        self.observation_space = spaces.Discrete(self.nS)
+        self.action_space = spaces.Discrete(self.nA)
+
+        self.s: int | None = None  # the current state; None until reset()
+        self.lastaction: int | None = None
+        self.steps = 0
+        self.episode_return = 0.0
+        self._overlay_values: np.ndarray | None = None
+        self._overlay_policy: np.ndarray | None = None
+        self._canvas: Any = None  # the pygame backend, created on the first pygame frame
+
+    # ---- the model ---------------------------------------------------------------------------
+
+    def _targets(self) -> np.ndarray:
+        """``(nS, 4)``: the state reached from each state by a move in each direction.
+
+        A move off the grid or into a wall leaves the agent where it is.
+        """
+        rows, cols = self.shape
+        r, c = np.divmod(np.arange(self.nS), cols)
+        targets = np.empty((self.nS, 4), dtype=np.int64)
+        for direction, (dr, dc) in enumerate(MOVES):
+            r2, c2 = r + dr, c + dc
+            inside = (r2 >= 0) & (r2 < rows) & (c2 >= 0) & (c2 < cols)
+            s_next = np.where(inside, r2 * cols + c2, np.arange(self.nS))
+            targets[:, direction] = np.where(self._wall_mask[s_next], np.arange(self.nS), s_next)
+        return targets
+
+    def _build_model(self) -> dict[int, dict[int, list[tuple[float, int, float, bool]]]]:
+        terminal = self._terminal_mask.tolist()
+        absorbing = (self._terminal_mask | self._wall_mask).tolist()
+        stay, move = 1.0 - self.slip, self.slip / 3.0
+        P: dict[int, dict[int, list[tuple[float, int, float, bool]]]] = {}
+        for s, targets in enumerate(self._targets().tolist()):
+            if absorbing[s]:
+                P[s] = {a: [(1.0, s, 0.0, True)] for a in range(4)}
+            elif move == 0.0:
+                P[s] = {a: [(1.0, t, -1.0, terminal[t])] for a, t in enumerate(targets)}
+            else:
+                P[s] = {}
+                for a in range(4):
+                    # Outcomes that land on the same cell (two bumps, say) are merged into one entry.
+                    merged: dict[int, float] = {}
+                    for direction, t in enumerate(targets):
+                        p = stay if direction == a else move
+                        if p > 0.0:
+                            merged[t] = merged.get(t, 0.0) + p
+                    P[s][a] = [(p, t, -1.0, terminal[t]) for t, p in sorted(merged.items())]
+        return P
+
+    def _check_terminals_reachable(self) -> None:
+        """Refuse maps with free cells that cannot reach a terminal: their episodes could never end."""
+        reached = self._terminal_mask.copy()
+        frontier = list(self.terminals)
+        while frontier:
+            s_next = frontier.pop()
+            r, c = divmod(s_next, self.shape[1])
+            for dr, dc in MOVES:  # a neighbour can step into s_next by the opposite move
+                r0, c0 = r + dr, c + dc
+                if 0 <= r0 < self.shape[0] and 0 <= c0 < self.shape[1]:
+                    s = r0 * self.shape[1] + c0
+                    if not reached[s] and not self._wall_mask[s]:
+                        reached[s] = True
+                        frontier.append(s)
+        stuck = np.flatnonzero(~reached & ~self._wall_mask)
+        if stuck.size:
+            cells = [divmod(int(s), self.shape[1]) for s in stuck[:5]]
+            raise ValueError(
+                f"no terminal can be reached from cells (row, col) {cells}{' ...' if stuck.size > 5 else ''}: "
+                "wall them off with '#' or add a terminal 'T' they can reach"
+            )
+
+    def to_state(self, row: int, col: int) -> int:
+        """Return the state of cell ``(row, col)``: ``row * cols + col``."""
+        return row * self.shape[1] + col
+
+    def to_cell(self, state: int) -> tuple[int, int]:
+        """Return the ``(row, col)`` of ``state``."""
+        return divmod(int(state), self.shape[1])
+
+    def is_terminal(self, state: int) -> bool:
+        """Whether ``state`` is a terminal cell."""
+        return bool(self._terminal_mask[state])
+
+    def is_wall(self, state: int) -> bool:
+        """Whether ``state`` is a wall cell."""
+        return bool(self._wall_mask[state])
+
+    # ---- the gymnasium API -------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
+        """Start an episode in a start cell drawn uniformly with ``np_random``.
+
+        Args:
+            seed: seeds ``np_random``.
+            options: ``{"start_state": s}`` starts in the free non-terminal cell ``s`` instead.
+
+        Returns:
+            The state and ``{"prob": probability of that start}``.
+
+        Raises:
+            ValueError: on an unknown option or a start state that is a wall, a terminal or out of range.
+        """
+        super().reset(seed=seed)
+        if options:
+            unknown = sorted(set(options) - set(RESET_OPTIONS))
+            if unknown:
+                raise ValueError(f"unknown reset option(s) {unknown}: valid options are {list(RESET_OPTIONS)}")
+        if options and "start_state" in options:
+            start = _as_integer(options["start_state"])
+            if start is None or not 0 <= start < self.nS or self._wall_mask[start] or self._terminal_mask[start]:
+                raise ValueError(
+                    f'options["start_state"] must be a free non-terminal state in 0..{self.nS - 1}, '
+                    f"got {options['start_state']!r}"
+                )
+            prob = 1.0
+        else:
+            start = int(self.starts[self.np_random.integers(len(self.starts))])
+            prob = float(self.initial_state_distrib[start])
+        self.s = start
+        self.lastaction = None
+        self.steps = 0
+        self.episode_return = 0.0
+        if self.render_mode == "human":
+            self.render()
+        return start, {"prob": prob}
+
+    def step(self, action: int | np.integer) -> tuple[int, float, bool, bool, dict[str, Any]]:
+        """Move by sampling one outcome of ``P[s][action]`` with ``np_random``.
+
+        Returns:
+            state, reward, terminated, truncated (always False; ``gymnasium.make`` adds the step limit),
+            ``{"prob": probability of the sampled outcome}``.
+
+        Raises:
+            ResetNeeded: before the first ``reset()``.
+            ValueError: an action outside ``Discrete(4)`` (``ActionTypeError``, also a ``TypeError``,
+                for a non-integer).
+        """
+        if self.s is None:
+            raise ResetNeeded("step() called before reset(): call reset() to start an episode")
+        a = _as_integer(action)
+        if a is None:
+            raise ActionTypeError(f"action must be an integer in 0..3 (Discrete(4)), got {action!r}")
+        if not 0 <= a < self.nA:
+            raise ValueError(f"action {a} is outside the action space: valid actions are 0..3 (UP, DOWN, LEFT, RIGHT)")
+        outcomes = self.P[self.s][a]
+        # The same draw as toy_text's categorical_sample, so one uniform number per step.
+        i = int(np.argmax(np.cumsum([outcome[0] for outcome in outcomes]) > self.np_random.random()))
+        prob, s_next, reward, terminated = outcomes[i]
+        self.s = s_next
+        self.lastaction = a
+        self.steps += 1
+        self.episode_return += reward
+        if self.render_mode == "human":
+            self.render()
+        return s_next, reward, terminated, False, {"prob": prob}
+
+    # ---- overlay and rendering ---------------------------------------------------------------
+
+    def set_overlay(self, values: np.ndarray | None = None, policy: np.ndarray | None = None) -> None:
+        """Show a value function and/or a policy on every later frame (and in the ansi text).
+
+        Args:
+            values: ``(nS,)`` or ``(rows, cols)`` state values, drawn as a heat map (with the numbers when
+                the cells are large enough). None removes the values.
+            policy: ``(nS, nA)`` action probabilities (the format of :mod:`agents.dp`), drawn as arrows
+                for each state's most probable actions (several on ties). None removes the arrows.
+
+        Raises:
+            ValueError: on a wrong shape, non-finite values, or a policy that is not rows of probabilities.
+        """
+        if values is not None:
+            array = np.array(values, dtype=np.float64)
+            if array.shape not in ((self.nS,), self.shape):
+                raise ValueError(f"values must have shape ({self.nS},) or {self.shape}, got {array.shape}")
+            if not np.isfinite(array).all():
+                raise ValueError("values hold NaN or infinite entries")
+            values = array.reshape(self.nS)
+        if policy is not None:
+            array = np.array(policy, dtype=np.float64)
+            if array.shape != (self.nS, self.nA):
+                raise ValueError(f"policy must have shape (nS, nA) = ({self.nS}, {self.nA}), got {array.shape}")
+            if not np.isfinite(array).all() or (array < 0).any() or not np.allclose(array.sum(axis=1), 1.0, atol=1e-6):
+                raise ValueError("policy rows must be probabilities: non-negative and summing to 1")
+            policy = array
+        self._overlay_values, self._overlay_policy = values, policy
+
+    @property
+    def overlay(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The ``(values, policy)`` set by :meth:`set_overlay` (copies; None where unset)."""
+        values, policy = self._overlay_values, self._overlay_policy
+        return (None if values is None else values.copy(), None if policy is None else policy.copy())
+
+    def status_text(self) -> str:
+        """A one-line description of the episode, used by every renderer."""
+        if self.s is None:
+            return "call reset() to start"
+        if self._terminal_mask[self.s]:
+            return f"done: return {self.episode_return:g} in {self.steps} steps"
+        moved = f" after {ACTION_NAMES[self.lastaction]}" if self.lastaction is not None else ""
+        return f"state {self.s}{moved}, return {self.episode_return:g}"
+
+    def render(self) -> str | np.ndarray | None:
+        """Render per ``render_mode``: ansi text, an RGB array ``(H, W, 3)`` uint8, or a window frame.
+
+        Returns:
+            a string (``"ansi"``), an array (``"rgb_array"``), or None (``"human"`` or no mode).
+        """
+        if self.render_mode is None:
+            gym.logger.warn(
+                "render() called without a render_mode: pass render_mode='ansi', 'rgb_array' or 'human' "
+                f'to gymnasium.make("{self.spec.id if self.spec else type(self).__name__}", render_mode=...)'
+            )
+            return None
+        if self.render_mode == "ansi":
+            return self._ansi()
+        if self._canvas is None:
+            from gym_boardgames.render.gridworld_view import GridWorldView
+            from gym_boardgames.render.pygame_canvas import Canvas
+
+            view = GridWorldView(self)
+            self._canvas = Canvas(view.size, title="GridWorld", fps=self.metadata["render_fps"])
+            self._canvas.view = view
+        self._canvas.view.draw(self._canvas.surface, self, self._overlay_values, self._overlay_policy)
+        if self.render_mode == "human":
+            self._canvas.show()
+            return None
+        return self._canvas.to_array()
+
+    def _ansi(self) -> str:
+        cols = self.shape[1]
+        lines = []
+        for r, row in enumerate(self.desc):
+            cells = []
+            for c, char in enumerate(row):
+                cells.append(f"[{char}]" if r * cols + c == self.s else f" {char} ")
+            lines.append("".join(cells).rstrip())
+        lines.append(self.status_text())
+        if self._overlay_values is not None:
+            lines.append("values:")
+            lines.append(format_values(self, self._overlay_values))
+        if self._overlay_policy is not None:
+            lines.append("policy:")
+            lines.append(format_policy(self, self._overlay_policy))
+        return "\n".join(lines) + "\n"
+
+    def close(self) -> None:
+        """Release the window (human mode) and the drawing surface; safe to call twice."""
+        if self._canvas is not None:
+            self._canvas.close()
+            self._canvas = None
+
+
+def best_actions(probabilities: np.ndarray) -> list[int]:
+    """Return the actions whose probability is within 1e-9 of the largest (the arrows drawn for a state)."""
+    top = float(np.max(probabilities))
+    return [a for a, p in enumerate(probabilities) if p > 0 and p >= top - 1e-9]
+
+
+def format_values(env: Any, values: np.ndarray, decimals: int = 1) -> str:
+    """Return ``values`` laid out as the grid, one text line per row, as Figure 4.1 prints them.
+
+    Args:
+        env: a GridWorld env (wrapped or not), for its shape.
+        values: ``(nS,)`` or ``(rows, cols)`` state values.
+        decimals: digits after the decimal point.
+
+    Raises:
+        ValueError: if ``values`` does not have ``nS`` entries.
+    """
+    base = env.unwrapped
+    array = np.asarray(values, dtype=np.float64)
+    if array.size != base.nS:
+        raise ValueError(f"values must have {base.nS} entries, got {array.size}")
+    grid = array.reshape(base.shape) + 0.0  # + 0.0 turns -0.0 into 0.0, so no "-0.0" is printed
+    width = max(len(f"{v:.{decimals}f}") for v in grid.flat) + 2
+    return "\n".join("".join(f"{v:{width}.{decimals}f}" for v in row) for row in grid)
+
+
+def format_policy(env: Any, policy: np.ndarray) -> str:
+    """Return ``policy`` laid out as the grid: ``^ v < >`` for each of a state's most probable actions.
+
+    Terminal cells show ``T`` and walls ``#``.
+
+    Args:
+        env: a GridWorld env (wrapped or not), for its shape and cells.
+        policy: ``(nS, nA)`` action probabilities.
+
+    Raises:
+        ValueError: if ``policy`` is not ``(nS, 4)``.
+    """
+    base = env.unwrapped
+    array = np.asarray(policy, dtype=np.float64)
+    if array.shape != (base.nS, base.nA):
+        raise ValueError(f"policy must have shape ({base.nS}, {base.nA}), got {array.shape}")
+    symbols = []
+    for s in range(base.nS):
+        if base.is_wall(s):
+            symbols.append(WALL)
+        elif base.is_terminal(s):
+            symbols.append(TERMINAL)
+        else:
+            symbols.append("".join(_ARROW_TEXT[a] for a in best_actions(array[s])))
+    width = max(len(symbol) for symbol in symbols) + 2
+    cols = base.shape[1]
+    return "\n".join(
+        "".join(f"{symbol:>{width}}" for symbol in symbols[r * cols : (r + 1) * cols]) for r in range(base.shape[0])
+    )

@@ -1,0 +1,359 @@
+"""Monte Carlo on blackjack (Sutton and Barto, Figures 5.1 and 5.2), checked against the exact values.
+
+What it runs, on TabularBlackjack-v0 (Gymnasium's Blackjack-v1 with sab=True):
+  Figure 5.1  first-visit and every-visit MC prediction of the policy that sticks only on 20 or 21, after
+              each --episodes budget (default 10,000 and 500,000). On blackjack the two coincide: no
+              state recurs within an episode, so with the same seed they give the same numbers.
+  exact       the values of that policy and of the optimal policy by dynamic programming on the model P
+              (agents.dp), and their expected returns from the deal.
+  error       the RMS error of every estimate over the 200 states with player sum 12-21, for the budgets of
+              --curve-episodes as well, with the fitted slope of log(error) against log(episodes)
+              (Monte Carlo noise gives -0.5).
+  timing      the CPU time of the largest prediction run beside a bare loop over Blackjack-v1 playing the
+              same policy the same number of episodes (half before the run, half after, so that a change
+              in machine load affects both alike).
+  Figure 5.2  Monte Carlo control with exploring starts (--es-episodes, from the stick-on-20 policy): the
+              learned policy and V* = max_a Q, and every --es-every episodes the exact expected return
+              of the greedy policy from the deal (policy evaluation on P) beside the optimum.
+
+PNGs go to --out DIR: figure_5_1.png, figure_5_2.png, error_vs_episodes.png.
+
+Examples:
+  python scripts/train_blackjack_mc.py --out figures --json
+  python scripts/train_blackjack_mc.py --episodes 2000 --curve-episodes 500 1000 --es-episodes 5000 --no-timing
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import gym_boardgames  # noqa: F401  (registers TabularBlackjack-v0)
+from agents._rng import make_rng
+from agents.dp import build_model, policy_evaluation, value_iteration
+from agents.mc import mc_control_es, mc_prediction
+from gym_boardgames.envs.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
+from gym_boardgames.utils import progress_bar, write_text_atomic
+
+PLAYER_SUMS = range(12, 22)
+DEALER_CARDS = range(1, 11)
+WITHIN = 0.005  # MC-ES target: exact return of its greedy policy within this of the optimum
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--episodes", type=int, nargs="+", default=[10_000, 500_000], help="Figure 5.1 budgets (10000 500000)"
+    )
+    parser.add_argument(
+        "--curve-episodes",
+        type=int,
+        nargs="*",
+        default=[1_000, 3_000, 30_000, 100_000],
+        help="extra budgets for the error-vs-episodes plot (1000 3000 30000 100000)",
+    )
+    parser.add_argument("--es-episodes", type=int, default=500_000, help="MC exploring-starts episodes (500000)")
+    parser.add_argument(
+        "--es-every", type=int, default=10_000, help="episodes between exact evaluations of the ES policy (10000)"
+    )
+    parser.add_argument("--no-timing", action="store_true", help="skip the bare Blackjack-v1 loop (halves the time)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every run (each run draws its own from it)")
+    parser.add_argument("--out", help="directory for the PNG figures (created if missing) and summary.json")
+    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    args = parser.parse_args(argv)
+    for name in ("episodes", "curve_episodes"):
+        if any(n < 1 for n in getattr(args, name)):
+            parser.error(f"--{name.replace('_', '-')} budgets must be >= 1")
+    if args.es_episodes < 0 or args.es_every < 1:
+        parser.error("--es-episodes must be >= 0 and --es-every >= 1")
+    return args
+
+
+def stick_on_20() -> np.ndarray:
+    """The book's policy as an (nS, 2) array: stick on 20 or 21, else hit (sticking at the terminal state)."""
+    policy = np.zeros((N_STATES, 2))
+    for s in range(N_STATES):
+        policy[s, STICK if s == TERMINAL or decode(s)[0] >= 20 else HIT] = 1.0
+    return policy
+
+
+def grid(values: np.ndarray, usable_ace: int) -> np.ndarray:
+    """(player sum 12..21, dealer A..10) table of per-state numbers; soft 21 is the drawn one, not a natural."""
+    return np.array([[values[encode(t, d, usable_ace)] for d in DEALER_CARDS] for t in PLAYER_SUMS])
+
+
+def book_states() -> np.ndarray:
+    """Indices of the 200 states of the book's figures: player sum 12-21, with and without a usable ace."""
+    return np.array([encode(t, d, a) for a in (0, 1) for t in PLAYER_SUMS for d in DEALER_CARDS])
+
+
+def rms(estimate: np.ndarray, exact: np.ndarray, states: np.ndarray) -> float:
+    """Root-mean-square error over ``states``."""
+    return float(np.sqrt(np.mean((estimate[states] - exact[states]) ** 2)))
+
+
+def bare_loop(episodes: int, seed: int, show: bool) -> float:
+    """CPU seconds for ``episodes`` of Blackjack-v1 played by stick-on-20, with no learning at all."""
+    env = gym.make("Blackjack-v1", sab=True)
+    env.reset(seed=seed)
+    bar = progress_bar(episodes, "bare Blackjack-v1", enabled=show)
+    start = time.process_time()
+    for _ in range(episodes // 100):
+        for _ in range(100):
+            obs, _ = env.reset()
+            done = False
+            while not done:
+                obs, _, terminated, truncated, _ = env.step(0 if obs[0] >= 20 else 1)
+                done = terminated or truncated
+        bar.update(100)
+    for _ in range(episodes % 100):
+        obs, _ = env.reset()
+        done = False
+        while not done:
+            obs, _, terminated, truncated, _ = env.step(0 if obs[0] >= 20 else 1)
+            done = terminated or truncated
+    seconds = time.process_time() - start
+    bar.close()
+    return seconds
+
+
+def predict(episodes: int, first_visit: bool, seed: int, show: bool) -> tuple[np.ndarray, float, float]:
+    """One prediction run of stick-on-20: (V, CPU seconds, wall seconds)."""
+    env = gym.make("TabularBlackjack-v0")
+    kind = "first" if first_visit else "every"
+    with progress_bar(episodes, f"MC {kind}-visit {episodes:,}", enabled=show) as bar:
+        cpu, wall = time.process_time(), time.perf_counter()
+        values = mc_prediction(env, stick_on_20(), episodes, first_visit=first_visit, seed=seed, progress=bar.update)
+        return values, time.process_time() - cpu, time.perf_counter() - wall
+
+
+def run_es(args: argparse.Namespace, seed: int, model: Any, mu: np.ndarray, optimum: float) -> dict[str, Any]:
+    """MC exploring starts with the exact return of the greedy policy every ``--es-every`` episodes."""
+    curve: list[tuple[int, float]] = []
+
+    def record(done: int, q: np.ndarray, policy: np.ndarray) -> None:
+        curve.append((done, float(mu @ policy_evaluation(model, policy, gamma=1.0, theta=1e-12))))
+
+    env = gym.make("TabularBlackjack-v0")
+    with progress_bar(args.es_episodes, "MC exploring starts", enabled=not args.no_progress) as bar:
+        start = time.perf_counter()
+        q, policy = mc_control_es(
+            env,
+            args.es_episodes,
+            seed=seed,
+            initial_policy=stick_on_20(),
+            progress=bar.update,
+            callback=record,
+            callback_every=min(args.es_every, max(args.es_episodes, 1)),
+        )
+        seconds = time.perf_counter() - start
+    final = float(mu @ policy_evaluation(model, policy, gamma=1.0, theta=1e-12))
+    within = [n for n, value in curve if optimum - value <= WITHIN]
+    # "Stays within": the first checkpoint after which every later one is within the target too.
+    stays = next((n for i, (n, _) in enumerate(curve) if all(optimum - v <= WITHIN for _, v in curve[i:])), None)
+    return {
+        "episodes": args.es_episodes,
+        "seconds": round(seconds, 2),
+        "expected_return": final,
+        "gap_to_optimum": optimum - final,
+        "first_within_0.005_at": within[0] if within else None,
+        "stays_within_0.005_from": stays,
+        "curve": curve,
+        "q": q,
+        "policy": policy,
+    }
+
+
+def pyplot() -> Any:
+    """matplotlib.pyplot on a headless backend, or exit with how to install it."""
+    try:
+        import matplotlib
+    except ImportError:
+        sys.exit("error: --out needs matplotlib, the 'plot' extra: pip install -e '.[plot]'")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def heatmap(ax: Any, table: np.ndarray, title: str, vmin: float, vmax: float, cmap: str = "viridis") -> Any:
+    """Draw a (player sum x dealer card) table with the book's axes."""
+    image = ax.imshow(table, origin="lower", cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    ax.set_xticks(range(10), ["A", *map(str, range(2, 11))])
+    ax.set_yticks(range(10), [str(t) for t in PLAYER_SUMS])
+    ax.set_xlabel("dealer showing")
+    ax.set_ylabel("player sum")
+    ax.set_title(title, fontsize=9)
+    return image
+
+
+def figure_5_1(plt: Any, estimates: dict, exact: np.ndarray, budgets: list[int], path: str) -> None:
+    """Rows: usable ace, no usable ace; columns: each (budget, first/every visit) estimate, then the exact V."""
+    columns = [(n, fv) for n in budgets for fv in (True, False)]
+    fig, axes = plt.subplots(
+        2, len(columns) + 1, figsize=(3.3 * (len(columns) + 1), 7), squeeze=False, layout="constrained"
+    )
+    for row, ace in enumerate((1, 0)):
+        label = "usable ace" if ace else "no usable ace"
+        for col, (n, fv) in enumerate(columns):
+            title = f"{'first' if fv else 'every'}-visit, {n:,} episodes\n{label}"
+            image = heatmap(axes[row, col], grid(estimates[n, fv], ace), title, -1, 1)
+        heatmap(axes[row, -1], grid(exact, ace), f"exact (DP on P)\n{label}", -1, 1)
+    fig.colorbar(image, ax=axes, shrink=0.6, label="V(s) of stick on 20 or 21")
+    fig.suptitle("Figure 5.1: Monte Carlo prediction of the stick-on-20 policy (TabularBlackjack-v0)")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def figure_5_2(plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: np.ndarray, path: str) -> None:
+    """MC-ES policy (crosses where it differs from the DP optimum) and V* = max_a Q, beside the exact V*."""
+    learned = es["policy"].argmax(axis=1).astype(float)
+    best = optimal_policy.argmax(axis=1)
+    v_star = es["q"].max(axis=1)
+    fig, axes = plt.subplots(2, 3, figsize=(13, 8), squeeze=False, layout="constrained")
+    for row, ace in enumerate((1, 0)):
+        label = "usable ace" if ace else "no usable ace"
+        heatmap(axes[row, 0], grid(learned, ace), f"MC-ES policy ({label})\nyellow: hit, purple: stick", 0, 1)
+        differs = grid(learned != best, ace)
+        ys, xs = np.nonzero(differs)
+        axes[row, 0].scatter(xs, ys, marker="x", color="red", label="differs from DP")
+        if len(xs):
+            axes[row, 0].legend(loc="upper right", fontsize=7)
+        image = heatmap(axes[row, 1], grid(v_star, ace), f"MC-ES V* = max_a Q ({label})", -1, 1)
+        heatmap(axes[row, 2], grid(optimal_values, ace), f"exact V* (value iteration on P, {label})", -1, 1)
+    fig.colorbar(image, ax=axes[:, 1:], shrink=0.6, label="value")
+    fig.suptitle(f"Figure 5.2: Monte Carlo ES after {es['episodes']:,} episodes")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str) -> None:
+    """Left: RMS error against episodes with a 1/sqrt(n) guide; right: MC-ES return gap to the optimum."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5), layout="constrained")
+    n = np.array(curve["episodes"], dtype=float)
+    left.loglog(n, curve["first_visit"], "o-", label="first-visit")
+    left.loglog(n, curve["every_visit"], "x--", label="every-visit (same cards: identical)")
+    guide = curve["first_visit"][-1] * np.sqrt(n[-1] / n)
+    left.loglog(n, guide, ":", color="gray", label="c / sqrt(episodes)")
+    left.set_xlabel("episodes")
+    left.set_ylabel("RMS error over player sums 12-21")
+    slope = "n/a" if curve["slope"] is None else f"{curve['slope']:.3f}"
+    left.set_title(f"MC prediction error (fitted slope {slope})")
+    left.legend()
+    if es["curve"]:
+        episodes, returns = zip(*es["curve"], strict=True)
+        gaps = np.maximum(optimum - np.array(returns), 1e-6)
+        right.loglog(episodes, gaps, ".-")
+        right.axhline(WITHIN, color="red", linestyle=":", label=f"{WITHIN}")
+        right.legend()
+    right.set_xlabel("episodes")
+    right.set_ylabel("optimum - exact return of greedy policy")
+    right.set_title("MC exploring starts: return from the deal")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Run the experiments, print the results and return the summary."""
+    args = parse_args(argv)
+    show = not args.no_progress
+    rng = make_rng(args.seed)
+    P, mu = blackjack_model()
+    model = build_model(P)
+    optimal_policy, optimal_values = value_iteration(model, gamma=1.0, theta=1e-12)
+    exact = policy_evaluation(model, stick_on_20(), gamma=1.0, theta=1e-12)
+    optimum = float(mu @ optimal_values)
+    print(f"exact expected return from the deal: optimal policy {optimum:+.6f}, stick on 20 {mu @ exact:+.6f}")
+
+    figure_budgets = sorted(set(args.episodes))
+    budgets = sorted(set(figure_budgets) | set(args.curve_episodes))
+    seeds = {n: int(s) for n, s in zip(budgets, rng.integers(2**31, size=len(budgets)), strict=True)}
+    es_seed, timing_seed = (int(s) for s in rng.integers(2**31, size=2))
+    states = book_states()
+    largest = budgets[-1]
+
+    timing: dict[str, Any] = {}
+    estimates: dict[tuple[int, bool], np.ndarray] = {}
+    errors: dict[str, dict[str, float]] = {"first_visit": {}, "every_visit": {}}
+    for n in budgets:
+        for first_visit in (True, False):
+            timed = n == largest and first_visit and not args.no_timing
+            if timed:  # half of the bare loop right before the timed run, half right after
+                bare_first = bare_loop(n // 2, timing_seed, show)
+            values, cpu, wall = predict(n, first_visit, seeds[n], show)
+            estimates[n, first_visit] = values
+            errors["first_visit" if first_visit else "every_visit"][str(n)] = rms(values, exact, states)
+            if n == largest and first_visit:
+                timing = {"episodes": n, "tabular_mc_cpu_s": round(cpu, 3), "tabular_mc_wall_s": round(wall, 3)}
+                if timed:
+                    bare = bare_first + bare_loop(n - n // 2, timing_seed + 1, show)
+                    timing.update(bare_blackjack_v1_cpu_s=round(bare, 3), ratio=round(cpu / bare, 3))
+        first_err, every_err = errors["first_visit"][str(n)], errors["every_visit"][str(n)]
+        print(f"{n:>9,} episodes: RMS error (sums 12-21) first-visit {first_err:.4f}, every-visit {every_err:.4f}")
+    identical = all(np.array_equal(estimates[n, True], estimates[n, False]) for n in budgets)
+    first_curve = [errors["first_visit"][str(n)] for n in budgets]
+    slope = float(np.polyfit(np.log(budgets), np.log(first_curve), 1)[0]) if len(budgets) > 1 else None
+    curve = {
+        "episodes": budgets,
+        "first_visit": first_curve,
+        "every_visit": [errors["every_visit"][str(n)] for n in budgets],
+        "slope": slope,
+    }
+    slope_text = "n/a (one budget)" if slope is None else f"{slope:.3f}"
+    print(f"first-visit and every-visit estimates identical: {identical}; log-log slope of the error {slope_text}")
+    if "ratio" in timing:
+        print(
+            f"timing, {timing['episodes']:,} episodes: MC prediction through TabularBlackjack-v0 "
+            f"{timing['tabular_mc_cpu_s']:.1f} s CPU, bare Blackjack-v1 loop {timing['bare_blackjack_v1_cpu_s']:.1f} s "
+            f"CPU: ratio {timing['ratio']:.2f}"
+        )
+
+    es = run_es(args, es_seed, model, mu, optimum)
+    differs = int(np.sum(es["policy"][states].argmax(axis=1) != optimal_policy[states].argmax(axis=1)))
+    print(
+        f"MC exploring starts, {es['episodes']:,} episodes ({es['seconds']:.0f} s): "
+        f"exact return {es['expected_return']:+.6f} "
+        f"(optimum {optimum:+.6f}, gap {es['gap_to_optimum']:.6f}); first within {WITHIN} at "
+        f"{es['first_within_0.005_at']} episodes, within from {es['stays_within_0.005_from']} on; "
+        f"{differs} of 200 states differ from the DP policy"
+    )
+
+    summary: dict[str, Any] = {
+        "seed": args.seed,
+        "optimal_return_from_deal": optimum,
+        "stick_on_20_return_from_deal": float(mu @ exact),
+        "figure_5_1_episodes": figure_budgets,
+        "rms_error": errors,
+        "first_every_identical": identical,
+        "error_curve": curve,
+        "timing": timing,
+        "es": {key: value for key, value in es.items() if key not in ("q", "policy", "curve")}
+        | {"policy_differs_in_states": differs, "evaluations": len(es["curve"])},
+    }
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        plt = pyplot()
+        paths = [os.path.join(args.out, name) for name in ("figure_5_1.png", "figure_5_2.png", "error_vs_episodes.png")]
+        figure_5_1(plt, estimates, exact, figure_budgets, paths[0])
+        figure_5_2(plt, es, optimal_policy, optimal_values, paths[1])
+        error_figure(plt, curve, es, optimum, paths[2])
+        summary["figures"] = paths
+        full = summary | {"es_curve": es["curve"]}
+        write_text_atomic(os.path.join(args.out, "summary.json"), json.dumps(full, indent=1) + "\n")
+        print("wrote " + ", ".join(paths))
+    if args.json:
+        print(json.dumps(summary))
+    return summary
+
+
+if __name__ == "__main__":
+    main()
