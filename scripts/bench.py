@@ -1,25 +1,59 @@
-"""Time our board envs (and, with --compare, PettingZoo's equivalents) in the same run.
+"""The performance suite: our board envs, single and vectorised, beside PettingZoo, OpenSpiel and pgx.
 
-One "move" is one piece (or edge) placed on the board by whoever moves: the driver reads the legal
-moves from the mask the library returns, picks one uniformly at random, and calls the library's step.
-The observation and info (or PettingZoo's ``last()``) are built at every move; resets are included.
+What one "move" is
+------------------
+One piece (or edge) placed on the board, by whoever moves. The driver reads the legal moves from the mask
+the library returns, picks one uniformly at random, and calls the library's step; the observation and
+the mask are built at every move, and starting new games is part of the time.
 
-Workloads, for each game (TicTacToe-v0, ConnectFour-v0, DotsAndBoxes-v0 3x3, and ConnectN-v0 as
-15x15 Gomoku, n=5 without gravity):
+Workloads, for each game (TicTacToe-v0, ConnectFour-v0, DotsAndBoxes-v0 3x3, and ConnectN-v0 as 15x15
+Gomoku, n=5 without gravity):
+
+Single envs (one game, a Python loop):
   selfplay    gymnasium.make(id, opponent=None): the driver plays both sides (moves/s).
   vs_random   gymnasium.make(id): the driver plays the agent and the built-in random opponent replies
               inside step(); reported as agent steps/s.
-  pettingzoo  the PettingZoo classic AEC env() with its default wrappers (tictactoe_v3,
+  pettingzoo  (--compare) the PettingZoo classic AEC env() with its default wrappers (tictactoe_v3,
               connect_four_v3): last() then step() for the agent in agent_selection (moves/s).
+  openspiel   (--compare) a Python loop over pyspiel states (tic_tac_toe, connect_four, dots_and_boxes
+              3x3, mnk 15x15 k=5): legal_actions() + apply_action() + observation_tensor() per move.
 
-Every workload runs the same driver; workloads are interleaved in each repeat (so machine noise hits
-all of them alike), after a warm-up, and the median of the repeats is reported.
+Vector envs (--num-envs N ..., default 1 64 1024 4096 16384 games at once):
+  vector      gymnasium.make_vec(id, num_envs=N, opponent=None): the driver picks every sub-env's move
+              with gym_boardgames.rules.batch.random_legal_actions(info["action_mask"], rng) (numpy, one
+              uniform number per sub-env) and calls step(actions). With Gymnasium's next-step autoreset
+              a sub-env whose game ended restarts on the following step without moving, so those
+              sub-envs are not counted: moves = N per step minus the restarts.
+  vector_vs_random  the same with opponent="random": agent moves/s (the opponent's replies are inside);
+              at 4096 envs only in a smoke run.
+  pgx         (--compare) pgx.make(name) for tic_tac_toe and connect_four, driven from Python:
+              jax.jit(jax.vmap(pgx.experimental.auto_reset(env.step, env.init))) for the step and, as
+              pgx's examples do, pgx.experimental.act_randomly(key, state.legal_action_mask) in its own
+              jit for the driver. pgx restarts a finished game inside the same step, so every sub-env
+              moves at every step: moves = N per step. Compilation happens in the warm-up, never in the
+              timed runs; each timed run ends with block_until_ready(). The pgx sizes are --pgx-num-envs
+              (default: the --num-envs sizes; 4096 only in a smoke run, as each size compiles for seconds).
+
+Method: every workload runs a warm-up first (imports, caches, JIT compilation). Then all workloads are
+timed in turn within each repeat, so machine noise hits all of them alike, and the median of the
+repeats is reported (with min and max in the table). Ratios compare medians of the same run: on a
+shared machine only those are meaningful. A vector run takes ``--vector-moves / N`` steps (at least 2,
+at most --vector-max-steps).
+
+Memory: peak resident set size (VmHWM; ru_maxrss where there is no /proc) of a fresh Python process
+that imports gymnasium and gym_boardgames, makes each vector env with --memory-envs sub-envs (default
+4096) and runs 100 steps; the same process's peak before make_vec is the cost of the imports. With
+--compare, the same for pgx (jax imported, step compiled and run). A smoke run (--quick, or a
+--vector-moves below 100,000) probes the first game only. The bench process's own peak is reported too.
 
 Agents (tic-tac-toe, from the empty board; with --compare beside OpenSpiel's Python algorithms on
 pyspiel's tic_tac_toe, interleaved the same way):
   alphabeta   agents.minimax.alphabeta, exact search (vs open_spiel.python.algorithms.minimax.alpha_beta_search)
   mcts        a fresh agents.mcts.MCTSAgent(n_simulations=1000) choosing one move (vs MCTSBot with a
               RandomRolloutEvaluator(n_rollouts=1), 1000 simulations, uct_c=2)
+
+--compare needs the 'bench' extra (pettingzoo, open-spiel); pgx (pip install pgx, which pulls jax) is
+timed when it imports and runs, and skipped with the reason otherwise.
 """
 
 from __future__ import annotations
@@ -29,6 +63,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -39,6 +74,8 @@ import gym_boardgames  # noqa: F401  (registers the ids)
 from gym_boardgames.utils import write_text_atomic
 
 Workload = Callable[[int, np.ndarray], int]
+
+DEFAULT_NUM_ENVS = (1, 64, 1024, 4096, 16384)
 
 
 def pick_legal(mask: np.ndarray, u: float) -> int:
@@ -89,6 +126,118 @@ def pettingzoo_workload(module: str) -> Workload:
     return workload
 
 
+def openspiel_workload(name: str, params: dict) -> Workload:
+    """Return a workload playing random legal moves on ``pyspiel.load_game(name, params)`` states.
+
+    Per move: ``legal_actions()``, ``apply_action()`` and ``observation_tensor()`` (what an RL loop reads).
+    """
+
+    def workload(moves: int, uniforms: np.ndarray) -> int:
+        import pyspiel
+
+        game = pyspiel.load_game(name, params)
+        state = game.new_initial_state()
+        for i in range(moves):
+            legal = state.legal_actions()
+            state.apply_action(legal[int(uniforms[i] * len(legal))])
+            if state.is_terminal():
+                state.observation_tensor(0)  # the final board (no player is to move)
+                state = game.new_initial_state()
+            else:
+                state.observation_tensor()
+        return moves
+
+    return workload
+
+
+def vector_steps(moves: int, num_envs: int, max_steps: int) -> int:
+    """Steps of one timed vector run: ``moves / num_envs``, at least 2 and at most ``max_steps``."""
+    return max(2, min(moves // num_envs, max_steps))
+
+
+def vector_workload(env_id: str, kwargs: dict, num_envs: int, opponent: str | None, max_steps: int) -> Workload:
+    """Return a workload stepping ``gymnasium.make_vec(env_id, num_envs=...)`` with random legal moves.
+
+    It counts moves: every sub-env moves at every step except those restarting after their game ended.
+    The env is made once and keeps playing across runs.
+    """
+    import gymnasium as gym
+
+    from gym_boardgames.rules.batch import random_legal_actions
+
+    envs = gym.make_vec(env_id, num_envs=num_envs, opponent=opponent, **kwargs)
+    rng = np.random.default_rng(0)
+    _, info = envs.reset(seed=0)
+    restarting = np.zeros(num_envs, dtype=bool)
+
+    def workload(moves: int, uniforms: np.ndarray) -> int:
+        nonlocal info, restarting
+        done = 0
+        for _ in range(vector_steps(moves, num_envs, max_steps)):
+            _, _, terminated, _, info = envs.step(random_legal_actions(info["action_mask"], rng))
+            done += num_envs - int(np.count_nonzero(restarting))
+            restarting = terminated
+        return done
+
+    return workload
+
+
+def pgx_workload(name: str, num_envs: int, max_steps: int) -> Workload:
+    """Return a workload stepping ``num_envs`` pgx games at once; every sub-env moves at every step.
+
+    Nothing touches jax until the first call, which compiles (run it as the warm-up).
+    """
+    compiled: dict = {}
+
+    def setup() -> None:
+        import jax
+        import pgx
+        from pgx.experimental import act_randomly, auto_reset
+
+        env = pgx.make(name)
+        step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
+
+        @jax.jit
+        def policy(key: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+            key, act_key, step_key = jax.random.split(key, 3)
+            return key, act_randomly(act_key, mask), jax.random.split(step_key, mask.shape[0])
+
+        key, init_key = jax.random.split(jax.random.PRNGKey(0))
+        compiled.update(step=step, policy=policy, key=key)
+        compiled["state"] = jax.jit(jax.vmap(env.init))(jax.random.split(init_key, num_envs))
+
+    def workload(moves: int, uniforms: np.ndarray) -> int:
+        if not compiled:
+            setup()
+        step, policy, key, state = compiled["step"], compiled["policy"], compiled["key"], compiled["state"]
+        steps = vector_steps(moves, num_envs, max_steps)
+        for _ in range(steps):
+            key, actions, step_keys = policy(key, state.legal_action_mask)
+            state = step(state, actions, step_keys)
+        state.observation.block_until_ready()
+        compiled.update(key=key, state=state)
+        return steps * num_envs
+
+    return workload
+
+
+def pgx_status() -> str:
+    """Return ``"ok"`` if pgx imports and makes a game, else why not (for the skip message).
+
+    Running it is checked by the warm-up, which compiles every pgx workload anyway.
+    """
+    try:
+        import jax  # noqa: F401
+        import pgx
+
+        pgx.make("tic_tac_toe")
+    except ImportError as error:
+        return f"pgx is not installed ({error.name} is missing): pip install pgx"
+    except Exception as error:  # noqa: BLE001  (any failure is a reason to skip, reported verbatim)
+        return f"pgx does not run here: {type(error).__name__}: {error}"
+    return "ok"
+
+
 #: Label -> (our env id, its kwargs, the PettingZoo classic module of the same game or None).
 GAMES: dict[str, tuple[str, dict, str | None]] = {
     "TicTacToe-v0": ("TicTacToe-v0", {}, "tictactoe_v3"),
@@ -96,6 +245,15 @@ GAMES: dict[str, tuple[str, dict, str | None]] = {
     "DotsAndBoxes-v0": ("DotsAndBoxes-v0", {}, None),
     "Gomoku-15x15": ("ConnectN-v0", {"rows": 15, "cols": 15, "n": 5, "gravity": False}, None),
 }
+#: Label -> the same game in OpenSpiel: (name, parameters).
+OPENSPIEL_GAMES: dict[str, tuple[str, dict]] = {
+    "TicTacToe-v0": ("tic_tac_toe", {}),
+    "ConnectFour-v0": ("connect_four", {}),
+    "DotsAndBoxes-v0": ("dots_and_boxes", {"num_rows": 3, "num_cols": 3}),
+    "Gomoku-15x15": ("mnk", {"m": 15, "n": 15, "k": 5}),
+}
+#: Label -> the same game in pgx.
+PGX_GAMES: dict[str, str] = {"TicTacToe-v0": "tic_tac_toe", "ConnectFour-v0": "connect_four"}
 
 
 def agent_timers(compare: bool) -> dict[str, Callable[[int], float]]:
@@ -149,38 +307,149 @@ def time_workload(workload: Workload, moves: int, uniforms: np.ndarray) -> float
     return done / (time.perf_counter() - start)
 
 
+# ---- memory ----------------------------------------------------------------------------------
+
+_MEMORY_PROBE = """
+import json, sys
+def peak_mb():
+    # VmHWM is the peak RSS of this process image; ru_maxrss would also count the parent before exec.
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024
+    except OSError:
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+kind, name, kwargs, n = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
+if kind == "ours":
+    import numpy as np, gymnasium as gym, gym_boardgames
+    from gym_boardgames.rules.batch import random_legal_actions
+    imports = peak_mb()
+    envs = gym.make_vec(name, num_envs=n, opponent=None, **kwargs)
+    rng = np.random.default_rng(0)
+    _, info = envs.reset(seed=0)
+    for _ in range(100):
+        _, _, _, _, info = envs.step(random_legal_actions(info["action_mask"], rng))
+else:
+    import jax, pgx
+    from pgx.experimental import act_randomly, auto_reset
+    imports = peak_mb()
+    env = pgx.make(name)
+    step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
+    act = jax.jit(act_randomly)
+    key = jax.random.PRNGKey(0)
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(key, n))
+    for _ in range(100):
+        key, k1, k2 = jax.random.split(key, 3)
+        state = step(state, act(k1, state.legal_action_mask), jax.random.split(k2, n))
+    state.observation.block_until_ready()
+print(json.dumps({"rss_mb": round(peak_mb(), 1), "imports_rss_mb": round(imports, 1)}))
+"""
+
+
+def memory_probe(kind: str, name: str, kwargs: dict, num_envs: int) -> dict:
+    """Return the peak RSS (MB) of a fresh process running ``num_envs`` games for 100 steps, and of its imports.
+
+    Args:
+        kind: ``"ours"`` (``name`` is an env id) or ``"pgx"`` (``name`` is a pgx game).
+        name: the env id or pgx game name.
+        kwargs: the env kwargs (ours only).
+        num_envs: the number of games.
+    """
+    result = subprocess.run(
+        [sys.executable, "-c", _MEMORY_PROBE, kind, name, json.dumps(kwargs), str(num_envs)],
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        return {"error": result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "failed"}
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def process_peak_mb() -> float | None:
+    """Return this process's peak RSS in MB (None where neither /proc nor the resource module exists)."""
+    try:
+        with open("/proc/self/status") as status:
+            return round(next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024, 1)
+    except (OSError, StopIteration):
+        pass
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    scale = 1024 * 1024 if sys.platform == "darwin" else 1024
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale, 1)
+
+
+# ---- the command line ------------------------------------------------------------------------
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="env ids to time")
-    parser.add_argument("--moves", type=int, default=100_000, help="moves (or agent steps) per timed run")
+    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="games to time")
+    parser.add_argument("--moves", type=int, default=100_000, help="moves (or agent steps) per timed single-env run")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per workload; the median is reported")
-    parser.add_argument("--warmup", type=int, default=2_000, help="untimed moves per workload before timing")
-    parser.add_argument("--compare", action="store_true", help="also time PettingZoo (needs the 'bench' extra)")
-    parser.add_argument("--quick", action="store_true", help="small budget (10k moves, 3 repeats) for a smoke run")
+    parser.add_argument("--warmup", type=int, default=2_000, help="untimed moves per single-env workload before timing")
+    parser.add_argument(
+        "--num-envs",
+        type=int,
+        nargs="*",
+        default=list(DEFAULT_NUM_ENVS),
+        help="vector env sizes to time (give the flag with no value to skip the vector envs)",
+    )
+    parser.add_argument("--vector-moves", type=int, help="moves per timed vector run (default: 5 x --moves, 500,000)")
+    parser.add_argument("--vector-max-steps", type=int, default=2_000, help="at most this many steps per vector run")
+    parser.add_argument(
+        "--pgx-num-envs",
+        type=int,
+        nargs="*",
+        help="pgx sizes (default: the --num-envs sizes; 4096 alone with --quick or a --vector-moves below "
+        "100,000, since every size compiles for seconds)",
+    )
+    parser.add_argument(
+        "--memory-envs", type=int, default=4096, help="sub-envs of the memory probe (0 skips the probes)"
+    )
+    parser.add_argument(
+        "--compare", action="store_true", help="also time PettingZoo, OpenSpiel (the 'bench' extra) and pgx if present"
+    )
+    parser.add_argument(
+        "--no-agents", action="store_true", help="skip the alpha-beta and MCTS timings (env workloads only)"
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small budget for a smoke run (under a minute with --compare): 5k moves, 3 repeats, pgx and the "
+        "vector env against the random opponent at 4096 envs only, one memory probe",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the driver's random move choices")
     parser.add_argument("--out", help="also write the JSON summary to this file (atomically)")
     parser.add_argument("--json", action="store_true", help="print only the one-line JSON summary")
     args = parser.parse_args(argv)
     if args.quick:
-        args.moves, args.repeats, args.warmup = 10_000, 3, 500
-    for name in ("moves", "repeats"):
+        args.moves, args.repeats, args.warmup = 5_000, 3, 300
+        args.vector_moves, args.vector_max_steps = 50_000, 100
+    if args.vector_moves is None:
+        args.vector_moves = 5 * args.moves
+    # A smoke run times pgx and the vector env against the random opponent at one size (4096) only, and
+    # probes the memory of the first game only.
+    args.small = args.quick or args.vector_moves < 100_000
+    headline = [4096] if 4096 in args.num_envs else args.num_envs[-1:]
+    args.vs_random_num_envs = headline if args.small else list(args.num_envs)
+    if args.pgx_num_envs is None:
+        args.pgx_num_envs = headline if args.small else list(args.num_envs)
+    for name in ("moves", "repeats", "vector_moves", "vector_max_steps"):
         if getattr(args, name) < 1:
-            parser.error(f"--{name} must be >= 1")
-    if args.warmup < 0:
-        parser.error("--warmup must be >= 0")
+            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    if args.warmup < 0 or args.memory_envs < 0:
+        parser.error("--warmup and --memory-envs must be >= 0")
+    for n in (*args.num_envs, *args.pgx_num_envs):
+        if n < 1:
+            parser.error(f"vector sizes must be >= 1, got {n}")
     return args
 
 
-def main(argv: list[str] | None = None) -> dict:
-    """Run the benchmark and return the summary printed as JSON."""
-    args = parse_args(argv)
-    if args.compare:
-        try:
-            import pettingzoo  # noqa: F401
-            import pyspiel  # noqa: F401
-        except ImportError as error:
-            sys.exit(f"--compare needs PettingZoo and OpenSpiel ({error.name} is missing): pip install -e '.[bench]'")
+def build_workloads(args: argparse.Namespace, pgx_ok: bool) -> dict[tuple[str, str], Workload]:
+    """Return every workload to time, keyed by (game label, workload name)."""
     workloads: dict[tuple[str, str], Workload] = {}
     for label in args.games:
         env_id, kwargs, pettingzoo_module = GAMES[label]
@@ -188,72 +457,211 @@ def main(argv: list[str] | None = None) -> dict:
         workloads[label, "vs_random"] = gym_workload(env_id, kwargs, "random")
         if args.compare and pettingzoo_module:
             workloads[label, "pettingzoo"] = pettingzoo_workload(pettingzoo_module)
+        if args.compare:
+            workloads[label, "openspiel"] = openspiel_workload(*OPENSPIEL_GAMES[label])
+        for n in args.num_envs:
+            workloads[label, f"vector@{n}"] = vector_workload(env_id, kwargs, n, None, args.vector_max_steps)
+            if n in args.vs_random_num_envs:
+                workloads[label, f"vector_vs_random@{n}"] = vector_workload(
+                    env_id, kwargs, n, "random", args.vector_max_steps
+                )
+        if pgx_ok and label in PGX_GAMES:
+            for n in args.pgx_num_envs:
+                workloads[label, f"pgx@{n}"] = pgx_workload(PGX_GAMES[label], n, args.vector_max_steps)
+    return workloads
 
+
+def run_workloads(
+    workloads: dict[tuple[str, str], Workload], args: argparse.Namespace
+) -> tuple[dict[tuple[str, str], list[float]], str | None]:
+    """Warm every workload up, then time them all in turn, ``args.repeats`` times.
+
+    Returns:
+        the rates of every run per workload, and why pgx was dropped if its warm-up failed (else None).
+    """
     uniforms = np.random.default_rng(args.seed).random(max(args.moves, args.warmup))
-    for workload in workloads.values():
-        workload(args.warmup, uniforms)
+    pgx_failure = None
+    for key, workload in list(workloads.items()):
+        name = key[1]
+        if name.startswith("pgx@") and pgx_failure is not None:
+            del workloads[key]
+            continue
+        try:
+            # Vector workloads warm up (and pgx compiles) on a short run whatever --warmup says.
+            workload(args.warmup if "@" not in name else 2 * int(name.split("@")[1]), uniforms)
+        except Exception as error:  # noqa: BLE001
+            if not name.startswith("pgx@"):
+                raise
+            pgx_failure = f"pgx does not run here: {type(error).__name__}: {error}"
+            del workloads[key]
     runs: dict[tuple[str, str], list[float]] = {key: [] for key in workloads}
     for _ in range(args.repeats):
         for key, workload in workloads.items():
-            runs[key].append(time_workload(workload, args.moves, uniforms))
+            budget = args.vector_moves if "@" in key[1] else args.moves
+            runs[key].append(time_workload(workload, budget, uniforms))
+    return runs, pgx_failure
 
+
+def summarise(args: argparse.Namespace, medians: dict[tuple[str, str], float]) -> dict[str, dict]:
+    """Return the per-game results of the JSON summary (rates rounded, ratios to 2 decimals)."""
+    results: dict[str, dict] = {}
+    for label in args.games:
+        entry: dict = {
+            "selfplay_moves_per_s": round(medians[label, "selfplay"]),
+            "vs_random_agent_steps_per_s": round(medians[label, "vs_random"]),
+        }
+        if (label, "pettingzoo") in medians:
+            entry[f"pettingzoo_{GAMES[label][2]}_moves_per_s"] = round(medians[label, "pettingzoo"])
+            entry["selfplay_vs_pettingzoo_ratio"] = round(medians[label, "selfplay"] / medians[label, "pettingzoo"], 2)
+        if (label, "openspiel") in medians:
+            entry[f"openspiel_{OPENSPIEL_GAMES[label][0]}_moves_per_s"] = round(medians[label, "openspiel"])
+            entry["selfplay_vs_openspiel_ratio"] = round(medians[label, "selfplay"] / medians[label, "openspiel"], 2)
+        vector: dict[str, dict] = {}
+        for n in args.num_envs:
+            moves = medians[label, f"vector@{n}"]
+            row = {
+                "selfplay_moves_per_s": round(moves),
+                "vs_single_env_ratio": round(moves / medians[label, "selfplay"], 2),
+            }
+            if (label, f"vector_vs_random@{n}") in medians:
+                row["vs_random_agent_moves_per_s"] = round(medians[label, f"vector_vs_random@{n}"])
+            if (label, f"pgx@{n}") in medians:
+                row["pgx_moves_per_s"] = round(medians[label, f"pgx@{n}"])
+                row["vs_pgx_ratio"] = round(moves / medians[label, f"pgx@{n}"], 2)
+            vector[str(n)] = row
+        for n in args.pgx_num_envs:
+            if (label, f"pgx@{n}") in medians and str(n) not in vector:
+                vector[str(n)] = {"pgx_moves_per_s": round(medians[label, f"pgx@{n}"])}
+        if vector:
+            entry["vector"] = vector
+        results[label] = entry
+    return results
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the benchmark and return the summary printed as JSON."""
+    args = parse_args(argv)
+    pgx_state = "not requested (use --compare)"
+    if args.compare:
+        try:
+            import pettingzoo  # noqa: F401
+            import pyspiel  # noqa: F401
+        except ImportError as error:
+            sys.exit(f"--compare needs PettingZoo and OpenSpiel ({error.name} is missing): pip install -e '.[bench]'")
+        pgx_state = pgx_status() if any(label in PGX_GAMES for label in args.games) else "no pgx game selected"
+        if pgx_state != "ok" and not args.json:
+            print(f"pgx skipped: {pgx_state}", file=sys.stderr)
+    pgx_ok = pgx_state == "ok" and bool(args.pgx_num_envs)
+
+    runs, pgx_failure = run_workloads(build_workloads(args, pgx_ok), args)
+    if pgx_failure is not None:
+        pgx_state, pgx_ok = pgx_failure, False
+        if not args.json:
+            print(f"pgx skipped: {pgx_state}", file=sys.stderr)
     medians = {key: statistics.median(values) for key, values in runs.items()}
 
-    timers = agent_timers(args.compare)
-    for timer in timers.values():
-        timer(0)  # warm-up: imports, caches
-    agent_runs: dict[str, list[float]] = {name: [] for name in timers}
-    for i in range(max(args.repeats, 5)):
-        for name, timer in timers.items():
-            agent_runs[name].append(timer(i))
-    agent_ms = {name: statistics.median(values) * 1000 for name, values in agent_runs.items()}
-    results: dict[str, dict] = {}
-    for env_id in args.games:
-        entry = {
-            "selfplay_moves_per_s": round(medians[env_id, "selfplay"]),
-            "vs_random_agent_steps_per_s": round(medians[env_id, "vs_random"]),
+    agent_ms: dict[str, float] = {}
+    if not args.no_agents:
+        timers = agent_timers(args.compare)
+        for timer in timers.values():
+            timer(0)  # warm-up: imports, caches
+        agent_runs: dict[str, list[float]] = {name: [] for name in timers}
+        for i in range(max(args.repeats, 5)):
+            for name, timer in timers.items():
+                agent_runs[name].append(timer(i))
+        agent_ms = {name: statistics.median(values) * 1000 for name, values in agent_runs.items()}
+
+    memory: dict = {}
+    if args.memory_envs and args.num_envs:
+        probes = args.games[:1] if args.small else args.games
+        memory[f"vector_{args.memory_envs}_envs"] = {
+            label: memory_probe("ours", GAMES[label][0], GAMES[label][1], args.memory_envs) for label in probes
         }
-        if (env_id, "pettingzoo") in medians:
-            entry[f"pettingzoo_{GAMES[env_id][2]}_moves_per_s"] = round(medians[env_id, "pettingzoo"])
-            entry["selfplay_vs_pettingzoo_ratio"] = round(
-                medians[env_id, "selfplay"] / medians[env_id, "pettingzoo"], 2
-            )
-        results[env_id] = entry
+        if pgx_ok and not args.small:
+            memory[f"pgx_{args.memory_envs}_envs"] = {
+                label: memory_probe("pgx", PGX_GAMES[label], {}, args.memory_envs)
+                for label in args.games
+                if label in PGX_GAMES
+            }
+    memory["bench_process_peak_rss_mb"] = process_peak_mb()
+
+    results = summarise(args, medians)
     agents_summary: dict = {f"{name}_ms": round(ms, 2) for name, ms in agent_ms.items()}
     for name in ("alphabeta", "mcts_1000"):
         if f"openspiel_{name}" in agent_ms:
             agents_summary[f"{name}_speedup_vs_openspiel"] = round(agent_ms[f"openspiel_{name}"] / agent_ms[name], 2)
     summary: dict = {
         "moves_per_run": args.moves,
+        "vector_moves_per_run": args.vector_moves,
         "repeats": args.repeats,
         "python": platform.python_version(),
+        "numpy": np.__version__,
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
+        "pgx": pgx_state if pgx_state != "ok" else f"ok ({_pgx_versions()})",
         "results": results,
-        "agents_tictactoe": agents_summary,
+        "memory": memory,
     }
+    if agents_summary:
+        summary["agents_tictactoe"] = agents_summary
 
     if not args.json:
-        print(f"{'env':<16} {'workload':<11} {'median /s':>11} {'min /s':>11} {'max /s':>11}")
-        for (env_id, name), values in runs.items():
-            print(
-                f"{env_id:<16} {name:<11} {medians[env_id, name]:>11,.0f} {min(values):>11,.0f} {max(values):>11,.0f}"
-            )
-        print(f"{'agent (tic-tac-toe, empty board)':<34} {'median ms':>10}")
-        for name, ms in agent_ms.items():
-            print(f"{name:<34} {ms:>10.2f}")
-        for env_id, entry in results.items():
-            if "selfplay_vs_pettingzoo_ratio" in entry:
-                ratio = entry["selfplay_vs_pettingzoo_ratio"]
-                print(f"{env_id} self-play vs PettingZoo {GAMES[env_id][2]}: {ratio}x")
-        for name in ("alphabeta", "mcts_1000"):
-            if f"{name}_speedup_vs_openspiel" in agents_summary:
-                print(f"{name} vs OpenSpiel: {agents_summary[f'{name}_speedup_vs_openspiel']}x faster")
+        print_tables(runs, medians, results, agent_ms, agents_summary, memory)
     line = json.dumps(summary)
     print(line)
     if args.out:
         write_text_atomic(args.out, line + "\n")
     return summary
+
+
+def _pgx_versions() -> str:
+    import jax
+    import pgx
+
+    return f"pgx {pgx.__version__}, jax {jax.__version__}"
+
+
+def print_tables(
+    runs: dict[tuple[str, str], list[float]],
+    medians: dict[tuple[str, str], float],
+    results: dict[str, dict],
+    agent_ms: dict[str, float],
+    agents_summary: dict,
+    memory: dict,
+) -> None:
+    """Print the human-readable tables: every workload, the vector table with ratios, agents, memory."""
+    print(f"{'game':<16} {'workload':<24} {'median /s':>12} {'min /s':>12} {'max /s':>12}")
+    for (label, name), values in runs.items():
+        print(f"{label:<16} {name:<24} {medians[label, name]:>12,.0f} {min(values):>12,.0f} {max(values):>12,.0f}")
+    for label, entry in results.items():
+        for other in ("pettingzoo", "openspiel"):
+            if f"selfplay_vs_{other}_ratio" in entry:
+                print(f"{label} single-env self-play vs {other}: {entry[f'selfplay_vs_{other}_ratio']}x")
+    if any("vector" in entry for entry in results.values()):
+        print(f"\n{'game':<16} {'envs':>6} {'ours moves/s':>14} {'vs random':>12} {'pgx moves/s':>13} {'ours/pgx':>9}")
+        for label, entry in results.items():
+            for n, row in entry.get("vector", {}).items():
+                cells = [
+                    f"{row[key]:,}" if key in row else "-"
+                    for key in ("selfplay_moves_per_s", "vs_random_agent_moves_per_s", "pgx_moves_per_s")
+                ]
+                ratio = f"{row['vs_pgx_ratio']}x" if "vs_pgx_ratio" in row else "-"
+                print(f"{label:<16} {n:>6} {cells[0]:>14} {cells[1]:>12} {cells[2]:>13} {ratio:>9}")
+    if agent_ms:
+        print(f"\n{'agent (tic-tac-toe, empty board)':<34} {'median ms':>10}")
+        for name, ms in agent_ms.items():
+            print(f"{name:<34} {ms:>10.2f}")
+        for name in ("alphabeta", "mcts_1000"):
+            if f"{name}_speedup_vs_openspiel" in agents_summary:
+                print(f"{name} vs OpenSpiel: {agents_summary[f'{name}_speedup_vs_openspiel']}x faster")
+    print("\nmemory (peak RSS, MB):")
+    for key, value in memory.items():
+        if isinstance(value, dict):
+            for label, probe in value.items():
+                detail = probe.get("error") or f"{probe['rss_mb']} (imports alone: {probe['imports_rss_mb']})"
+                print(f"  {key} {label}: {detail}")
+        else:
+            print(f"  {key}: {value}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,335 @@
+"""The two-player env contract of DESIGN.md, batched: one :class:`gymnasium.vector.VectorEnv` for every board game.
+
+:class:`TwoPlayerVectorEnv` runs ``num_envs`` games of one configuration in the numpy arrays of a batch
+rules object (:mod:`gym_boardgames.rules.batch`) and gives them the single envs' contract
+(:class:`gym_boardgames.envs.base.TwoPlayerEnv`) with a batch axis. Game subclasses supply only the batch
+rules, the spaces and the extra info.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from gym_boardgames.errors import ActionTypeError, ResetNeeded
+from gym_boardgames.rules.batch import random_legal_actions
+
+#: The keys ``reset(options=...)`` understands.
+RESET_OPTIONS = ("agent_player",)
+ILLEGAL_ACTION_MODES = ("lose", "raise")
+_SYNC_HINT = (
+    "use gymnasium.make_vec(env_id, num_envs=..., vectorization_mode='sync', ...) to run the single envs side "
+    "by side instead"
+)
+
+
+def _check_agent_player(value: object, where: str) -> int | str:
+    """Validate an ``agent_player`` value and return it as 0, 1 or ``"random"``."""
+    if isinstance(value, str):
+        if value == "random":
+            return value
+    elif not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer)) and value in (0, 1):
+        return int(value)
+    raise ValueError(f"{where} must be 0, 1 or 'random', got {value!r}")
+
+
+class TwoPlayerVectorEnv(VectorEnv):
+    """``num_envs`` games of a two-player board game stepped together, with the single envs' contract.
+
+    Everything :class:`~gym_boardgames.envs.base.TwoPlayerEnv` promises holds per sub-env, with a batch
+    axis in front:
+
+    * ``step(actions)`` takes ``(num_envs,)`` integer actions and returns observations ``(num_envs, ...)``
+      int8 (from the agent's side against an opponent, else from the side of the player to move),
+      float64 rewards, terminations, truncations (always False) and an info dict of arrays.
+    * ``info["action_mask"]``: ``(num_envs, num_actions)`` int8, all zeros for a finished game.
+      ``info["current_player"]``: int64, whose move it is. ``info["illegal_action"]``: bool.
+    * ``info["winner"]``: int64, the winner (0 or 1) of each game that ended in this step, and -1 for a
+      draw and for games still going on. ``info["_winner"]`` is True exactly where a game ended, which is
+      Gymnasium's vector-info convention: ``gymnasium.wrappers.vector.DictInfoToList`` then gives each
+      finished sub-env a ``"winner"`` key, as the single env's info has at the end (with -1, not None, for
+      a draw).
+    * Autoreset is Gymnasium's default, ``AutoresetMode.NEXT_STEP`` (``metadata["autoreset_mode"]``): the
+      step after a game ends starts a new game in that sub-env and ignores its action; it returns the new
+      game's first observation, reward 0, terminated False.
+    * ``opponent="random"`` replies uniformly among the legal moves, drawn from ``np_random`` (seeded by
+      ``reset(seed=...)``); ``opponent=None`` is self-play, with the reward for the player who just moved.
+      An agent object as opponent is not vectorised: such options raise ``ValueError`` and point to
+      ``vectorization_mode="sync"``.
+    * ``agent_player`` 0, 1 or ``"random"`` (drawn per sub-env at every reset, automatic ones included);
+      ``reset(options={"agent_player": ...})`` overrides it for the games that reset starts.
+    * ``illegal_action="lose"`` ends that sub-env's game (reward -1 for the offender, the other player
+      wins, the board unchanged); ``"raise"`` raises ``ValueError`` before any sub-env changes, so the
+      env stays usable.
+
+    Args:
+        batch: the batch rules object (``num_envs`` games).
+        single_observation_space: the observation space of one sub-env.
+        opponent: ``"random"`` or ``None`` (self-play).
+        agent_player: 0, 1 or ``"random"``; ignored in self-play.
+        illegal_action: ``"lose"`` or ``"raise"``.
+        render_mode: must be None: sub-envs are not drawn.
+
+    Raises:
+        ValueError: on an unsupported opponent or render mode (both name ``vectorization_mode="sync"``),
+            or a bad ``agent_player`` or ``illegal_action``.
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        batch: Any,
+        single_observation_space: spaces.Space,
+        *,
+        opponent: str | None = "random",
+        agent_player: int | str = 0,
+        illegal_action: str = "lose",
+        render_mode: str | None = None,
+    ) -> None:
+        if opponent is not None and not (isinstance(opponent, str) and opponent == "random"):
+            raise ValueError(
+                f"the vector env plays opponent='random' or opponent=None (self-play), got {opponent!r}; for any "
+                f"other opponent, {_SYNC_HINT}"
+            )
+        if render_mode is not None:
+            raise ValueError(
+                f"the vector env does not render (render_mode={render_mode!r}); to watch games, {_SYNC_HINT}"
+            )
+        self.agent_player_setting = _check_agent_player(agent_player, "agent_player")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        self.batch = batch
+        self.game = batch.game
+        self.num_envs = batch.num_envs
+        self.opponent = opponent
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.single_action_space = spaces.Discrete(batch.num_actions)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.single_observation_space = single_observation_space
+        self.observation_space = batch_space(single_observation_space, self.num_envs)
+        # The side each sub-env's agent plays this episode; None in self-play.
+        self._agent: np.ndarray | None = None
+        # Sub-envs whose game ended in the last step, so the next step restarts them; None before reset().
+        self._done: np.ndarray | None = None
+
+    # ---- the gymnasium API -------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a new game in every sub-env; where the agent moves second, the opponent opens.
+
+        Args:
+            seed: seeds ``np_random``, which draws the random opponent's moves and random sides.
+            options: ``{"agent_player": 0 | 1 | "random"}`` overrides the side for the games started here
+                (automatic resets use the constructor's setting again).
+
+        Returns:
+            the observations and the info dict (no ``winner`` is set: ``_winner`` is all False).
+
+        Raises:
+            ValueError: on an unknown option or a bad ``agent_player``.
+        """
+        side = self.agent_player_setting
+        if options:
+            unknown = sorted(set(options) - set(RESET_OPTIONS))
+            if unknown:
+                raise ValueError(f"unknown reset option(s) {unknown}: valid options are {list(RESET_OPTIONS)}")
+            if "agent_player" in options:
+                side = _check_agent_player(options["agent_player"], 'options["agent_player"]')
+        super().reset(seed=seed)
+        self.batch.reset()
+        if self.opponent is not None:
+            self._agent = np.zeros(self.num_envs, dtype=np.int8)
+            self._start_games(None, side)
+            self._play_opponent()
+        # A board so small that the opening move ends the game is restarted by the next step.
+        self._done = self.batch.over.copy()
+        before = self._scores()
+        no = np.zeros(self.num_envs, dtype=bool)
+        winner = np.full(self.num_envs, -1, dtype=np.int64)
+        return self._observe(), self._info(no, winner, no.copy(), before)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play each sub-env's action, then the opponent's replies; restart the sub-envs that ended last step.
+
+        Args:
+            actions: ``(num_envs,)`` integers in ``0 .. num_actions - 1`` (ignored for sub-envs that restart).
+
+        Returns:
+            observations, rewards (float64), terminated, truncated (all False), info.
+
+        Raises:
+            ResetNeeded: before the first ``reset()``.
+            ValueError: actions outside the action space (``ActionTypeError``, also a ``TypeError``, for a
+                non-integer array), or an illegal move with ``illegal_action="raise"``; nothing changes.
+        """
+        if self._done is None:
+            raise ResetNeeded("step() called before reset(): call reset() to start the games")
+        actions = self._check_actions(actions)
+        batch = self.batch
+        restarting = self._done
+        any_restart = bool(restarting.any())
+        legal = batch.is_legal(actions)
+        illegal = ~legal
+        if any_restart:
+            illegal &= ~restarting
+        any_illegal = bool(illegal.any())
+        if any_illegal and self.illegal_action == "raise":
+            first = int(np.flatnonzero(illegal)[0])
+            legal_there = np.flatnonzero(batch.legal_mask()[first]).tolist()
+            raise ValueError(
+                f"action {int(actions[first])} of sub-env {first} is illegal in its position (legal actions there: "
+                f"{legal_there}); {int(illegal.sum())} sub-env(s) had an illegal action, and no sub-env changed"
+            )
+        # Nothing raises from here on.
+        mover = batch.player.copy()
+        before = self._scores()
+        if any_illegal:
+            batch.play(actions, ~(restarting | illegal))
+        else:
+            # The finished games restarting now play their action too, on the old board: cheaper than
+            # leaving them out, and the reset below wipes it.
+            batch.play(actions)
+        if any_restart:
+            restart_rows = np.flatnonzero(restarting)
+            batch.reset(restart_rows)
+            self._start_games(restart_rows, self.agent_player_setting)
+        if self.opponent is not None:
+            self._play_opponent()  # the replies, and the opening moves of restarted games
+        terminated = batch.over | illegal
+        winner = batch.winner.astype(np.int64)
+        if any_illegal:
+            winner[illegal] = 1 - mover[illegal]
+        if any_restart:
+            # A game started by this step reports its first position, never an ending.
+            terminated &= ~restarting
+            winner[restarting] = -1
+        seat = mover if self._agent is None else self._agent
+        reward = self._reward(
+            winner, seat, before, illegal if any_illegal else None, restarting if any_restart else None
+        )
+        self._done = terminated.copy()
+        if any_restart:
+            # A board so small that the opening move ends the game is restarted by the next step.
+            self._done[restart_rows] = batch.over[restart_rows]
+        truncated = np.zeros(self.num_envs, dtype=bool)
+        return self._observe(), reward, terminated, truncated, self._info(terminated, winner, illegal, before)
+
+    def action_masks(self) -> np.ndarray:
+        """Return a new ``(num_envs, num_actions)`` int8 array of the legal actions (zeros where a game ended).
+
+        Raises:
+            ResetNeeded: before the first ``reset()``.
+        """
+        if self._done is None:
+            raise ResetNeeded("action_masks() called before reset(): call reset() first")
+        mask = self.batch.legal_mask()
+        mask[self._done] = 0
+        return mask
+
+    @property
+    def agent_player(self) -> np.ndarray | None:
+        """A new ``(num_envs,)`` int8 array: the side each sub-env's agent plays this episode (None in self-play)."""
+        return None if self._agent is None else self._agent.copy()
+
+    def state(self, i: int) -> Any:
+        """Return sub-env ``i``'s position as the scalar rules' immutable state (for search agents and tests)."""
+        return self.batch.state(i)
+
+    def render(self) -> None:
+        """Sub-envs are not drawn (``render_mode`` must be None); always returns None."""
+        return None
+
+    # ---- internals ---------------------------------------------------------------------------
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        n_actions, n_envs = self.single_action_space.n, self.num_envs
+        array = np.asarray(actions)
+        if array.dtype.kind not in "iu":
+            raise ActionTypeError(
+                f"actions must be integers in 0..{n_actions - 1}, one per sub-env (shape ({n_envs},)); got "
+                f"dtype {array.dtype}"
+            )
+        if array.shape != (n_envs,):
+            raise ValueError(f"actions must have shape ({n_envs},), one per sub-env; got shape {array.shape}")
+        if array.min() < 0 or array.max() >= n_actions:
+            first = int(np.flatnonzero((array < 0) | (array >= n_actions))[0])
+            raise ValueError(
+                f"action {int(array[first])} of sub-env {first} is outside the action space: valid actions are "
+                f"0..{n_actions - 1}"
+            )
+        return array
+
+    def _start_games(self, rows: np.ndarray | None, side: int | str) -> None:
+        """Draw the agent's side in the new games ``rows`` (None: all); the opponent's openings come after."""
+        if self._agent is None:
+            return
+        count = self.num_envs if rows is None else len(rows)
+        sides = self.np_random.integers(2, size=count, dtype=np.int8) if side == "random" else side
+        if rows is None:
+            self._agent[:] = sides
+        else:
+            self._agent[rows] = sides
+
+    def _play_opponent(self) -> None:
+        """Play random legal moves in every game where the opponent is to move, until none is."""
+        batch, agent = self.batch, self._agent
+        while True:
+            moving = batch.player != agent
+            moving &= ~batch.over
+            rows = np.flatnonzero(moving)
+            if not len(rows):
+                return
+            if 4 * len(rows) >= self.num_envs:
+                actions = random_legal_actions(batch.legal_mask(), self.np_random)
+            else:
+                # Few games left to answer (Dots and Boxes' extra moves): draw only theirs.
+                actions = np.zeros(self.num_envs, dtype=np.intp)
+                actions[rows] = random_legal_actions(batch.legal_mask()[rows], self.np_random)
+            batch.play(actions, moving)
+
+    def _observe(self) -> np.ndarray:
+        return self.batch.observation(self._agent)
+
+    def _scores(self) -> Any:
+        """A snapshot taken before a move, for games whose reward depends on it; None otherwise."""
+        return None
+
+    def _reward(
+        self,
+        winner: np.ndarray,
+        seat: np.ndarray,
+        before: Any,
+        illegal: np.ndarray | None,
+        restarted: np.ndarray | None,
+    ) -> np.ndarray:
+        """Return float64 rewards for ``seat``: +1 if it won, -1 if it lost (an illegal move loses), else 0.
+
+        ``winner`` is already -1 in the ``restarted`` games (and ``1 - mover`` in the ``illegal`` ones).
+        """
+        reward = (winner == seat).astype(np.float64)
+        reward -= winner == 1 - seat
+        return reward
+
+    def _info(self, terminated: np.ndarray, winner: np.ndarray, illegal: np.ndarray, before: Any) -> dict[str, Any]:
+        mask = self.batch.legal_mask()
+        if illegal.any():
+            mask[illegal] = 0
+        return {
+            "action_mask": mask,
+            "current_player": self.batch.player.astype(np.int64),
+            "illegal_action": illegal,
+            "winner": winner,
+            "_winner": terminated.copy(),
+        }
+
+    def __repr__(self) -> str:
+        name = self.spec.id if self.spec is not None else repr(self.game)
+        return f"{type(self).__name__}({name}, num_envs={self.num_envs})"

@@ -1,0 +1,106 @@
+"""Vector versions of TicTacToe-v0, ConnectN-v0 and ConnectFour-v0 (``gymnasium.make_vec``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from gym_boardgames.rules.batch import ConnectNBatch
+from gym_boardgames.rules.connect import ConnectN
+from gym_boardgames.rules.tictactoe import TicTacToe
+from gym_boardgames.vector.base import TwoPlayerVectorEnv
+
+
+class ConnectNVectorEnv(TwoPlayerVectorEnv):
+    """``num_envs`` games of ConnectN-v0 (n in a row, with or without gravity) stepped together.
+
+    ## Description
+    The rules, actions, observations, rewards and info of :class:`~gym_boardgames.envs.connectn.ConnectNEnv`
+    per sub-env, batched as in :class:`~gym_boardgames.vector.base.TwoPlayerVectorEnv` and advanced by
+    :class:`~gym_boardgames.rules.batch.ConnectNBatch` on the same win lines as the scalar rules.
+
+    ## Action Space
+    ``MultiDiscrete([A] * num_envs)``, ``A = cols`` with gravity, else ``rows * cols``
+    (``single_action_space`` is ``Discrete(A)``).
+
+    ## Observation Space
+    ``Box(-1, 1, (num_envs, rows, cols), int8)``: per sub-env +1 the agent's pieces (in self-play: the
+    player to move), -1 the other player's, 0 empty.
+
+    ## Arguments
+    ``num_envs=1``, ``rows=6``, ``cols=7``, ``n=4``, ``gravity=True``, ``opponent="random"`` (or None),
+    ``agent_player=0`` (0, 1 or ``"random"``), ``illegal_action="lose"`` (or ``"raise"``),
+    ``render_mode=None``.
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        rows: int = 6,
+        cols: int = 7,
+        n: int = 4,
+        gravity: bool = True,
+        *,
+        opponent: str | None = "random",
+        agent_player: int | str = 0,
+        illegal_action: str = "lose",
+        render_mode: str | None = None,
+    ) -> None:
+        self._setup(ConnectN(rows, cols, n, gravity), num_envs, opponent, agent_player, illegal_action, render_mode)
+
+    def _setup(
+        self,
+        game: ConnectN,
+        num_envs: int,
+        opponent: str | None,
+        agent_player: int | str,
+        illegal_action: str,
+        render_mode: str | None,
+    ) -> None:
+        super().__init__(
+            ConnectNBatch(game, num_envs),
+            spaces.Box(-1, 1, shape=(game.rows, game.cols), dtype=np.int8),
+            opponent=opponent,
+            agent_player=agent_player,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
+        )
+
+
+class TicTacToeVectorEnv(ConnectNVectorEnv):
+    """``num_envs`` games of TicTacToe-v0 stepped together: :class:`ConnectNVectorEnv` on 3x3, 3 in a row.
+
+    ``Discrete(9)`` actions per sub-env (the cell ``row * 3 + col``), ``(num_envs, 3, 3)`` int8 observations.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        opponent: str | None = "random",
+        agent_player: int | str = 0,
+        illegal_action: str = "lose",
+        render_mode: str | None = None,
+    ) -> None:
+        self._setup(TicTacToe(), num_envs, opponent, agent_player, illegal_action, render_mode)
+
+
+class ConnectFourVectorEnv(ConnectNVectorEnv):
+    """``num_envs`` games of ConnectFour-v0 stepped together: :class:`ConnectNVectorEnv` on 6x7, 4 in a row.
+
+    ``Discrete(7)`` actions per sub-env (the column), ``(num_envs, 6, 7)`` int8 observations.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        opponent: str | None = "random",
+        agent_player: int | str = 0,
+        illegal_action: str = "lose",
+        render_mode: str | None = None,
+    ) -> None:
+        self._setup(ConnectN(6, 7, 4, True), num_envs, opponent, agent_player, illegal_action, render_mode)
