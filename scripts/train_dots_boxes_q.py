@@ -1,0 +1,632 @@
+"""Reproduce the Dots and Boxes study on 3x3 boxes: the exact solve, the Q learner's tables, the learning-rate study.
+
+Experiments (each selectable with --experiments):
+  solve   solve_layers on the whole board: the value of the empty board, the time and the memory; the
+          values of the 2x2 and 2x3 boards too.
+  table1  for each trainer T in {random, first_available, always4never3, endgame(10)}: a fresh
+          LayeredQAgent trains --train-games games against T (exploring with probability --explore),
+          then plays --test-games games against each bot S with learning off. Cells: [wins, losses].
+  table2  the same agents after --train-games more games against endgame(10), tested again.
+  lr      the learning-rate study: --warmup-games games against random at lr 1, then --rounds rounds of
+          --round-games games against endgame(10) at each lr of --lrs, testing --round-test-games games
+          after each round.
+  exact   the exact agent (EndgameBot with k = every edge) against each bot, every game checked against
+          the solver: it must never end below the margin it could force at any of its moves.
+
+Games alternate seats (the agent moves first in even games). The study's tie rule is used: the player
+who did not start wins ties (DotsAndBoxes(tie_break="second")); on 3x3 boxes (9 boxes) there are no ties.
+The study's published numbers are printed beside ours (and written with --out x.md).
+
+Examples:
+  python scripts/train_dots_boxes_q.py --out dots_study.md --out dots_lr.png --json
+  python scripts/train_dots_boxes_q.py --quick --rows 2 --cols 2
+  python scripts/train_dots_boxes_q.py --experiments lr --lrs 0.1 0.05 --rounds 20 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agents._rng import make_rng
+from agents.arena import play_match
+from agents.dots import EndgameBot, LayeredQAgent, LayerTable, make_bot, solve_layers
+from gym_boardgames.rules.dots import DotsAndBoxes
+from gym_boardgames.utils import progress_bar, write_text_atomic
+
+EXPERIMENTS = ("solve", "table1", "table2", "lr", "exact")
+
+# ---- the study's published numbers (3x3 boxes; [wins, losses] of the trained agent) -------------------
+# Table 1: 5,000 training games against the row's trainer, then 1,000 test games against each column.
+STUDY_TABLE1 = {
+    "random": {"random": (985, 15), "first_available": (1000, 0), "always4never3": (96, 904), "endgame:10": (38, 962)},
+    "first_available": {
+        "random": (959, 41),
+        "first_available": (1000, 0),
+        "always4never3": (39, 961),
+        "endgame:10": (20, 980),
+    },
+    "always4never3": {
+        "random": (993, 7),
+        "first_available": (1000, 0),
+        "always4never3": (49, 951),
+        "endgame:10": (37, 963),
+    },
+    "endgame:10": {
+        "random": (987, 13),
+        "first_available": (1000, 0),
+        "always4never3": (48, 952),
+        "endgame:10": (33, 967),
+    },
+}
+# Table 2: the same agents after 5,000 more training games against bot2(10).
+STUDY_TABLE2 = {
+    "random": {"random": (991, 9), "first_available": (1000, 0), "always4never3": (70, 930), "endgame:10": (50, 950)},
+    "first_available": {
+        "random": (989, 11),
+        "first_available": (1000, 0),
+        "always4never3": (48, 952),
+        "endgame:10": (32, 968),
+    },
+    "always4never3": {
+        "random": (546, 454),
+        "first_available": (1000, 0),
+        "always4never3": (23, 977),
+        "endgame:10": (11, 989),
+    },
+    "endgame:10": {
+        "random": (559, 441),
+        "first_available": (1000, 0),
+        "always4never3": (26, 974),
+        "endgame:10": (9, 991),
+    },
+}
+# Learning-rate study: wins in 100 test games against bot2(10) after each round of 5,000 training games.
+STUDY_LR = {
+    "1": [5, 1, 0, 1, 2, 0, 0],
+    "0.5": [9, 17, 13, 16, 15, 12, 15],
+    "0.2": [21, 18, 18, 13, 16, 12, 18],
+    "0.1": [7, 14, 19, 14, 11, 13, 22],
+}
+STUDY_LR_NOTE = "at lr 0.05 the study reports a steady score of about 30 wins in 100 after 14 rounds"
+
+FULL = {
+    "train_games": 5000,
+    "test_games": 1000,
+    "warmup_games": 5000,
+    "rounds": 14,
+    "round_games": 5000,
+    "round_test_games": 100,
+    "exact_games": 1000,
+}
+QUICK = {
+    "train_games": 200,
+    "test_games": 40,
+    "warmup_games": 200,
+    "rounds": 2,
+    "round_games": 200,
+    "round_test_games": 20,
+    "exact_games": 40,
+}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=3, help="box rows (the study: 3)")
+    parser.add_argument("--cols", type=int, default=3, help="box columns (the study: 3)")
+    parser.add_argument(
+        "--experiments", nargs="+", choices=EXPERIMENTS, default=list(EXPERIMENTS), help="which experiments to run"
+    )
+    parser.add_argument("--endgame-k", type=int, default=10, help="k of the strongest bot, endgame(k) (study: 10)")
+    parser.add_argument("--train-games", type=int, help="training games per table (default and study: 5000)")
+    parser.add_argument("--test-games", type=int, help="test games per table cell (default and study: 1000)")
+    parser.add_argument("--lr", type=float, default=1.0, help="learning rate for tables 1 and 2 (study: 1)")
+    parser.add_argument("--explore", type=float, default=2 / 3, help="random-move probability in training (2/3)")
+    parser.add_argument("--lrs", type=float, nargs="+", default=[1, 0.5, 0.2, 0.1, 0.05], help="learning rates")
+    parser.add_argument("--warmup-games", type=int, help="lr study: games against random at lr 1 (default 5000)")
+    parser.add_argument("--rounds", type=int, help="lr study: rounds against endgame(k) (default 14)")
+    parser.add_argument("--round-games", type=int, help="lr study: training games per round (default 5000)")
+    parser.add_argument("--round-test-games", type=int, help="lr study: test games after each round (default 100)")
+    parser.add_argument("--exact-games", type=int, help="games of the exact agent against each bot (default 1000)")
+    quick_help = "small budgets for a smoke test (budget options given still win): " + json.dumps(QUICK)
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument("--workers", type=int, default=1, help="processes for the independent runs")
+    parser.add_argument("--save-dir", help="save the solved table and the trained agents (.npz) here")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every agent, bot and match")
+    parser.add_argument(
+        "--out", action="append", default=[], help="write results: .md (tables beside the study's), .png, .json"
+    )
+    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    args = parser.parse_args(argv)
+    for name, value in (QUICK if args.quick else FULL).items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    for name in ("train_games", "test_games", "warmup_games", "round_games", "round_test_games", "exact_games"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    if args.rounds < 1 or args.workers < 1 or args.endgame_k < 0:
+        parser.error("--rounds and --workers must be >= 1, --endgame-k >= 0")
+    for lr in [args.lr, *args.lrs, args.explore]:
+        if not 0 <= lr <= 1:
+            parser.error(f"learning rates and --explore must be in [0, 1], got {lr}")
+    for out in args.out:
+        if Path(out).suffix.lower() not in (".md", ".png", ".json"):
+            parser.error(f"--out {out}: use a .md, .png or .json file")
+    return args
+
+
+# ---- shared state of the worker processes ------------------------------------------------------
+
+# The solved table, set in the parent before the pool starts, so forked workers share it instead of
+# solving again (on platforms that spawn, each worker solves it once).
+_TABLE: LayerTable | None = None
+
+
+def _table(rows: int, cols: int) -> LayerTable:
+    global _TABLE
+    if _TABLE is None or (_TABLE.rows, _TABLE.cols) != (rows, cols):
+        _TABLE = solve_layers(DotsAndBoxes(rows, cols))
+    return _TABLE
+
+
+def _record(result: Any) -> dict[str, Any]:
+    """A match record as [wins, losses] overall, plus draws and the split by seat."""
+    total = result.total
+    return {
+        "win": total.win,
+        "loss": total.loss,
+        "draw": total.draw,
+        "first": result.first.as_dict(),
+        "second": result.second.as_dict(),
+    }
+
+
+def _bots(k: int) -> list[str]:
+    return ["random", "first_available", "always4never3", f"endgame:{k}"]
+
+
+# ---- the experiments (each a picklable task: plain arguments in, a JSON-ready dict out) -------------
+
+
+def run_solve(rows: int, cols: int) -> dict[str, Any]:
+    """Solve the board and the two smaller study boards; report values, time and memory."""
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start, cpu_start = time.perf_counter(), time.process_time()
+    table = solve_layers(DotsAndBoxes(rows, cols))
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    global _TABLE
+    _TABLE = table
+    empty = DotsAndBoxes(rows, cols).initial_state()
+    values = {}
+    for r, c in [(2, 2), (2, 3), (rows, cols)]:
+        small = table if (r, c) == (rows, cols) else solve_layers(DotsAndBoxes(r, c))
+        state = DotsAndBoxes(r, c).initial_state()
+        values[f"{r}x{c}"] = {"q_empty": small.q(state), "first_player_margin": small.margin(state)}
+    return {
+        "board": f"{rows}x{cols}",
+        "positions": int(table.values.size),
+        "q_empty": table.q(empty),
+        "first_player_margin": table.margin(empty),
+        "optimal_first_moves": table.best_moves(empty),
+        "seconds": round(seconds, 2),
+        "cpu_seconds": round(cpu_seconds, 2),  # wall time counts other processes on a busy machine; this does not
+        # ru_maxrss is in KiB on Linux: the peak of the whole process, and how much the solve raised it.
+        "peak_rss_mb": round(rss_after / 1024),
+        "solve_rss_increase_mb": round((rss_after - rss_before) / 1024),
+        "table_mb": round(table.values.nbytes / 2**20),
+        "values": values,
+    }
+
+
+def run_trainer(task: dict[str, Any]) -> dict[str, Any]:
+    """Tables 1 and 2 for one trainer: train, test against every bot, train against endgame(k), test again."""
+    rows, cols, k = task["rows"], task["cols"], task["k"]
+    game = DotsAndBoxes(rows, cols, tie_break="second")
+    table = _table(rows, cols)
+    rng = make_rng(task["seed"])
+    agent = LayeredQAgent(lr=task["lr"], explore=task["explore"], seed=rng)
+    phases = 2 if task["table2"] else 1
+    games = phases * (task["train_games"] + 4 * task["test_games"])
+    bar = progress_bar(games, f"trainer {task['trainer']}", task["progress"])
+    out: dict[str, Any] = {"trainer": task["trainer"]}
+    agent.train(game, make_bot(task["trainer"], rng, table), task["train_games"], progress=bar.update)
+    out["table1"] = _test_all(game, agent, table, k, task["test_games"], rng, bar)
+    out["states_after_table1"] = agent.num_states
+    if task["table2"]:
+        agent.train(game, make_bot(f"endgame:{k}", rng, table), task["train_games"], progress=bar.update)
+        out["table2"] = _test_all(game, agent, table, k, task["test_games"], rng, bar)
+        out["states_after_table2"] = agent.num_states
+    bar.close()
+    if task["save_dir"]:
+        agent.save(Path(task["save_dir"]) / f"q_trained_on_{task['trainer'].replace(':', '')}.npz")
+    return out
+
+
+def _test_all(game: DotsAndBoxes, agent: LayeredQAgent, table: LayerTable, k: int, games: int, rng, bar) -> dict:
+    lr, agent.lr = agent.lr, 0.0  # the study tested with learning off (act() never learns anyway)
+    cells = {}
+    for name in _bots(k):
+        result = play_match(game, agent, make_bot(name, rng, table), games, seed=rng, progress=bar.update)
+        cells[name] = _record(result)
+    agent.lr = lr
+    return cells
+
+
+def run_lr(task: dict[str, Any]) -> dict[str, Any]:
+    """The learning-rate study for one learning rate."""
+    rows, cols, k = task["rows"], task["cols"], task["k"]
+    game = DotsAndBoxes(rows, cols, tie_break="second")
+    table = _table(rows, cols)
+    rng = make_rng(task["seed"])
+    total = task["warmup_games"] + task["rounds"] * (task["round_games"] + task["round_test_games"])
+    bar = progress_bar(total, f"lr {task['lr']:g}", task["progress"])
+    agent = LayeredQAgent(lr=1.0, explore=task["explore"], seed=rng)
+    agent.train(game, make_bot("random", rng), task["warmup_games"], progress=bar.update)
+    agent.lr = task["lr"]
+    trainer = make_bot(f"endgame:{k}", rng, table)
+    wins, records = [], []
+    for _ in range(task["rounds"]):
+        agent.train(game, trainer, task["round_games"], progress=bar.update)
+        result = play_match(game, agent, make_bot(f"endgame:{k}", rng, table), task["round_test_games"], seed=rng)
+        bar.update(task["round_test_games"])
+        wins.append(result.total.win)
+        records.append(_record(result))
+    bar.close()
+    if task["save_dir"]:
+        agent.save(Path(task["save_dir"]) / f"q_lr_{task['lr']:g}.npz")
+    # One test of 100 games is noisy (a standard deviation of about 5 wins near 35%): the mean of the last
+    # rounds says more about where a learning rate ends up than the best single round.
+    tail = wins[-5:]
+    return {
+        "lr": task["lr"],
+        "wins": wins,
+        "last5_mean": round(sum(tail) / len(tail), 1),
+        "records": records,
+        "states": agent.num_states,
+    }
+
+
+def play_audited(game: DotsAndBoxes, table: LayerTable, agent: Any, opponent: Any, games: int) -> dict[str, Any]:
+    """Play ``games`` games (seats alternating) and check each against the solver.
+
+    At every position where the agent is to move, what it can force is its lead so far plus
+    ``table.margin(state)``; a game is a violation if it ends with a smaller margin than that, or in a
+    worse result (loss < draw < win under the game's tie rule) than one it could force.
+    """
+    record = {"win": 0, "draw": 0, "loss": 0, "violations": 0, "could_win": 0, "won_when_could_win": 0}
+    by_seat = [{"win": 0, "draw": 0, "loss": 0}, {"win": 0, "draw": 0, "loss": 0}]
+    for i in range(games):
+        seat = i % 2
+        players = (agent, opponent) if seat == 0 else (opponent, agent)
+        state = game.initial_state()
+        forced = -game.num_boxes - 1
+        while not game.is_terminal(state):
+            mover = game.current_player(state)
+            if mover == seat:
+                scores = game.scores(state)
+                forced = max(forced, scores[seat] - scores[1 - seat] + table.margin(state))
+            state = game.apply(state, players[mover].act(game, state))
+        scores = game.scores(state)
+        final = scores[seat] - scores[1 - seat]
+        payoff = game.returns(state)[seat]
+        outcome = "win" if payoff > 0 else "loss" if payoff < 0 else "draw"
+        record[outcome] += 1
+        by_seat[seat][outcome] += 1
+        could = _result_class(game, forced, seat)
+        if final < forced or _result_class(game, final, seat) < could:
+            record["violations"] += 1
+        if could == 2:
+            record["could_win"] += 1
+            record["won_when_could_win"] += outcome == "win"
+    record["first"], record["second"] = by_seat
+    return record
+
+
+def _result_class(game: DotsAndBoxes, margin: int, seat: int) -> int:
+    """0 loss, 1 draw, 2 win, for a final margin from ``seat``'s side under the game's tie rule."""
+    if margin != 0:
+        return 2 if margin > 0 else 0
+    if game.tie_break == "second":
+        return 2 if seat == 1 else 0
+    return 1
+
+
+def run_exact(task: dict[str, Any]) -> dict[str, Any]:
+    """The exact agent against every bot, audited against the solver."""
+    rows, cols, k = task["rows"], task["cols"], task["k"]
+    game = DotsAndBoxes(rows, cols, tie_break="second")
+    table = _table(rows, cols)
+    rng = make_rng(task["seed"])
+    exact = EndgameBot(game.num_edges, table=table, seed=rng)
+    out = {}
+    with progress_bar(4 * task["games"], "exact agent", task["progress"]) as bar:
+        for name in _bots(k):
+            out[name] = play_audited(game, table, exact, make_bot(name, rng, table), task["games"])
+            bar.update(task["games"])
+    return out
+
+
+def _run_task(task: dict[str, Any]) -> tuple[str, Any]:
+    kind = task["kind"]
+    if kind == "trainer":
+        return kind, run_trainer(task)
+    if kind == "lr":
+        return kind, run_lr(task)
+    return kind, run_exact(task)
+
+
+# ---- reporting ---------------------------------------------------------------------------------
+
+
+def _cell(record: dict[str, Any]) -> str:
+    return f"[{record['win']}, {record['loss']}]"
+
+
+def _study_name(name: str) -> str:
+    return "endgame:10" if name.startswith("endgame:") else name
+
+
+def table_markdown(title: str, ours: dict[str, dict], study: dict | None) -> str:
+    """A markdown table: rows are trainers, columns test opponents, cells ours (and the study's)."""
+    columns = list(next(iter(ours.values())).keys())
+    lines = [f"**{title}** (cells: [wins, losses] of the trained agent" + ("; ours / study)" if study else ")")]
+    lines.append("| T \\ S | " + " | ".join(columns) + " |")
+    lines.append("|---" * (len(columns) + 1) + "|")
+    for trainer, cells in ours.items():
+        row = []
+        for column in columns:
+            text = _cell(cells[column])
+            reference = (study or {}).get(_study_name(trainer), {}).get(_study_name(column))
+            row.append(f"{text} / [{reference[0]}, {reference[1]}]" if reference else text)
+        lines.append(f"| {trainer} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def lr_markdown(lr_study: dict[str, Any], study: bool) -> str:
+    """The learning-rate study as a markdown table (rounds down, learning rates across)."""
+    runs = lr_study["runs"]
+    names = [f"{run['lr']:g}" for run in runs]
+    rounds = max(len(run["wins"]) for run in runs)
+    games = lr_study["round_test_games"]
+    lines = [f"**Learning-rate study**: wins in {games} test games against {lr_study['opponent']} after each round"]
+    header = names + ([f"study {n}" for n in STUDY_LR] if study else [])
+    lines.append("| round | " + " | ".join(header) + " |")
+    lines.append("|---" * (len(header) + 1) + "|")
+    for i in range(rounds):
+        cells = [str(run["wins"][i]) if i < len(run["wins"]) else "" for run in runs]
+        if study:
+            cells += [str(STUDY_LR[n][i]) if i < len(STUDY_LR[n]) else "" for n in STUDY_LR]
+        lines.append(f"| {i + 1} | " + " | ".join(cells) + " |")
+    lines.append("| mean of the last 5 | " + " | ".join(f"{run['last5_mean']:g}" for run in runs) + " |")
+    if study:
+        lines.append(f"\nThe study: {STUDY_LR_NOTE}.")
+    return "\n".join(lines)
+
+
+def exact_markdown(exact: dict[str, Any]) -> str:
+    """The exact agent's record against each bot."""
+    lines = [
+        "**Exact agent** (EndgameBot with k = all edges) against each bot",
+        "| opponent | win | loss | as first (w-l) | as second (w-l) | could force a win | won those | violations |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, r in exact.items():
+        first, second = r["first"], r["second"]
+        lines.append(
+            f"| {name} | {r['win']} | {r['loss']} | {first['win']}-{first['loss']} | {second['win']}-{second['loss']} "
+            f"| {r['could_win']} | {r['won_when_could_win']} | {r['violations']} |"
+        )
+    return "\n".join(lines)
+
+
+def markdown_report(summary: dict[str, Any]) -> str:
+    """Everything measured, as markdown, with the study's numbers beside ours on 3x3 boxes."""
+    study = summary["board"] == "3x3" and summary["endgame_k"] == 10
+    parts = [f"# Dots and Boxes study reproduced on {summary['board']} boxes (seed {summary['seed']})"]
+    solve = summary.get("solve")
+    if solve:
+        values = ", ".join(f"{b}: {v['first_player_margin']:+d}" for b, v in solve["values"].items())
+        parts.append(
+            f"Exact solve of {solve['board']}: Q(empty) = {solve['q_empty']}, first-player margin "
+            f"{solve['first_player_margin']:+d}; {solve['positions']:,} positions in {solve['seconds']} s "
+            f"({solve['cpu_seconds']} s CPU), "
+            f"peak RSS {solve['peak_rss_mb']} MB. First-player margins: {values}."
+        )
+    for key, title, published in (
+        ("table1", "Table 1", STUDY_TABLE1),
+        ("table2", "Table 2", STUDY_TABLE2),
+    ):
+        if key in summary:
+            parts.append(table_markdown(title, summary[key], published if study else None))
+    if "lr_study" in summary:
+        parts.append(lr_markdown(summary["lr_study"], study))
+    if "exact" in summary:
+        parts.append(exact_markdown(summary["exact"]))
+    return "\n\n".join(parts) + "\n"
+
+
+def write_png(path: str, summary: dict[str, Any]) -> None:
+    """Plot the learning-rate study (ours solid, the study's dashed) and table 1's win rates."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("error: --out .png needs matplotlib (pip install -e '.[plot]')")
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    lr_study = summary.get("lr_study")
+    ax = axes[0]
+    if lr_study:
+        # One colour per learning rate, shared by our run (solid) and the study's (dashed).
+        names = [f"{run['lr']:g}" for run in lr_study["runs"]] + list(STUDY_LR)
+        colour = {name: f"C{i % 10}" for i, name in enumerate(dict.fromkeys(names))}
+        for run in lr_study["runs"]:
+            name = f"{run['lr']:g}"
+            rounds = range(1, len(run["wins"]) + 1)
+            ax.plot(rounds, run["wins"], marker="o", color=colour[name], label=f"lr {name}")
+        if summary["board"] == "3x3" and lr_study["opponent"] == "endgame(10)":
+            for name, wins in STUDY_LR.items():
+                style = {"linestyle": "--", "alpha": 0.6, "color": colour.get(name, "grey")}
+                ax.plot(range(1, len(wins) + 1), wins, label=f"study lr {name}", **style)
+            ax.scatter([14], [30], marker="*", s=120, color=colour.get("0.05", "grey"), label="study lr 0.05 (~30)")
+        ax.set_xlabel("round of training games against " + lr_study["opponent"])
+        ax.set_ylabel(f"wins in {lr_study['round_test_games']} test games")
+        ax.legend(fontsize=7, ncol=2)
+    ax.set_title("Learning-rate study")
+    ax = axes[1]
+    for key, offset in (("table1", -0.2), ("table2", 0.2)):
+        table = summary.get(key)
+        if not table:
+            continue
+        trainers = list(table)
+        columns = list(table[trainers[0]])
+        for j, column in enumerate(columns):
+            rates = [
+                table[t][column]["win"] / max(1, table[t][column]["win"] + table[t][column]["loss"]) for t in trainers
+            ]
+            ax.scatter([i + offset for i in range(len(trainers))], rates, label=f"{key} vs {column}", marker="os^D"[j])
+        ax.set_xticks(range(len(trainers)), trainers, fontsize=8)
+    ax.set_ylabel("win rate of the trained agent")
+    ax.set_xlabel("trainer (left dot: table 1, right dot: table 2)")
+    ax.set_title("Tables 1 and 2")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path + ".tmp.png", dpi=110)
+    plt.close(fig)
+    os.replace(path + ".tmp.png", path)
+
+
+def print_report(summary: dict[str, Any]) -> None:
+    """Print the tables to stdout."""
+    print(markdown_report(summary))
+
+
+# ---- main --------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Run the selected experiments and return the summary."""
+    args = parse_args(argv)
+    try:
+        DotsAndBoxes(args.rows, args.cols)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+    started = time.perf_counter()
+    show = not args.no_progress
+    if args.save_dir:
+        Path(args.save_dir).mkdir(parents=True, exist_ok=True)
+    k = args.endgame_k
+    summary: dict[str, Any] = {
+        "board": f"{args.rows}x{args.cols}",
+        "tie_break": "second",
+        "seed": args.seed,
+        "endgame_k": k,
+        "experiments": args.experiments,
+    }
+    try:
+        # The solve runs first, in this process, so its memory is measured before anything else grows.
+        if "solve" in args.experiments:
+            summary["solve"] = run_solve(args.rows, args.cols)
+        else:
+            _table(args.rows, args.cols)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+    if args.save_dir:
+        _table(args.rows, args.cols).save(Path(args.save_dir) / f"dots_{args.rows}x{args.cols}_table.npz")
+
+    # Every run gets its own seed, fixed by --seed and its place in this list (not by --workers).
+    seeds = make_rng(args.seed).integers(2**32, size=16).tolist()
+    base = {"rows": args.rows, "cols": args.cols, "k": k, "explore": args.explore, "save_dir": args.save_dir}
+    base["progress"] = show and args.workers == 1
+    tasks = []
+    if "table1" in args.experiments or "table2" in args.experiments:
+        for i, trainer in enumerate(_bots(k)):
+            tasks.append(
+                {
+                    **base,
+                    "kind": "trainer",
+                    "trainer": trainer,
+                    "seed": seeds[i],
+                    "lr": args.lr,
+                    "train_games": args.train_games,
+                    "test_games": args.test_games,
+                    "table2": "table2" in args.experiments,
+                }
+            )
+    if "lr" in args.experiments:
+        for i, lr in enumerate(args.lrs):
+            tasks.append(
+                {
+                    **base,
+                    "kind": "lr",
+                    "lr": lr,
+                    "seed": seeds[4 + i % 11],
+                    "warmup_games": args.warmup_games,
+                    "rounds": args.rounds,
+                    "round_games": args.round_games,
+                    "round_test_games": args.round_test_games,
+                }
+            )
+    if "exact" in args.experiments:
+        tasks.append({**base, "kind": "exact", "seed": seeds[15], "games": args.exact_games})
+
+    if args.workers > 1 and len(tasks) > 1:
+        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+        with context.Pool(min(args.workers, len(tasks))) as pool, progress_bar(len(tasks), "runs", show) as bar:
+            results = []
+            for result in pool.imap(_run_task, tasks):
+                results.append(result)
+                bar.update(1)
+    else:
+        results = [_run_task(task) for task in tasks]
+
+    trainers = [out for kind, out in results if kind == "trainer"]
+    if "table1" in args.experiments:
+        summary["table1"] = {out["trainer"]: out["table1"] for out in trainers}
+    if "table2" in args.experiments:
+        summary["table2"] = {out["trainer"]: out["table2"] for out in trainers}
+    runs = [out for kind, out in results if kind == "lr"]
+    if runs:
+        best = max(runs, key=lambda run: (run["last5_mean"], max(run["wins"])))
+        summary["lr_study"] = {
+            "opponent": f"endgame({k})",
+            "warmup_games": args.warmup_games,
+            "round_games": args.round_games,
+            "round_test_games": args.round_test_games,
+            "runs": runs,
+            "best": {"lr": best["lr"], "last5_mean": best["last5_mean"], "max_wins": max(best["wins"])},
+        }
+    for kind, out in results:
+        if kind == "exact":
+            summary["exact"] = out
+    summary["seconds"] = round(time.perf_counter() - started, 1)
+    if summary["board"] == "3x3":
+        summary["study"] = {"table1": STUDY_TABLE1, "table2": STUDY_TABLE2, "lr": STUDY_LR, "lr_note": STUDY_LR_NOTE}
+
+    print_report(summary)
+    for out in args.out:
+        suffix = Path(out).suffix.lower()
+        if suffix == ".md":
+            write_text_atomic(out, markdown_report(summary))
+        elif suffix == ".png":
+            write_png(out, summary)
+        else:
+            write_text_atomic(out, json.dumps(summary, indent=1) + "\n")
+    if args.json:
+        print(json.dumps(summary))
+    return summary
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""train_dots_boxes_q.py runs every experiment end to end on a small budget and reports what it measured."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "train_dots_boxes_q.py"
+BOTS = ["random", "first_available", "always4never3", "endgame:10"]
+
+
+def run_script(*args, check=True):
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args, "--no-progress"], capture_output=True, text=True, check=check, cwd=ROOT
+    )
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("train_dots_boxes_q", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_quick_run_reports_every_experiment(tmp_path):
+    md, png, js = tmp_path / "r.md", tmp_path / "r.png", tmp_path / "r.json"
+    result = run_script(
+        "--quick", "--rows", "2", "--cols", "2", "--json", "--out", str(md), "--out", str(png), "--out", str(js)
+    )
+    summary = json.loads(result.stdout.splitlines()[-1])
+    assert summary == json.loads(js.read_text())
+    assert summary["board"] == "2x2" and summary["tie_break"] == "second"
+    # The solve: 2x2 is a first-player win by 2, 2x3 a second-player win by 2.
+    values = summary["solve"]["values"]
+    assert values["2x2"]["first_player_margin"] == 2 and values["2x3"]["first_player_margin"] == -2
+    for table in ("table1", "table2"):
+        assert list(summary[table]) == BOTS
+        for cells in summary[table].values():
+            assert list(cells) == BOTS
+            assert all(cell["win"] + cell["loss"] + cell["draw"] == 40 for cell in cells.values())
+    lr_study = summary["lr_study"]
+    assert [run["lr"] for run in lr_study["runs"]] == [1, 0.5, 0.2, 0.1, 0.05]
+    assert all(len(run["wins"]) == 2 and all(0 <= w <= 20 for w in run["wins"]) for run in lr_study["runs"])
+    # The exact agent never ends below what it could force, and wins every game it could win.
+    for record in summary["exact"].values():
+        assert record["violations"] == 0 and record["won_when_could_win"] == record["could_win"]
+        assert record["win"] + record["loss"] + record["draw"] == 40
+    assert "**Table 1**" in md.read_text() and png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_saves_the_table_and_the_agents(tmp_path):
+    run_script("--quick", "--rows", "1", "--cols", "2", "--experiments", "table1", "--save-dir", str(tmp_path))
+    from agents.dots import LayeredQAgent, LayerTable
+
+    assert LayerTable.load(tmp_path / "dots_1x2_table.npz").last_k == 7
+    agent = LayeredQAgent.load(tmp_path / "q_trained_on_random.npz")
+    assert agent.games_trained == 200
+
+
+def test_study_numbers_are_shown_beside_ours_on_3x3():
+    module = load_script()
+    ours = {t: {s: {"win": 1, "loss": 2} for s in BOTS} for t in BOTS}
+    text = module.table_markdown("Table 1", ours, module.STUDY_TABLE1)
+    assert "| random | [1, 2] / [985, 15] |" in text and "[1, 2] / [9, 991]" not in text
+    assert module.table_markdown("Table 2", ours, module.STUDY_TABLE2).endswith("[1, 2] / [9, 991] |")
+    assert module.STUDY_LR["0.1"] == [7, 14, 19, 14, 11, 13, 22]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--out", "x.txt"], "use a .md, .png or .json file"),
+        (["--lrs", "2"], "must be in [0, 1]"),
+        (["--train-games", "0"], "--train-games must be >= 1"),
+        (["--rows", "3", "--cols", "4"], "more than the 26"),
+    ],
+)
+def test_bad_options_are_refused_with_a_message(args, message):
+    result = run_script("--quick", *args, check=False)
+    assert result.returncode != 0 and message in result.stderr
