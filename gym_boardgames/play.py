@@ -23,6 +23,7 @@ from gym_boardgames.envs.connectn import ConnectNEnv
 from gym_boardgames.envs.dots import DotsAndBoxesEnv
 from gym_boardgames.envs.tictactoe import TicTacToeEnv
 from gym_boardgames.render.pygame_canvas import font, import_pygame
+from gym_boardgames.rules.dots import DotsAndBoxes
 
 KEYS_HELP = "H hints   U undo   R restart   S swap   Q quit"
 HELP_HEIGHT = 26
@@ -33,11 +34,15 @@ HINT_COLOURS = {"win": (30, 140, 70), "draw": (120, 120, 130), "loss": (200, 50,
 def hint_labels(game: Any, state: Any, player: int) -> dict[int, str]:
     """Return, for each legal move of ``player`` in ``state``, ``"win"``, ``"draw"``, ``"loss"`` or ``"?"``.
 
-    Small games (at most 16 cells, or 12 edges for Dots and Boxes) are searched to the end, so the labels
-    are the game-theoretic results. Larger ones are searched a few plies deep: a forced win or loss within
-    that horizon is labelled, anything else is ``"?"``.
+    Dots and Boxes up to 26 edges (3x3 boxes included) uses the exact solved table of ``agents.dots``.
+    Other small games (at most 16 cells, or 12 edges) are searched to the end, so the labels are the
+    game-theoretic results. Larger ones are searched a few plies deep: a forced win or loss within that
+    horizon is labelled, anything else is ``"?"``.
     """
     from agents.minimax import alphabeta
+
+    if isinstance(game, DotsAndBoxes) and game.num_edges <= 26:
+        return _dots_hint_labels(game, state, player)
 
     size = getattr(game, "num_cells", None) or getattr(game, "num_edges", 0) + 4
     depth = None if size <= 16 else 4
@@ -57,6 +62,29 @@ def hint_labels(game: Any, state: Any, player: int) -> dict[int, str]:
         else:
             labels[action] = "draw" if depth is None else "?"
     return labels
+
+
+def _dots_hint_labels(game: DotsAndBoxes, state: Any, player: int) -> dict[int, str]:
+    """Exact hints for Dots and Boxes from the solved layer table (solved once per board size)."""
+    from agents.dots import solve_layers
+
+    table = _DOTS_TABLES.get((game.rows, game.cols))
+    if table is None:
+        table = _DOTS_TABLES[game.rows, game.cols] = solve_layers(DotsAndBoxes(game.rows, game.cols))
+    mine, theirs = game.scores(state)[player], game.scores(state)[1 - player]
+    left = game.num_boxes - mine - theirs
+    labels = {}
+    for action, boxes in table.move_values(state).items():
+        final_margin = mine + boxes - (theirs + left - boxes)
+        if final_margin == 0:
+            # Equal boxes: a draw, or with tie_break="second" a win for player 1.
+            labels[action] = "draw" if game.tie_break == "draw" else ("win" if player == 1 else "loss")
+        else:
+            labels[action] = "win" if final_margin > 0 else "loss"
+    return labels
+
+
+_DOTS_TABLES: dict[tuple[int, int], Any] = {}
 
 
 class PlayApp:

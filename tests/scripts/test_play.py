@@ -187,3 +187,30 @@ def test_play_script_rejects_bad_opponents():
         text=True,
     )
     assert result.returncode != 0 and "plays Dots and Boxes only" in result.stderr
+
+
+def test_dots_hints_come_from_the_exact_table_and_agree_with_alphabeta():
+    import numpy as np
+
+    from agents.minimax import alphabeta
+    from gym_boardgames.play import hint_labels
+    from gym_boardgames.rules import DotsAndBoxes
+
+    game = DotsAndBoxes(2, 2)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(20):
+        state = game.initial_state()
+        for _ in range(rng.integers(0, 8)):
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        player = game.current_player(state)
+        for action, label in hint_labels(game, state, player).items():
+            child = game.apply(state, action)
+            if game.is_terminal(child):
+                value = game.returns(child)[player]
+            else:
+                value = alphabeta(game, child, seed=0)[0]
+                value = value if game.current_player(child) == player else -value
+            assert label == {1: "win", 0: "draw", -1: "loss"}[int(value)]
+            checked += 1
+    assert checked > 50
