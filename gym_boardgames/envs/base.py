@@ -36,7 +36,7 @@ class Agent(Protocol):
         ...
 
 
-def _check_agent_player(value: object, where: str) -> int | str:
+def check_agent_player(value: object, where: str) -> int | str:
     """Validate an ``agent_player`` value and return it as 0, 1 or ``"random"``."""
     if isinstance(value, str):
         if value == "random":
@@ -96,7 +96,7 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
         # An agent object may keep per-game memory (MCTS reuses its tree); reset() tells it a game starts.
         reset_hook = getattr(opponent, "reset", None) if not isinstance(opponent, str) else None
         self._opponent_reset = reset_hook if callable(reset_hook) else None
-        self.agent_player_setting = _check_agent_player(agent_player, "agent_player")
+        self.agent_player_setting = check_agent_player(agent_player, "agent_player")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         self.illegal_action = illegal_action
@@ -161,7 +161,7 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
             if unknown:
                 raise ValueError(f"unknown reset option(s) {unknown}: valid options are {list(RESET_OPTIONS)}")
             if "agent_player" in options:
-                side = _check_agent_player(options["agent_player"], 'options["agent_player"]')
+                side = check_agent_player(options["agent_player"], 'options["agent_player"]')
         self._needs_reset = True  # stays set if the opponent's opening move fails
         if self._opponent is None:
             self.agent_player = None

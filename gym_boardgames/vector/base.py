@@ -15,6 +15,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from gym_boardgames.envs.base import check_agent_player
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
 from gym_boardgames.rules.batch import random_legal_actions
 
@@ -25,16 +26,6 @@ _SYNC_HINT = (
     "use gymnasium.make_vec(env_id, num_envs=..., vectorization_mode='sync', ...) to run the single envs side "
     "by side instead"
 )
-
-
-def _check_agent_player(value: object, where: str) -> int | str:
-    """Validate an ``agent_player`` value and return it as 0, 1 or ``"random"``."""
-    if isinstance(value, str):
-        if value == "random":
-            return value
-    elif not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer)) and value in (0, 1):
-        return int(value)
-    raise ValueError(f"{where} must be 0, 1 or 'random', got {value!r}")
 
 
 class TwoPlayerVectorEnv(VectorEnv):
@@ -100,7 +91,7 @@ class TwoPlayerVectorEnv(VectorEnv):
             raise ValueError(
                 f"the vector env does not render (render_mode={render_mode!r}); to watch games, {_SYNC_HINT}"
             )
-        self.agent_player_setting = _check_agent_player(agent_player, "agent_player")
+        self.agent_player_setting = check_agent_player(agent_player, "agent_player")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         self.batch = batch
@@ -142,7 +133,7 @@ class TwoPlayerVectorEnv(VectorEnv):
             if unknown:
                 raise ValueError(f"unknown reset option(s) {unknown}: valid options are {list(RESET_OPTIONS)}")
             if "agent_player" in options:
-                side = _check_agent_player(options["agent_player"], 'options["agent_player"]')
+                side = check_agent_player(options["agent_player"], 'options["agent_player"]')
         super().reset(seed=seed)
         self.batch.reset()
         if self.opponent is not None:
