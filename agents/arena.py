@@ -33,6 +33,15 @@ class SideRecord:
         """``{"win": ..., "draw": ..., "loss": ...}``."""
         return {"win": self.win, "draw": self.draw, "loss": self.loss}
 
+    def add(self, payoff: float) -> None:
+        """Count one game by its payoff for this agent: > 0 a win, < 0 a loss, 0 a draw."""
+        if payoff > 0:
+            self.win += 1
+        elif payoff < 0:
+            self.loss += 1
+        else:
+            self.draw += 1
+
 
 @dataclass
 class MatchResult:
@@ -131,14 +140,7 @@ def play_match(
     for i in range(games):
         a_first = i % 2 == 0
         payoff = play_game(game, a, b) if a_first else play_game(game, b, a)
-        score = payoff[0] if a_first else payoff[1]
-        record = result.first if a_first else result.second
-        if score > 0:
-            record.win += 1
-        elif score < 0:
-            record.loss += 1
-        else:
-            record.draw += 1
+        (result.first if a_first else result.second).add(payoff[0] if a_first else payoff[1])
         if progress is not None:
             progress(1)
     return result

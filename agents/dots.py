@@ -814,14 +814,7 @@ class LayeredQAgent:
                 path.append((key, state.owners.count(0)))
             self._learn(board, path)
             self.games_trained += 1
-            payoff = game.returns(state)[seat]
-            record = result.first if seat == 0 else result.second
-            if payoff > 0:
-                record.win += 1
-            elif payoff < 0:
-                record.loss += 1
-            else:
-                record.draw += 1
+            (result.first if seat == 0 else result.second).add(game.returns(state)[seat])
             if progress is not None:
                 progress(1)
         return result
