@@ -1,0 +1,257 @@
+"""PettingZoo AEC versions of the board games, built on the same rules objects as the Gymnasium envs.
+
+Both players are agents, ``player_0`` (moves first) and ``player_1``; the turn order comes from the rules'
+``current_player``, so a completed box in Dots and Boxes keeps ``agent_selection`` on the same agent::
+
+    from gym_boardgames.pettingzoo import env
+
+    aec = env("ConnectFour")
+    aec.reset(seed=0)
+    for agent in aec.agent_iter():
+        observation, reward, termination, truncation, info = aec.last()
+        action = None if termination or truncation else aec.action_space(agent).sample(observation["action_mask"])
+        aec.step(action)
+
+Observations are ``{"observation": int8 array, "action_mask": int8 array}``; ``"observation"`` is the one
+of the single-agent envs (``game.observation(state, player)``: +1 own, -1 the other player's) and
+``"action_mask"`` is all zeros except for the agent to move. Rewards are zero-sum and come at the end
+(+1 win, -1 loss, 0 draw, from ``game.returns``). Games: ``"TicTacToe"``, ``"ConnectN"`` (keywords
+``rows``, ``cols``, ``n``, ``gravity``), ``"ConnectFour"`` and ``"DotsAndBoxes"`` (``rows``, ``cols``,
+``tie_break``).
+
+:func:`env` adds PettingZoo's standard wrappers, as its classic envs do: an illegal move ends the game
+with -1 for the offender (``TerminateIllegalWrapper``). :func:`raw_env` has no wrappers and raises
+``ValueError`` on an illegal move, leaving the game unchanged.
+
+PettingZoo is optional: ``pip install -e '.[pettingzoo]'`` (or ``pip install pettingzoo``).
+``import gym_boardgames`` never imports this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+try:
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ImportError as error:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "gym_boardgames.pettingzoo needs PettingZoo, which is an optional dependency: "
+        "install the `pettingzoo` extra with `pip install -e '.[pettingzoo]'` (or `pip install pettingzoo`)"
+    ) from error
+
+from gym_boardgames.envs.base import TwoPlayerEnv
+from gym_boardgames.rules.connect import ConnectN
+from gym_boardgames.rules.dots import DotsAndBoxes
+from gym_boardgames.rules.tictactoe import TicTacToe
+
+AGENTS = ("player_0", "player_1")
+RENDER_MODES = ("human", "rgb_array", "ansi")
+
+
+def _connect_four() -> ConnectN:
+    return ConnectN(6, 7, 4, True)
+
+
+# The env classes are imported lazily: an AEC env without a render mode never needs them.
+def _grid_view_env(game: ConnectN, render_mode: str) -> TwoPlayerEnv:
+    from gym_boardgames.envs.connectn import ConnectNEnv
+    from gym_boardgames.envs.tictactoe import TicTacToeEnv
+
+    if isinstance(game, TicTacToe):
+        return TicTacToeEnv(opponent=None, illegal_action="raise", render_mode=render_mode)
+    return ConnectNEnv(*game.config, opponent=None, illegal_action="raise", render_mode=render_mode)
+
+
+def _dots_view_env(game: DotsAndBoxes, render_mode: str) -> TwoPlayerEnv:
+    from gym_boardgames.envs.dots import DotsAndBoxesEnv
+
+    return DotsAndBoxesEnv(*game.config, opponent=None, illegal_action="raise", render_mode=render_mode)
+
+
+# name -> (rules factory, factory of the self-play Gymnasium env used only to draw the rules' state).
+GAMES: dict[str, tuple[Callable[..., Any], Callable[[Any, str], TwoPlayerEnv]]] = {
+    "TicTacToe": (TicTacToe, _grid_view_env),
+    "ConnectN": (ConnectN, _grid_view_env),
+    "ConnectFour": (_connect_four, _grid_view_env),
+    "DotsAndBoxes": (DotsAndBoxes, _dots_view_env),
+}
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the unwrapped env
+    """A two-player board game as a PettingZoo AEC environment, without wrappers.
+
+    Args:
+        game: ``"TicTacToe"``, ``"ConnectN"``, ``"ConnectFour"`` or ``"DotsAndBoxes"``.
+        render_mode: ``None``, ``"human"``, ``"rgb_array"`` or ``"ansi"``.
+        **game_kwargs: the rules' parameters: ``rows``, ``cols``, ``n``, ``gravity`` for ConnectN;
+            ``rows``, ``cols``, ``tie_break`` for DotsAndBoxes; none for the other two.
+
+    Raises:
+        ValueError: on an unknown game (the message lists the choices), a bad game parameter or an
+            unknown render mode.
+        TypeError: on a keyword the game does not take.
+    """
+
+    metadata: dict[str, Any] = {
+        "render_modes": list(RENDER_MODES),
+        "name": "gym_boardgames_v0",
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
+
+    def __init__(self, game: str = "TicTacToe", render_mode: str | None = None, **game_kwargs: Any) -> None:
+        super().__init__()
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game!r}: choose one of {sorted(GAMES)}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}")
+        make_rules, make_view_env = GAMES[game]
+        self.game = make_rules(**game_kwargs)
+        self.game_name = game
+        self.render_mode = render_mode
+        # An instance copy, so the name is per game without touching the class attribute.
+        self.metadata = {**self.metadata, "name": f"gym_boardgames_{game.lower()}_v0"}
+
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        sample = self.game.observation(self.game.initial_state(), 0)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(-1, 1, shape=sample.shape, dtype=np.int8),
+                    "action_mask": spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8),
+                }
+            )
+            for agent in AGENTS
+        }
+        self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in AGENTS}
+
+        self.state: Any = self.game.initial_state()
+        self.winner: int | None = None
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
+        self.agent_selection = AGENTS[0]
+        # The drawing lives in the Gymnasium env classes; a self-play env mirrors the moves so that its
+        # views (last move, scores, status line) draw this game. It is never consulted for the rules.
+        self._view_env = make_view_env(self.game, render_mode) if render_mode is not None else None
+
+    # ---- the AEC API -------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """Return the observation space of ``agent`` (the same for both players)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """Return ``Discrete(num_actions)``, the action space of ``agent``."""
+        return self.action_spaces[agent]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """Return ``agent``'s view: the board from its side, and its legal moves (none unless it is to move).
+
+        Args:
+            agent: ``"player_0"`` or ``"player_1"``.
+        """
+        player = AGENTS.index(agent)
+        to_move = agent == self.agent_selection and not self.terminations.get(agent, True)
+        if to_move:
+            mask = self.game.legal_mask(self.state)
+        else:
+            mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        return {"observation": self.game.observation(self.state, player), "action_mask": mask}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game with ``player_0`` to move.
+
+        Args:
+            seed: accepted for the API; the games have no randomness, so it changes nothing.
+            options: unused.
+        """
+        self.state = self.game.initial_state()
+        self.winner = None
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {agent: {} for agent in AGENTS}
+        self.agent_selection = AGENTS[self.game.current_player(self.state)]
+        if self._view_env is not None:
+            self._view_env.reset(seed=seed)  # in human mode this also draws the empty board
+
+    def step(self, action: int | None) -> None:
+        """Play ``action`` for ``agent_selection``; the next agent is the rules' player to move.
+
+        At the end both agents are terminated, with rewards ``game.returns`` (+1/-1/0) and
+        ``infos[agent]["winner"]`` (0, 1 or None for a draw); each then steps with ``None`` to leave.
+
+        Raises:
+            ValueError: if the action is not legal here (the game is unchanged).
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        # apply() validates the action itself (type, range, occupancy), so the rules stay the only judge.
+        self.state = self.game.apply(self.state, action)
+        if self._view_env is not None:
+            self._view_env.step(action)  # in human mode this also draws the new frame
+        # The acting agent's cumulative reward restarts with its own move, as the AEC contract wants.
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        if self.game.is_terminal(self.state):
+            payoff = self.game.returns(self.state)
+            self.winner = None if payoff[0] == payoff[1] else int(np.argmax(payoff))
+            for index, name in enumerate(AGENTS):
+                self.rewards[name] = float(payoff[index])
+                self.infos[name] = {"winner": self.winner}
+            self.terminations = dict.fromkeys(AGENTS, True)
+        self._accumulate_rewards()
+        self.agent_selection = AGENTS[self.game.current_player(self.state)]
+
+    def render(self) -> str | np.ndarray | None:
+        """Draw the game with the Gymnasium envs' views.
+
+        Returns:
+            text (``"ansi"``), a ``uint8 (H, W, 3)`` array (``"rgb_array"``), or None (``"human"``,
+            which shows a pygame window, or no render mode).
+        """
+        if self._view_env is None:
+            from gymnasium import logger
+
+            logger.warn("render() called without a render_mode: pass render_mode='ansi', 'rgb_array' or 'human'")
+            return None
+        return self._view_env.render()
+
+    def close(self) -> None:
+        """Release the window or drawing surface, if any; safe to call twice."""
+        if self._view_env is not None:
+            self._view_env.close()
+
+
+def env(game: str = "TicTacToe", render_mode: str | None = None, **game_kwargs: Any) -> AECEnv:
+    """Return :class:`raw_env` with PettingZoo's standard wrappers, as its classic environments use.
+
+    An illegal move ends the game with reward -1 for the offender and 0 for the other agent
+    (``TerminateIllegalWrapper``); an action outside the action space fails an assertion
+    (``AssertOutOfBoundsWrapper``); calls out of order raise clear errors (``OrderEnforcingWrapper``).
+
+    Args:
+        game: ``"TicTacToe"``, ``"ConnectN"``, ``"ConnectFour"`` or ``"DotsAndBoxes"``.
+        render_mode: ``None``, ``"human"``, ``"rgb_array"`` or ``"ansi"``.
+        **game_kwargs: the rules' parameters (see :class:`raw_env`).
+
+    Raises:
+        ValueError: on an unknown game, a bad game parameter or an unknown render mode.
+    """
+    wrapped: AECEnv = raw_env(game, render_mode=render_mode, **game_kwargs)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)

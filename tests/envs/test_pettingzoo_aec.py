@@ -1,0 +1,269 @@
+"""The PettingZoo AEC adapter: PettingZoo's own API tests, and equivalence with the Gymnasium envs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+with warnings.catch_warnings():
+    # pettingzoo.test imports PettingZoo's own classic envs through their deprecated module paths.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from pettingzoo.test import api_test, seed_test
+
+import gym_boardgames  # noqa: E402, F401  (registers the Gymnasium ids)
+from gym_boardgames import pettingzoo as gp  # noqa: E402
+
+# AEC game name and keywords -> the Gymnasium id and keywords of the same game.
+CASES: dict[str, tuple[str, dict[str, Any], str]] = {
+    "tictactoe": ("TicTacToe", {}, "TicTacToe-v0"),
+    "mnk-4x5x3": ("ConnectN", {"rows": 4, "cols": 5, "n": 3, "gravity": False}, "ConnectN-v0"),
+    "connectfour": ("ConnectFour", {}, "ConnectFour-v0"),
+    "dots-2x3": ("DotsAndBoxes", {"rows": 2, "cols": 3}, "DotsAndBoxes-v0"),
+}
+GAMES = ["TicTacToe", "ConnectN", "ConnectFour", "DotsAndBoxes"]
+
+
+@pytest.fixture(autouse=True)
+def _quiet_api_test_warnings() -> Any:
+    # api_test warns about dict observations and negative "graphical" boards; both are by design here.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        yield
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("factory", [gp.env, gp.raw_env], ids=["env", "raw_env"])
+def test_pettingzoo_api_test(factory: Any, game: str) -> None:
+    api_test(factory(game), num_cycles=200)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_pettingzoo_seed_test(game: str) -> None:
+    seed_test(lambda: gp.env(game), num_cycles=200)
+
+
+def _other_side(game: Any, obs: np.ndarray) -> np.ndarray:
+    """The same position seen by the other player: pieces (or box owners) change sign, edges do not."""
+    flipped = -obs
+    if hasattr(game, "num_edges"):
+        flipped[: game.num_edges] = obs[: game.num_edges]
+    return flipped
+
+
+def _random_game(aec: Any, genv: gym.Env, rng: np.random.Generator) -> None:
+    """Play one random game in both envs and check they agree at every step."""
+    aec.reset()
+    obs, info = genv.reset()
+    while True:
+        agent = aec.agent_selection
+        assert agent == f"player_{info['current_player']}"
+        seen = aec.observe(agent)
+        np.testing.assert_array_equal(seen["observation"], obs)
+        np.testing.assert_array_equal(seen["action_mask"], info["action_mask"])
+        # The agent not to move never sees legal moves.
+        other = gp.AGENTS[1 - gp.AGENTS.index(agent)]
+        assert not aec.observe(other)["action_mask"].any()
+        np.testing.assert_array_equal(aec.observe(other)["observation"], _other_side(aec.game, obs))
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        aec.step(action)
+        obs, reward, terminated, truncated, info = genv.step(action)
+        assert not truncated
+        assert aec.rewards[agent] == reward  # in self-play the reward belongs to the mover
+        assert aec.rewards[other] == -reward  # zero-sum
+        if terminated:
+            assert all(aec.terminations.values())
+            assert aec.infos[agent]["winner"] == info["winner"] == aec.winner
+            np.testing.assert_array_equal(aec.observe(aec.agent_selection)["observation"], obs)
+            assert not aec.observe(aec.agent_selection)["action_mask"].any()
+            return
+        assert reward == 0.0 and not any(aec.terminations.values())
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=list(CASES))
+def test_same_games_as_the_gymnasium_self_play_env(case: tuple[str, dict[str, Any], str]) -> None:
+    game, kwargs, env_id = case
+    aec = gp.raw_env(game, **kwargs)
+    genv = gym.make(env_id, opponent=None, **kwargs)
+    rng = np.random.default_rng(1234)
+    for _ in range(300):
+        _random_game(aec, genv, rng)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_wrapped_env_agent_iter_gives_zero_sum_returns(game: str) -> None:
+    aec = gp.env(game)
+    rng = np.random.default_rng(7)
+    for seed in range(20):
+        aec.reset(seed=seed)
+        returns = dict.fromkeys(gp.AGENTS, 0.0)
+        for agent in aec.agent_iter():
+            observation, reward, termination, truncation, _ = aec.last()
+            returns[agent] += reward
+            action = None
+            if not (termination or truncation):
+                action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            aec.step(action)
+        assert returns["player_0"] == -returns["player_1"]
+        assert returns["player_0"] in (-1.0, 0.0, 1.0)
+
+
+def test_dots_extra_turn_keeps_agent_selection() -> None:
+    aec = gp.raw_env("DotsAndBoxes", rows=2, cols=2)
+    aec.reset()
+    # Box 0 of a 2x2 board has edges 0 (top), 2 (bottom), 6 (left) and 7 (right).
+    for action, mover in zip([0, 2, 6], ["player_0", "player_1", "player_0"], strict=True):
+        assert aec.agent_selection == mover
+        aec.step(action)
+    assert aec.agent_selection == "player_1"
+    aec.step(7)  # completes box 0: player_1 moves again
+    assert aec.agent_selection == "player_1"
+    assert aec.observe("player_1")["observation"][12] == 1  # box 0 is its own
+    assert aec.observe("player_0")["observation"][12] == -1
+    assert aec.rewards == {"player_0": 0.0, "player_1": 0.0}
+
+
+def test_dots_extra_turns_follow_the_rules_in_random_games() -> None:
+    aec = gp.raw_env("DotsAndBoxes", rows=3, cols=3)
+    game, rng, extra_turns = aec.game, np.random.default_rng(3), 0
+    for _ in range(30):
+        aec.reset()
+        while not aec.terminations["player_0"]:
+            agent = aec.agent_selection
+            action = int(rng.choice(game.legal_actions(aec.state)))
+            scores = game.boxes_completed_by(aec.state, action)
+            aec.step(action)
+            if scores and not aec.terminations[agent]:
+                extra_turns += 1
+                assert aec.agent_selection == agent
+            elif not aec.terminations[agent]:
+                assert aec.agent_selection != agent
+    assert extra_turns > 0
+
+
+def test_raw_env_raises_on_an_illegal_move_and_keeps_the_game() -> None:
+    aec = gp.raw_env("TicTacToe")
+    aec.reset()
+    aec.step(4)
+    before = aec.state
+    with pytest.raises(ValueError, match="occupied"):
+        aec.step(4)
+    with pytest.raises(ValueError, match="out of range"):
+        aec.step(9)
+    assert aec.state == before and aec.agent_selection == "player_1"
+    aec.step(0)  # still usable
+    assert aec.agent_selection == "player_0"
+
+
+def test_env_illegal_move_ends_the_game_with_minus_one_for_the_offender() -> None:
+    aec = gp.env("ConnectN", rows=2, cols=2, n=2, gravity=True)
+    aec.reset(seed=0)
+    aec.step(0)
+    aec.step(0)  # column 0 is now full
+    assert aec.agent_selection == "player_0"
+    aec.step(0)  # illegal
+    assert all(aec.terminations.values())
+    assert aec.rewards["player_0"] == -1
+    assert aec.rewards["player_1"] == 0
+
+
+def test_env_wrappers_are_the_classic_ones() -> None:
+    aec = gp.env("TicTacToe")
+    assert type(aec).__name__ == "OrderEnforcingWrapper"
+    assert type(aec.env).__name__ == "AssertOutOfBoundsWrapper"
+    assert type(aec.env.env).__name__ == "TerminateIllegalWrapper"
+    assert isinstance(aec.unwrapped, gp.raw_env)
+    with pytest.raises(AssertionError, match="reset"):  # OrderEnforcingWrapper: reset() first
+        aec.step(0)
+
+
+def test_spaces() -> None:
+    aec = gp.raw_env("DotsAndBoxes", rows=2, cols=3)
+    space = aec.observation_space("player_1")
+    assert space["observation"].shape == (17 + 6,) and space["observation"].dtype == np.int8
+    assert space["action_mask"].shape == (17,) and space["action_mask"].dtype == np.int8
+    assert aec.action_space("player_0").n == 17
+    assert gp.raw_env("ConnectFour").observation_space("player_0")["observation"].shape == (6, 7)
+
+
+def test_unknown_game_lists_the_choices() -> None:
+    with pytest.raises(ValueError, match="unknown game 'Chess'.*ConnectFour.*ConnectN.*DotsAndBoxes.*TicTacToe"):
+        gp.env("Chess")
+
+
+def test_bad_game_parameters_and_render_mode() -> None:
+    with pytest.raises(ValueError, match="n=9"):
+        gp.raw_env("ConnectN", rows=3, cols=3, n=9)
+    with pytest.raises(ValueError, match="render_mode"):
+        gp.raw_env("TicTacToe", render_mode="svg")
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=list(CASES))
+def test_render_modes_reuse_the_gymnasium_views(case: tuple[str, dict[str, Any], str]) -> None:
+    game, kwargs, env_id = case
+    moves = [0, 1, 2]
+    for mode in ("ansi", "rgb_array"):
+        aec = gp.env(game, render_mode=mode, **kwargs)
+        genv = gym.make(env_id, opponent=None, render_mode=mode, **kwargs)
+        aec.reset(seed=0)
+        genv.reset(seed=0)
+        for action in moves:
+            aec.step(action)
+            genv.step(action)
+        frame, expected = aec.render(), genv.render()
+        if mode == "ansi":
+            assert isinstance(frame, str) and frame == expected
+        else:
+            assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+            np.testing.assert_array_equal(frame, expected)
+        aec.close()
+        genv.close()
+
+
+def test_human_render_is_headless_safe() -> None:
+    aec = gp.env("DotsAndBoxes", render_mode="human", rows=1, cols=1)
+    aec.reset()
+    aec.step(0)
+    assert aec.render() is None
+    aec.close()
+    aec.close()
+
+
+def test_render_without_mode_warns_and_returns_none() -> None:
+    aec = gp.raw_env("TicTacToe")
+    aec.reset()
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert aec.render() is None
+
+
+def _run(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+
+
+def test_import_gym_boardgames_does_not_import_pettingzoo() -> None:
+    result = _run(
+        "import sys, gymnasium as gym, gym_boardgames\n"
+        "gym.make('TicTacToe-v0').reset(seed=0)\n"
+        "assert 'pettingzoo' not in sys.modules, 'pettingzoo imported'\n"
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_missing_pettingzoo_names_the_extra() -> None:
+    result = _run(
+        "import sys\n"
+        "sys.modules['pettingzoo'] = None  # what an uninstalled package looks like to import\n"
+        "try:\n"
+        "    import gym_boardgames.pettingzoo\n"
+        "except ImportError as error:\n"
+        "    print(error)\n"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "pip install -e '.[pettingzoo]'" in result.stdout
