@@ -1,0 +1,107 @@
+"""train_sb3.py: MaskablePPO never plays an illegal move, and the script runs end to end on a tiny budget.
+
+Skipped when the 'sb3' extra (stable-baselines3, sb3-contrib, torch) is missing, except the checks that
+need none of it (--help, and the message when the extra is missing).
+"""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.arena import play_match
+from gym_boardgames.rules import TicTacToe
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "train_sb3.py"
+SKIP_REASON = "the 'sb3' extra is not installed (stable-baselines3, sb3-contrib, torch): pip install -e '.[sb3]'"
+
+
+def needs_sb3() -> None:
+    for module in ("torch", "stable_baselines3", "sb3_contrib"):
+        pytest.importorskip(module, reason=SKIP_REASON)
+
+
+def run_script(*args, check=True):
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, check=check, cwd=ROOT, timeout=120
+    )
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("train_sb3", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_help_mentions_the_extra_and_pickled_zips():
+    result = run_script("--help")
+    assert "--algo" in result.stdout and "maskableppo" in result.stdout
+    assert "sb3" in result.stdout and "pickled" in result.stdout
+
+
+def test_bad_arguments_exit_with_status_2():
+    result = run_script("--timesteps", "0", check=False)
+    assert result.returncode == 2 and "--timesteps must be >= 1" in result.stderr
+
+
+def test_missing_extra_gives_a_clear_message(tmp_path):
+    # Block the imports, as if the extra were not installed, and run the script as __main__.
+    code = (
+        "import runpy, sys\n"
+        "sys.modules['sb3_contrib'] = None\n"
+        "sys.modules['stable_baselines3'] = None\n"
+        f"sys.argv = ['train_sb3.py', '--out', {str(tmp_path / 'm.zip')!r}]\n"
+        f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 1
+    assert "'sb3' extra" in result.stderr and "pip install" in result.stderr
+    assert not (tmp_path / "m.zip").exists()
+
+
+def test_maskable_ppo_never_plays_an_illegal_move():
+    needs_sb3()
+    import torch
+
+    torch.set_num_threads(1)
+    script = load_script()
+    venv = script.make_vec_env("random", n_envs=4, seed=5)
+    model = script.make_model("maskableppo", venv, seed=5)
+    model.learn(total_timesteps=3072)
+    assert script.illegal_moves_in(venv) == 0
+    agent = script.SB3Agent(model, masked=True)
+    result = play_match(TicTacToe(), agent, "random", 100, seed=5)
+    assert result.total.games == 100
+    assert agent.moves > 100 and agent.illegal_moves == 0
+    venv.close()
+
+
+def test_script_trains_evaluates_saves_and_prints_json(tmp_path):
+    needs_sb3()
+    out = tmp_path / "model.zip"
+    result = run_script(
+        "--timesteps", "2048", "--eval-games", "20", "--alphabeta-games", "4", "--seed", "1",
+        "--out", str(out), "--json", "--no-progress",
+    )  # fmt: skip
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["algo"] == "maskableppo" and summary["timesteps"] == 2048
+    assert summary["train_illegal_moves"] == 0 and summary["eval_illegal_moves"] == 0
+    assert summary["eval_illegal_games"] == 0
+    assert sum(summary["vs_random"]["total"].values()) == 20
+    assert sum(summary["vs_alphabeta"]["total"].values()) == 4
+    assert summary["vs_alphabeta"]["total"]["win"] == 0  # nobody beats perfect play
+    assert "policy vs" in result.stdout and "illegal moves in evaluation: 0" in result.stdout
+    assert out.is_file() and out.stat().st_size > 0
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp") or p.name.startswith(".")]
+
+    from sb3_contrib import MaskablePPO
+
+    loaded = MaskablePPO.load(out, device="cpu")  # our own file, so unpickling it is safe
+    agent = load_script().SB3Agent(loaded, masked=True)
+    play_match(TicTacToe(), agent, "random", 10, seed=0)
+    assert agent.illegal_moves == 0
