@@ -53,6 +53,7 @@ def test_bench_reports_moves_per_second_as_json(tmp_path):
 
 def test_bench_compare_times_pettingzoo_in_the_same_run():
     pytest.importorskip("pettingzoo")
+    pytest.importorskip("pyspiel", reason="--compare needs OpenSpiel too (the bench extra)")
     stdout = run_script(
         "bench.py",
         "--games",
@@ -68,3 +69,14 @@ def test_bench_compare_times_pettingzoo_in_the_same_run():
     )
     entry = json.loads(stdout.splitlines()[-1])["results"]["ConnectFour-v0"]
     assert entry["pettingzoo_connect_four_v3_moves_per_s"] > 0 and entry["selfplay_vs_pettingzoo_ratio"] > 0
+
+
+def test_bench_compare_without_the_bench_extra_names_it(tmp_path):
+    import importlib.util
+
+    if importlib.util.find_spec("pyspiel") and importlib.util.find_spec("pettingzoo"):
+        pytest.skip("the bench extra is installed")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench.py"), "--quick", "--compare"], capture_output=True, text=True
+    )
+    assert result.returncode != 0 and "pip install -e '.[bench]'" in result.stderr
