@@ -16,6 +16,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from gym_boardgames.envs.rendering import PygameRenderMixin
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
 
 OpponentPolicy = Callable[[Any, Any], int]
@@ -58,11 +59,11 @@ def _as_integer(value: object) -> int | None:
     return operator.index(value)
 
 
-class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
+class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
     """A two-player, zero-sum, perfect-information board game seen by one agent.
 
     Subclasses set ``observation_space`` and implement :meth:`_observation` (and optionally
-    :meth:`_view` for pygame drawing and :meth:`_ansi` for text).
+    :meth:`make_view` for pygame drawing and :meth:`_ansi` for text).
 
     Args:
         game: the rules object.
@@ -349,46 +350,3 @@ class TwoPlayerEnv(gym.Env[np.ndarray, np.int64]):
 
     #: Display names of the players, player 0 first.
     player_names: tuple[str, str] = ("Player 0", "Player 1")
-
-    def render(self) -> str | np.ndarray | None:
-        """Render per ``render_mode``: ansi text, an RGB array ``(H, W, 3)`` uint8, or a window frame.
-
-        Returns:
-            a string (``"ansi"``), an array (``"rgb_array"``), or None (``"human"`` or no mode).
-        """
-        if self.render_mode is None:
-            gym.logger.warn(
-                "render() called without a render_mode: pass render_mode='ansi', 'rgb_array' or 'human' "
-                f'to gymnasium.make("{self.spec.id if self.spec else type(self).__name__}", render_mode=...)'
-            )
-            return None
-        if self.render_mode == "ansi":
-            return self._ansi()
-        if self._canvas is None:
-            from gym_boardgames.render.pygame_canvas import Canvas
-
-            view = self.make_view()
-            self._canvas = Canvas(view.size, title=self.window_title, fps=self.metadata["render_fps"])
-            self._canvas.view = view
-        surface = self._canvas.surface
-        self._canvas.view.draw(surface, self)
-        if self.render_mode == "human":
-            self._canvas.show()
-            return None
-        return self._canvas.to_array()
-
-    #: The title of the human-mode window.
-    window_title = "gym-boardgames"
-
-    def _ansi(self) -> str:
-        raise NotImplementedError
-
-    def make_view(self) -> Any:
-        """Return the pygame view that draws this game (see :mod:`gym_boardgames.render`)."""
-        raise NotImplementedError
-
-    def close(self) -> None:
-        """Release the window (human mode) and the drawing surface; safe to call twice."""
-        if self._canvas is not None:
-            self._canvas.close()
-            self._canvas = None

@@ -30,6 +30,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_boardgames.envs.base import _as_integer
+from gym_boardgames.envs.rendering import PygameRenderMixin
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
 
 UP, DOWN, LEFT, RIGHT = 0, 1, 2, 3
@@ -128,7 +129,7 @@ def _state_list(values: Any, n: int, what: str) -> list[int]:
     return states
 
 
-class GridWorldEnv(gym.Env[int, int]):
+class GridWorldEnv(PygameRenderMixin, gym.Env[int, int]):
     """The gridworld of Sutton & Barto's example 4.1, and any grid map with walls and slip.
 
     ## Description
@@ -451,32 +452,16 @@ class GridWorldEnv(gym.Env[int, int]):
         moved = f" after {ACTION_NAMES[self.lastaction]}" if self.lastaction is not None else ""
         return f"state {self.s}{moved}, return {self.episode_return:g}"
 
-    def render(self) -> str | np.ndarray | None:
-        """Render per ``render_mode``: ansi text, an RGB array ``(H, W, 3)`` uint8, or a window frame.
+    window_title = "GridWorld"
 
-        Returns:
-            a string (``"ansi"``), an array (``"rgb_array"``), or None (``"human"`` or no mode).
-        """
-        if self.render_mode is None:
-            gym.logger.warn(
-                "render() called without a render_mode: pass render_mode='ansi', 'rgb_array' or 'human' "
-                f'to gymnasium.make("{self.spec.id if self.spec else type(self).__name__}", render_mode=...)'
-            )
-            return None
-        if self.render_mode == "ansi":
-            return self._ansi()
-        if self._canvas is None:
-            from gym_boardgames.render.gridworld_view import GridWorldView
-            from gym_boardgames.render.pygame_canvas import Canvas
+    def make_view(self) -> Any:
+        """Return a new pygame view of this grid (needs pygame)."""
+        from gym_boardgames.render.gridworld_view import GridWorldView
 
-            view = GridWorldView(self)
-            self._canvas = Canvas(view.size, title="GridWorld", fps=self.metadata["render_fps"])
-            self._canvas.view = view
-        self._canvas.view.draw(self._canvas.surface, self, self._overlay_values, self._overlay_policy)
-        if self.render_mode == "human":
-            self._canvas.show()
-            return None
-        return self._canvas.to_array()
+        return GridWorldView(self)
+
+    def _draw(self, view: Any, surface: Any) -> None:
+        view.draw(surface, self, self._overlay_values, self._overlay_policy)
 
     def _ansi(self) -> str:
         cols = self.shape[1]
@@ -494,12 +479,6 @@ class GridWorldEnv(gym.Env[int, int]):
             lines.append("policy:")
             lines.append(format_policy(self, self._overlay_policy))
         return "\n".join(lines) + "\n"
-
-    def close(self) -> None:
-        """Release the window (human mode) and the drawing surface; safe to call twice."""
-        if self._canvas is not None:
-            self._canvas.close()
-            self._canvas = None
 
 
 def best_actions(probabilities: np.ndarray) -> list[int]:

@@ -1,0 +1,66 @@
+"""``render()`` and ``close()`` shared by every env: ansi text, or a pygame view on a Canvas.
+
+pygame is imported only on the first pygame frame, so ``"ansi"`` and no rendering never load it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+
+class PygameRenderMixin:
+    """Implements the render modes once; an env supplies :meth:`_ansi`, :meth:`make_view` and maybe :meth:`_draw`.
+
+    Put it before ``gymnasium.Env`` in the bases so its ``render``/``close`` are the ones used. The env
+    must set ``render_mode`` and ``metadata["render_fps"]``, and ``_canvas = None`` in its constructor.
+    """
+
+    #: The title of the human-mode window.
+    window_title = "gym-boardgames"
+    _canvas: Any = None
+
+    def render(self) -> str | np.ndarray | None:
+        """Render per ``render_mode``: ansi text, an RGB array ``(H, W, 3)`` uint8, or a window frame.
+
+        Returns:
+            a string (``"ansi"``), an array (``"rgb_array"``), or None (``"human"`` or no mode).
+        """
+        if self.render_mode is None:
+            gym.logger.warn(
+                "render() called without a render_mode: pass render_mode='ansi', 'rgb_array' or 'human' "
+                f'to gymnasium.make("{self.spec.id if self.spec else type(self).__name__}", render_mode=...)'
+            )
+            return None
+        if self.render_mode == "ansi":
+            return self._ansi()
+        if self._canvas is None:
+            from gym_boardgames.render.pygame_canvas import Canvas
+
+            view = self.make_view()
+            self._canvas = Canvas(view.size, title=self.window_title, fps=self.metadata["render_fps"])
+            self._canvas.view = view
+        self._draw(self._canvas.view, self._canvas.surface)
+        if self.render_mode == "human":
+            self._canvas.show()
+            return None
+        return self._canvas.to_array()
+
+    def _draw(self, view: Any, surface: Any) -> None:
+        """Draw the current frame with ``view`` on ``surface`` (views take the env by default)."""
+        view.draw(surface, self)
+
+    def _ansi(self) -> str:
+        raise NotImplementedError
+
+    def make_view(self) -> Any:
+        """Return the pygame view that draws this env (see :mod:`gym_boardgames.render`)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the window (human mode) and the drawing surface; safe to call twice."""
+        if self._canvas is not None:
+            self._canvas.close()
+            self._canvas = None
