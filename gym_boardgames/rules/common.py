@@ -16,3 +16,28 @@ def check_size(name: str, value: object, what: str = "") -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{name}{what} must be an integer >= 1, got {value!r}")
     return int(value)
+
+
+#: Largest side of a Connect-N board (rows or columns). Every size up to it builds in well under a second
+#: and fits in memory; beyond it the board would not be playable or drawable anyway.
+MAX_BOARD_SIDE = 64
+#: Largest side of a Dots and Boxes board, in boxes.
+MAX_DOTS_SIDE = 32
+
+
+def check_board_side(name: str, value: object, limit: int, what: str = "") -> int:
+    """Return ``value`` as an int if it is an integer in ``[1, limit]``, else raise ``ValueError``.
+
+    The message names the parameter, the value and the documented limit, so a hostile size (from a user
+    or from a saved file's header) is refused before anything is allocated.
+
+    Args:
+        name: the parameter's name, for the message.
+        value: the value given.
+        limit: the largest accepted value.
+        what: an optional explanation of the unit, e.g. ``" (a number of boxes)"``.
+    """
+    size = check_size(name, value, what)
+    if size > limit:
+        raise ValueError(f"{name}{what} must be at most {limit} (the documented limit), got {size}")
+    return size
