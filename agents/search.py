@@ -1,0 +1,644 @@
+"""The search core shared by every tree-search agent: one tree, and evaluators asked once per new leaf.
+
+A search tree grows from its root by *simulations*. Each simulation:
+
+1. **Selection** walks from the root through moves already tried. UCT (Kocsis and Szepesvari, 2006) picks
+   the child maximising ``Q(a) + c * sqrt(ln N / N(a))``; PUCT (AlphaZero) maximises
+   ``Q(a) + c * P(a) * sqrt(N) / (1 + N(a))``, where ``N`` counts the visits to the parent, ``N(a)`` to the
+   child, ``P(a)`` is the evaluator's prior and ``Q(a)`` the child's mean result for the player who chooses
+   ``a``. In PUCT an untried move counts as ``Q = 0`` (AlphaZero's convention), so the prior decides which
+   moves are tried first; in UCT every move of a node is tried once, in a uniformly random order, before any
+   is selected twice.
+2. **Expansion** applies the selected untried move: the new child is the simulation's leaf.
+3. **Evaluation**: a terminal leaf is worth ``game.returns``; any other leaf is handed to the *evaluator*,
+   in one call that returns both its prior over moves (kept for when the leaf is selected through later)
+   and its value for the player to move there. That single call per new leaf is what lets a network serve
+   many trees at once: :func:`search_batch` runs B trees side by side and asks the evaluator once per step
+   for all their leaves.
+4. **Backup**: every node on the path adds the result for the player who moved into it.
+
+Whose turn it is comes from ``game.current_player(state)`` at every node, never from alternation, so Dots
+and Boxes' extra turns are searched correctly. Results are payoff tuples, one entry per player; an
+evaluator's single value ``v`` becomes ``(v, -v)`` from the mover's side, which assumes a two-player
+zero-sum game (every game of this package is one).
+
+MCTS-Solver (Winands, Bjornsson and Saito, 2008): terminal nodes are *proven*, with their payoffs as exact
+values. A node is proven too when one of its children is a proven win (payoff +1, the highest there is) for
+the player to move there, or when all its children are proven; its value is then the best child's.
+Selection never enters a child proven lost for the chooser, and a proven node is not searched below: its
+exact value is backed up again. So a win in one is never missed, a loss in one is blocked as soon as the
+opponent's winning replies are found, and a search stops early once its root is proven.
+
+The final move (:meth:`SearchTree.best_action`), among the root's tried children, maximises in this order:
+the proof (an immediate win, then any other proven win, then unproven or drawn children, proven losses
+last), the visit count, the mean result, and a seeded draw among children still tied.
+
+Tree reuse: :meth:`SearchTree.find` looks for a new position among the kept tree's nodes (breadth-first, so
+the shallowest copy wins) and :meth:`SearchTree.advance` moves the root to the child of the move played, so
+statistics and proofs carry over. States are positions without history, so a node's statistics stay valid
+wherever it is reached from.
+
+Randomness comes only from the tree's ``numpy.random.Generator``, read in batches of uniform floats (a
+generator call per rollout move would cost more than the move itself), so the same seed gives the same
+search.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+import numpy as np
+
+# Payoffs are in [-1, 1] (+1 win, -1 loss, 0 draw), so +1 is a win nothing can beat and -1 a loss nothing
+# can save; the solver relies on both bounds.
+WIN = 1.0
+LOSS = -1.0
+# Floats read from the generator per batch: large enough that refills are rare, small enough that a short
+# search does not draw much it never uses.
+_UNIFORM_BATCH = 2048
+
+#: ``rollout(game, state, rng) -> action``: the move to play in a rollout from a non-terminal state.
+RolloutPolicy = Callable[[Any, Any, np.random.Generator], int]
+#: ``prior(game, state) -> probabilities``: see :class:`CallbackEvaluator` for the accepted formats.
+PriorFn = Callable[[Any, Any], Any]
+#: ``value(game, state) -> float`` in ``[-1, 1]``, for the player to move at ``state``.
+ValueFn = Callable[[Any, Any], float]
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """What the tree asks about a new non-terminal leaf: its prior over moves and its value.
+
+    ``evaluate(game, states)`` takes a sequence of B non-terminal states of ``game`` and returns
+    ``(priors, values)``: ``priors`` a ``(B, game.num_actions)`` float array, zero on illegal moves and
+    summing to 1 per row, and ``values`` a ``(B,)`` float array in ``[-1, 1]``, each from the side of the
+    player to move at its state. This is OpenSpiel's ``Evaluator`` with prior and value in one call.
+
+    An evaluator may also define ``evaluate_one(game, state) -> (priors, value)``, the same question for a
+    single state without building arrays: ``priors`` a list aligned with ``game.legal_actions(state)``
+    (ascending) or None for uniform, ``value`` a float. The tree uses it when it searches alone (batch size
+    1), where two small numpy arrays per leaf would cost as much as the rest of a simulation.
+    """
+
+    def evaluate(self, game: Any, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(priors (B, num_actions), values (B,))`` for the non-terminal ``states``."""
+        ...
+
+
+def uniform_priors(game: Any, states: Sequence[Any]) -> np.ndarray:
+    """Return ``(B, num_actions)`` priors uniform over each state's legal moves (zero elsewhere)."""
+    priors = np.zeros((len(states), game.num_actions))
+    for row, state in zip(priors, states, strict=True):
+        legal = list(game.legal_actions(state))
+        row[legal] = 1.0 / len(legal)
+    return priors
+
+
+def uniform_stream(rng: np.random.Generator) -> Callable[[], float]:
+    """Return a function giving the next uniform float in [0, 1) from ``rng``, read in batches."""
+
+    def batches() -> Iterator[list[float]]:
+        while True:
+            yield rng.random(_UNIFORM_BATCH).tolist()  # Python floats: fast to hand out one by one
+
+    return itertools.chain.from_iterable(batches()).__next__
+
+
+class RolloutEvaluator:
+    """Values from playouts to the end of the game; priors uniform (UCT does not read them).
+
+    Args:
+        rng: the generator moves are drawn from; also passed to ``policy``.
+        policy: None for uniformly random moves, or ``policy(game, state, rng) -> action``.
+        uniform: a shared :func:`uniform_stream` of ``rng`` (so a tree and its rollouts read one stream and a
+            seed reproduces the whole search); made from ``rng`` if None.
+    """
+
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        policy: RolloutPolicy | None = None,
+        uniform: Callable[[], float] | None = None,
+    ) -> None:
+        self.rng = rng
+        self.policy = policy
+        self._uniform = uniform if uniform is not None else uniform_stream(rng)
+
+    def evaluate(self, game: Any, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Return uniform priors and one rollout's result per state, for the player to move there."""
+        values = np.array([self.evaluate_one(game, state)[1] for state in states], dtype=float)
+        return uniform_priors(game, states), values
+
+    def evaluate_one(self, game: Any, state: Any) -> tuple[None, float]:
+        """Play one rollout from the non-terminal ``state``; return ``(None, result for its mover)``."""
+        mover = game.current_player(state)
+        is_terminal, apply = game.is_terminal, game.apply
+        if self.policy is not None:
+            policy, rng = self.policy, self.rng
+            while not is_terminal(state):
+                state = apply(state, policy(game, state, rng))
+            return None, game.returns(state)[mover]
+        legal_actions, uniform = game.legal_actions, self._uniform
+        while True:  # the leaf is not terminal, so the first test can wait until after a move
+            legal = legal_actions(state)
+            state = apply(state, legal[int(uniform() * len(legal))])
+            if is_terminal(state):
+                return None, game.returns(state)[mover]
+
+
+def legal_priors(raw: Any, actions: Sequence[int], num_actions: int | None) -> list[float]:
+    """Return the probabilities of ``actions`` from a prior's output, renormalised to sum to 1.
+
+    Args:
+        raw: a mapping ``{action: p}`` (missing legal actions get 0), or a 1-D sequence of length
+            ``num_actions`` indexed by action, or one of length ``len(actions)`` aligned with ``actions``.
+        actions: the legal actions, ascending.
+        num_actions: the size of the game's action space.
+
+    Raises:
+        ValueError: on another shape or length, or entries that are negative or not finite. A prior that
+            sums to 0 over the legal moves becomes uniform.
+    """
+    if isinstance(raw, (list, tuple)) and len(raw) in (num_actions, len(actions)):
+        # Plain Python for short lists: a prior is asked once per new leaf, and numpy's per-call overhead
+        # would cost more than the arithmetic.
+        try:
+            picked = [float(raw[a]) for a in actions] if len(raw) == num_actions else [float(x) for x in raw]
+        except (TypeError, ValueError):
+            raise ValueError(f"prior probabilities must be numbers, got {raw!r}") from None
+        total = math.fsum(picked)
+        if not math.isfinite(total) or min(picked) < 0:  # NaN or inf anywhere makes the sum non-finite
+            raise ValueError(f"prior probabilities must be finite and >= 0, got {picked} for {list(actions)}")
+        if total <= 0:
+            return [1.0 / len(actions)] * len(actions)
+        return [p / total for p in picked]
+    if isinstance(raw, Mapping):
+        probs = np.array([float(raw.get(a, 0.0)) for a in actions], dtype=float)
+    else:
+        array = np.asarray(raw, dtype=float)
+        if array.ndim != 1:
+            raise ValueError(f"prior must return a mapping or a 1-D sequence, got shape {array.shape}")
+        if len(array) == num_actions:
+            probs = array[list(actions)]
+        elif len(array) == len(actions):
+            probs = array
+        else:
+            raise ValueError(
+                f"prior returned {len(array)} probabilities: expected game.num_actions={num_actions} "
+                f"(indexed by action) or {len(actions)} (one per legal action, ascending)"
+            )
+    if not np.all(np.isfinite(probs)) or np.any(probs < 0):
+        raise ValueError(f"prior probabilities must be finite and >= 0, got {probs.tolist()} for {list(actions)}")
+    total = probs.sum()
+    if total <= 0:
+        return [1.0 / len(actions)] * len(actions)
+    return (probs / total).tolist()
+
+
+def check_value(v: Any, source: str = "value") -> float:
+    """Return ``v`` as a float if it is a number in ``[-1, 1]``, else raise ``ValueError`` naming ``source``."""
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{source} must return a float in [-1, 1], got {v!r}") from None
+    if not -1.0 <= v <= 1.0:  # also rejects NaN
+        raise ValueError(f"{source} must return a float in [-1, 1], got {v!r}")
+    return v
+
+
+class CallbackEvaluator:
+    """An evaluator from plain functions: a ``prior`` for PUCT and a ``value`` (or rollouts) for the leaves.
+
+    Args:
+        prior: None (uniform) or ``prior(game, state)`` returning a mapping ``{action: p}``, a 1-D sequence
+            indexed by action (length ``game.num_actions``) or one aligned with the ascending legal moves.
+            Entries must be finite and >= 0; they are renormalised over the legal moves.
+        value: ``value(game, state) -> float`` in ``[-1, 1]`` for the player to move, or None to use
+            ``rollouts`` instead.
+        rollouts: the :class:`RolloutEvaluator` that values leaves when ``value`` is None.
+
+    Raises:
+        ValueError: if both ``value`` and ``rollouts`` are None.
+    """
+
+    def __init__(
+        self,
+        prior: PriorFn | None = None,
+        value: ValueFn | None = None,
+        rollouts: RolloutEvaluator | None = None,
+    ) -> None:
+        if value is None and rollouts is None:
+            raise ValueError("give a value function or a rollout evaluator to value the leaves")
+        self.prior = prior
+        self.value = value
+        self.rollouts = rollouts
+
+    def evaluate(self, game: Any, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Return the priors (zero on illegal moves) and values of ``states``, one callback call each."""
+        priors = np.zeros((len(states), game.num_actions))
+        values = np.empty(len(states))
+        for i, state in enumerate(states):
+            probs, values[i] = self.evaluate_one(game, state)
+            legal = list(game.legal_actions(state))
+            priors[i, legal] = probs if probs is not None else 1.0 / len(legal)
+        return priors, values
+
+    def evaluate_one(self, game: Any, state: Any) -> tuple[list[float] | None, float]:
+        """Return ``(priors aligned with the legal moves or None, value for the mover)`` of ``state``."""
+        probs = None
+        if self.prior is not None:
+            probs = legal_priors(self.prior(game, state), list(game.legal_actions(state)), game.num_actions)
+        if self.value is not None:
+            return probs, check_value(self.value(game, state))
+        return probs, self.rollouts.evaluate_one(game, state)[1]  # type: ignore[union-attr]
+
+
+class ChildStats(NamedTuple):
+    """Search statistics of one move at the root, from the side of the player to move there.
+
+    Attributes:
+        action: the move.
+        visits: simulations that went through the move.
+        value: their mean result in ``[-1, 1]``.
+        proven: the exact game value of the move (+1 win, 0 draw, -1 loss) once the solver has proven it,
+            else None.
+    """
+
+    action: int
+    visits: int
+    value: float
+    proven: float | None
+
+
+class _Node:
+    """One state of the search tree.
+
+    ``w`` sums the results for ``mover``, the player who moved into this node, so a parent compares its
+    children's means ``q = w / n`` directly. ``proven`` is the payoff tuple of a terminal or solved node,
+    else None. ``actions`` and ``children`` are parallel lists, filled the first time a simulation passes
+    through the node (leaves never need their moves listed in UCT); in UCT the first ``n_expanded``
+    entries are the tried moves, and in PUCT an untried move's child is None and ``priors`` holds the
+    evaluator's probabilities aligned with ``actions``.
+    """
+
+    __slots__ = (
+        "state",
+        "player",
+        "mover",
+        "n",
+        "w",
+        "q",
+        "inv_sqrt_n",
+        "proven",
+        "terminal",
+        "actions",
+        "children",
+        "n_expanded",
+        "priors",
+    )
+
+    def __init__(self, state: Any, player: int, mover: int, proven: tuple[float, ...] | None) -> None:
+        self.state = state
+        self.player = player
+        self.mover = mover
+        self.n = 0
+        self.w = 0.0
+        self.q = 0.0  # w / n
+        self.inv_sqrt_n = math.inf  # 1 / sqrt(n)
+        self.proven = proven
+        self.terminal = proven is not None
+        self.actions: list[int] | None = None
+        self.children: list[_Node | None] = []
+        self.n_expanded = 0
+        self.priors: list[float] | None = None
+
+
+class SearchTree:
+    """One search tree over a rules object: selection, expansion, backup, proofs and tree reuse.
+
+    The tree does not evaluate leaves itself: :meth:`run` asks an evaluator one leaf at a time, and
+    :func:`search_batch` asks one evaluator for the leaves of many trees at once.
+
+    Args:
+        game: the rules object (``current_player``, ``legal_actions``, ``apply``, ``is_terminal``,
+            ``returns``, ``num_actions``).
+        state: the root position (non-terminal).
+        c: the exploration constant of UCT or PUCT (a finite number >= 0).
+        puct: PUCT with the evaluator's priors if True, else UCT (priors unused).
+        uniform: the tree's :func:`uniform_stream`; it orders untried moves and breaks ties.
+    """
+
+    def __init__(self, game: Any, state: Any, c: float, puct: bool, uniform: Callable[[], float]) -> None:
+        self.game = game
+        self.c = c
+        self.puct = puct
+        self.uniform = uniform
+        self.root = self._new_root(state)
+
+    def _new_root(self, state: Any) -> _Node:
+        player = self.game.current_player(state)
+        # The root's own totals are never read: only its children are compared.
+        return _Node(state, player, 1 - player, None)
+
+    # ---- reuse -------------------------------------------------------------------------------------
+
+    def find(self, state: Any) -> bool:
+        """Make the kept node of ``state`` the root (breadth-first search); else start a fresh root.
+
+        Returns:
+            True if the state was found in the tree (its statistics and proofs are kept).
+        """
+        queue = deque([self.root])
+        while queue:
+            node = queue.popleft()
+            if node.state == state:
+                self.root = node
+                return True
+            queue.extend(child for child in node.children if child is not None)
+        self.root = self._new_root(state)
+        return False
+
+    def advance(self, action: int) -> None:
+        """Move the root to the child reached by ``action`` (a fresh node if that move was never tried)."""
+        root = self.root
+        if root.actions is not None:
+            for move, child in zip(root.actions, root.children, strict=True):
+                if move == action and child is not None:
+                    self.root = child
+                    return
+        self.root = self._new_root(self.game.apply(root.state, action))
+
+    # ---- one simulation, in three steps ----------------------------------------------------------------
+
+    def select(self) -> tuple[list[_Node], bool]:
+        """Walk from the root to a leaf, creating the leaf if the walk ends at an untried move.
+
+        Returns:
+            ``(path, created)``: the nodes from the root to the leaf, and whether the leaf was created by
+            this walk. A proven leaf (terminal, or solved earlier) needs no evaluation: back up
+            ``leaf.proven``, proving ancestors only if ``created``. Otherwise the leaf needs the evaluator.
+        """
+        game = self.game
+        c, puct, uniform = self.c, self.puct, self.uniform
+        sqrt, log, inf = math.sqrt, math.log, math.inf
+        node = self.root
+        path = [node]
+        while True:
+            if node.proven is not None:
+                return path, False  # terminal or solved: nothing below can change its value
+            actions = node.actions
+            if actions is None:
+                actions = self._list_moves(node)
+            children = node.children
+            p = node.player
+            if puct:
+                # N counts as at least 1, so the first choice at a fresh root follows the prior too instead
+                # of a tie among zero scores.
+                k = c * sqrt(node.n or 1)
+                priors = node.priors
+                # Defaults only matter if every child were a proven loss, which proves the node first.
+                i, best = 0, -inf
+                for j, child in enumerate(children):
+                    if child is None:
+                        score = k * priors[j]  # Q = 0 for an untried move
+                    else:
+                        proven = child.proven
+                        if proven is not None and proven[p] <= LOSS:
+                            continue  # a proven loss for the chooser is never worth a visit
+                        score = child.q + k * priors[j] / (1 + child.n)
+                    if score > best:
+                        i, best = j, score
+                child = children[i]
+            else:
+                i = node.n_expanded
+                if i < len(actions):
+                    # Try an untried move, chosen uniformly: swap it into slot i so tried moves stay first.
+                    j = i + int(uniform() * (len(actions) - i))  # uniform() < 1, so j < len(actions)
+                    actions[i], actions[j] = actions[j], actions[i]
+                    child = None
+                else:
+                    explore = c * sqrt(log(node.n))
+                    child, best = children[0], -inf
+                    for candidate in children:
+                        proven = candidate.proven
+                        if proven is not None and proven[p] <= LOSS:
+                            continue
+                        score = candidate.q + explore * candidate.inv_sqrt_n
+                        if score > best:
+                            child, best = candidate, score
+            if child is None:
+                state = game.apply(node.state, actions[i])
+                if game.is_terminal(state):
+                    child = _Node(state, game.current_player(state), p, tuple(game.returns(state)))
+                else:
+                    child = _Node(state, game.current_player(state), p, None)
+                children[i] = child
+                node.n_expanded += 1
+                path.append(child)
+                return path, True
+            node = child
+            path.append(node)
+
+    def _list_moves(self, node: _Node) -> list[int]:
+        """Fill in ``node.actions`` and ``node.children`` the first time a walk passes through ``node``."""
+        actions = list(self.game.legal_actions(node.state))
+        node.children = [None] * len(actions)
+        node.actions = actions
+        if self.puct and node.priors is None:
+            node.priors = [1.0 / len(actions)] * len(actions)  # not evaluated (a root): uniform
+        return actions
+
+    def expand(self, node: _Node, priors: Sequence[float] | None) -> None:
+        """Give the new leaf ``node`` its priors, aligned with its ascending legal moves (None: uniform).
+
+        In PUCT the moves and priors are shuffled together with the tree's stream, so equal scores resolve
+        in a random (seeded) order instead of always favouring the lowest action number. UCT needs neither.
+        """
+        if not self.puct:
+            return
+        actions = list(self.game.legal_actions(node.state))
+        probs = [1.0 / len(actions)] * len(actions) if priors is None else list(priors)
+        uniform = self.uniform
+        for i in range(len(actions) - 1, 0, -1):
+            j = int(uniform() * (i + 1))
+            actions[i], actions[j] = actions[j], actions[i]
+            probs[i], probs[j] = probs[j], probs[i]
+        node.actions, node.priors = actions, probs
+        node.children = [None] * len(actions)
+
+    @staticmethod
+    def backup(path: list[_Node], result: Sequence[float], proving: bool) -> None:
+        """Add ``result`` along ``path`` and, if the leaf was just proven, propagate the proof upwards.
+
+        Args:
+            path: the nodes from the root to the leaf.
+            result: the payoff tuple of the simulation, one entry per player.
+            proving: whether the leaf is a newly created terminal node; proofs only ever start there.
+        """
+        child = None
+        for node in reversed(path):
+            n = node.n = node.n + 1
+            w = node.w = node.w + result[node.mover]
+            # Cached for UCT's selection loop, which reads them for every sibling on every pass.
+            node.q = w / n
+            node.inv_sqrt_n = n**-0.5
+            if proving and child is not None:
+                p = node.player
+                if child.proven[p] >= WIN:
+                    node.proven = child.proven  # the player to move here can win: nothing is better
+                elif node.n_expanded == len(node.actions) and all(ch.proven is not None for ch in node.children):
+                    node.proven = max((ch.proven for ch in node.children), key=lambda r: r[p])
+                else:
+                    proving = False
+            child = node
+
+    def evaluate_root(self, evaluator: Any) -> None:
+        """Ask ``evaluator`` for the root's priors if PUCT needs them and the root has none yet."""
+        root = self.root
+        if self.puct and root.priors is None and root.proven is None:
+            priors, _ = _evaluate_one(evaluator, self.game, root.state)
+            self.expand(root, priors)
+
+    def run(self, evaluator: Any, n_simulations: int) -> int:
+        """Run up to ``n_simulations`` simulations, asking ``evaluator`` about one leaf at a time.
+
+        Returns:
+            How many simulations ran: fewer than ``n_simulations`` once the root is proven.
+        """
+        game, select, backup, expand = self.game, self.select, self.backup, self.expand
+        one = getattr(evaluator, "evaluate_one", None)
+        self.evaluate_root(evaluator)
+        root = self.root
+        for done in range(n_simulations):
+            if root.proven is not None:
+                return done
+            path, created = select()
+            leaf = path[-1]
+            if leaf.proven is not None:
+                backup(path, leaf.proven, created)
+                continue
+            priors, v = one(game, leaf.state) if one is not None else _evaluate_one(evaluator, game, leaf.state)
+            expand(leaf, priors)
+            backup(path, (v, -v) if leaf.player == 0 else (-v, v), False)
+        return n_simulations
+
+    # ---- reading the result --------------------------------------------------------------------------
+
+    def add_dirichlet_noise(self, alpha: float, epsilon: float, rng: np.random.Generator) -> None:
+        """Mix ``Dir(alpha)`` noise into the root's priors: ``(1 - epsilon) * P + epsilon * noise``.
+
+        AlphaZero does this at the root of every self-play search so that every move keeps some chance of
+        being explored. The root must already have priors (:meth:`evaluate_root`).
+        """
+        root = self.root
+        if root.priors is None or len(root.priors) == 0:
+            return
+        noise = rng.dirichlet([alpha] * len(root.priors))
+        root.priors = [(1 - epsilon) * p + epsilon * float(x) for p, x in zip(root.priors, noise, strict=True)]
+
+    def visit_counts(self) -> np.ndarray:
+        """Return the root's visit count per action, a ``(num_actions,)`` float array (0 for untried moves)."""
+        counts = np.zeros(self.game.num_actions)
+        root = self.root
+        if root.actions is not None:
+            for action, child in zip(root.actions, root.children, strict=True):
+                if child is not None:
+                    counts[action] = child.n
+        return counts
+
+    def root_statistics(self) -> list[ChildStats]:
+        """Return the statistics of every tried move at the root, in action order."""
+        root = self.root
+        if root.actions is None:
+            return []
+        stats = []
+        for action, child in zip(root.actions, root.children, strict=True):
+            if child is None:
+                continue
+            proven = None if child.proven is None else child.proven[root.player]
+            stats.append(ChildStats(int(action), child.n, child.q, proven))
+        return sorted(stats)
+
+    def best_action(self) -> int:
+        """Pick the final move by the order in the module docstring (proof, visits, mean, seeded draw)."""
+        root = self.root
+        p = root.player
+        keys = []
+        for action, child in zip(root.actions, root.children, strict=True):
+            if child is None:
+                continue
+            proven = child.proven
+            if proven is None:
+                tier = 1
+            elif proven[p] >= WIN:
+                tier = 3 if child.terminal else 2
+            elif proven[p] <= LOSS:
+                tier = 0
+            else:
+                tier = 1
+            keys.append(((tier, child.n, child.q), action))
+        top = max(key for key, _ in keys)
+        tied = [action for key, action in keys if key == top]
+        return int(tied[0] if len(tied) == 1 else tied[int(self.uniform() * len(tied))])
+
+    def proven_action(self) -> int | None:
+        """Return a move proven to win for the player at the root, if the solver found one."""
+        root = self.root
+        if root.actions is None:
+            return None
+        for action, child in zip(root.actions, root.children, strict=True):
+            if child is not None and child.proven is not None and child.proven[root.player] >= WIN:
+                return int(action)
+        return None
+
+
+def _evaluate_one(evaluator: Any, game: Any, state: Any) -> tuple[list[float] | None, float]:
+    """Ask a batch evaluator about one state; return priors aligned with the legal moves and the value."""
+    priors, values = evaluator.evaluate(game, [state])
+    legal = list(game.legal_actions(state))
+    return np.asarray(priors, dtype=float)[0, legal].tolist(), check_value(values[0], "evaluate")
+
+
+def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulations: int) -> None:
+    """Run ``n_simulations`` simulations in each tree, with ONE ``evaluator.evaluate`` call per step.
+
+    Each step takes one leaf from every tree that still has simulations to run (proven leaves are backed up
+    at once and do not count against the batch), and evaluates all their states in a single call: the
+    point of batching on a CPU is that a network's cost barely grows with the batch. All trees must share
+    the evaluator's game. Roots without priors are evaluated first, in one call too.
+
+    Args:
+        trees: the trees, each with its own root.
+        evaluator: a batch evaluator (see :class:`Evaluator`).
+        n_simulations: simulations to add to each tree (a tree whose root gets proven stops early).
+    """
+    game = trees[0].game if trees else None
+    need_root = [t for t in trees if t.puct and t.root.priors is None and t.root.proven is None]
+    if need_root:
+        priors, _ = evaluator.evaluate(game, [t.root.state for t in need_root])
+        for tree, row in zip(need_root, np.asarray(priors, dtype=float), strict=True):
+            tree.expand(tree.root, row[list(game.legal_actions(tree.root.state))].tolist())
+    remaining = [n_simulations] * len(trees)
+    while True:
+        pending: list[tuple[SearchTree, list[_Node]]] = []
+        for t, tree in enumerate(trees):
+            while remaining[t] > 0 and tree.root.proven is None:
+                path, created = tree.select()
+                remaining[t] -= 1
+                leaf = path[-1]
+                if leaf.proven is None:
+                    pending.append((tree, path))
+                    break
+                tree.backup(path, leaf.proven, created)
+        if not pending:
+            return
+        priors, values = evaluator.evaluate(game, [path[-1].state for _, path in pending])
+        priors = np.asarray(priors, dtype=float)
+        for (tree, path), row, v in zip(pending, priors, np.asarray(values, dtype=float).tolist(), strict=True):
+            leaf = path[-1]
+            tree.expand(leaf, row[list(game.legal_actions(leaf.state))].tolist() if tree.puct else None)
+            tree.backup(path, (v, -v) if leaf.player == 0 else (-v, v), False)
