@@ -33,11 +33,16 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None) -> Any:
             simulations) or ``"mcts:200"``, ``"td:path/to/file.npz"``; for Dots and Boxes also
             ``"first_available"``, ``"always4never3"``, ``"endgame:10"`` and ``"exact"``.
         seed: seeds the agent's tie-breaking and exploration.
-        game: the rules object the agent will play; needed for ``"exact"`` (the board size), and to
-            refuse Dots and Boxes bots on other games.
+        game: the rules object the agent will play; needed for ``"exact"`` (the board size). Given, it
+            also lets every agent be checked against the game before any match: Dots and Boxes bots are
+            refused on other games, and a ``td:`` file holding tables for another game is refused with
+            the file's game named.
 
     Raises:
-        ValueError: on an unknown name or a bad parameter, naming the valid forms.
+        ValueError: on an unknown name or a bad parameter, naming the valid forms; on an agent that
+            cannot play ``game`` (:class:`~agents.persistence.SavedFileError`, a ``ValueError``, for a TD
+            file that is not a TD file or is for another game).
+        OSError: if a ``td:`` file cannot be read (``FileNotFoundError`` if it does not exist).
     """
     kind, _, arg = spec.partition(":")
     rng = make_rng(seed)
@@ -56,7 +61,9 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None) -> Any:
     if kind == "td" and arg:
         from agents.td import TDAgent
 
-        return TDAgent.load(arg)
+        # With the game, load() compares the file's stored game with it before building any table, so a
+        # tic-tac-toe file offered for Connect Four fails here, not mid-match.
+        return TDAgent.load(arg, game=game, seed=rng)
     if kind in ("first_available", "always4never3", "endgame", "exact"):
         from gym_boardgames.rules.dots import DotsAndBoxes
 

@@ -3,6 +3,9 @@
 Run ``python -m gym_boardgames.play GAME [options]`` (or ``python scripts/play.py``); ``--help`` lists the
 games, opponents and options. Keys: H hints, U undo, R restart, S swap sides, Esc/Q quit.
 
+Without a screen (``SDL_VIDEODRIVER=dummy``), ``--screenshot FILE`` draws the opening position, saves it
+and exits (``--max-frames N`` runs N frames first).
+
 The window draws with the same views as the envs' ``human`` and ``rgb_array`` modes; the game itself is
 an env in self-play mode (the window plays one side, the agent the other). The agent thinks in a worker
 thread, so the window keeps answering while it does.
@@ -24,6 +27,8 @@ from gym_boardgames.envs.dots import DotsAndBoxesEnv
 from gym_boardgames.envs.tictactoe import TicTacToeEnv
 from gym_boardgames.render.pygame_canvas import font, import_pygame
 from gym_boardgames.rules.dots import DotsAndBoxes
+from gym_boardgames.rules.registry import make_game
+from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int
 
 KEYS_HELP = "H hints   U undo   R restart   S swap   Q quit"
 HELP_HEIGHT = 26
@@ -279,7 +284,8 @@ class PlayApp:
         if self.env.episode_over:
             result = self.env.status_text()
             winner = self.env.winner
-            verdict = "Draw" if winner is None else ("You win!" if winner == self.human else "You lose")
+            # A draw is -1 (DESIGN.md); envs before 0.1 said None.
+            verdict = "Draw" if winner not in (0, 1) else ("You win!" if winner == self.human else "You lose")
             return f"{verdict} - {result}"
         if self._thinking:
             return "the agent is thinking..."
@@ -391,14 +397,19 @@ class PlayApp:
 
 
 def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
-    """Build the self-play env of the chosen game."""
+    """Build the self-play env of the chosen game.
+
+    Raises:
+        ValueError: on a size the game does not take (``--rows`` for tictactoe) or outside its limits.
+    """
+    # The registry validates the options and fills in the defaults (only for options not given: a 0 is
+    # refused, never silently replaced).
+    game = make_game(args.game, args.rows, args.cols, args.n, args.gravity)
     if args.game == "tictactoe":
         return TicTacToeEnv(opponent=None)
-    if args.game == "connectfour":
-        return ConnectNEnv(opponent=None)
-    if args.game == "connectn":
-        return ConnectNEnv(args.rows or 6, args.cols or 7, args.n or 4, args.gravity, opponent=None)
-    return DotsAndBoxesEnv(args.rows or 3, args.cols or 3, opponent=None)
+    if args.game in ("connectfour", "connectn"):
+        return ConnectNEnv(game.rows, game.cols, game.n, game.gravity, opponent=None)
+    return DotsAndBoxesEnv(game.rows, game.cols, opponent=None)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -409,10 +420,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "Keys: " + KEYS_HELP + ".",
     )
     parser.add_argument("game", choices=["tictactoe", "connectfour", "connectn", "dots"])
-    parser.add_argument("--rows", type=int, help="board rows (connectn) or box rows (dots)")
-    parser.add_argument("--cols", type=int, help="board columns (connectn) or box columns (dots)")
-    parser.add_argument("--n", type=int, help="pieces in a row to win (connectn)")
-    parser.add_argument("--no-gravity", dest="gravity", action="store_false", help="connectn: the m,n,k game")
+    parser.add_argument("--rows", type=positive_int, help="board rows (connectn, default 6) or box rows (dots, 3)")
+    parser.add_argument(
+        "--cols", type=positive_int, help="board columns (connectn, default 7) or box columns (dots, 3)"
+    )
+    parser.add_argument("--n", type=positive_int, help="pieces in a row to win (connectn, default 4)")
+    parser.add_argument(
+        "--no-gravity", dest="gravity", action="store_false", default=None, help="connectn: the m,n,k game"
+    )
     parser.add_argument(
         "--opponent",
         default="alphabeta",
@@ -420,10 +435,26 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "endgame:K, exact (default: alphabeta; use alphabeta:4 or mcts on big boards)",
     )
     parser.add_argument("--you", choices=["first", "second"], default="first", help="your side")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the agent")
-    parser.add_argument("--screenshot", help="save the window as PNG when a game ends and on exit")
-    parser.add_argument("--max-frames", type=int, help=argparse.SUPPRESS)  # for headless runs
-    return parser.parse_args(argv)
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the agent")
+    parser.add_argument(
+        "--screenshot",
+        metavar="FILE",
+        help="save the window as PNG when a game ends and on exit; without a screen (SDL_VIDEODRIVER=dummy) "
+        "save the opening position and exit",
+    )
+    parser.add_argument(
+        "--max-frames",
+        type=positive_int,
+        metavar="N",
+        help="quit after N frames (about N/30 s), saving --screenshot (default: run until closed; 1 headless)",
+    )
+    args = parser.parse_args(argv)
+    if args.screenshot is not None:
+        try:
+            check_output_path(args.screenshot, "--screenshot")
+        except ValueError as error:
+            parser.error(str(error))
+    return args
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -433,13 +464,22 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         env = make_env(args)
-        agent = make_agent(args.opponent, seed=args.seed, game=env.game)
-    except (ValueError, FileNotFoundError) as error:
+    except ValueError as error:
         sys.exit(f"error: {error}")
-    if os.environ.get("SDL_VIDEODRIVER") == "dummy" and args.max_frames is None:
-        sys.exit("error: no screen (SDL_VIDEODRIVER=dummy): use --screenshot with --max-frames for a headless run")
+    try:
+        agent = make_agent(args.opponent, seed=args.seed, game=env.game)
+    except ValueError as error:
+        sys.exit(f"error: --opponent {args.opponent}: {error}")
+    except OSError as error:
+        reason = f"cannot read {error.filename}: {error.strerror}" if error.strerror else str(error)
+        sys.exit(f"error: --opponent {args.opponent}: {reason}")
+    max_frames = args.max_frames
+    if max_frames is None and os.environ.get("SDL_VIDEODRIVER") == "dummy":
+        if args.screenshot is None:
+            sys.exit("error: no screen (SDL_VIDEODRIVER=dummy): give --screenshot FILE to save the position headless")
+        max_frames = 1  # headless: draw the position once, save --screenshot, exit
     app = PlayApp(env, agent, human_player=0 if args.you == "first" else 1, screenshot=args.screenshot)
-    app.run(max_frames=args.max_frames)
+    app.run(max_frames=max_frames)
 
 
 if __name__ == "__main__":

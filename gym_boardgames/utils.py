@@ -1,11 +1,20 @@
-"""Small shared helpers: atomic file writes and optional progress bars."""
+"""Small shared helpers: atomic file writes, progress bars, and the scripts' up-front checks.
+
+The scripts check everything a user can get wrong before any long work: output paths
+(:func:`check_output_path`), optional extras (:func:`require_extra`) and numeric flags (the argparse
+types :func:`positive_int` and :func:`nonnegative_int`, whose errors argparse prefixes with the flag).
+"""
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import os
+import stat
 import sys
 import tempfile
-from typing import Any
+import time
+from typing import Any, Literal
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
@@ -42,6 +51,111 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
+def positive_int(text: str) -> int:
+    """Argparse type: an integer >= 1 (argparse names the flag in the error: ``argument --games: ...``)."""
+    return _int_at_least(text, 1)
+
+
+def nonnegative_int(text: str) -> int:
+    """Argparse type: an integer >= 0, e.g. a seed (argparse names the flag in the error)."""
+    return _int_at_least(text, 0)
+
+
+def _int_at_least(text: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}")
+    return value
+
+
+def check_output_path(path: str | os.PathLike[str], flag: str, kind: Literal["file", "dir"] = "file") -> None:
+    """Check, before any work, that a script will be able to write ``path``.
+
+    A file is written atomically (a temporary file in the same folder, then a rename), so its folder must
+    exist and be writable, and the path must not be a folder or a special file. A folder (``kind="dir"``)
+    may not exist yet (the script creates it), but then its nearest existing ancestor must be a writable
+    folder; if it exists it must be a writable folder. Writability is probed by creating and removing a
+    temporary file, which is what the real write will do (``os.access`` is wrong for root and for
+    read-only mounts).
+
+    Args:
+        path: the path the user gave.
+        flag: the option it came from, e.g. ``"--out"``, for the message.
+        kind: ``"file"`` or ``"dir"``.
+
+    Raises:
+        ValueError: one line naming ``flag``, the path and the problem.
+    """
+    if kind not in ("file", "dir"):
+        raise ValueError(f"kind must be 'file' or 'dir', got {kind!r}")
+    text = os.fspath(path)
+    if not text:
+        raise ValueError(f"{flag}: the path is empty")
+    if "\0" in text:
+        raise ValueError(f"{flag} {text!r}: a path cannot contain a NUL character")
+    target = os.path.abspath(text)
+    if kind == "dir":
+        if os.path.exists(target):
+            if not os.path.isdir(target):
+                raise ValueError(f"{flag} {text}: exists and is not a folder")
+            _probe_writable(target, flag, text)
+            return
+        ancestor = os.path.dirname(target)
+        while not os.path.exists(ancestor):
+            ancestor = os.path.dirname(ancestor)
+        if not os.path.isdir(ancestor):
+            raise ValueError(f"{flag} {text}: cannot create the folder, {ancestor} is not a folder")
+        _probe_writable(ancestor, flag, text)
+        return
+    if text.endswith(os.sep) or (os.altsep and text.endswith(os.altsep)) or os.path.isdir(target):
+        raise ValueError(f"{flag} {text}: is a folder; give a file name")
+    if os.path.exists(target) and not stat.S_ISREG(os.stat(target).st_mode):
+        raise ValueError(f"{flag} {text}: exists and is not a regular file")
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        raise ValueError(f"{flag} {text}: the folder {folder} does not exist")
+    _probe_writable(folder, flag, text)
+
+
+def _probe_writable(folder: str, flag: str, text: str) -> None:
+    """Create and remove a temporary file in ``folder``, or raise ``ValueError`` saying why not."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".write-check.", suffix=".tmp")
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ValueError(f"{flag} {text}: cannot write in the folder {folder} ({reason})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency (a package extra) is not installed; the message says how to install it."""
+
+
+def require_extra(extra: str, *modules: str, needed_for: str = "this") -> None:
+    """Import ``modules`` now, so a missing extra is reported before any long work.
+
+    Args:
+        extra: the extra's name in pyproject.toml, e.g. ``"plot"``.
+        modules: the top-level modules it provides, e.g. ``"matplotlib"``.
+        needed_for: what needs it, e.g. ``"--out"``, for the message.
+
+    Raises:
+        MissingExtraError: (an ``ImportError``) in one line: ``--out needs matplotlib, the 'plot' extra:
+            pip install -e ".[plot]"``.
+    """
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            raise MissingExtraError(
+                f"{needed_for} needs {module}, the '{extra}' extra: pip install -e \".[{extra}]\""
+            ) from None
+
+
 class _NoProgress:
     """Stands in for a tqdm bar when tqdm is not installed."""
 
@@ -58,23 +172,76 @@ class _NoProgress:
         self.close()
 
 
-_warned_no_tqdm = False
+class _TextProgress:
+    """A plain-text progress line on stderr, for when tqdm is not installed.
+
+    At most one line every ``interval`` seconds (and one when done), so a fast loop calling ``update``
+    a million times costs a clock read per call, not a write. Percent, count, elapsed time and a
+    remaining-time estimate are shown; on a terminal the line is rewritten in place, elsewhere (a log
+    file, a pipe) a new line is written every ``interval`` seconds (default 1 on a terminal, else 2).
+    """
+
+    def __init__(self, total: int, desc: str, interval: float | None = None, stream: Any = None) -> None:
+        self.total, self.desc = max(int(total), 0), desc
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.interval = interval if interval is not None else (1.0 if self.tty else 2.0)
+        self.n = 0
+        self.start = time.monotonic()
+        self.last = self.start
+        self.closed = False
+        self.wrote = False
+
+    def update(self, n: int = 1) -> None:
+        """Count ``n`` more steps; write a line if ``interval`` seconds have passed since the last one."""
+        self.n += n
+        now = time.monotonic()
+        if now - self.last >= self.interval:
+            self.last = now
+            self._write(now)
+
+    def _write(self, now: float) -> None:
+        elapsed = now - self.start
+        if self.total:
+            share = min(self.n / self.total, 1.0)
+            left = elapsed * (1 - share) / share if share > 0 else float("nan")
+            eta = f", about {left:.0f} s left" if share < 1 and left == left else ""
+            text = f"{self.desc}: {self.n:,}/{self.total:,} ({100 * share:.0f}%) {elapsed:.0f} s{eta}"
+        else:
+            text = f"{self.desc}: {self.n:,} {elapsed:.0f} s"
+        self.stream.write(f"\r{text}\x1b[K" if self.tty else text + "\n")
+        self.stream.flush()
+        self.wrote = True
+
+    def close(self) -> None:
+        """Write the final count (if a line was written before), once."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.wrote:
+            self._write(time.monotonic())
+            if self.tty:
+                self.stream.write("\n")
+                self.stream.flush()
+
+    def __enter__(self) -> _TextProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def progress_bar(total: int, desc: str, enabled: bool = True) -> Any:
-    """Return a tqdm progress bar (``update(n)``, ``close()``, context manager), or a silent stand-in.
+    """Return a progress bar (``update(n)``, ``close()``, context manager) on stderr.
 
-    tqdm is an optional extra (``pip install -e '.[progress]'``); without it the first call prints one
-    line to stderr saying how to get bars, and the work runs as usual.
+    A tqdm bar if tqdm is installed (the ``progress`` extra); otherwise a plain-text line at most once a
+    second (:class:`_TextProgress`), so long jobs show progress out of the box; a silent stand-in when
+    ``enabled`` is false.
     """
-    global _warned_no_tqdm
     if not enabled:
         return _NoProgress()
     try:
         from tqdm import tqdm
     except ImportError:
-        if not _warned_no_tqdm:
-            print("(no progress bars: tqdm is not installed; pip install -e '.[progress]')", file=sys.stderr)
-            _warned_no_tqdm = True
-        return _NoProgress()
+        return _TextProgress(total, desc)
     return tqdm(total=total, desc=desc, leave=False, dynamic_ncols=True)

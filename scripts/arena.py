@@ -1,7 +1,9 @@
 """Round-robin matches between named agents on any board game, with seats alternating.
 
-Agents: random, alphabeta[:DEPTH], mcts[:SIMULATIONS], td:FILE. Each pair plays --games games (the
-row agent moves first in half of them); the table gives the row agent's wins/draws/losses.
+Agents: random, alphabeta[:DEPTH], mcts[:SIMULATIONS], td:FILE (a file saved for the same game), and on
+dots also first_available, always4never3, endgame:K, exact. Each pair plays --games games (the row agent
+moves first in half of them); the table gives the row agent's wins/draws/losses. Every agent and --out are
+checked before the first match.
 
 Example:
   python scripts/arena.py --game tictactoe --agents random alphabeta mcts:200 --games 50
@@ -15,24 +17,27 @@ import json
 import sys
 
 from agents.arena import play_match
-from agents.factory import AGENT_NAMES, make_agent
+from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
 from gym_boardgames.rules.registry import GAME_NAMES, make_game
-from gym_boardgames.utils import progress_bar, write_text_atomic
+from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int, progress_bar, write_text_atomic
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="tictactoe", choices=GAME_NAMES, help="the game")
-    parser.add_argument("--rows", type=int, help="board rows (connectn) or box rows (dots)")
-    parser.add_argument("--cols", type=int, help="board columns (connectn) or box columns (dots)")
-    parser.add_argument("--n", type=int, help="pieces in a row to win (connectn)")
+    parser.add_argument("--rows", type=positive_int, help="board rows (connectn) or box rows (dots)")
+    parser.add_argument("--cols", type=positive_int, help="board columns (connectn) or box columns (dots)")
+    parser.add_argument("--n", type=positive_int, help="pieces in a row to win (connectn)")
     parser.add_argument("--gravity", action=argparse.BooleanOptionalAction, default=None, help="connectn only")
     parser.add_argument(
-        "--agents", nargs="+", default=["random", "alphabeta"], help=f"agents: {', '.join(AGENT_NAMES)}"
+        "--agents",
+        nargs="+",
+        default=["random", "alphabeta"],
+        help=f"agents: {', '.join(AGENT_NAMES)}; on dots also {', '.join(DOTS_AGENT_NAMES)}",
     )
     parser.add_argument("--games", type=int, default=100, help="games per pair (seats alternate)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the agents and the random players")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the agents and the random players")
     parser.add_argument("--out", help="also write the JSON summary to this file")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     args = parser.parse_args(argv)
@@ -40,6 +45,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--games must be >= 1")
     if len(args.agents) < 2:
         parser.error("--agents needs at least two agents")
+    if args.out:
+        try:
+            check_output_path(args.out, "--out")
+        except ValueError as error:
+            parser.error(str(error))
     return args
 
 
@@ -48,9 +58,19 @@ def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     try:
         game = make_game(args.game, args.rows, args.cols, args.n, args.gravity)
-        agents = {name: make_agent(name, seed=args.seed + i) for i, name in enumerate(args.agents)}
-    except (ValueError, FileNotFoundError) as error:
+    except ValueError as error:
         sys.exit(f"error: {error}")
+    agents = {}
+    for i, name in enumerate(args.agents):
+        # Every agent is built against the game before any match: a Dots bot on another game, a TD file
+        # for another board, or 'exact' (which needs the board size) fail here, naming the agent.
+        try:
+            agents[name] = make_agent(name, seed=args.seed + i, game=game)
+        except ValueError as error:
+            sys.exit(f"error: --agents {name}: {error}")
+        except OSError as error:
+            reason = f"cannot read {error.filename}: {error.strerror}" if error.strerror else str(error)
+            sys.exit(f"error: --agents {name}: {reason}")
     pairs = list(itertools.combinations(args.agents, 2))
     results = {}
     with progress_bar(len(pairs) * args.games, "arena") as bar:

@@ -71,7 +71,7 @@ from collections.abc import Callable
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from gym_boardgames.utils import write_text_atomic
+from gym_boardgames.utils import check_output_path, nonnegative_int, write_text_atomic
 
 Workload = Callable[[int, np.ndarray], int]
 
@@ -421,7 +421,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="small budget for a smoke run (under a minute with --compare): 5k moves, 3 repeats, pgx and the "
         "vector env against the random opponent at 4096 envs only, one memory probe",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the driver's random move choices")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the driver's random move choices")
     parser.add_argument("--out", help="also write the JSON summary to this file (atomically)")
     parser.add_argument("--json", action="store_true", help="print only the one-line JSON summary")
     args = parser.parse_args(argv)
@@ -445,6 +445,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for n in (*args.num_envs, *args.pgx_num_envs):
         if n < 1:
             parser.error(f"vector sizes must be >= 1, got {n}")
+    if args.out:
+        try:
+            check_output_path(args.out, "--out")
+        except ValueError as error:
+            parser.error(str(error))
     return args
 
 

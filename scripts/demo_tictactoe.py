@@ -2,7 +2,10 @@
 
 The agent picks uniformly among the legal moves given by ``info["action_mask"]``; the opponent is the
 env's built-in random player (or, with ``--self-play``, the agent plays both sides). At the end it
-prints how the games ended, and with ``--json`` a one-line JSON summary.
+prints how the games ended, and with ``--json`` a one-line JSON summary: ``wins`` counts the games X
+won, O won and the draws; ``by_side`` gives each side's wins, draws and losses; against the opponent,
+``agent`` gives the agent's record and ``mean_return`` its mean return (in self-play there is no single
+agent, so neither is reported).
 """
 
 from __future__ import annotations
@@ -14,11 +17,11 @@ import gymnasium as gym
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from gym_boardgames.utils import write_text_atomic
+from gym_boardgames.utils import check_output_path, nonnegative_int, write_text_atomic
 
 
-def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bool) -> tuple[float, int | None]:
-    """Play one episode with uniformly random legal moves; return the agent's return and the winner."""
+def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bool) -> tuple[float, int]:
+    """Play one episode with uniformly random legal moves; return the agent's return and the winner (-1: draw)."""
     _, info = env.reset(seed=seed)
     if show:
         print(env.render())
@@ -29,7 +32,9 @@ def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bo
         total += reward
         if show:
             print(env.render())
-    return total, info["winner"]
+    winner = info["winner"]
+    # A draw is -1 (DESIGN.md); older envs said None.
+    return total, -1 if winner is None else int(winner)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -38,12 +43,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=1, help="number of games (boards are printed for the first)")
     parser.add_argument("--self-play", action="store_true", help="play both sides instead of facing the opponent")
     parser.add_argument("--agent-player", default="0", choices=["0", "1", "random"], help="the agent's side")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the env and of the agent's moves")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the env and of the agent's moves")
     parser.add_argument("--out", help="also write the JSON summary to this file")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be >= 1")
+    if args.out:
+        try:
+            check_output_path(args.out, "--out")
+        except ValueError as error:
+            parser.error(str(error))
     return args
 
 
@@ -59,14 +69,30 @@ def main(argv: list[str] | None = None) -> dict:
     )
     rng = np.random.default_rng(args.seed)
     outcomes = {"X": 0, "O": 0, "draw": 0}
+    agent_record = {"win": 0, "draw": 0, "loss": 0}
     returns = []
     for game in range(args.games):
         total, winner = play_game(env, rng, args.seed + game, show=game == 0)
-        outcomes["draw" if winner is None else "XO"[winner]] += 1
+        outcomes["draw" if winner == -1 else "XO"[winner]] += 1
+        if not args.self_play:
+            side = env.unwrapped.agent_player  # drawn anew each reset with --agent-player random
+            agent_record["draw" if winner == -1 else "win" if winner == side else "loss"] += 1
         returns.append(total)
     env.close()
-    summary = {"games": args.games, "wins": outcomes, "mean_return": float(np.mean(returns)), "seed": args.seed}
+    by_side = {
+        "X": {"win": outcomes["X"], "draw": outcomes["draw"], "loss": outcomes["O"]},
+        "O": {"win": outcomes["O"], "draw": outcomes["draw"], "loss": outcomes["X"]},
+    }
+    summary = {"games": args.games, "self_play": args.self_play, "wins": outcomes, "by_side": by_side}
+    if not args.self_play:
+        # One agent against the env's opponent: its record and mean return mean something. In self-play the
+        # rewards of both sides were summed, so a mean return would describe neither side.
+        summary["agent"] = agent_record
+        summary["mean_return"] = float(np.mean(returns))
+    summary["seed"] = args.seed
     print(f"{args.games} game(s): X won {outcomes['X']}, O won {outcomes['O']}, {outcomes['draw']} drawn")
+    if not args.self_play:
+        print(f"the agent: {agent_record['win']} won, {agent_record['draw']} drawn, {agent_record['loss']} lost")
     if args.out:
         write_text_atomic(args.out, json.dumps(summary) + "\n")
     if args.json:

@@ -40,11 +40,19 @@ from agents._rng import make_rng
 from agents.dp import build_model, policy_evaluation, value_iteration
 from agents.mc import mc_control_es, mc_prediction
 from gym_boardgames.envs.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
-from gym_boardgames.utils import progress_bar, write_text_atomic
+from gym_boardgames.utils import (
+    MissingExtraError,
+    check_output_path,
+    nonnegative_int,
+    progress_bar,
+    require_extra,
+    write_text_atomic,
+)
 
 PLAYER_SUMS = range(12, 22)
 DEALER_CARDS = range(1, 11)
 WITHIN = 0.005  # MC-ES target: exact return of its greedy policy within this of the optimum
+OUT_FILES = ("figure_5_1.png", "figure_5_2.png", "error_vs_episodes.png", "summary.json")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -65,7 +73,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--es-every", type=int, default=10_000, help="episodes between exact evaluations of the ES policy (10000)"
     )
     parser.add_argument("--no-timing", action="store_true", help="skip the bare Blackjack-v1 loop (halves the time)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of every run (each run draws its own from it)")
+    parser.add_argument(
+        "--seed", type=nonnegative_int, default=0, help="seed of every run (each run draws its own from it)"
+    )
     parser.add_argument("--out", help="directory for the PNG figures (created if missing) and summary.json")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -75,6 +85,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             parser.error(f"--{name.replace('_', '-')} budgets must be >= 1")
     if args.es_episodes < 0 or args.es_every < 1:
         parser.error("--es-episodes must be >= 0 and --es-every >= 1")
+    if args.out is not None:
+        # Checked now, not after minutes of experiments: the folder (and the files that will go in it).
+        try:
+            check_output_path(args.out, "--out", kind="dir")
+            if os.path.isdir(args.out):
+                for name in OUT_FILES:
+                    check_output_path(os.path.join(args.out, name), "--out")
+        except ValueError as error:
+            parser.error(str(error))
+        try:
+            require_extra("plot", "matplotlib", needed_for="--out")
+        except MissingExtraError as error:
+            sys.exit(f"error: {error}")
     return args
 
 
@@ -174,11 +197,9 @@ def run_es(args: argparse.Namespace, seed: int, model: Any, mu: np.ndarray, opti
 
 
 def pyplot() -> Any:
-    """matplotlib.pyplot on a headless backend, or exit with how to install it."""
-    try:
-        import matplotlib
-    except ImportError:
-        sys.exit("error: --out needs matplotlib, the 'plot' extra: pip install -e '.[plot]'")
+    """matplotlib.pyplot on a headless backend (parse_args has checked the 'plot' extra)."""
+    import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -342,13 +363,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         plt = pyplot()
-        paths = [os.path.join(args.out, name) for name in ("figure_5_1.png", "figure_5_2.png", "error_vs_episodes.png")]
+        paths = [os.path.join(args.out, name) for name in OUT_FILES[:3]]
         figure_5_1(plt, estimates, exact, figure_budgets, paths[0])
         figure_5_2(plt, es, optimal_policy, optimal_values, paths[1])
         error_figure(plt, curve, es, optimum, paths[2])
         summary["figures"] = paths
         full = summary | {"es_curve": es["curve"]}
-        write_text_atomic(os.path.join(args.out, "summary.json"), json.dumps(full, indent=1) + "\n")
+        write_text_atomic(os.path.join(args.out, OUT_FILES[3]), json.dumps(full, indent=1) + "\n")
         print("wrote " + ", ".join(paths))
     if args.json:
         print(json.dumps(summary))

@@ -39,7 +39,14 @@ from agents._rng import make_rng
 from agents.arena import play_match
 from agents.dots import EndgameBot, LayeredQAgent, LayerTable, make_bot, solve_layers
 from gym_boardgames.rules.dots import DotsAndBoxes
-from gym_boardgames.utils import progress_bar, write_text_atomic
+from gym_boardgames.utils import (
+    MissingExtraError,
+    check_output_path,
+    nonnegative_int,
+    progress_bar,
+    require_extra,
+    write_text_atomic,
+)
 
 EXPERIMENTS = ("solve", "table1", "table2", "lr", "exact")
 
@@ -140,7 +147,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help=quick_help)
     parser.add_argument("--workers", type=int, default=1, help="processes for the independent runs")
     parser.add_argument("--save-dir", help="save the solved table and the trained agents (.npz) here")
-    parser.add_argument("--seed", type=int, default=0, help="seed of every agent, bot and match")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of every agent, bot and match")
     parser.add_argument(
         "--out", action="append", default=[], help="write results: .md (tables beside the study's), .png, .json"
     )
@@ -158,9 +165,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for lr in [args.lr, *args.lrs, args.explore]:
         if not 0 <= lr <= 1:
             parser.error(f"learning rates and --explore must be in [0, 1], got {lr}")
-    for out in args.out:
-        if Path(out).suffix.lower() not in (".md", ".png", ".json"):
-            parser.error(f"--out {out}: use a .md, .png or .json file")
+    # Everything that would fail after the experiments (minutes) fails now: the paths and the plot extra.
+    try:
+        for out in args.out:
+            if Path(out).suffix.lower() not in (".md", ".png", ".json"):
+                raise ValueError(f"--out {out}: use a .md, .png or .json file")
+            check_output_path(out, "--out")
+        if args.save_dir is not None:
+            check_output_path(args.save_dir, "--save-dir", kind="dir")
+    except ValueError as error:
+        parser.error(str(error))
+    if any(Path(out).suffix.lower() == ".png" for out in args.out):
+        try:
+            require_extra("plot", "matplotlib", needed_for="--out .png")
+        except MissingExtraError as error:
+            sys.exit(f"error: {error}")
     return args
 
 
@@ -457,13 +476,11 @@ def markdown_report(summary: dict[str, Any]) -> str:
 
 def write_png(path: str, summary: dict[str, Any]) -> None:
     """Plot the learning-rate study (ours solid, the study's dashed) and table 1's win rates."""
-    try:
-        import matplotlib
+    import matplotlib  # parse_args has checked the 'plot' extra
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        sys.exit("error: --out .png needs matplotlib (pip install -e '.[plot]')")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     lr_study = summary.get("lr_study")
     ax = axes[0]

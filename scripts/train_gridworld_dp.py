@@ -23,6 +23,8 @@ import argparse
 import io
 import json
 import math
+import os
+import stat
 import sys
 import time
 from typing import Any
@@ -33,10 +35,11 @@ import numpy as np
 import gym_boardgames  # noqa: F401  (registers GridWorld-v0)
 from agents import dp
 from gym_boardgames.envs.gridworld import format_policy, format_values
-from gym_boardgames.utils import progress_bar, write_bytes_atomic
+from gym_boardgames.utils import check_output_path, nonnegative_int, progress_bar, write_bytes_atomic
 
 METHODS = ("random", "pi", "vi", "async")
 MAX_PRINTED_CELLS = 400  # larger grids are not printed; see --out
+MAX_MAP_BYTES = 16 * 2**20  # a map file is read whole; far above any grid the env accepts
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -61,7 +64,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--episodes", type=int, default=1000, help="rollouts of the optimal policy to check V* (0: none)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the rollouts (the solvers are deterministic)")
+    parser.add_argument(
+        "--seed", type=nonnegative_int, default=0, help="seed of the rollouts (the solvers are deterministic)"
+    )
     parser.add_argument("--out", help="write the value heat map with policy arrows to this PNG file")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -86,13 +91,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if not (args.theta > 0 and math.isfinite(args.theta)):
         parser.error("--theta must be positive")
 
+    if args.out:
+        try:
+            check_output_path(args.out, "--out")
+        except ValueError as error:
+            parser.error(str(error))
+
     kwargs: dict[str, Any] = {"slip": args.slip}
     if args.map:
-        try:
-            with open(args.map, encoding="utf-8") as handle:
-                kwargs["desc"] = handle.read()
-        except OSError as error:
-            parser.error(f"cannot read --map {args.map}: {error.strerror}")
+        kwargs["desc"] = read_map(parser, args.map)
     else:
         kwargs["shape"] = (args.rows or 4, args.cols or 4)
     try:
@@ -100,6 +107,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     except ValueError as error:
         parser.error(str(error))
     return args
+
+
+def read_map(parser: argparse.ArgumentParser, path: str) -> str:
+    """Return the text of the --map file, or exit through ``parser.error`` naming the file and the problem."""
+    try:
+        # Refuse FIFOs and devices before opening: /dev/zero would be read until memory runs out, and
+        # opening a FIFO blocks until a writer appears.
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            parser.error(f"--map {path}: not a regular file")
+        if info.st_size > MAX_MAP_BYTES:
+            parser.error(f"--map {path}: {info.st_size:,} bytes, more than the {MAX_MAP_BYTES:,} a map may have")
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as error:
+        parser.error(f"cannot read --map {path}: {error.strerror}")
+    except UnicodeDecodeError as error:
+        parser.error(f"--map {path}: not a UTF-8 text map (byte {error.start}): rows of '.', '#', 'T', 'S'")
+    raise AssertionError("unreachable: parser.error exits")
 
 
 def duration(seconds: float) -> str:

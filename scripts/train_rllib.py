@@ -22,6 +22,8 @@ import time
 
 import numpy as np
 
+from gym_boardgames.utils import nonnegative_int
+
 ENV_NAME = "gym_boardgames/TicTacToe-v0"
 
 
@@ -44,7 +46,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--iterations", type=int, default=20, help="PPO training iterations")
     parser.add_argument("--batch", type=int, default=4000, help="env steps per training iteration")
     parser.add_argument("--eval-games", type=int, default=1000, help="greedy games against random after training")
-    parser.add_argument("--seed", type=int, default=0, help="seed of RLlib and of the evaluation")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of RLlib and of the evaluation")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     args = parser.parse_args(argv)
     for name in ("env_runners", "iterations", "batch", "eval_games"):

@@ -36,7 +36,7 @@ import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.arena import MatchResult, play_match
 from agents.minimax import AlphaBetaAgent
 from gym_boardgames.rules import TicTacToe
-from gym_boardgames.utils import progress_bar
+from gym_boardgames.utils import check_output_path, nonnegative_int, progress_bar
 
 ALGOS = ("maskableppo", "ppo", "dqn")
 OPPONENTS = ("random", "alphabeta")
@@ -55,7 +55,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--opponent", choices=OPPONENTS, default="random", help="the env's opponent in training")
     parser.add_argument("--timesteps", type=int, default=200_000, help="training steps (agent moves)")
     parser.add_argument("--n-envs", type=int, default=8, help="environments stepped together in training")
-    parser.add_argument("--seed", type=int, default=0, help="seed of training and of the evaluation")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of training and of the evaluation")
     parser.add_argument("--eval-games", type=int, default=1000, help="games against random (seats alternate)")
     parser.add_argument("--alphabeta-games", type=int, default=200, help="games against alpha-beta (seats alternate)")
     parser.add_argument(
@@ -74,9 +74,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.out = f"sb3_tictactoe_{args.algo}.zip"
     if not args.out.endswith(".zip"):
         parser.error("--out must end with .zip (SB3 adds the suffix otherwise)")
-    folder = os.path.dirname(os.path.abspath(args.out))
-    if not os.path.isdir(folder):
-        parser.error(f"--out: the folder {folder} does not exist")
+    try:
+        check_output_path(args.out, "--out")
+    except ValueError as error:
+        parser.error(str(error))
     return args
 
 

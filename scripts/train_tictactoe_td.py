@@ -28,7 +28,13 @@ from agents.arena import MatchResult, play_match
 from agents.minimax import AlphaBetaAgent, position_values
 from agents.td import TDAgent, audit_all_positions, audit_seat, train_self_play
 from gym_boardgames.rules import TicTacToe
-from gym_boardgames.utils import progress_bar
+from gym_boardgames.utils import (
+    MissingExtraError,
+    check_output_path,
+    nonnegative_int,
+    progress_bar,
+    require_extra,
+)
 
 SIDES = (("X (first)", "first"), ("O (second)", "second"))
 
@@ -51,7 +57,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=0.1,
         help="exploration at the last episode (linear; = --epsilon: constant)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of training, of tie-breaks and of the evaluation")
+    parser.add_argument(
+        "--seed", type=nonnegative_int, default=0, help="seed of training, of tie-breaks and of the evaluation"
+    )
     parser.add_argument("--out", default="td_tictactoe.npz", help="where to save both seats' tables (.npz)")
     parser.add_argument("--plot", metavar="FILE", help="write the learning curve (PNG; needs the 'plot' extra)")
     parser.add_argument("--curve-points", type=int, default=20, help="learning-curve points over the run (with --plot)")
@@ -61,28 +69,36 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     args = parser.parse_args(argv)
-    for name in ("episodes", "eval_games", "alphabeta_games", "curve_points", "curve_games"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1")
     for name in ("alpha", "alpha_final"):
         if not 0.0 < getattr(args, name) <= 1.0:
             parser.error(f"--{name.replace('_', '-')} must be in (0, 1]")
     for name in ("epsilon", "epsilon_final"):
         if not 0.0 <= getattr(args, name) <= 1.0:
             parser.error(f"--{name.replace('_', '-')} must be in [0, 1]")
-    for option, path in (("--out", args.out), ("--plot", args.plot)):
-        folder = os.path.dirname(os.path.abspath(path)) if path else None
-        if folder and not os.path.isdir(folder):
-            parser.error(f"{option}: the folder {folder} does not exist")
+    for name in ("episodes", "eval_games", "alphabeta_games", "curve_points", "curve_games"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    # Everything that would fail after training fails now: the output paths and the plot extra.
+    try:
+        for option, path in (("--out", args.out), ("--plot", args.plot)):
+            if path is not None:
+                check_output_path(path, option)
+        if args.plot is not None and os.path.abspath(args.plot) == os.path.abspath(args.out):
+            raise ValueError(f"--plot {args.plot}: the same file as --out")
+    except ValueError as error:
+        parser.error(str(error))
+    if args.plot is not None:
+        try:
+            require_extra("plot", "matplotlib", needed_for="--plot")
+        except MissingExtraError as error:
+            sys.exit(f"error: {error}")
     return args
 
 
 def load_pyplot():
-    """Return matplotlib.pyplot on a headless backend, or exit with how to install it."""
-    try:
-        import matplotlib
-    except ImportError:
-        sys.exit("--plot needs matplotlib, which is the 'plot' extra: pip install -e '.[plot]'")
+    """Return matplotlib.pyplot on a headless backend (parse_args has checked the 'plot' extra)."""
+    import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -121,7 +137,7 @@ def match_rows(result: MatchResult) -> dict[str, dict[str, int]]:
 def main(argv: list[str] | None = None) -> dict:
     """Train, evaluate, save; return the summary (printed as JSON with --json)."""
     args = parse_args(argv)
-    plt = load_pyplot() if args.plot else None  # before training: a missing extra should fail fast
+    plt = load_pyplot() if args.plot else None
 
     game = TicTacToe()
     show = not args.no_progress

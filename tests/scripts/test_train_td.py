@@ -107,7 +107,7 @@ def test_plot_without_matplotlib_says_which_extra_to_install(tmp_path):
         (["--alpha-final", "1.5"], r"--alpha-final must be in (0, 1]"),
         (["--epsilon", "2"], "--epsilon must be in [0, 1]"),
         (["--episodes", "many"], "invalid int value"),
-        (["--out", "/no/such/folder/td.npz"], "--out: the folder /no/such/folder does not exist"),
+        (["--out", "/no/such/folder/td.npz"], "--out /no/such/folder/td.npz: the folder /no/such/folder does not"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_message(capsys, args, message):
