@@ -1,13 +1,80 @@
-"""README's two commands are the ones CI and newcomers run."""
+"""README works as written: its two commands are CI's, every Python block runs, every script flag exists.
 
+The Python blocks run one by one in a fresh interpreter (a temporary working directory, no display), as a
+reader would paste them. A block that needs an optional extra which CI does not install says so with a
+marker line naming the importable modules, ``# needs: sb3_contrib, stable_baselines3``; it is skipped only
+when one of them is missing. Pure output examples are fenced ``text``, not ``python``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
 import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+# Generous: the slowest block that CI runs takes about a second, but the machine may be shared and loaded.
+BLOCK_TIMEOUT_S = 120
+# "# needs: mod_a, mod_b  (any remark)": the comma-separated module names, the remark ignored.
+NEEDS = re.compile(r"^\s*#\s*needs:\s*([\w.]+(?:\s*,\s*[\w.]+)*)", re.M)
+FENCE = re.compile(r"^```(\S*)\s*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced block of README.md: its language tag, the README line of its first code line, its text."""
+
+    lang: str
+    line: int
+    code: str
+
+
+def readme_blocks() -> list[Block]:
+    """Every fenced block of README.md, in order."""
+    blocks: list[Block] = []
+    lang, start, lines = None, 0, []
+    for number, line in enumerate(README.read_text().splitlines(), start=1):
+        fence = FENCE.match(line)
+        if lang is None and fence:
+            lang, start, lines = fence.group(1), number + 1, []
+        elif lang is not None and line.startswith("```"):
+            blocks.append(Block(lang, start, "\n".join(lines) + "\n"))
+            lang = None
+        elif lang is not None:
+            lines.append(line)
+    assert lang is None, f"README.md: the block opened at line {start - 1} is never closed"
+    return blocks
+
+
+def missing_needs(code: str) -> list[str]:
+    """The modules a block's ``# needs:`` markers name that this interpreter cannot import."""
+    names = [name.strip() for marker in NEEDS.findall(code) for name in marker.split(",")]
+    return [name for name in names if not importable(name)]
+
+
+def importable(name: str) -> bool:
+    """Whether ``name`` can be imported here, without importing it (a missing parent package counts as missing)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def python_blocks() -> list[Block]:
+    return [block for block in readme_blocks() if block.lang == "python"]
 
 
 def readme_commands():
-    text = (ROOT / "README.md").read_text()
+    text = README.read_text()
     block = re.search(r"<!-- setup-commands -->\s*```(?:bash|sh)?\n(.*?)```", text, re.S)
     assert block, "README.md must hold the set-up commands in a block after <!-- setup-commands -->"
     return [line for line in block.group(1).splitlines() if line and not line.startswith("#")]
@@ -22,3 +89,180 @@ def test_readme_gives_two_commands_main_job_and_tests():
 def test_ci_runs_exactly_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     assert readme_commands()[1] in ci.splitlines()
+
+
+def test_every_readme_block_names_its_language():
+    untagged = [block.line - 1 for block in readme_blocks() if block.lang not in {"python", "bash", "text"}]
+    assert not untagged, f"README.md: fence the blocks at lines {untagged} as python, bash or text"
+
+
+@pytest.mark.parametrize("block", python_blocks(), ids=lambda block: f"README.md:{block.line}")
+def test_readme_python_block_runs_in_a_fresh_interpreter(block: Block, tmp_path: Path):
+    missing = missing_needs(block.code)
+    if missing:
+        pytest.skip(f"README.md:{block.line} needs {', '.join(missing)}, not installed")
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "MPLBACKEND": "Agg"}
+    # The interpreter must not see the checkout through the working directory: the block has to work from
+    # the installed package, as it does for a reader.
+    env.pop("PYTHONPATH", None)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", block.code],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=BLOCK_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"README.md:{block.line}: the Python block did not finish in {BLOCK_TIMEOUT_S} s")
+    assert result.returncode == 0, (
+        f"README.md:{block.line}: the Python block fails in a fresh interpreter:\n{result.stderr[-3000:]}"
+    )
+
+
+def test_needs_marker_skips_only_for_missing_modules():
+    code = "# needs: numpy, no_such_module_xyz  (pip install it)\n# needs: other_missing_xyz\nimport numpy\n"
+    assert missing_needs(code) == ["no_such_module_xyz", "other_missing_xyz"]
+    assert missing_needs("import numpy  # no marker\n") == []
+
+
+def shell_commands(text: str) -> list[str]:
+    """Shell commands of a bash block or an inline code span: comments dropped, split at ``&&``, ``;``, ``|``."""
+    commands = []
+    for line in text.replace("\\\n", " ").splitlines():
+        line = re.sub(r"(^|\s)#.*", "", line)
+        commands += [part.strip() for part in re.split(r"&&|\|\||;|\|", line) if part.strip()]
+    return commands
+
+
+def script_invocations() -> list[tuple[int, str, list[str]]]:
+    """``(README line, script path, --flags)`` for every ``scripts/X.py`` run in a bash block or inline code."""
+    found = []
+    for block in readme_blocks():
+        if block.lang != "bash":
+            continue
+        for offset, line in enumerate(block.code.splitlines()):
+            for command in shell_commands(line):
+                found += _invocation(block.line + offset, command)
+    text = README.read_text()
+    for span in re.finditer(r"`([^`\n]*(?:\n[^`\n]*)?)`", text):
+        if "scripts/" in span.group(1) and ".py" in span.group(1):
+            line = text.count("\n", 0, span.start()) + 1
+            for command in shell_commands(span.group(1).replace("\n", " ")):
+                found += _invocation(line, command)
+    return found
+
+
+def _invocation(line: int, command: str) -> list[tuple[int, str, list[str]]]:
+    tokens = shlex.split(command)
+    for i, token in enumerate(tokens):
+        if re.fullmatch(r"(\./)?scripts/\w+\.py", token):
+            flags = [t.split("=", 1)[0] for t in tokens[i + 1 :] if t.startswith("--")]
+            return [(line, token.removeprefix("./"), flags)]
+    return []
+
+
+@cache
+def script_helps() -> dict[str, str]:
+    """``scripts/X.py`` -> its ``--help`` text, for every script (run side by side: each start costs ~0.4 s)."""
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    running = {
+        path.relative_to(ROOT).as_posix(): subprocess.Popen(
+            [sys.executable, str(path), "--help"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for path in sorted((ROOT / "scripts").glob("*.py"))
+    }
+    helps = {}
+    for script, process in running.items():
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, f"{script} --help fails:\n{err[-2000:]}"
+        helps[script] = out
+    return helps
+
+
+def script_flags(script: str) -> set[str]:
+    return set(re.findall(r"--[\w-]+", script_helps()[script]))
+
+
+def test_readme_shell_commands_name_existing_scripts_and_their_flags():
+    invocations = script_invocations()
+    assert len(invocations) >= 10, "the parser should find README's script commands"
+    problems = []
+    for line, script, flags in invocations:
+        if not (ROOT / script).is_file():
+            problems.append(f"README.md:{line}: {script} does not exist")
+            continue
+        accepted = script_flags(script)
+        problems += [f"README.md:{line}: {script} has no {flag} in --help" for flag in flags if flag not in accepted]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_flag_readme_mentions_is_a_scripts_flag():
+    """Flags named in prose (`--plot FILE`, `--quick`) must exist too: in the --help of at least one script."""
+    text = README.read_text()
+    shell = [block.code for block in readme_blocks() if block.lang == "bash"]
+    spans = re.findall(r"`([^`\n]+)`", text)
+    accepted = set().union(*(script_flags(script) for script in script_helps()))
+    problems = sorted(
+        {
+            f"README.md:{text.count(chr(10), 0, text.index(flag)) + 1}: {flag}"
+            for code in [*shell, *spans]
+            for flag in re.findall(r"(?<![\w-])--[a-z][\w-]*", re.sub(r"(^|\s)#.*", "", code))
+            if flag not in accepted
+        }
+    )
+    assert not problems, "README names flags no script accepts:\n" + "\n".join(problems)
+
+
+def test_shell_parser_reads_flags_after_the_script_only():
+    command = '.venv/bin/pip install -e ".[bench]" && .venv/bin/python scripts/bench.py --compare  # --not-this'
+    found = [inv for c in shell_commands(command) for inv in _invocation(1, c)]
+    assert found == [(1, "scripts/bench.py", ["--compare"])]
+
+
+def layout_paths() -> set[str]:
+    """Every ``.py`` path the Layout section names, resolved against the folder that starts its line."""
+    section = re.search(r"^## Layout\n(.*?)^## ", README.read_text(), re.S | re.M)
+    assert section, "README.md needs a Layout section"
+    blocks = re.findall(r"```\w*\n(.*?)```", section.group(1), re.S)
+    assert blocks, "the Layout section lists the files in a fenced block"
+    named, folder = set(), ""
+    for line in blocks[0].splitlines():
+        if line and not line[0].isspace():
+            head = line.split()[0]
+            folder = head if head.endswith("/") else head.rsplit("/", 1)[0] + "/"
+        for name in re.findall(r"[\w/]+\.py\b", line):
+            named.add(name if "/" in name else folder + name)
+    return named
+
+
+def test_layout_names_every_module_and_only_existing_ones():
+    named = layout_paths()
+    files = {path for path in named if (ROOT / path).is_file()}
+    assert not named - files, f"README's Layout section names files that do not exist: {sorted(named - files)}"
+    # Sub-package __init__ files only re-export; the top one is the registration, worth naming.
+    required = {path for path in shipped_modules() if not path.endswith("/__init__.py")} | {
+        "gym_boardgames/__init__.py"
+    }
+    assert not required - named, f"README's Layout section does not name {sorted(required - named)}"
+
+
+def shipped_modules() -> set[str]:
+    """The ``.py`` files of the packages and scripts: git's tracked ones in a checkout, as a fresh clone has them.
+
+    Files another change is still writing (untracked) are not the README's business yet.
+    """
+    tops = ("gym_boardgames", "agents", "scripts")
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "--", *tops], cwd=ROOT, capture_output=True, text=True, check=True, timeout=30
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        listed = [path.relative_to(ROOT).as_posix() for top in tops for path in (ROOT / top).rglob("*.py")]
+    return {path for path in listed if path.endswith(".py")}
