@@ -51,7 +51,7 @@ import numpy as np
 
 from agents._rng import SeedLike, make_rng
 from agents.arena import MatchResult, as_policy
-from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
+from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz, short_repr
 from agents.random_agent import RandomAgent
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState, dots_geometry
 from gym_boardgames.utils import progress_bar
@@ -481,16 +481,23 @@ class LayerTable:
             ValueError: (a :class:`~agents.persistence.SavedFileError`) naming the file and the problem
                 if it is corrupt, foreign, of another format or version, or its content is inconsistent.
         """
-        loaded = load_npz(path, format=cls.FORMAT, versions=(cls.VERSION,), schema={"q": ArraySpec((None,), np.int8)})
-        rows, cols, last_k = (_meta_int(path, loaded.meta, name) for name in ("rows", "cols", "last_k"))
-        if rows < 1 or cols < 1 or (rows + 1) * cols + rows * (cols + 1) > MAX_SOLVE_EDGES:
-            raise SavedFileError(path, f"the board {rows}x{cols} is not one solve_layers makes")
+        sizes: list[int] = []
+
+        def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
+            # The board size comes from the file: check it before building the board or reading 'q'.
+            rows, cols, last_k = (_meta_int(path, meta, name) for name in ("rows", "cols", "last_k"))
+            if rows < 1 or cols < 1 or (rows + 1) * cols + rows * (cols + 1) > MAX_SOLVE_EDGES:
+                raise SavedFileError(path, f"the board {rows}x{cols} is not one solve_layers makes")
+            num_edges = (rows + 1) * cols + rows * (cols + 1)
+            if not 0 <= last_k <= num_edges:
+                raise SavedFileError(path, f"last_k={last_k} is outside 0..{num_edges}")
+            sizes.extend((rows, cols, last_k))
+            return {"q": ArraySpec((1 << num_edges,), np.int8)}
+
+        loaded = load_npz(path, format=cls.FORMAT, versions=(cls.VERSION,), schema=schema)
+        rows, cols, last_k = sizes
         board = _board_for_size(rows, cols)
         values = loaded.arrays["q"]
-        if values.shape != (1 << board.num_edges,):
-            raise SavedFileError(path, f"'q' has shape {values.shape}, expected ({1 << board.num_edges},)")
-        if not 0 <= last_k <= board.num_edges:
-            raise SavedFileError(path, f"last_k={last_k} is outside 0..{board.num_edges}")
         drawn = _popcounts(board.num_edges)
         solved = drawn >= board.num_edges - last_k
         inside, outside = values[solved], values[~solved]
@@ -613,6 +620,8 @@ class LayeredQAgent:
 
     FORMAT = "gym_boardgames.dots.layered_q"
     VERSION = 1
+    #: Most learned positions :meth:`load` accepts (about 0.3 GB of Python dicts at this size).
+    MAX_LOAD_ENTRIES = 2_000_000
 
     def __init__(self, lr: float = 0.1, explore: float = 2 / 3, seed: SeedLike = None) -> None:
         self.lr = lr
@@ -854,16 +863,28 @@ class LayeredQAgent:
             ValueError: (a :class:`~agents.persistence.SavedFileError`) naming the file and the problem
                 if it is corrupt, foreign, of another format or version, or holds impossible values.
         """
-        schema = {"keys": ArraySpec((None,), np.uint64), "values": ArraySpec((None,), np.float64)}
+
+        def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
+            # Check the header before any array is read; the entry count is bounded by the board's
+            # positions and by MAX_LOAD_ENTRIES (each entry becomes a Python dict item, about 100 bytes).
+            rows, cols, _ = (_meta_int(path, meta, name) for name in ("rows", "cols", "games_trained"))
+            if rows < 1 or cols < 1 or (rows + 1) * cols + rows * (cols + 1) > 64:
+                raise SavedFileError(path, f"the board {rows}x{cols} is not one this agent plays (at most 64 edges)")
+            for name in ("lr", "explore"):
+                value = meta.get(name)
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                    shown = short_repr(value)
+                    raise SavedFileError(path, f"the header's {name!r} is {shown}, expected a number in [0, 1]")
+            most = min(1 << ((rows + 1) * cols + rows * (cols + 1)), cls.MAX_LOAD_ENTRIES)
+            return {
+                "keys": ArraySpec((None,), np.uint64, max_size=most),
+                "values": ArraySpec((None,), np.float64, max_size=most),
+            }
+
         loaded = load_npz(path, format=cls.FORMAT, versions=(cls.VERSION,), schema=schema)
         meta = loaded.meta
-        rows, cols, games = (_meta_int(path, meta, name) for name in ("rows", "cols", "games_trained"))
-        lr, explore = (meta.get(name) for name in ("lr", "explore"))
-        if rows < 1 or cols < 1 or (rows + 1) * cols + rows * (cols + 1) > 64:
-            raise SavedFileError(path, f"the board {rows}x{cols} is not one this agent plays (at most 64 edges)")
-        for name, value in (("lr", lr), ("explore", explore)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                raise SavedFileError(path, f"the header's {name!r} is {value!r}, expected a number in [0, 1]")
+        rows, cols, games = meta["rows"], meta["cols"], meta["games_trained"]
+        lr, explore = meta["lr"], meta["explore"]
         board = _board_for_size(rows, cols)
         keys, values = loaded.arrays["keys"], loaded.arrays["values"]
         if keys.shape != values.shape:
@@ -877,14 +898,15 @@ class LayeredQAgent:
             raise SavedFileError(path, f"'values' must be finite numbers of boxes within -{bound}..{bound}")
         if np.unique(keys).size != keys.size:
             raise SavedFileError(path, "'keys' holds a position twice")
+        # Checked before the tables are built, so a bad file is refused without the slow part.
+        if not np.any((keys == board.full) & (values == 0.0)):
+            raise SavedFileError(path, "the full board's value is not 0")
         agent = cls(lr=float(lr), explore=float(explore), seed=seed)
         agent._bind(DotsAndBoxes(rows, cols))
         agent.games_trained = games
         layers = agent.layers
         for key, value in zip(keys.tolist(), values.tolist(), strict=True):
             layers[board.num_edges - key.bit_count()][key] = value
-        if layers[0].get(board.full) != 0.0:
-            raise SavedFileError(path, "the full board's value is not 0")
         return agent
 
 

@@ -41,7 +41,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents._rng import SeedLike, make_rng
-from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
+from agents.persistence import (
+    MAX_DATA_BYTES,
+    MAX_FILE_BYTES,
+    ArraySpec,
+    SavedFileError,
+    load_npz,
+    save_npz,
+    short_repr,
+)
 
 #: Format name and version of saved TD files (see :mod:`agents.persistence`).
 FORMAT = "gym_boardgames.td"
@@ -101,17 +109,50 @@ def describe_game(game: Any) -> dict[str, Any]:
     }
 
 
+def _table_cells_limit() -> int:
+    """The most cells a ConnectN board may have for its ``3**cells`` table to fit :data:`MAX_KEYS`."""
+    cells = 0
+    while 3 ** (cells + 1) <= MAX_KEYS:
+        cells += 1
+    return cells
+
+
+#: Most cells of a ConnectN board whose TD table fits :data:`MAX_KEYS` (16: ``3**16`` keys).
+MAX_TABLE_CELLS = _table_cells_limit()
+
+
 def _rebuild_game(description: dict[str, Any]) -> Any | None:
-    """Return the rules object a stored description names, or None if this module cannot rebuild it."""
+    """Return the rules object a stored description names, or None if this module cannot rebuild it.
+
+    The description comes from a file, so every size is checked (against the rules' documented limits
+    and against :data:`MAX_TABLE_CELLS`) before a rules object is built: building a huge board would
+    take minutes and gigabytes, and its table could never be loaded anyway.
+
+    Raises:
+        ValueError: naming what is wrong with the description.
+    """
     from gym_boardgames.rules import ConnectN, TicTacToe
+    from gym_boardgames.rules.common import MAX_BOARD_SIDE, check_board_side
 
     name, config = description.get("class"), description.get("config")
     if name == "TicTacToe":
         return TicTacToe()
-    if name == "ConnectN" and isinstance(config, list) and len(config) == 4:
-        rows, cols, n, gravity = config
-        return ConnectN(rows=rows, cols=cols, n=n, gravity=gravity)
-    return None
+    if name != "ConnectN":
+        return None
+    if not isinstance(config, list) or len(config) != 4:
+        raise ValueError("a ConnectN config must be [rows, cols, n, gravity]")
+    rows, cols, n, gravity = config
+    rows = check_board_side("rows", rows, MAX_BOARD_SIDE)
+    cols = check_board_side("cols", cols, MAX_BOARD_SIDE)
+    n = check_board_side("n", n, max(rows, cols))
+    if not isinstance(gravity, bool):
+        raise ValueError(f"gravity must be true or false, got {gravity!r}")
+    if rows * cols > MAX_TABLE_CELLS:
+        raise ValueError(
+            f"a {rows}x{cols} board has {rows * cols} cells; a TD table covers at most {MAX_TABLE_CELLS} "
+            f"(3**cells keys, at most MAX_KEYS={MAX_KEYS})"
+        )
+    return ConnectN(rows=rows, cols=cols, n=n, gravity=gravity)
 
 
 def _check_table_game(game: Any) -> int:
@@ -270,8 +311,14 @@ class TDAgent:
         *,
         epsilon: float = 0.0,
         seed: SeedLike = None,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        max_data_bytes: int = MAX_DATA_BYTES,
     ) -> TDAgent:
         """Load an agent saved by :meth:`save`; it plays whichever side is to move.
+
+        The file is checked before anything is built or allocated (see :mod:`agents.persistence`):
+        the stored board's sizes against the rules' limits and :data:`MAX_TABLE_CELLS`, then the
+        table's shape ``(2, n_keys)`` and dtype from its header, then its values.
 
         Args:
             path: the ``.npz`` file.
@@ -279,6 +326,9 @@ class TDAgent:
                 boards can be rebuilt; other games must be passed).
             epsilon: exploration at play time.
             seed: int, Generator or None for tie-breaking.
+            max_file_bytes: the largest file accepted (default 64 MiB).
+            max_data_bytes: the largest table accepted once decompressed (default 256 MiB, i.e. ConnectN
+                boards of up to 15 cells; a 16-cell table takes 688 MB).
 
         Returns:
             The agent, with ``training`` holding the stored training notes.
@@ -286,35 +336,57 @@ class TDAgent:
         Raises:
             FileNotFoundError: if ``path`` does not exist.
             ValueError: (:class:`~agents.persistence.SavedFileError`) naming the file and the problem:
-                not a TD file, corrupt, another version, tables for another game than ``game``, or
-                tables of the wrong shape, dtype or range.
+                not a regular file, too large, not a TD file, corrupt, another version, a board beyond
+                the limits, tables for another game than ``game``, or tables of the wrong shape, dtype
+                or range.
         """
-        loaded = load_npz(path, format=FORMAT, versions={VERSION}, schema={"values": ArraySpec((2, None), np.float64)})
-        stored = loaded.meta.get("game")
-        if not isinstance(stored, dict) or "class" not in stored:
-            raise SavedFileError(path, "its header does not say which game the tables are for")
-        try:
-            rebuilt = _rebuild_game(stored)
-        except (TypeError, ValueError) as exc:
-            raise SavedFileError(path, f"its game description {stored!r} is invalid: {exc}") from None
-        label = stored.get("repr", stored["class"])
-        if game is None:
-            if rebuilt is None:
-                raise SavedFileError(path, f"holds tables for {label}, which cannot be rebuilt: pass game=")
-            game = rebuilt
-        elif rebuilt is not None:
-            if not game == rebuilt:
-                raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
-        elif describe_game(game)["class"] != stored["class"] or describe_game(game)["config"] != stored.get("config"):
-            raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
+        # The caller's game is trusted: check it first, so that its errors are not blamed on the file.
+        expected_keys = _check_table_game(game) if game is not None else None
+        chosen: list[Any] = []
+
+        def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
+            chosen.append(_game_for_file(path, meta, game))
+            n_keys = expected_keys if game is not None else _check_table_game(chosen[0])
+            return {"values": ArraySpec((2, n_keys), np.float64)}
+
+        loaded = load_npz(
+            path,
+            format=FORMAT,
+            versions={VERSION},
+            schema=schema,
+            max_file_bytes=max_file_bytes,
+            max_data_bytes=max_data_bytes,
+        )
         values = loaded.arrays["values"]
-        n_keys = _check_table_game(game)
-        if values.shape != (2, n_keys):
-            raise SavedFileError(path, f"array 'values' has shape {values.shape}, expected (2, {n_keys}) for {game!r}")
         if not np.isfinite(values).all() or values.min() < 0.0 or values.max() > 1.0:
             raise SavedFileError(path, "array 'values' holds values outside [0, 1] (or NaN): not a TD table")
         training = loaded.meta.get("training")
-        return cls(game, values, epsilon=epsilon, seed=seed, training=training if isinstance(training, dict) else {})
+        return cls(
+            chosen[0], values, epsilon=epsilon, seed=seed, training=training if isinstance(training, dict) else {}
+        )
+
+
+def _game_for_file(path: str | os.PathLike[str], meta: dict[str, Any], game: Any | None) -> Any:
+    """Return the game a TD file's tables are for: ``game`` if given and matching, else the rebuilt one."""
+    stored = meta.get("game")
+    if not isinstance(stored, dict) or not isinstance(stored.get("class"), str):
+        raise SavedFileError(path, "its header does not say which game the tables are for")
+    try:
+        rebuilt = _rebuild_game(stored)
+    except (TypeError, ValueError) as exc:
+        raise SavedFileError(path, f"its game description {short_repr(stored)} is invalid: {exc}") from None
+    label = stored.get("repr") if isinstance(stored.get("repr"), str) else stored["class"]
+    label = label if len(label) <= 80 else label[:77] + "..."
+    if game is None:
+        if rebuilt is None:
+            raise SavedFileError(path, f"holds tables for {label}, which cannot be rebuilt: pass game=")
+        return rebuilt
+    if rebuilt is not None:
+        if not game == rebuilt:
+            raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
+    elif describe_game(game)["class"] != stored["class"] or describe_game(game)["config"] != stored.get("config"):
+        raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
+    return game
 
 
 # ---- self-play training -------------------------------------------------------------------------
