@@ -1,7 +1,9 @@
 """TabularBlackjack-v0: Gymnasium's ``Blackjack-v1`` (``sab=True``) seen through one ``Discrete`` index.
 
-The game itself is Gymnasium's: this module never deals a card. It adds three things that tabular
-methods need:
+The game itself is Gymnasium's: this module never deals a card. :class:`TabularBlackjackEnv` is an env of
+this package in its own right (``env.unwrapped`` is it, so ``env.unwrapped.P`` works as GridWorld's does)
+that plays a ``BlackjackEnv`` it holds as ``game``, made directly rather than through ``gymnasium.make``
+so that no second tower of wrappers sits inside it. It adds four things that tabular methods need:
 
 * a single integer state, with :func:`encode` / :func:`decode` to and from Gymnasium's observation
   ``(player_sum, dealer_card, usable_ace)``;
@@ -9,7 +11,9 @@ methods need:
   of Gymnasium's toy_text environments, and the initial-state distribution of the deal
   (:func:`blackjack_model`), so dynamic programming solves the game exactly and Monte Carlo estimates
   can be checked against the truth;
-* ``reset(options={"state": s})``, which starts an episode in any non-terminal state (exploring starts).
+* ``reset(options={"state": s})``, which starts an episode in any non-terminal state (exploring starts);
+* rendering of its own (ansi text, and pygame through :mod:`gym_boardgames.render.blackjack_view`) that
+  shows the end of a hand: the dealer's cards face up and the result.
 
 State index layout (``N_STATES = 291``; ``d`` is the dealer's showing card, 1 = ace ... 10; ``t`` the
 player's total):
@@ -40,8 +44,8 @@ available in ``info["raw_obs"]``.
 
 Value iteration on ``P`` gives the book's optimal policy (Figure 5.2) and an expected return from the
 deal of ``initial_state_distrib @ V* = -0.0431131`` (tests check it to 1e-9 against an independent
-expectimax). ``env.unwrapped`` of this wrapper is Gymnasium's ``BlackjackEnv``, which has no ``P``: pass
-``env.get_wrapper_attr("P")`` (or :func:`blackjack_model`'s) to dynamic programming.
+expectimax). Pass ``env.unwrapped.P`` (or ``env.get_wrapper_attr("P")``, or :func:`blackjack_model`'s) to
+dynamic programming.
 """
 
 from __future__ import annotations
@@ -53,7 +57,11 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.envs.toy_text.blackjack import is_natural, sum_hand, usable_ace
+from gymnasium.envs.toy_text.blackjack import BlackjackEnv, is_natural, sum_hand, usable_ace
+
+from gym_boardgames.envs.base import _as_integer
+from gym_boardgames.envs.rendering import PygameRenderMixin
+from gym_boardgames.errors import ActionTypeError, ResetNeeded
 
 STICK = 0
 HIT = 1
@@ -284,23 +292,51 @@ def _hand_for(state: int) -> list[int]:
     return [total // 2, total - total // 2]  # two cards 2..10 for every hard total 4..20
 
 
-class TabularBlackjackEnv(gym.Wrapper):
+def card_label(card: int) -> str:
+    """The label of a card value as Gymnasium deals it: ``"A"`` for 1, else the number (a ten or a face is 10)."""
+    return "A" if card == 1 else str(card)
+
+
+def _hand_text(cards: list[int]) -> str:
+    return "[" + ", ".join(card_label(card) for card in cards) + "]"
+
+
+def _signed(reward: float | None) -> str:
+    """A reward as ``+1``, ``-1`` or ``0``."""
+    return f"{reward:+g}" if reward else "0"
+
+
+def _check_action(action: object) -> int:
+    """Return ``action`` as 0 or 1, refusing anything else with the board envs' messages.
+
+    The wording is the board envs' (``TwoPlayerEnv._check_action``) with the actions' names added, so a
+    boolean, a float or an out-of-range integer reads the same in every env of the package.
+    """
+    as_int = _as_integer(action)
+    if as_int is None:
+        raise ActionTypeError(f"action must be an integer in 0..1 (Discrete(2)), got {action!r}: 0 is stick, 1 is hit")
+    if not 0 <= as_int < N_ACTIONS:
+        raise ValueError(f"action {as_int} is outside the action space: valid actions are 0..1 (0 stick, 1 hit)")
+    return as_int
+
+
+class TabularBlackjackEnv(PygameRenderMixin, gym.Env[int, int]):
     """Sutton and Barto's blackjack (Gymnasium ``Blackjack-v1``, ``sab=True``) with a ``Discrete`` state.
 
     ## Description
-    The game, its dealing and its rendering are Gymnasium's own: this wrapper steps
-    ``gymnasium.make("Blackjack-v1", sab=True, **kwargs)`` and only renames its observation
+    The game and its dealing are Gymnasium's own: this env holds a ``BlackjackEnv(sab=True)`` as ``game``
+    (made directly, so with no wrappers of its own), steps it, and only renames its observation
     ``(player_sum, dealer_card, usable_ace)`` to one index (layout in the module docstring of
     :mod:`gym_boardgames.envs.blackjack`). A natural (ace + ten on the deal) has its own index, because
     sticking on it pays differently from sticking on another soft 21; ``(21, d, 1)`` at ``reset`` is
     always a natural and at ``step`` never is.
 
-    It exposes the exact infinite-deck model ``P`` (toy_text format) and ``initial_state_distrib``; with
-    a wrapper, reach them through ``gym.make(...)`` wrappers as ``env.get_wrapper_attr("P")`` (``unwrapped``
-    is Gymnasium's ``BlackjackEnv``), or build them without an env with :func:`blackjack_model`.
+    It exposes the exact infinite-deck model ``P`` (toy_text format) and ``initial_state_distrib`` as
+    ``env.unwrapped.P`` (or ``env.get_wrapper_attr("P")``); :func:`blackjack_model` builds them without an env.
 
     ## Action Space
-    ``Discrete(2)``: 0 stick, 1 hit.
+    ``Discrete(2)``: 0 stick, 1 hit. Anything else, booleans included, raises ``ValueError`` (an
+    ``ActionTypeError``, also a ``TypeError``, for a non-integer), as the board envs do.
 
     ## Observation Space
     ``Discrete(291)``: hard totals 4..21 (0..179), soft totals 12..21 (180..279), naturals (280..289),
@@ -315,7 +351,7 @@ class TabularBlackjackEnv(gym.Wrapper):
     Terminated when the player sticks or busts; the observation is then ``TERMINAL`` (290) and
     ``info["raw_obs"]`` holds Gymnasium's final observation. Stepping on from ``TERMINAL`` returns
     ``(290, 0.0, True, False, {})`` without touching the game, as the absorbing state of ``P`` does.
-    Never truncated (unless ``max_episode_steps`` is passed through).
+    Never truncated (unless ``max_episode_steps`` is passed to ``gymnasium.make``).
 
     ## Starting State
     Gymnasium's deal. ``reset(options={"state": s})`` starts in any non-terminal state ``s`` instead (for
@@ -326,47 +362,101 @@ class TabularBlackjackEnv(gym.Wrapper):
     ## Info
     ``raw_obs``: Gymnasium's ``(player_sum, dealer_card, usable_ace)`` after ``reset`` and ``step``.
 
+    ## Rendering
+    ``"ansi"``: one line of text, :meth:`status_text` (the player's total and the dealer's showing card; at
+    the end both hands and the result). ``"rgb_array"`` and ``"human"``: the table drawn with pygame, the
+    dealer's second card face down until the hand ends, then every dealer card face up and the result
+    (win, lose or draw) in the status bar. ``hand_over``, ``result``, ``player_cards`` and ``dealer_cards``
+    are the facts the drawings use.
+
     ## Arguments
-    ``render_mode`` (``"human"`` and ``"rgb_array"`` are Gymnasium's drawing; ``"ansi"`` is a line of text
-    from this wrapper) and any other keyword for ``gymnasium.make("Blackjack-v1", ...)``. ``sab`` must stay
-    True: the model ``P`` is of the Sutton and Barto rules.
+    * ``render_mode``: ``None``, ``"human"``, ``"rgb_array"`` or ``"ansi"``.
+    * ``sab=True``: must stay True, since the model ``P`` is of the Sutton and Barto rules.
+    * ``natural=False``: passed to ``BlackjackEnv``, which ignores it under ``sab=True``.
 
     ## Version History
-    * v0: initial version (over Gymnasium's Blackjack-v1).
+    * v0: initial version (over Gymnasium's Blackjack-v1). Since 0.2: an env of its own (``unwrapped``
+      is this class, not ``BlackjackEnv``), its own drawing of the end of a hand, booleans refused.
     """
 
-    metadata = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 4}
+    window_title = "Blackjack"
     encode = staticmethod(encode)
     decode = staticmethod(decode)
 
-    def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        if not kwargs.pop("sab", True):
+    def __init__(self, render_mode: str | None = None, sab: bool = True, natural: bool = False) -> None:
+        if not sab:
             raise ValueError("TabularBlackjack-v0 models the Sutton and Barto rules: sab must be True")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        # Gymnasium has no text rendering, so "ansi" is drawn here and the game runs without a renderer.
-        inner_mode = None if render_mode == "ansi" else render_mode
-        super().__init__(gym.make("Blackjack-v1", sab=True, render_mode=inner_mode, **kwargs))
-        self._render_mode = render_mode
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.render_mode = render_mode
+        #: Gymnasium's game, which deals every card. It never renders: this env draws the table itself.
+        self.game = BlackjackEnv(render_mode=None, natural=natural, sab=True)
+        self.action_space = spaces.Discrete(N_ACTIONS)
         self.observation_space = spaces.Discrete(N_STATES)
         self.P, self.initial_state_distrib = blackjack_model()
         self.nonterminal_states: tuple[int, ...] = tuple(range(TERMINAL))
         self._state = TERMINAL
         self._raw: tuple[int, int, int] | None = None
-        self._last_reward: SupportsFloat | None = None
+        self._last_reward: float | None = None
+        self._canvas: Any = None  # the pygame backend, created on the first pygame frame
+
+    # One generator deals every card: the game's. The env's np_random is that same object, so seeding
+    # either seeds the deal (and Gymnasium's checker sees the generator it expects to move).
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The generator that deals the cards (the same object as ``game.np_random``)."""
+        return self.game.np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self.game.np_random = value
+        self._np_random, self._np_random_seed = self.game._np_random, self.game._np_random_seed
 
     @property
-    def render_mode(self) -> str | None:
-        """The render mode this env was made with (``"ansi"`` is handled by the wrapper)."""
-        return self._render_mode
+    def np_random_seed(self) -> int:
+        """The seed of :attr:`np_random` (-1 if it was set directly)."""
+        return self.game.np_random_seed
 
     @property
     def state(self) -> int:
         """The current state index (``TERMINAL`` before the first reset and after the end)."""
         return self._state
 
+    @property
+    def hand_over(self) -> bool:
+        """Whether a dealt hand has ended (the player stuck or bust)."""
+        return self._state == TERMINAL and self._raw is not None
+
+    @property
+    def result(self) -> float | None:
+        """The reward of the hand that has ended: +1 win, 0 draw, -1 loss; None while a hand is played."""
+        return self._last_reward if self.hand_over else None
+
+    @property
+    def player_cards(self) -> list[int]:
+        """The player's cards, 1 (ace) .. 10 (a ten or a face); empty before the first reset."""
+        return list(self.game.player) if self._raw is not None else []
+
+    @property
+    def dealer_cards(self) -> list[int]:
+        """The dealer's cards, the showing one first; all but the first are face down until :attr:`hand_over`."""
+        return list(self.game.dealer) if self._raw is not None else []
+
+    @property
+    def dealer_showing(self) -> str:
+        """The dealer's showing card as Gymnasium names it (``"A"``, ``"2"`` .. ``"10"``, ``"J"``, ``"Q"``, ``"K"``)."""
+        return str(self.game.dealer_top_card_value_str) if self._raw is not None else ""
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
         """Deal a new hand; ``options={"state": s}`` starts in state ``s`` instead.
+
+        Args:
+            seed: seeds the generator that deals the cards.
+            options: ``{"state": s}`` for a non-terminal state index ``s``.
+
+        Returns:
+            The state index and ``{"raw_obs": Gymnasium's observation}``.
 
         Raises:
             ValueError: on an unknown option or a start state that is not a non-terminal index.
@@ -378,7 +468,8 @@ class TabularBlackjackEnv(gym.Wrapper):
                 raise ValueError(f"unknown reset options {sorted(unknown)}; the only option is 'state'")
             start = options["state"]
             decode(start)  # validates before the game is touched
-        raw, info = self.env.reset(seed=seed)
+        raw, info = self.game.reset(seed=seed)
+        self._np_random, self._np_random_seed = self.game._np_random, self.game._np_random_seed
         if start is None:
             self._state = _DEAL_INDEX[raw]
         else:
@@ -386,11 +477,13 @@ class TabularBlackjackEnv(gym.Wrapper):
             self._state = int(start)
         self._raw, self._last_reward = raw, None
         info["raw_obs"] = raw
+        if self.render_mode == "human":
+            self.render()
         return self._state, info
 
     def _deal_state(self, state: int) -> tuple[int, int, int]:
         """Replace the dealt player hand and showing card by ones observed as ``decode(state)``."""
-        game = self.env.unwrapped
+        game = self.game
         dealer_card = decode(state)[1]
         game.player = _hand_for(state)
         game.dealer[0] = dealer_card
@@ -404,43 +497,87 @@ class TabularBlackjackEnv(gym.Wrapper):
         # Guards against a Gymnasium release that renames the hands: fail loudly, never start elsewhere.
         if raw != decode(state) or is_natural(game.player) != is_natural_state(state):
             raise RuntimeError(f"could not start Blackjack-v1 in state {state}: Gymnasium observes {raw}")
-        if self._render_mode == "human":
-            self.env.render()
         return raw
 
-    def step(self, action: int) -> tuple[int, SupportsFloat, bool, bool, dict[str, Any]]:
+    def step(self, action: int | np.integer) -> tuple[int, SupportsFloat, bool, bool, dict[str, Any]]:
         """Play ``action`` (0 stick, 1 hit) in Gymnasium's game and return the new state index.
 
         Raises:
-            ValueError: for an action outside ``Discrete(2)``.
-            gymnasium.error.ResetNeeded: before the first ``reset``.
+            ValueError: for an action outside ``Discrete(2)`` (``ActionTypeError``, also a ``TypeError``,
+                for a non-integer such as ``True`` or ``0.5``).
+            ResetNeeded: before the first ``reset`` (a ``gymnasium.error.ResetNeeded``).
         """
-        # A plain int is checked cheaply: Discrete.contains costs as much as a card draw.
-        if (action.__class__ is not int or not 0 <= action <= 1) and not self.action_space.contains(action):
-            raise ValueError(f"action must be 0 (stick) or 1 (hit), got {action!r}")
+        # A plain int is checked cheaply: the full check costs as much as a card draw.
+        if action.__class__ is not int or not 0 <= action <= 1:
+            action = _check_action(action)
         if self._state == TERMINAL:
             if self._raw is None:
-                raise gym.error.ResetNeeded("call reset() before step() on TabularBlackjack-v0")
+                raise ResetNeeded("call reset() before step() on TabularBlackjack-v0")
             return TERMINAL, 0.0, True, False, {}
-        raw, reward, terminated, truncated, info = self.env.step(action)
+        raw, reward, terminated, truncated, info = self.game.step(action)
         # After a hit the hand has at least three cards, so a soft 21 here is never a natural.
         self._state = TERMINAL if terminated else _PLAY_INDEX[raw]
-        self._raw, self._last_reward = raw, reward
+        self._raw, self._last_reward = raw, float(reward)
         info["raw_obs"] = raw
+        if self.render_mode == "human":
+            self.render()
         return self._state, reward, terminated, truncated, info
 
-    def render(self) -> Any:
-        """Gymnasium's drawing for ``"human"`` / ``"rgb_array"``; a line of text for ``"ansi"``."""
-        if self._render_mode != "ansi":
-            return self.env.render()
+    def outcome(self) -> str | None:
+        """``"win"``, ``"lose"`` or ``"draw"`` once the hand has ended, else None."""
+        result = self.result
+        if result is None:
+            return None
+        return "win" if result > 0 else "lose" if result < 0 else "draw"
+
+    def status_text(self) -> str:
+        """A one-line description of the hand (the ansi rendering).
+
+        While a hand is played: the player's total and the dealer's showing card. At the end: both hands,
+        face up, and the result.
+        """
         if self._raw is None:
             return "Blackjack: call reset() to deal"
-        total, dealer_card, ace = self._raw
-        text = f"player {total}{' (usable ace)' if ace else ''}"
-        if is_natural_state(self._state):
+        if not self.hand_over:
+            total, _, ace = self._raw
+            text = f"player {total}{' (usable ace)' if ace else ''}"
+            if is_natural_state(self._state):
+                text += " (natural)"
+            return text + f", dealer shows {self.dealer_showing}"
+        player, dealer = self.game.player, self.game.dealer
+        player_total, dealer_total = sum_hand(player), sum_hand(dealer)
+        text = f"player {player_total} {_hand_text(player)}"
+        if player_total > 21:
+            text += " busts"
+        elif is_natural(player):
             text += " (natural)"
-        text += f", dealer shows {'A' if dealer_card == 1 else dealer_card}"
-        if self._state == TERMINAL and self._last_reward is not None:
-            dealer = self.env.unwrapped.dealer
-            text += f"; dealer has {sum_hand(dealer)} {dealer}; reward {float(self._last_reward):+g}"
-        return text
+        text += f", dealer {dealer_total} {_hand_text(dealer)}{' busts' if dealer_total > 21 else ''}"
+        return text + f": you {self.outcome()}, reward {_signed(self.result)}"
+
+    def result_text(self) -> str:
+        """A short line for the picture's status bar: the result at the end, else the question to the player."""
+        if self._raw is None:
+            return "call reset() to deal"
+        if not self.hand_over:
+            return "hit or stick?"
+        if sum_hand(self.game.player) > 21:
+            words = "Bust: you lose"
+        elif is_natural(self.game.player) and self.outcome() == "win":
+            words = "Natural: you win"
+        else:
+            words = {"win": "You win", "lose": "You lose", "draw": "Draw"}[self.outcome() or "draw"]
+        return f"{words} ({_signed(self.result)})"
+
+    def make_view(self) -> Any:
+        """Return a new pygame view of the table (needs pygame)."""
+        from gym_boardgames.render.blackjack_view import BlackjackView
+
+        return BlackjackView()
+
+    def _ansi(self) -> str:
+        return self.status_text()
+
+    def close(self) -> None:
+        """Release the window (human mode) and the drawing surface; safe to call twice."""
+        super().close()
+        self.game.close()

@@ -316,7 +316,7 @@ def test_reset_to_a_state_shows_gymnasium_that_hand():
     for state in range(TERMINAL):
         s, info = env.reset(seed=state, options={"state": state})
         assert s == state and info["raw_obs"] == decode(state)
-        assert env.unwrapped._get_obs() == decode(state)
+        assert env.unwrapped.game._get_obs() == decode(state)
 
 
 @pytest.mark.parametrize("options", [{"state": TERMINAL}, {"state": -1}, {"state": "12"}, {"start": 3}])
@@ -357,7 +357,7 @@ def test_check_env_passes_on_the_wrapper_and_its_render_modes():
     env.close()
 
 
-def test_rendering_is_gymnasiums_picture_and_ansi_is_a_line_of_text():
+def test_rendering_draws_a_frame_and_ansi_is_a_line_of_text():
     env = gym.make("TabularBlackjack-v0", render_mode="rgb_array")
     env.reset(seed=0, options={"state": encode(21, 1, 1, natural=True)})
     frame = env.render()
