@@ -15,7 +15,8 @@ Loading treats every file as hostile and checks everything it can *before* alloc
 file can neither hang the loader nor make it take gigabytes:
 
 1. the path must be a regular file (``os.stat`` first: a FIFO, ``/dev/zero`` or a directory is refused
-   without being opened) of at most ``max_file_bytes`` (default :data:`MAX_FILE_BYTES`, 64 MiB);
+   without being opened) of at most ``max_file_bytes`` (default :data:`MAX_FILE_BYTES`, 64 MiB, for
+   ``.npz``; :data:`MAX_JSON_FILE_BYTES`, 16 MiB, for JSON);
 2. an ``.npz`` may hold at most :data:`MAX_MEMBERS` arrays; the header is read first and checked (format,
    version, metadata), then the caller's schema, which may depend on the metadata (e.g. the board size);
 3. each needed array's shape and dtype are read from its ``.npy`` header inside the zip and checked
@@ -52,6 +53,8 @@ import math
 import os
 import stat
 import struct
+import tokenize
+import warnings
 import zipfile
 import zlib
 from collections.abc import Callable, Collection, Mapping
@@ -69,6 +72,9 @@ HEADER = "__header__"
 #: Default largest saved file the loaders read (64 MiB): far above the real files (a tic-tac-toe TD file
 #: is about 20 KB, a network's weights a few MB); pass ``max_file_bytes=`` to read larger ones.
 MAX_FILE_BYTES = 64 * 1024 * 1024
+#: Default largest JSON file :func:`load_json` reads (16 MiB): parsing JSON is slower than reading arrays
+#: (about a second per 10-20 MB), and JSON is not the format for big tables.
+MAX_JSON_FILE_BYTES = 16 * 1024 * 1024
 #: Default largest total size of the arrays an ``.npz`` load decompresses (256 MiB), checked from the
 #: arrays' headers before decompressing; pass ``max_data_bytes=`` to allow more.
 MAX_DATA_BYTES = 256 * 1024 * 1024
@@ -88,7 +94,8 @@ _NPY_MAGIC = b"\x93NUMPY"
 # What numpy and zipfile raise on damaged archives: bad CRCs and truncated members (BadZipFile, EOFError),
 # broken deflate/bzip2/lzma streams (zlib.error, OSError, EOFError), unreadable .npy headers (ValueError,
 # SyntaxError from the header's literal, TypeError/KeyError from a strange dtype description), truncated
-# records (struct.error), an encrypted member (RuntimeError), an unknown compression (NotImplementedError).
+# records (struct.error), an encrypted member (RuntimeError), an unknown compression (NotImplementedError),
+# and numpy's tokenizing of an old-style header (tokenize.TokenError).
 _CORRUPT = (
     zipfile.BadZipFile,
     zlib.error,
@@ -102,6 +109,7 @@ _CORRUPT = (
     RuntimeError,
     NotImplementedError,
     OverflowError,
+    tokenize.TokenError,
 )
 
 
@@ -397,14 +405,17 @@ def _read_npy_header(where: str, archive: zipfile.ZipFile, name: str) -> _NpyHea
             version = npy_format.read_magic(handle)
         except ValueError:
             raise SavedFileError(where, f"array {name!r} is not a .npy array") from None
-        if version == (1, 0):
-            shape, _, dtype = npy_format.read_array_header_1_0(handle)
-        elif version == (2, 0):
-            shape, _, dtype = npy_format.read_array_header_2_0(handle)
-        else:
+        if version not in ((1, 0), (2, 0)):
             raise SavedFileError(where, f"array {name!r} has .npy format version {version}, expected 1.0 or 2.0")
+        read_header = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+        with warnings.catch_warnings():
+            # numpy warns (and reparses) on headers written by Python 2; a damaged header can look like one.
+            warnings.simplefilter("ignore")
+            shape, _, dtype = read_header(handle)
     if dtype.hasobject:
         raise SavedFileError(where, f"array {name!r} has dtype object, which would need unpickling")
+    if any(length < 0 for length in shape):
+        raise SavedFileError(where, f"array {name!r} claims the negative shape {short_repr(shape)}: corrupt")
     return _NpyHeader(shape, dtype, math.prod(shape) * dtype.itemsize, info.file_size)
 
 
@@ -570,7 +581,7 @@ def load_json(
     format: str,  # noqa: A002
     versions: Collection[int],
     required: Mapping[str, type | tuple[type, ...]] | None = None,
-    max_file_bytes: int = MAX_FILE_BYTES,
+    max_file_bytes: int = MAX_JSON_FILE_BYTES,
 ) -> LoadedJSON:
     """Read and check a JSON file written by :func:`save_json`.
 
@@ -579,7 +590,7 @@ def load_json(
         format: the format name the file must hold.
         versions: the format versions this caller understands.
         required: if given, ``data`` must be an object with these keys, each of the given type(s).
-        max_file_bytes: the largest file accepted (default :data:`MAX_FILE_BYTES`).
+        max_file_bytes: the largest file accepted (default :data:`MAX_JSON_FILE_BYTES`).
 
     Returns:
         The version, metadata and payload.

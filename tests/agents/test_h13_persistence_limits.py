@@ -228,7 +228,11 @@ def test_file_over_the_size_cap_is_refused_from_its_size(tmp_path):
     with open(path, "wb") as handle:
         handle.truncate(persistence.MAX_FILE_BYTES + 1)  # sparse: nothing is written or read
     refused(lambda: TDAgent.load(path), path, f"is {persistence.MAX_FILE_BYTES + 1} bytes, more than the limit")
-    refused(lambda: load_json(path, format=FORMAT, versions={1}), path, "more than the limit")
+    refused(
+        lambda: load_json(path, format=FORMAT, versions={1}),
+        path,
+        f"more than the limit of {persistence.MAX_JSON_FILE_BYTES}",
+    )
 
 
 def test_limits_must_be_positive_integers(tmp_path):
@@ -406,3 +410,28 @@ def test_a_board_the_td_rules_accept_still_loads(tmp_path):
     TDAgent(game).save(path)
     loaded = TDAgent.load(path)
     assert loaded.game == game and loaded.values.shape == (2, 3**6)
+
+
+def raw_npy(header_text, data=b"\x00" * 160):
+    """A .npy member with this literal header text (padded as numpy pads it)."""
+    text = header_text.encode("latin1")
+    text += b" " * (-(10 + len(text) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + data
+
+
+@pytest.mark.parametrize(
+    "header_text",
+    [
+        # Found by the fuzz: numpy re-tokenizes a header it cannot parse, and tokenize raises TokenError.
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 9), '''",
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (2, -9), }",
+        "{'descr': {'names': 3}, 'fortran_order': False, 'shape': (2, 9), }",
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 9.5), }",
+        "[1, 2]",
+    ],
+)
+def test_npz_with_a_damaged_array_header_is_refused(tmp_path, header_text):
+    path = tmp_path / "damaged.npz"
+    write_zip(path, {"__header__.npy": header_npy({}), "table.npy": raw_npy(header_text)})
+    schema = {"table": ArraySpec((2, None), np.float64)}
+    refused(lambda: load_npz(path, format=FORMAT, versions={1}, schema=schema), path, "corrupt")
