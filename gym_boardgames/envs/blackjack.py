@@ -375,8 +375,9 @@ class TabularBlackjackEnv(PygameRenderMixin, gym.Env[int, int]):
     * ``natural=False``: passed to ``BlackjackEnv``, which ignores it under ``sab=True``.
 
     ## Version History
-    * v0: initial version (over Gymnasium's Blackjack-v1). Since 0.2: an env of its own (``unwrapped``
-      is this class, not ``BlackjackEnv``), its own drawing of the end of a hand, booleans refused.
+    * v0: initial version (over Gymnasium's Blackjack-v1). Then, with the same dynamics and encoding: an env
+      of its own (``unwrapped`` is this class, not ``BlackjackEnv``), its own drawing of the end of a hand,
+      booleans refused (see CHANGELOG.md).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 4}
