@@ -59,11 +59,25 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None) -> Any:
 
         return MCTSAgent(n_simulations=_positive_int(arg, "the simulations", spec) if arg else 1000, seed=rng)
     if kind == "td" and arg:
+        from agents.persistence import SavedFileError
         from agents.td import TDAgent
 
         # With the game, load() compares the file's stored game with it before building any table, so a
-        # tic-tac-toe file offered for Connect Four fails here, not mid-match.
-        return TDAgent.load(arg, game=game, seed=rng)
+        # tic-tac-toe file offered for another board fails here, not mid-match.
+        try:
+            return TDAgent.load(arg, game=game, seed=rng)
+        except SavedFileError:
+            raise  # the file's own problem (or "holds tables for X, not for Y"): the message names the file
+        except ValueError as error:
+            if game is None:
+                raise
+            # The game itself cannot have a TD table (Connect Four has ~10^20 positions), so no file fits
+            # it; say which game this file is for, read from the file itself.
+            try:
+                stored = TDAgent.load(arg).game
+            except ValueError:
+                raise error from None
+            raise SavedFileError(arg, f"holds tables for {stored!r}, not for {game!r} ({error})") from None
     if kind in ("first_available", "always4never3", "endgame", "exact"):
         from gym_boardgames.rules.dots import DotsAndBoxes
 

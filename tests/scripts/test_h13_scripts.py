@@ -1,0 +1,317 @@
+"""Every script fails at once, in one line naming the flag or file, before its long work (issue 13).
+
+Each check runs the script with its default (long) budget, so a check made after the work would make the
+test slow or fail; the time limit and the absence of any result line show that no work happened.
+"""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = 20.0  # seconds: generous for a loaded machine; the long work these checks precede takes minutes
+
+
+def run(script, *args, env=None):
+    start = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / script), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env={**os.environ, "SDL_VIDEODRIVER": "dummy", **(env or {})},
+    )
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def assert_user_error(result, status, message):
+    """Exit ``status``, ``message`` on the last stderr line, no traceback, nothing on stdout, fast."""
+    assert result.returncode == status, result.stderr
+    assert "Traceback" not in result.stderr
+    assert message in result.stderr.strip().splitlines()[-1], result.stderr
+    assert result.stdout == ""
+    assert result.seconds < FAST
+
+
+def load_script(name):
+    spec = importlib.util.spec_from_file_location(f"h13_{name}", ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def tictactoe_td_file(tmp_path_factory):
+    from agents.td import TDAgent
+    from gym_boardgames.rules import TicTacToe
+
+    path = tmp_path_factory.mktemp("td") / "ttt.npz"
+    TDAgent(TicTacToe()).save(path)
+    return path
+
+
+# ---- output paths ---------------------------------------------------------------------------------
+
+
+def test_arena_refuses_an_out_in_a_missing_folder_before_the_matches():
+    result = run("arena.py", "--out", "/nonexistent/dir/x.json")
+    assert_user_error(result, 2, "--out /nonexistent/dir/x.json: the folder /nonexistent/dir does not exist")
+
+
+@pytest.mark.parametrize(
+    ("script", "args"),
+    [
+        ("arena.py", ["--agents", "random", "mcts"]),
+        ("train_tictactoe_td.py", []),
+        ("demo_tictactoe.py", []),
+        ("train_gridworld_dp.py", []),
+        ("bench.py", []),
+    ],
+)
+def test_an_out_naming_a_folder_is_refused_before_the_work(script, args, tmp_path):
+    result = run(script, *args, "--out", str(tmp_path))
+    assert_user_error(result, 2, f"--out {tmp_path}: is a folder; give a file name")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("script", "flag"),
+    [
+        ("train_tictactoe_td.py", "--out"),
+        ("train_tictactoe_td.py", "--plot"),
+        ("arena.py", "--out"),
+        ("train_dots_boxes_q.py", "--out"),
+    ],
+)
+def test_an_unwritable_place_is_refused_before_the_work(script, flag):
+    # /proc takes no new files, even from root: the same failure as a read-only folder.
+    result = run(script, flag, "/proc/h13.json" if script != "train_tictactoe_td.py" else "/proc/h13.png")
+    assert_user_error(result, 2, f"{flag} /proc/h13.")
+    assert "cannot write in the folder /proc" in result.stderr
+
+
+def test_blackjack_refuses_an_out_that_is_a_file_before_the_experiments(tmp_path):
+    existing = tmp_path / "figures"
+    existing.write_text("not a folder")
+    assert_user_error(run("train_blackjack_mc.py", "--out", str(existing)), 2, "exists and is not a folder")
+
+
+def test_dots_refuses_bad_save_dir_and_out_before_the_experiments(tmp_path):
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    assert_user_error(run("train_dots_boxes_q.py", "--save-dir", str(a_file)), 2, "--save-dir")
+    assert_user_error(run("train_dots_boxes_q.py", "--out", "/nonexistent/r.md"), 2, "the folder /nonexistent does")
+
+
+def test_play_refuses_a_screenshot_in_a_missing_folder():
+    result = run("play.py", "tictactoe", "--screenshot", "/nonexistent/x.png")
+    assert_user_error(result, 2, "--screenshot /nonexistent/x.png: the folder /nonexistent does not exist")
+
+
+@pytest.mark.parametrize(("script", "name"), [("train_sb3", "model.zip"), ("bench", "bench.json")])
+def test_parse_args_refuses_a_folder_as_out(script, name, tmp_path, capsys):
+    (tmp_path / name).mkdir()
+    with pytest.raises(SystemExit) as info:
+        load_script(script).parse_args(["--out", str(tmp_path / name)])
+    assert info.value.code == 2
+    assert f"--out {tmp_path / name}: is a folder" in capsys.readouterr().err
+
+
+def test_blackjack_checks_the_files_it_will_write_in_out(tmp_path, capsys):
+    (tmp_path / "figure_5_2.png").mkdir()  # a folder where a figure is to go: savefig would fail at the end
+    with pytest.raises(SystemExit) as info:
+        load_script("train_blackjack_mc").parse_args(["--out", str(tmp_path)])
+    assert info.value.code == 2
+    assert f"--out {tmp_path / 'figure_5_2.png'}: is a folder" in capsys.readouterr().err
+
+
+# ---- missing extras -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("script", "argv", "needed_for"),
+    [
+        ("train_blackjack_mc", ["--out", "OUT"], "--out"),
+        ("train_dots_boxes_q", ["--out", "OUT/x.png"], "--out .png"),
+        ("train_tictactoe_td", ["--plot", "OUT/x.png", "--out", "OUT/x.npz"], "--plot"),
+    ],
+)
+def test_a_missing_plot_extra_is_reported_before_any_experiment(
+    script, argv, needed_for, tmp_path, monkeypatch, capsys
+):
+    module = load_script(script)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the 'plot' extra were not installed
+    with pytest.raises(SystemExit) as info:
+        module.parse_args([arg.replace("OUT", str(tmp_path)) for arg in argv])
+    assert info.value.code == f"error: {needed_for} needs matplotlib, the 'plot' extra: pip install -e \".[plot]\""
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---- agents and games -----------------------------------------------------------------------------
+
+
+def test_arena_plays_exact_on_dots():
+    result = run("arena.py", "--game", "dots", "--rows", "2", "--cols", "2", "--agents", "exact", "random",
+                 "--games", "4", "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout.splitlines()[-1])["results"]["exact vs random"]
+    assert record["first"]["loss"] == 0  # 2x2 is a first-player win: exact never loses moving first
+
+
+def test_arena_refuses_a_dots_bot_on_tictactoe_before_any_match():
+    result = run("arena.py", "--game", "tictactoe", "--agents", "random", "always4never3")
+    assert_user_error(result, 1, "error: --agents always4never3: 'always4never3' plays Dots and Boxes only")
+
+
+def test_arena_refuses_a_td_file_of_another_game_naming_its_game(tictactoe_td_file):
+    result = run("arena.py", "--game", "connectfour", "--agents", "random", f"td:{tictactoe_td_file}")
+    assert_user_error(result, 1, "holds tables for TicTacToe(), not for ConnectN(rows=6, cols=7, n=4, gravity=True)")
+
+
+def test_arena_reports_a_missing_td_file_in_one_line():
+    assert_user_error(run("arena.py", "--agents", "random", "td:/nonexistent.npz"), 1, "--agents td:/nonexistent.npz")
+
+
+def test_arena_help_lists_the_dots_bots():
+    result = run("arena.py", "--help")
+    assert all(name in result.stdout for name in ("first_available", "always4never3", "endgame:K", "exact"))
+
+
+def test_make_agent_refuses_a_td_file_for_another_game(tictactoe_td_file):
+    from agents.factory import make_agent
+    from agents.persistence import SavedFileError
+    from gym_boardgames.rules import ConnectN, TicTacToe
+
+    with pytest.raises(SavedFileError, match=r"holds tables for TicTacToe\(\), not for ConnectN"):
+        make_agent(f"td:{tictactoe_td_file}", game=ConnectN())
+    agent = make_agent(f"td:{tictactoe_td_file}", seed=3, game=TicTacToe())
+    assert agent.game == TicTacToe()
+
+
+# ---- arguments ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["connectn", "--rows", "0"], "argument --rows: must be an integer >= 1, got '0'"),
+        (["connectn", "--n", "0"], "argument --n: must be an integer >= 1, got '0'"),
+        (["tictactoe", "--seed", "-1"], "argument --seed: must be an integer >= 0, got '-1'"),
+        (["tictactoe", "--max-frames", "0"], "argument --max-frames: must be an integer >= 1"),
+    ],
+)
+def test_play_refuses_bad_numbers_naming_the_flag(args, message):
+    assert_user_error(run("play.py", *args, "--screenshot", "x.png"), 2, message)
+
+
+def test_play_refuses_options_the_game_does_not_take():
+    assert_user_error(run("play.py", "tictactoe", "--rows", "4"), 1, "tictactoe does not take rows")
+
+
+@pytest.mark.parametrize(
+    "script",
+    ["arena.py", "demo_tictactoe.py", "train_tictactoe_td.py", "train_gridworld_dp.py", "train_blackjack_mc.py"],
+)
+def test_a_negative_seed_names_the_flag(script):
+    assert_user_error(run(script, "--seed", "-1"), 2, "argument --seed: must be an integer >= 0, got '-1'")
+
+
+def test_gridworld_refuses_a_binary_map_in_one_line(tmp_path):
+    binary = tmp_path / "map.bin"
+    binary.write_bytes(bytes(range(256)))
+    assert_user_error(run("train_gridworld_dp.py", "--map", str(binary)), 2, f"--map {binary}: not a UTF-8 text map")
+
+
+def test_gridworld_refuses_a_device_as_map_without_reading_it():
+    assert_user_error(run("train_gridworld_dp.py", "--map", "/dev/zero"), 2, "--map /dev/zero: not a regular file")
+
+
+# ---- headless play --------------------------------------------------------------------------------
+
+
+def test_play_screenshot_works_headless_by_itself(tmp_path):
+    shot = tmp_path / "x.png"
+    result = run("play.py", "tictactoe", "--screenshot", str(shot))
+    assert result.returncode == 0, result.stderr
+    assert shot.stat().st_size > 1000 and result.seconds < FAST
+
+
+def test_play_headless_without_a_screenshot_says_what_to_do():
+    assert_user_error(run("play.py", "tictactoe"), 1, "give --screenshot FILE")
+
+
+def test_play_help_shows_max_frames():
+    assert "--max-frames N" in run("play.py", "--help").stdout
+
+
+def test_a_draw_reported_as_minus_one_reads_as_a_draw(monkeypatch):
+    from gym_boardgames.envs.tictactoe import TicTacToeEnv
+    from gym_boardgames.play import PlayApp
+
+    class Never:
+        def act(self, game, state):
+            raise AssertionError("the agent is not asked in this test")
+
+    app = PlayApp(TicTacToeEnv(opponent=None), Never(), human_player=0)
+    try:
+        for action in (0, 1, 2, 4, 3, 5, 7, 6, 8):  # a drawn game, both sides played here
+            app.env.step(action)
+        assert app.env.episode_over
+        for winner in (-1, None):  # -1 from the envs of 0.1 on, None before
+            monkeypatch.setattr(TicTacToeEnv, "winner", property(lambda self, w=winner: w))
+            app.message_until = 0.0
+            assert app.status().startswith("Draw - ")
+    finally:
+        app.close()
+
+
+# ---- the demo's summary ---------------------------------------------------------------------------
+
+
+def test_demo_self_play_reports_each_sides_record():
+    result = run("demo_tictactoe.py", "--self-play", "--games", "20", "--json")
+    summary = json.loads(result.stdout.splitlines()[-1])
+    wins = summary["wins"]
+    assert summary["by_side"] == {
+        "X": {"win": wins["X"], "draw": wins["draw"], "loss": wins["O"]},
+        "O": {"win": wins["O"], "draw": wins["draw"], "loss": wins["X"]},
+    }
+    assert sum(wins.values()) == 20 and "mean_return" not in summary and "agent" not in summary
+
+
+def test_demo_against_the_opponent_reports_the_agents_record_and_return():
+    result = run("demo_tictactoe.py", "--agent-player", "random", "--games", "30", "--json")
+    summary = json.loads(result.stdout.splitlines()[-1])
+    agent = summary["agent"]
+    assert sum(agent.values()) == 30
+    assert summary["mean_return"] == pytest.approx((agent["win"] - agent["loss"]) / 30)
+
+
+@pytest.mark.parametrize("draw", [-1, None])
+def test_demo_reads_a_draw_as_minus_one_or_none(draw):
+    module = load_script("demo_tictactoe")
+
+    class DrawEnv:
+        def reset(self, seed=None):
+            return None, {"action_mask": np.ones(9, np.int8)}
+
+        def step(self, action):
+            return None, 0.0, True, False, {"winner": draw, "action_mask": np.zeros(9, np.int8)}
+
+    assert module.play_game(DrawEnv(), np.random.default_rng(0), 0, show=False) == (0.0, -1)
+
+
+def test_demo_counts_a_minus_one_winner_as_a_draw(monkeypatch, capsys):
+    module = load_script("demo_tictactoe")
+    monkeypatch.setattr(module, "play_game", lambda env, rng, seed, show: (0.0, -1))
+    summary = module.main(["--games", "3"])
+    assert summary["wins"] == {"X": 0, "O": 0, "draw": 3} and summary["agent"] == {"win": 0, "draw": 3, "loss": 0}
