@@ -603,6 +603,19 @@ def _evaluate_one(evaluator: Any, game: Any, state: Any) -> tuple[list[float] | 
     return np.asarray(priors, dtype=float)[0, legal].tolist(), check_value(values[0], "evaluate")
 
 
+def expand_roots(trees: Sequence[SearchTree], evaluator: Evaluator) -> None:
+    """Give every PUCT root that has no priors yet its evaluator priors, in ONE ``evaluate`` call.
+
+    Self-play calls this before mixing Dirichlet noise into the roots' priors.
+    """
+    need = [t for t in trees if t.puct and t.root.priors is None and t.root.proven is None]
+    if need:
+        game = need[0].game
+        priors, _ = evaluator.evaluate(game, [t.root.state for t in need])
+        for tree, row in zip(need, np.asarray(priors, dtype=float), strict=True):
+            tree.expand(tree.root, row[list(game.legal_actions(tree.root.state))].tolist())
+
+
 def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulations: int) -> None:
     """Run ``n_simulations`` simulations in each tree, with ONE ``evaluator.evaluate`` call per step.
 
@@ -617,11 +630,7 @@ def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulation
         n_simulations: simulations to add to each tree (a tree whose root gets proven stops early).
     """
     game = trees[0].game if trees else None
-    need_root = [t for t in trees if t.puct and t.root.priors is None and t.root.proven is None]
-    if need_root:
-        priors, _ = evaluator.evaluate(game, [t.root.state for t in need_root])
-        for tree, row in zip(need_root, np.asarray(priors, dtype=float), strict=True):
-            tree.expand(tree.root, row[list(game.legal_actions(tree.root.state))].tolist())
+    expand_roots(trees, evaluator)
     remaining = [n_simulations] * len(trees)
     while True:
         pending: list[tuple[SearchTree, list[_Node]]] = []

@@ -1,0 +1,15 @@
+"""AlphaZero: a policy-value network learned by self-play with PUCT search, for every board game here.
+
+* :mod:`agents.alphazero.encoding`: board planes from the mover's side, and the boards' symmetries;
+* :mod:`agents.alphazero.network`: the residual policy-value network's shape and a numpy forward pass;
+* :mod:`agents.alphazero.agent`: :class:`AlphaZeroAgent` (the network as the evaluator of the shared search
+  core, :mod:`agents.search`), saved models and :func:`load_pretrained`;
+* :mod:`agents.alphazero.selfplay`: batched self-play, one network call per simulation step for all games;
+* :mod:`agents.alphazero.training`: the training loop (PyTorch, the ``alphazero`` extra).
+
+Playing a saved or shipped model needs numpy only; training needs PyTorch.
+"""
+
+from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator, load_pretrained
+
+__all__ = ["AlphaZeroAgent", "NetworkEvaluator", "load_pretrained"]

@@ -1,0 +1,282 @@
+"""The AlphaZero player: a policy-value network as the search's evaluator, saved and loaded without pickle.
+
+:class:`NetworkEvaluator` answers the search core's question (:class:`agents.search.Evaluator`) for a batch
+of states with one forward pass: the encoder's planes in, softmax priors over the legal moves and the
+tanh value for the player to move out. :class:`AlphaZeroAgent` puts it under PUCT (the shared tree of
+:mod:`agents.search`, with the MCTS-Solver's proofs and tree reuse); with ``n_simulations=0`` it plays the
+raw network's most probable legal move.
+
+Saved models are ``.npz`` files through :mod:`agents.persistence` (format ``gym_boardgames.alphazero``):
+the network's parameters as float32 arrays by name, and JSON metadata with the game, the network's shape
+and the training settings. Loading checks everything before allocating and never unpickles, and playing
+needs numpy only (:class:`agents.alphazero.network.NumpyNet`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from agents._rng import SeedLike, make_rng
+from agents.alphazero.encoding import BoardEncoder, encoder_for
+from agents.alphazero.network import NetConfig, NumpyNet, config_from_meta, masked_softmax
+from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
+from agents.search import SearchTree, uniform_stream
+
+FORMAT = "gym_boardgames.alphazero"
+VERSION = 1
+#: Shipped models by name: file in ``agents/alphazero/models/``.
+PRETRAINED = {"tictactoe": "tictactoe.npz", "connectfour": "connectfour.npz"}
+#: Default PUCT exploration constant.
+C_PUCT = 1.5
+
+
+def game_spec(game: Any) -> dict[str, Any]:
+    """Return the JSON description of a rules object that :func:`game_from_spec` rebuilds."""
+    from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
+
+    if isinstance(game, TicTacToe):
+        return {"name": "tictactoe"}
+    if isinstance(game, ConnectN):
+        return {"name": "connectn", "rows": game.rows, "cols": game.cols, "n": game.n, "gravity": game.gravity}
+    if isinstance(game, DotsAndBoxes):
+        return {"name": "dots", "rows": game.rows, "cols": game.cols, "tie_break": game.tie_break}
+    raise ValueError(f"no AlphaZero support for {game!r}: use TicTacToe, ConnectN or DotsAndBoxes")
+
+
+def game_from_spec(spec: Any) -> Any:
+    """Rebuild the rules object of :func:`game_spec` (sizes checked by the constructors' limits).
+
+    Raises:
+        ValueError: if ``spec`` is not a valid description.
+    """
+    from gym_boardgames.rules.registry import make_game
+
+    if not isinstance(spec, dict) or spec.get("name") not in ("tictactoe", "connectn", "dots"):
+        raise ValueError(f"game must be an object naming tictactoe, connectn or dots, got {spec!r}")
+    options = {k: v for k, v in spec.items() if k != "name"}
+    allowed = {"tictactoe": set(), "connectn": {"rows", "cols", "n", "gravity"}, "dots": {"rows", "cols", "tie_break"}}
+    if set(options) - allowed[spec["name"]]:
+        raise ValueError(f"{spec['name']} does not take {sorted(set(options) - allowed[spec['name']])}")
+    return make_game(spec["name"], **options)
+
+
+def same_game(a: Any, b: Any) -> bool:
+    """Return whether two rules objects are the same game (same class and configuration)."""
+    return game_spec(a) == game_spec(b)
+
+
+class NetworkEvaluator:
+    """The search's evaluator backed by a policy-value network: one forward pass per batch of states.
+
+    Args:
+        game: the rules object the network was trained on.
+        net: anything with ``forward(planes) -> (logits (B, A), values (B,))``: a :class:`NumpyNet`, or the
+            training library's model wrapped by the trainer.
+        encoder: the game's encoder (made from ``game`` if None).
+    """
+
+    def __init__(self, game: Any, net: Any, encoder: BoardEncoder | None = None) -> None:
+        self.game = game
+        self.net = net
+        self.encoder = encoder if encoder is not None else encoder_for(game)
+        #: Forward passes and states evaluated so far (to check batching).
+        self.calls = 0
+        self.states_evaluated = 0
+
+    def evaluate(self, game: Any, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(priors (B, num_actions), values (B,))``: softmax over legal moves, tanh value for the mover.
+
+        Raises:
+            ValueError: if ``game`` is not the game of the network.
+        """
+        if game is not self.game and not same_game(game, self.game):
+            raise ValueError(f"this network plays {self.game!r}, not {game!r}")
+        if len(states) == 0:
+            return np.zeros((0, self.encoder.num_actions)), np.zeros(0)
+        self.calls += 1
+        self.states_evaluated += len(states)
+        logits, values = self.net.forward(self.encoder.encode(states))
+        mask = np.stack([game.legal_mask(s) for s in states]).astype(bool)
+        return masked_softmax(np.asarray(logits, dtype=np.float64), mask), np.asarray(values, dtype=np.float64)
+
+
+class AlphaZeroAgent:
+    """An AlphaZero player: PUCT search guided by a policy-value network (numpy inference).
+
+    Args:
+        game: the rules object the network plays.
+        config: the network's shape.
+        params: its parameters by name (see :class:`agents.alphazero.network.NetConfig`).
+        n_simulations: simulations per move; 0 plays the raw network's most probable legal move.
+        c_puct: PUCT's exploration constant.
+        seed: an int, a Generator or None: breaks ties among equally visited moves.
+        reuse_tree: keep the subtree of the new position between moves.
+        meta: free metadata kept with the model (training settings, results), saved with it.
+
+    Raises:
+        ValueError: on a bad ``n_simulations`` or ``c_puct``, or parameters that do not fit ``config``.
+    """
+
+    def __init__(
+        self,
+        game: Any,
+        config: NetConfig,
+        params: dict[str, np.ndarray],
+        n_simulations: int = 100,
+        c_puct: float = C_PUCT,
+        seed: SeedLike = None,
+        reuse_tree: bool = True,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        if isinstance(n_simulations, bool) or not isinstance(n_simulations, (int, np.integer)) or n_simulations < 0:
+            raise ValueError(f"n_simulations must be an integer >= 0 (0: the raw network), got {n_simulations!r}")
+        if isinstance(c_puct, bool) or not isinstance(c_puct, (int, float)) or not 0 <= c_puct < float("inf"):
+            raise ValueError(f"c_puct must be a finite number >= 0, got {c_puct!r}")
+        encoder = encoder_for(game)
+        expected = (encoder.shape[0], encoder.shape[1], encoder.shape[2], encoder.num_actions)
+        got = (config.in_planes, config.height, config.width, config.num_actions)
+        if got != expected:
+            raise ValueError(f"network input/output {got} does not fit {game!r}, which needs {expected}")
+        self.game = game
+        self.config = config
+        self.params = {name: np.asarray(params[name], dtype=np.float32) for name in config.param_shapes()}
+        self.n_simulations = int(n_simulations)
+        self.c_puct = float(c_puct)
+        self.rng = make_rng(seed)
+        self.reuse_tree = reuse_tree
+        self.meta = dict(meta or {})
+        self.evaluator = NetworkEvaluator(game, NumpyNet(config, self.params), encoder)
+        self._uniform = uniform_stream(self.rng)
+        self._tree: SearchTree | None = None
+
+    def __repr__(self) -> str:
+        c = self.config
+        return f"AlphaZeroAgent({self.game!r}, {c.channels}x{c.blocks} net, n_simulations={self.n_simulations})"
+
+    # ---- playing -------------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Drop the search tree (the arena calls this before each game)."""
+        self._tree = None
+
+    def evaluate(self, game: Any, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Return the network's ``(priors (N, num_actions), values (N,))`` for non-terminal ``states``.
+
+        Priors are zero on illegal moves and sum to 1; values are in ``[-1, 1]`` for the player to move.
+        """
+        return self.evaluator.evaluate(game, states)
+
+    def act(self, game: Any, state: Any) -> int:
+        """Return the move for ``state``: the most visited after the search, or the network's best guess.
+
+        Raises:
+            ValueError: if ``state`` is terminal or ``game`` is not the network's game.
+        """
+        if game.is_terminal(state):
+            raise ValueError("cannot act on a terminal state: the game is over")
+        if game is not self.game and not same_game(game, self.game):
+            raise ValueError(f"this network plays {self.game!r}, not {game!r}")
+        if self.n_simulations == 0:
+            priors, _ = self.evaluate(game, [state])
+            return int(np.argmax(priors[0]))
+        return self.search(game, state).best_action()
+
+    def search(self, game: Any, state: Any) -> SearchTree:
+        """Run this move's simulations from ``state`` and return the tree (for its statistics)."""
+        tree = self._tree
+        if self.reuse_tree and tree is not None:
+            tree.find(state)
+        else:
+            tree = SearchTree(game, state, self.c_puct, True, self._uniform)
+        self._tree = tree
+        tree.run(self.evaluator, max(self.n_simulations, 1))
+        return tree
+
+    # ---- files ---------------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the network and its metadata to ``path`` (``.npz``), atomically."""
+        meta = {"game": game_spec(self.game), "net": self.config.to_dict(), "info": self.meta}
+        save_npz(path, self.params, format=FORMAT, version=VERSION, meta=meta)
+
+    @classmethod
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        game: Any = None,
+        n_simulations: int = 100,
+        c_puct: float = C_PUCT,
+        seed: SeedLike = None,
+    ) -> AlphaZeroAgent:
+        """Load a model saved by :meth:`save` (or by the training script).
+
+        Args:
+            path: the ``.npz`` file.
+            game: if given, the file must be a model of this game.
+            n_simulations: simulations per move of the returned agent.
+            c_puct: its exploration constant.
+            seed: its tie-breaking seed.
+
+        Raises:
+            SavedFileError: naming the file, if it is not a valid model (or is one of another game).
+            FileNotFoundError: if it does not exist.
+        """
+        found: dict[str, Any] = {}
+
+        def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
+            if not isinstance(meta, dict) or "game" not in meta or "net" not in meta:
+                raise ValueError("the metadata must hold 'game' and 'net'")
+            stored_game = game_from_spec(meta["game"])
+            config = config_from_meta(meta["net"])
+            encoder = encoder_for(stored_game)
+            expected = (encoder.shape[0], encoder.shape[1], encoder.shape[2], encoder.num_actions)
+            got = (config.in_planes, config.height, config.width, config.num_actions)
+            if got != expected:
+                raise ValueError(f"network input/output {got} does not fit {stored_game!r}, which needs {expected}")
+            found.update(game=stored_game, config=config, info=meta.get("info", {}))
+            return {name: ArraySpec(shape, np.float32, finite=True) for name, shape in config.param_shapes().items()}
+
+        loaded = load_npz(path, format=FORMAT, versions={VERSION}, schema=schema, allow_extra=False)
+        stored_game = found["game"]
+        if game is not None and not same_game(game, stored_game):
+            raise SavedFileError(f"{os.fspath(path)}: a model of {stored_game!r}, not of {game!r}")
+        info = found["info"] if isinstance(found["info"], dict) else {}
+        return cls(
+            game if game is not None else stored_game,
+            found["config"],
+            dict(loaded.arrays),
+            n_simulations=n_simulations,
+            c_puct=c_puct,
+            seed=seed,
+            meta=info,
+        )
+
+
+def pretrained_path(name: str) -> str:
+    """Return the path of a shipped model (see :data:`PRETRAINED`).
+
+    Raises:
+        ValueError: on an unknown name, listing the shipped ones.
+    """
+    if name not in PRETRAINED:
+        raise ValueError(f"no shipped AlphaZero model {name!r}: choose one of {', '.join(sorted(PRETRAINED))}")
+    return str(resources.files("agents.alphazero").joinpath("models", PRETRAINED[name]))
+
+
+def load_pretrained(name: str, n_simulations: int = 100, seed: SeedLike = None) -> AlphaZeroAgent:
+    """Return the shipped AlphaZero player for ``"tictactoe"`` or ``"connectfour"`` (numpy only).
+
+    Args:
+        name: the game of the shipped model.
+        n_simulations: simulations per move (0: the raw network).
+        seed: tie-breaking seed.
+
+    Raises:
+        ValueError: on an unknown name.
+    """
+    return AlphaZeroAgent.load(pretrained_path(name), n_simulations=n_simulations, seed=seed)

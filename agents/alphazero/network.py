@@ -1,0 +1,192 @@
+"""The policy-value network: its configuration, its parameters by name, and a forward pass in plain numpy.
+
+The architecture is AlphaGo Zero's, scaled down for a CPU::
+
+    input (C, H, W)
+      -> conv 3x3, `channels` filters, batch norm, ReLU
+      -> `blocks` residual blocks: conv 3x3, BN, ReLU, conv 3x3, BN, + input, ReLU
+      -> policy head: conv 1x1 (2 filters), BN, ReLU, linear to `num_actions` logits
+      -> value head: conv 1x1 (1 filter), BN, ReLU, linear to `value_hidden`, ReLU, linear to 1, tanh
+
+Parameters are a flat ``{name: float32 array}`` dictionary with PyTorch's ``state_dict`` names (batch-norm
+running statistics included), so the training library's model (:mod:`agents.alphazero.torch_model`) and
+this module read the same saved file. :class:`NumpyNet` folds each batch norm into the convolution before
+it (inference mode: ``y = gamma * (conv(x) - mean) / sqrt(var + eps) + beta`` is again a convolution) and
+runs the convolutions as one matrix product over 3x3 patches, in NHWC layout. Playing a saved model
+therefore needs numpy only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+#: PyTorch's default batch-norm epsilon; the numpy pass must fold with the same value.
+BN_EPS = 1e-5
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """The shape of a policy-value network.
+
+    Attributes:
+        in_planes: input planes (the encoder's).
+        height: board grid height.
+        width: board grid width.
+        num_actions: policy size.
+        channels: filters of the trunk's convolutions.
+        blocks: residual blocks.
+        value_hidden: width of the value head's hidden layer.
+    """
+
+    in_planes: int
+    height: int
+    width: int
+    num_actions: int
+    channels: int = 32
+    blocks: int = 3
+    value_hidden: int = 64
+
+    def __post_init__(self) -> None:
+        limits = {
+            "in_planes": 64,
+            "height": 256,
+            "width": 256,
+            "num_actions": 65536,
+            "channels": 512,
+            "blocks": 64,
+            "value_hidden": 4096,
+        }
+        for name, limit in limits.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= limit:
+                raise ValueError(f"network {name} must be an integer in [0, {limit}], got {value!r}")
+            if name != "blocks" and value == 0:
+                raise ValueError(f"network {name} must be at least 1, got 0")
+
+    def to_dict(self) -> dict[str, int]:
+        """Return the configuration as plain ints (for a file's JSON metadata)."""
+        return {k: int(v) for k, v in asdict(self).items()}
+
+    def param_shapes(self) -> dict[str, tuple[int, ...]]:
+        """Return every parameter's name and shape, in PyTorch's ``state_dict`` naming."""
+        c, cells = self.channels, self.height * self.width
+        shapes: dict[str, tuple[int, ...]] = {}
+
+        def conv_bn(prefix: str, c_in: int, c_out: int, k: int) -> None:
+            shapes[f"{prefix}.conv.weight"] = (c_out, c_in, k, k)
+            for stat in ("weight", "bias", "running_mean", "running_var"):
+                shapes[f"{prefix}.bn.{stat}"] = (c_out,)
+
+        conv_bn("stem", self.in_planes, c, 3)
+        for b in range(self.blocks):
+            conv_bn(f"blocks.{b}.a", c, c, 3)
+            conv_bn(f"blocks.{b}.b", c, c, 3)
+        conv_bn("policy", c, 2, 1)
+        shapes["policy_fc.weight"] = (self.num_actions, 2 * cells)
+        shapes["policy_fc.bias"] = (self.num_actions,)
+        conv_bn("value", c, 1, 1)
+        shapes["value_fc1.weight"] = (self.value_hidden, cells)
+        shapes["value_fc1.bias"] = (self.value_hidden,)
+        shapes["value_fc2.weight"] = (1, self.value_hidden)
+        shapes["value_fc2.bias"] = (1,)
+        return shapes
+
+
+def _fold(params: dict[str, np.ndarray], prefix: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return the ``(k*k*c_in, c_out)`` matrix and bias of conv ``prefix`` with its batch norm folded in."""
+    weight = params[f"{prefix}.conv.weight"].astype(np.float64)  # (out, in, k, k)
+    gamma, beta = params[f"{prefix}.bn.weight"], params[f"{prefix}.bn.bias"]
+    mean, var = params[f"{prefix}.bn.running_mean"], params[f"{prefix}.bn.running_var"]
+    scale = gamma / np.sqrt(var.astype(np.float64) + BN_EPS)
+    weight = weight * scale[:, None, None, None]
+    bias = beta - mean * scale
+    # Patches are laid out (dy, dx, channel), matching _patches below.
+    matrix = weight.transpose(2, 3, 1, 0).reshape(-1, weight.shape[0])
+    return matrix.astype(np.float32), bias.astype(np.float32)
+
+
+def _patches(x: np.ndarray) -> np.ndarray:
+    """Return the 3x3 patches of NHWC ``x`` (zero padded) as ``(B*H*W, 9*C)``."""
+    batch, height, width, channels = x.shape
+    padded = np.zeros((batch, height + 2, width + 2, channels), dtype=x.dtype)
+    padded[:, 1:-1, 1:-1] = x
+    views = [padded[:, dy : dy + height, dx : dx + width] for dy in range(3) for dx in range(3)]
+    return np.concatenate(views, axis=3).reshape(batch * height * width, 9 * channels)
+
+
+class NumpyNet:
+    """Inference with numpy only: the network of ``config`` with ``params`` (see the module docstring).
+
+    Args:
+        config: the network's shape.
+        params: every parameter of :meth:`NetConfig.param_shapes`, by name.
+
+    Raises:
+        ValueError: if a parameter is missing or has the wrong shape.
+    """
+
+    def __init__(self, config: NetConfig, params: dict[str, np.ndarray]) -> None:
+        for name, shape in config.param_shapes().items():
+            if name not in params:
+                raise ValueError(f"network parameter {name!r} is missing")
+            if tuple(params[name].shape) != shape:
+                raise ValueError(f"network parameter {name!r} has shape {params[name].shape}, expected {shape}")
+        self.config = config
+        self._stem = _fold(params, "stem")
+        self._blocks = [(_fold(params, f"blocks.{b}.a"), _fold(params, f"blocks.{b}.b")) for b in range(config.blocks)]
+        self._policy = _fold(params, "policy")
+        self._value = _fold(params, "value")
+        cells = config.height * config.width
+        # The linear layers read PyTorch's flattened NCHW features; reorder their columns once for NHWC.
+        policy_w = params["policy_fc.weight"].reshape(config.num_actions, 2, cells).transpose(0, 2, 1)
+        self._policy_fc = (np.ascontiguousarray(policy_w.reshape(config.num_actions, -1).T), params["policy_fc.bias"])
+        self._value_fc1 = (np.ascontiguousarray(params["value_fc1.weight"].T), params["value_fc1.bias"])
+        self._value_fc2 = (np.ascontiguousarray(params["value_fc2.weight"].T), params["value_fc2.bias"])
+
+    def forward(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(policy logits (B, num_actions), values (B,))`` of ``(B, C, H, W)`` input planes."""
+        batch = planes.shape[0]
+        height, width = self.config.height, self.config.width
+        x = np.ascontiguousarray(planes.transpose(0, 2, 3, 1), dtype=np.float32)
+
+        def conv3(t: np.ndarray, folded: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+            matrix, bias = folded
+            return (_patches(t) @ matrix + bias).reshape(batch, height, width, -1)
+
+        x = np.maximum(conv3(x, self._stem), 0)
+        for a, b in self._blocks:
+            h = np.maximum(conv3(x, a), 0)
+            x = np.maximum(conv3(h, b) + x, 0)
+        flat = x.reshape(batch * height * width, -1)
+        p = np.maximum(flat @ self._policy[0] + self._policy[1], 0).reshape(batch, -1)
+        logits = p @ self._policy_fc[0] + self._policy_fc[1]
+        v = np.maximum(flat @ self._value[0] + self._value[1], 0).reshape(batch, -1)
+        v = np.maximum(v @ self._value_fc1[0] + self._value_fc1[1], 0)
+        values = np.tanh(v @ self._value_fc2[0] + self._value_fc2[1])[:, 0]
+        return logits, values
+
+
+def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Return softmax probabilities of ``logits`` over the entries where ``mask`` is true (0 elsewhere)."""
+    masked = np.where(mask, logits, -np.inf)
+    masked = masked - masked.max(axis=1, keepdims=True)
+    exp = np.exp(masked)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+def config_from_meta(meta: Any) -> NetConfig:
+    """Return the :class:`NetConfig` stored in a file's metadata, validated.
+
+    Raises:
+        ValueError: if the metadata does not describe a valid network.
+    """
+    if not isinstance(meta, dict):
+        raise ValueError(f"network configuration must be an object, got {type(meta).__name__}")
+    fields = set(NetConfig.__dataclass_fields__)
+    unknown = set(meta) - fields
+    if unknown or not {"in_planes", "height", "width", "num_actions"} <= set(meta):
+        raise ValueError(f"network configuration must have the keys {sorted(fields)}, got {sorted(meta)}")
+    return NetConfig(**meta)

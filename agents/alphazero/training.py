@@ -1,0 +1,694 @@
+"""AlphaZero's training loop: batched self-play, a replay window, and the policy-value loss (PyTorch).
+
+Each iteration:
+
+1. **Self-play**: ``games_per_iteration`` games with the current network (:mod:`agents.alphazero.selfplay`),
+   in this process or in ``workers`` processes (or Ray actors on a cluster), each playing its share with
+   ``parallel_games`` games at once. Workers get the network's weights as numpy arrays and run it with
+   PyTorch on one thread each.
+2. **Replay window**: the samples join a window of the most recent ``replay_window`` positions.
+3. **Training**: ``epochs * new positions / batch_size`` gradient steps (at least one), each on a batch
+   drawn uniformly from the window, every sample under a random symmetry of the board, minimising
+   AlphaGo Zero's loss ``(z - v)^2 - pi . log p + c ||theta||^2``; the L2 term is AdamW's (decoupled)
+   weight decay. The learning rate decays linearly to 10% over the iterations.
+4. **Checkpoint**: the model (``out``, loadable by :meth:`AlphaZeroAgent.load`) and the training state
+   (``out`` with ``.train.npz``: optimizer moments, the replay window, the curve and the iteration), both
+   atomic, so ``resume`` continues where a run stopped.
+5. **Evaluation** every ``eval_every`` iterations (for the learning curve): the share of optimal moves of
+   the raw network where the game is small enough to solve, and the search player's score against fixed
+   baselines.
+6. **Gating** (optional): the new network plays the best one so far (``gate_games`` games through
+   :func:`agents.arena.play_match`); it becomes the self-play network only if it scores at least
+   ``gate_threshold``.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator, game_from_spec, game_spec
+from agents.alphazero.encoding import BoardEncoder, encoder_for
+from agents.alphazero.network import NetConfig, NumpyNet
+from agents.alphazero.selfplay import GameSummary, Samples, SelfPlayConfig, play_games
+from agents.persistence import ArraySpec, load_npz, save_npz
+from gym_boardgames.utils import require_extra
+
+TRAIN_FORMAT = "gym_boardgames.alphazero.training"
+TRAIN_VERSION = 1
+#: Largest training-state file accepted on resume (the replay window dominates it).
+MAX_TRAIN_FILE_BYTES = 1 << 30
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything a training run depends on (saved with every checkpoint).
+
+    Attributes:
+        iterations: self-play + training rounds.
+        games_per_iteration: self-play games per round.
+        selfplay: search and move-selection settings of self-play.
+        channels: network trunk width.
+        blocks: residual blocks.
+        value_hidden: value head's hidden width.
+        lr: AdamW learning rate at the start (decays linearly to 10%).
+        weight_decay: AdamW's decoupled weight decay (the loss's L2 term).
+        batch_size: samples per gradient step.
+        epochs: gradient samples per new position, divided by nothing: steps = epochs * new / batch_size.
+        replay_window: positions kept for training (the most recent).
+        workers: self-play processes (1: in this process).
+        eval_every: iterations between evaluations (0: never).
+        eval_games: games per baseline at each evaluation.
+        eval_simulations: the search player's simulations at evaluation.
+        baseline_simulations: simulations of the MCTS baseline (random rollouts).
+        gate_games: games against the best network before adopting a new one (0: no gating).
+        gate_threshold: score (wins + draws / 2) the new network needs to be adopted.
+        time_limit: stop after this many seconds of training (0: no limit); the run ends after the
+            iteration that crosses it.
+        threads: PyTorch threads for training. 1 by default: on a 2-core machine with anything else running,
+            2 threads measured 4-30x slower per step than 1 (threads spin waiting for each other).
+        inference: what runs the network in self-play: ``"torch"`` (faster on big boards and batches) or
+            ``"numpy"`` (faster on tic-tac-toe, whose batches are small and cheap).
+        seed: the run's seed.
+    """
+
+    iterations: int = 20
+    games_per_iteration: int = 64
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    channels: int = 32
+    blocks: int = 3
+    value_hidden: int = 64
+    lr: float = 2e-3
+    weight_decay: float = 1e-4
+    batch_size: int = 256
+    epochs: float = 4.0
+    replay_window: int = 50_000
+    workers: int = 1
+    eval_every: int = 1
+    eval_games: int = 10
+    eval_simulations: int = 50
+    baseline_simulations: int = 200
+    gate_games: int = 0
+    gate_threshold: float = 0.55
+    time_limit: float = 0.0
+    threads: int = 1
+    inference: str = "torch"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("iterations", "games_per_iteration", "channels", "value_hidden", "batch_size", "replay_window"):
+            _check_int(name, getattr(self, name), 1)
+        for name in ("blocks", "eval_every", "gate_games", "seed"):
+            _check_int(name, getattr(self, name), 0)
+        _check_int("workers", self.workers, 1)
+        _check_int("eval_games", self.eval_games, 0)
+        _check_int("eval_simulations", self.eval_simulations, 0)
+        _check_int("baseline_simulations", self.baseline_simulations, 1)
+        _check_int("threads", self.threads, 1)
+        if self.inference not in ("torch", "numpy"):
+            raise ValueError(f"inference must be 'torch' or 'numpy', got {self.inference!r}")
+        for name, low, high in (
+            ("lr", 1e-8, 10.0),
+            ("weight_decay", 0.0, 10.0),
+            ("epochs", 0.0, 1e6),
+            ("gate_threshold", 0.0, 1.0),
+            ("time_limit", 0.0, 1e9),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise ValueError(f"{name} must be a number in [{low}, {high}], got {value!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the settings as a JSON-ready dict."""
+        return asdict(self)
+
+    @staticmethod
+    def from_dict(data: Any) -> TrainConfig:
+        """Rebuild the settings saved by :meth:`to_dict` (validated)."""
+        if not isinstance(data, dict) or not isinstance(data.get("selfplay"), dict):
+            raise ValueError("the training settings must be an object with a 'selfplay' object")
+        known = set(TrainConfig.__dataclass_fields__)
+        if set(data) - known:
+            raise ValueError(f"unknown training settings {sorted(set(data) - known)}")
+        return TrainConfig(**{**data, "selfplay": SelfPlayConfig(**data["selfplay"])})
+
+
+def _check_int(name: str, value: Any, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+class TorchForward:
+    """``forward(planes) -> (logits, values)`` of a PyTorch model in inference mode, as numpy arrays."""
+
+    def __init__(self, model: Any) -> None:
+        import torch
+
+        self._torch = torch
+        self.model = model.eval()
+
+    def forward(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Run the model on ``(B, C, H, W)`` planes."""
+        with self._torch.inference_mode():
+            logits, values = self.model(self._torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)))
+        return logits.numpy(), values.numpy()
+
+
+def selfplay_worker(task: dict[str, Any]) -> tuple[Samples, list[GameSummary]]:
+    """Play a share of an iteration's games in a worker process (or a Ray actor) and return the samples.
+
+    Args:
+        task: ``game`` (a :func:`game_spec`), ``net`` (a :class:`NetConfig` dict), ``params`` (numpy arrays
+            by name), ``selfplay`` (a :class:`SelfPlayConfig` dict), ``games`` and ``seed``.
+    """
+    import torch
+
+    torch.set_num_threads(1)  # one core per worker: the workers themselves are the parallelism
+    game = game_from_spec(task["game"])
+    evaluator = NetworkEvaluator(game, _forward(task["inference"], NetConfig(**task["net"]), task["params"]))
+    rng = np.random.default_rng(task["seed"])
+    return play_games(game, evaluator.encoder, evaluator, task["games"], SelfPlayConfig(**task["selfplay"]), rng)
+
+
+def _forward(inference: str, net: NetConfig, params: dict[str, np.ndarray]) -> Any:
+    """Return the network of ``params`` run by PyTorch or numpy (``inference``), in inference mode."""
+    if inference == "numpy":
+        return NumpyNet(net, params)
+    from agents.alphazero.torch_model import PolicyValueNet, load_params
+
+    model = PolicyValueNet(net)
+    load_params(model, params)
+    return TorchForward(model)
+
+
+def _init_worker() -> None:
+    os.environ["OMP_NUM_THREADS"] = "1"
+
+
+class SelfPlayPool:
+    """Runs self-play in this process, in local worker processes, or as Ray tasks on a cluster.
+
+    Args:
+        workers: processes (or Ray tasks) per iteration; 1 plays in this process.
+        ray_address: a Ray cluster address (``"auto"``, ``"ray://host:10001"``) to run the workers as Ray
+            tasks instead of local processes; None for local.
+    """
+
+    def __init__(self, workers: int, ray_address: str | None = None) -> None:
+        self.workers = workers
+        #: True when self-play runs in this process.
+        self.local = ray_address is None and workers == 1
+        self._pool: Any = None
+        self._ray: Any = None
+        if ray_address is not None:
+            require_extra("rllib", "ray", needed_for="--ray-address")
+            import ray
+
+            ray.init(address=ray_address, ignore_reinit_error=True, log_to_driver=False)
+            self._ray = ray
+            self._remote = ray.remote(num_cpus=1)(selfplay_worker)
+        elif workers > 1:
+            # spawn, not fork: forking a process that has started PyTorch's thread pools can deadlock.
+            self._pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker)
+
+    def run(self, tasks: list[dict[str, Any]]) -> list[tuple[Samples, list[GameSummary]]]:
+        """Run the tasks (one per worker) and return their results in order."""
+        if self._ray is not None:
+            return self._ray.get([self._remote.remote(task) for task in tasks])
+        if self._pool is not None:
+            return self._pool.map(selfplay_worker, tasks)
+        return [selfplay_worker(task) for task in tasks]
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool.join()
+            self._pool = None
+
+
+class ReplayWindow:
+    """The most recent ``capacity`` training samples, in ring buffers."""
+
+    def __init__(self, capacity: int, encoder: BoardEncoder) -> None:
+        self.capacity = capacity
+        self.planes = np.zeros((capacity, *encoder.shape), dtype=np.float32)
+        self.policies = np.zeros((capacity, encoder.num_actions), dtype=np.float32)
+        self.values = np.zeros(capacity, dtype=np.float32)
+        self.size = 0
+        self.next = 0
+
+    def add(self, samples: Samples) -> None:
+        """Append samples, overwriting the oldest once full."""
+        n = len(samples.values)
+        if n >= self.capacity:
+            samples = Samples(*(a[-self.capacity :] for a in samples))
+            n = self.capacity
+        index = (self.next + np.arange(n)) % self.capacity
+        self.planes[index], self.policies[index], self.values[index] = samples
+        self.next = int((self.next + n) % self.capacity)
+        self.size = min(self.capacity, self.size + n)
+
+    def ordered(self) -> Samples:
+        """Return the kept samples, oldest first."""
+        if self.size < self.capacity:
+            index = np.arange(self.size)
+        else:
+            index = (self.next + np.arange(self.capacity)) % self.capacity
+        return Samples(self.planes[index], self.policies[index], self.values[index])
+
+
+@dataclass
+class CurvePoint:
+    """One evaluation of a training run (a point of the learning curve)."""
+
+    iteration: int
+    seconds: float
+    games: int
+    positions: int
+    policy_loss: float
+    value_loss: float
+    optimal_rate: float | None = None
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+class Trainer:
+    """One AlphaZero training run (see the module docstring).
+
+    Args:
+        game: the rules object to learn.
+        config: the run's settings.
+        out: where the model is saved after every iteration (the training state goes beside it).
+        ray_address: run self-play workers as Ray tasks on this cluster.
+        log: called with a one-line message after every iteration.
+        on_game: called after each self-play game played in this process (progress bars).
+    """
+
+    def __init__(
+        self,
+        game: Any,
+        config: TrainConfig,
+        out: str | os.PathLike[str],
+        ray_address: str | None = None,
+        log: Callable[[str], None] | None = None,
+        on_game: Callable[[GameSummary], None] | None = None,
+    ) -> None:
+        require_extra("alphazero", "torch", needed_for="training an AlphaZero network")
+        import torch
+
+        from agents.alphazero.torch_model import PolicyValueNet
+
+        self.torch = torch
+        self.game = game
+        self.config = config
+        self.out = os.fspath(out)
+        self.ray_address = ray_address
+        self.log = log or (lambda message: None)
+        self.on_game = on_game
+        self.encoder = encoder_for(game)
+        self.net_config = NetConfig(
+            *self.encoder.shape,
+            self.encoder.num_actions,
+            channels=config.channels,
+            blocks=config.blocks,
+            value_hidden=config.value_hidden,
+        )
+        torch.set_num_threads(config.threads)
+        torch.manual_seed(config.seed)
+        self.rng = np.random.default_rng(config.seed)
+        self.model = PolicyValueNet(self.net_config)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+        self.replay = ReplayWindow(config.replay_window, self.encoder)
+        self.best_params: dict[str, np.ndarray] | None = None  # the self-play network when gating
+        self.iteration = 0
+        self.seconds = 0.0
+        self.games = 0
+        self.positions = 0
+        self.selfplay_seconds = 0.0
+        self.curve: list[CurvePoint] = []
+        self._exact: Any = None
+
+    # ---- the loop ------------------------------------------------------------------------------
+
+    def params(self) -> dict[str, np.ndarray]:
+        """Return the current network's parameters as numpy arrays."""
+        from agents.alphazero.torch_model import params_of
+
+        return params_of(self.model)
+
+    def agent(
+        self, n_simulations: int = 0, params: dict[str, np.ndarray] | None = None, seed: int = 0
+    ) -> AlphaZeroAgent:
+        """Return the current (or given) network as a numpy-backed player."""
+        return AlphaZeroAgent(
+            self.game,
+            self.net_config,
+            params if params is not None else self.params(),
+            n_simulations=n_simulations,
+            c_puct=self.config.selfplay.c_puct,
+            seed=seed,
+        )
+
+    def run(self) -> list[CurvePoint]:
+        """Train until ``iterations`` (or ``time_limit``) and return the learning curve."""
+        config = self.config
+        pool = SelfPlayPool(config.workers, self.ray_address)
+        try:
+            while self.iteration < config.iterations:
+                if config.time_limit and self.seconds >= config.time_limit:
+                    self.log(f"time limit of {config.time_limit:.0f} s reached after {self.iteration} iterations")
+                    break
+                self.step(pool)
+        finally:
+            pool.close()
+        return self.curve
+
+    def step(self, pool: SelfPlayPool) -> None:
+        """Run one iteration: self-play, training, evaluation, gating and checkpoint."""
+        config = self.config
+        start = time.perf_counter()
+        samples, summaries = self._self_play(pool)
+        self.selfplay_seconds += time.perf_counter() - start
+        self.replay.add(samples)
+        self.games += len(summaries)
+        self.positions += len(samples.values)
+        steps = max(1, math.ceil(config.epochs * len(samples.values) / config.batch_size))
+        fraction = self.iteration / max(1, config.iterations - 1)
+        for group in self.optimizer.param_groups:
+            group["lr"] = config.lr * (1.0 - 0.9 * fraction)
+        policy_loss, value_loss = self.train_steps(steps)
+        self.iteration += 1
+        self.seconds += time.perf_counter() - start
+        adopted = self._gate()
+        point = CurvePoint(self.iteration, self.seconds, self.games, self.positions, policy_loss, value_loss)
+        if config.eval_every and (self.iteration % config.eval_every == 0 or self.iteration == config.iterations):
+            eval_start = time.perf_counter()
+            self._evaluate(point)
+            self.log(f"  (evaluation took {time.perf_counter() - eval_start:.1f} s, not counted as training)")
+        self.curve.append(point)
+        self.save()
+        results = f"{sum(s.result > 0 for s in summaries)}/{sum(s.result == 0 for s in summaries)}/"
+        results += f"{sum(s.result < 0 for s in summaries)}"
+        message = (
+            f"iter {self.iteration}: {len(summaries)} games ({results} first/draw/second), "
+            f"{len(samples.values)} positions, {steps} steps, loss p={policy_loss:.3f} v={value_loss:.3f}, "
+            f"{self.seconds:.0f} s"
+        )
+        if point.optimal_rate is not None:
+            message += f", optimal {100 * point.optimal_rate:.1f}%"
+        if point.scores:
+            message += ", " + ", ".join(f"vs {k} {100 * v:.0f}%" for k, v in point.scores.items())
+        if adopted is not None:
+            message += f", gate {'adopted' if adopted else 'kept the best'}"
+        self.log(message)
+
+    def _self_play(self, pool: SelfPlayPool) -> tuple[Samples, list[GameSummary]]:
+        config = self.config
+        params = self.best_params if self.best_params is not None else self.params()
+        workers = pool.workers
+        shares = [
+            config.games_per_iteration // workers + (w < config.games_per_iteration % workers) for w in range(workers)
+        ]
+        seeds = self.rng.integers(2**63, size=workers)
+        if workers == 1 and pool.local:
+            evaluator = NetworkEvaluator(self.game, _forward(config.inference, self.net_config, params), self.encoder)
+            return play_games(
+                self.game,
+                self.encoder,
+                evaluator,
+                config.games_per_iteration,
+                config.selfplay,
+                np.random.default_rng(seeds[0]),
+                self.on_game,
+            )
+        tasks = [
+            {
+                "game": game_spec(self.game),
+                "net": self.net_config.to_dict(),
+                "params": params,
+                "selfplay": config.selfplay.to_dict(),
+                "inference": config.inference,
+                "games": share,
+                "seed": int(seed),
+            }
+            for share, seed in zip(shares, seeds, strict=True)
+            if share > 0
+        ]
+        results = pool.run(tasks)
+        if self.on_game is not None:
+            for _, summaries in results:
+                for summary in summaries:
+                    self.on_game(summary)
+        return Samples.concat([r[0] for r in results]), [s for r in results for s in r[1]]
+
+    def train_steps(self, steps: int) -> tuple[float, float]:
+        """Run ``steps`` gradient steps on random augmented batches of the window; return the mean losses."""
+        config = self.config
+        self.model.train()
+        total_p = total_v = 0.0
+        n_sym = len(self.encoder.symmetries)
+        for _ in range(steps):
+            index = self.rng.integers(self.replay.size, size=min(config.batch_size, self.replay.size))
+            planes, policies = self.encoder.augment(
+                self.replay.planes[index], self.replay.policies[index], self.rng.integers(n_sym, size=len(index))
+            )
+            p_loss, v_loss = self.loss(planes, policies, self.replay.values[index])
+            self.optimizer.zero_grad()
+            (p_loss + v_loss).backward()
+            self.optimizer.step()
+            total_p += float(p_loss.detach())
+            total_v += float(v_loss.detach())
+        self.model.eval()
+        return total_p / steps, total_v / steps
+
+    def loss(self, planes: np.ndarray, policies: np.ndarray, values: np.ndarray) -> tuple[Any, Any]:
+        """Return AlphaGo Zero's policy loss ``-pi . log p`` and value loss ``(z - v)^2``, batch means."""
+        torch = self.torch
+        logits, v = self.model(torch.from_numpy(planes))
+        log_p = torch.log_softmax(logits, dim=1)
+        policy_loss = -(torch.from_numpy(policies) * log_p).sum(dim=1).mean()
+        value_loss = ((torch.from_numpy(values) - v) ** 2).mean()
+        return policy_loss, value_loss
+
+    # ---- evaluation and gating -----------------------------------------------------------------
+
+    def _gate(self) -> bool | None:
+        """Play the new network against the best; adopt it if it scores enough. None without gating."""
+        config = self.config
+        if not config.gate_games:
+            return None
+        if self.best_params is None:
+            self.best_params = self.params()
+            return True
+        from agents.arena import play_match
+
+        new, best = (
+            self.agent(config.eval_simulations, seed=1),
+            self.agent(config.eval_simulations, self.best_params, 2),
+        )
+        result = play_match(self.game, new, best, config.gate_games, seed=config.seed).total
+        score = (result.win + result.draw / 2) / config.gate_games
+        if score >= config.gate_threshold:
+            self.best_params = self.params()
+            return True
+        return False
+
+    def _evaluate(self, point: CurvePoint) -> None:
+        from agents.arena import play_match
+        from agents.mcts import MCTSAgent
+
+        config = self.config
+        exact = self._solved_game()
+        if exact is not None:
+            from agents.alphazero.evaluation import greedy_moves, optimal_move_rate
+
+            point.optimal_rate = optimal_move_rate(exact, greedy_moves(self.agent(0).evaluator, self.game))
+        if config.eval_games:
+            baselines = {"random": "random", f"mcts{config.baseline_simulations}": None}
+            for name, opponent in baselines.items():
+                if opponent is None:
+                    opponent = MCTSAgent(config.baseline_simulations, seed=config.seed + self.iteration)
+                player = self.agent(config.eval_simulations, seed=config.seed + self.iteration)
+                total = play_match(self.game, player, opponent, config.eval_games, seed=config.seed).total
+                point.scores[name] = (total.win + total.draw / 2) / config.eval_games
+
+    def _solved_game(self) -> Any:
+        """The exact values of the game if it is small enough to solve in seconds (tic-tac-toe), else None."""
+        if self._exact is None:
+            from gym_boardgames.rules import ConnectN
+
+            if isinstance(self.game, ConnectN) and self.game.num_cells <= 12:
+                from agents.alphazero.evaluation import ExactValues
+
+                self._exact = ExactValues(self.game)
+            else:
+                self._exact = False
+        return self._exact or None
+
+    # ---- files ---------------------------------------------------------------------------------
+
+    def save(self) -> None:
+        """Write the model to ``out`` and the training state beside it, both atomically."""
+        info = {
+            "training": self.config.to_dict(),
+            "iteration": self.iteration,
+            "seconds": round(self.seconds, 3),
+            "games": self.games,
+            "positions": self.positions,
+        }
+        AlphaZeroAgent(self.game, self.net_config, self.params(), n_simulations=0, meta=info).save(self.out)
+        arrays: dict[str, np.ndarray] = {f"model.{k}": v for k, v in self.params().items()}
+        optimizer_state = self.optimizer.state_dict()
+        parameter_names = [n for n, _ in self.model.named_parameters()]
+        for index, name in enumerate(parameter_names):
+            state = optimizer_state["state"].get(index)
+            if state:
+                arrays[f"adam.exp_avg.{name}"] = state["exp_avg"].numpy()
+                arrays[f"adam.exp_avg_sq.{name}"] = state["exp_avg_sq"].numpy()
+                arrays[f"adam.step.{name}"] = np.array(float(state["step"]), dtype=np.float32)
+        if self.best_params is not None:
+            arrays.update({f"best.{k}": v for k, v in self.best_params.items()})
+        kept = self.replay.ordered()
+        arrays.update({"replay.planes": kept.planes, "replay.policies": kept.policies, "replay.values": kept.values})
+        meta = {
+            "game": game_spec(self.game),
+            "net": self.net_config.to_dict(),
+            **info,
+            "selfplay_seconds": round(self.selfplay_seconds, 3),
+            "rng": self.rng.bit_generator.state,
+            "curve": [asdict(p) for p in self.curve],
+        }
+        save_npz(training_state_path(self.out), arrays, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta=meta)
+
+    @classmethod
+    def resume(
+        cls,
+        path: str | os.PathLike[str],
+        out: str | os.PathLike[str] | None = None,
+        iterations: int | None = None,
+        workers: int | None = None,
+        ray_address: str | None = None,
+        log: Callable[[str], None] | None = None,
+        on_game: Callable[[GameSummary], None] | None = None,
+    ) -> Trainer:
+        """Continue a run from its training state (``MODEL.train.npz``, or the model path beside it).
+
+        Args:
+            path: the training-state file, or the model file it sits beside.
+            out: where to keep saving (default: the run's model path).
+            iterations: a new total of iterations (default: the saved one).
+            workers: a new number of self-play workers (default: the saved one).
+            ray_address: as for the constructor.
+            log: as for the constructor.
+            on_game: as for the constructor.
+
+        Raises:
+            SavedFileError: if the file is not a valid training state.
+        """
+        state_path = os.fspath(path)
+        if not state_path.endswith(".train.npz"):
+            state_path = training_state_path(state_path)
+        found: dict[str, Any] = {}
+
+        def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
+            game = game_from_spec(meta.get("game"))
+            config = TrainConfig.from_dict(meta.get("training"))
+            encoder = encoder_for(game)
+            net = NetConfig(*encoder.shape, encoder.num_actions, config.channels, config.blocks, config.value_hidden)
+            if meta.get("net") != net.to_dict():
+                raise ValueError(f"network {meta.get('net')} does not match the training settings {net.to_dict()}")
+            found.update(game=game, config=config, meta=meta)
+            specs = {f"model.{k}": ArraySpec(s, np.float32, finite=True) for k, s in net.param_shapes().items()}
+            for name, shape in net.param_shapes().items():
+                if name.endswith(("running_mean", "running_var")):
+                    continue
+                specs[f"adam.exp_avg.{name}"] = ArraySpec(shape, np.float32, finite=True)
+                specs[f"adam.exp_avg_sq.{name}"] = ArraySpec(shape, np.float32, finite=True)
+                specs[f"adam.step.{name}"] = ArraySpec((), np.float32, finite=True)
+            window = config.replay_window
+            specs["replay.planes"] = ArraySpec(
+                (None, *encoder.shape), np.float32, max_size=window * math.prod(encoder.shape)
+            )
+            specs["replay.policies"] = ArraySpec(
+                (None, encoder.num_actions), np.float32, max_size=window * encoder.num_actions
+            )
+            specs["replay.values"] = ArraySpec((None,), np.float32, max_size=window)
+            return specs
+
+        loaded = load_npz(
+            state_path,
+            format=TRAIN_FORMAT,
+            versions={TRAIN_VERSION},
+            schema=schema,
+            allow_extra=True,
+            max_file_bytes=MAX_TRAIN_FILE_BYTES,
+            max_data_bytes=MAX_TRAIN_FILE_BYTES,
+        )
+        meta, config = found["meta"], found["config"]
+        changes = {}
+        if iterations is not None:
+            changes["iterations"] = iterations
+        if workers is not None:
+            changes["workers"] = workers
+        if changes:
+            config = TrainConfig(**{**asdict(config), **changes, "selfplay": config.selfplay})
+        trainer = cls(
+            found["game"], config, out if out is not None else _model_path(state_path), ray_address, log, on_game
+        )
+        arrays = loaded.arrays
+        from agents.alphazero.torch_model import load_params
+
+        load_params(trainer.model, {k[len("model.") :]: v for k, v in arrays.items() if k.startswith("model.")})
+        torch = trainer.torch
+        # One Adam step first creates the moment buffers, which are then overwritten with the saved ones.
+        optimizer_state = trainer.optimizer.state_dict()
+        for index, (name, param) in enumerate(trainer.model.named_parameters()):
+            if f"adam.exp_avg.{name}" in arrays:
+                optimizer_state["state"][index] = {
+                    "step": torch.tensor(float(arrays[f"adam.step.{name}"])),
+                    "exp_avg": torch.from_numpy(np.array(arrays[f"adam.exp_avg.{name}"])),
+                    "exp_avg_sq": torch.from_numpy(np.array(arrays[f"adam.exp_avg_sq.{name}"])),
+                }
+            del param
+        trainer.optimizer.load_state_dict(optimizer_state)
+        planes, policies, values = (arrays[f"replay.{k}"] for k in ("planes", "policies", "values"))
+        if not len(planes) == len(policies) == len(values):
+            from agents.persistence import SavedFileError
+
+            raise SavedFileError(f"{state_path}: the replay arrays have different lengths")
+        trainer.replay.add(Samples(planes, policies, values))
+        trainer.iteration = _meta_int(meta, "iteration")
+        trainer.games = _meta_int(meta, "games")
+        trainer.positions = _meta_int(meta, "positions")
+        trainer.seconds = float(meta.get("seconds", 0.0))
+        trainer.selfplay_seconds = float(meta.get("selfplay_seconds", 0.0))
+        try:
+            trainer.rng.bit_generator.state = meta["rng"]
+        except (KeyError, TypeError, ValueError):
+            pass  # an older or edited file: continue with the seed's stream
+        trainer.curve = [CurvePoint(**p) for p in meta.get("curve", []) if isinstance(p, dict)]
+        return trainer
+
+
+def _meta_int(meta: dict[str, Any], key: str) -> int:
+    value = meta.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"training state {key} must be an integer >= 0, got {value!r}")
+    return value
+
+
+def training_state_path(model_path: str) -> str:
+    """Return where the training state of the model at ``model_path`` is kept (``X.npz`` -> ``X.train.npz``)."""
+    root, ext = os.path.splitext(os.fspath(model_path))
+    return f"{root}.train{ext or '.npz'}"
+
+
+def _model_path(state_path: str) -> str:
+    return state_path[: -len(".train.npz")] + ".npz"

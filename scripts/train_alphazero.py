@@ -1,0 +1,342 @@
+"""Train an AlphaZero player (policy-value network + PUCT search) by batched self-play, on any board game.
+
+Each iteration plays --games self-play games (--parallel-games at once, one network call per simulation
+step for all of them), adds their positions to a replay window, trains the network on random symmetric
+batches of it (loss (z - v)^2 - pi . log p, L2 as weight decay), saves the model (--out, playable without
+PyTorch) and the training state beside it (OUT.train.npz, for --resume), and evaluates it: the share of
+optimal moves of the raw network where the game can be solved (tic-tac-toe), and the search player's score
+against random play and against MCTS with random rollouts. The learning curve (losses and scores over
+wall-clock time) goes to a PNG (--plot) when matplotlib is installed (the plot extra).
+
+Every game has defaults that fit a 2-core CPU (printed at the start); any flag overrides them. Training
+needs PyTorch (the alphazero extra). --workers N plays self-play in N processes; --ray-address runs the same
+workers as Ray tasks on a cluster (the rllib extra).
+"""
+
+from __future__ import annotations
+
+import os
+
+# One BLAS thread per process, set before numpy loads: self-play's matrix products are small, and on a
+# 2-core machine a second BLAS thread spinning beside PyTorch or another worker made the numpy forward pass
+# 10-50x slower (measured). Parallelism comes from --workers instead.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from dataclasses import asdict  # noqa: E402
+from typing import Any  # noqa: E402
+
+from gym_boardgames.rules.registry import make_game  # noqa: E402
+from gym_boardgames.utils import (  # noqa: E402
+    MissingExtraError,
+    check_output_path,
+    nonnegative_int,
+    positive_int,
+    progress_bar,
+    require_extra,
+)
+
+# Per-game defaults, chosen by the runs recorded in README (AlphaZero section).
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "tictactoe": dict(
+        iterations=40,
+        games=64,
+        simulations=48,
+        parallel_games=64,
+        alpha=0.5,
+        temperature_moves=9,
+        channels=32,
+        blocks=2,
+        epochs=24.0,
+        lr=2e-3,
+        window=20_000,
+        eval_every=5,
+        eval_games=0,
+        inference="numpy",
+        time_limit=0.0,
+        workers=1,
+    ),
+    "connectfour": dict(
+        iterations=10_000,
+        games=128,
+        simulations=50,
+        parallel_games=128,
+        alpha=1.0,
+        temperature_moves=12,
+        channels=32,
+        blocks=3,
+        epochs=4.0,
+        lr=2e-3,
+        window=100_000,
+        eval_every=10,
+        eval_games=10,
+        inference="torch",
+        time_limit=3600.0,
+        workers=2,
+    ),
+    "dots": dict(
+        iterations=10_000,
+        games=128,
+        simulations=50,
+        parallel_games=128,
+        alpha=0.5,
+        temperature_moves=6,
+        channels=32,
+        blocks=3,
+        epochs=4.0,
+        lr=2e-3,
+        window=100_000,
+        eval_every=10,
+        eval_games=10,
+        inference="torch",
+        time_limit=1200.0,
+        workers=2,
+    ),
+}
+DEFAULTS["connectn"] = {**DEFAULTS["connectfour"], "time_limit": 1200.0}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Parse and check the command line (bad values exit with status 2 and one line naming the flag)."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=sorted(DEFAULTS), default="tictactoe", help="the game to learn")
+    parser.add_argument("--rows", type=positive_int, help="connectn: board rows (default 6); dots: box rows (3)")
+    parser.add_argument("--cols", type=positive_int, help="connectn: board columns (default 7); dots: box columns")
+    parser.add_argument("--n", type=positive_int, help="connectn: pieces in a row to win (default 4)")
+    gravity = parser.add_mutually_exclusive_group()
+    gravity.add_argument("--gravity", dest="gravity", action="store_true", default=None, help="connectn: gravity")
+    gravity.add_argument("--no-gravity", dest="gravity", action="store_false", help="connectn: no gravity (m,n,k)")
+    parser.add_argument("--iterations", type=positive_int, help="self-play + training rounds")
+    parser.add_argument("--games", type=positive_int, help="self-play games per iteration")
+    parser.add_argument("--simulations", type=positive_int, help="PUCT simulations per self-play move")
+    parser.add_argument("--parallel-games", type=positive_int, help="games played at once (the network's batch)")
+    parser.add_argument("--c-puct", type=float, default=1.5, help="PUCT exploration constant (default 1.5)")
+    parser.add_argument("--alpha", type=float, help="Dirichlet noise concentration at the self-play roots")
+    parser.add_argument("--epsilon", type=float, default=0.25, help="weight of the root noise (default 0.25)")
+    parser.add_argument("--temperature-moves", type=nonnegative_int, help="moves per game drawn from visit counts")
+    parser.add_argument("--channels", type=positive_int, help="network trunk width")
+    parser.add_argument("--blocks", type=nonnegative_int, help="residual blocks")
+    parser.add_argument("--epochs", type=float, help="gradient samples per new position (steps = epochs*new/batch)")
+    parser.add_argument("--batch-size", type=positive_int, default=256, help="samples per gradient step")
+    parser.add_argument("--lr", type=float, help="AdamW learning rate at the start (decays linearly to 10%%)")
+    parser.add_argument("--weight-decay", type=float, default=1e-4, help="AdamW weight decay (the L2 term)")
+    parser.add_argument("--window", type=positive_int, help="replay window, in positions")
+    parser.add_argument("--workers", type=positive_int, help="self-play processes")
+    parser.add_argument("--ray-address", help="run the self-play workers as Ray tasks on this cluster (rllib extra)")
+    parser.add_argument("--threads", type=positive_int, default=1, help="PyTorch threads for training (default 1)")
+    parser.add_argument("--inference", choices=("torch", "numpy"), help="what runs the network in self-play")
+    parser.add_argument("--time-limit", type=float, help="stop after this many seconds of training (0: none)")
+    parser.add_argument("--eval-every", type=nonnegative_int, help="iterations between evaluations (0: never)")
+    parser.add_argument("--eval-games", type=nonnegative_int, help="games against each baseline per evaluation")
+    parser.add_argument("--baseline-simulations", type=positive_int, default=200, help="MCTS baseline simulations")
+    parser.add_argument("--gate-games", type=nonnegative_int, default=0, help="games against the best net (0: off)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="the run's seed")
+    parser.add_argument("--out", help="the model file (default alphazero_GAME.npz); OUT.train.npz holds the state")
+    parser.add_argument("--resume", help="continue from a training state (OUT.train.npz or its model file)")
+    parser.add_argument("--plot", help="learning-curve PNG (default OUT_curve.png when matplotlib is installed)")
+    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if args.game not in ("connectn", "dots") and (args.rows or args.cols):
+        parser.error(f"--rows/--cols are for connectn and dots, not {args.game}")
+    if args.game != "connectn" and (args.n is not None or args.gravity is not None):
+        parser.error(f"--n/--gravity are for connectn, not {args.game}")
+    for name, value, low, high in (
+        ("--c-puct", args.c_puct, 0.0, 100.0),
+        ("--epsilon", args.epsilon, 0.0, 1.0),
+        ("--alpha", args.alpha, 1e-3, 100.0),
+        ("--epochs", args.epochs, 0.0, 1e4),
+        ("--lr", args.lr, 1e-7, 1.0),
+        ("--weight-decay", args.weight_decay, 0.0, 1.0),
+        ("--time-limit", args.time_limit, 0.0, 1e7),
+    ):
+        if value is not None and not low <= value <= high:
+            parser.error(f"{name} must be in [{low}, {high}], got {value}")
+    if args.out is None:
+        args.out = f"alphazero_{args.game}.npz"
+    try:
+        check_output_path(args.out, "--out")
+        if args.plot is not None:
+            check_output_path(args.plot, "--plot")
+            require_extra("plot", "matplotlib", needed_for="--plot")
+        require_extra("alphazero", "torch", needed_for="training")
+        if args.ray_address is not None:
+            require_extra("rllib", "ray", needed_for="--ray-address")
+    except (MissingExtraError, ValueError) as error:
+        parser.error(str(error))
+    if args.resume is not None and not os.path.isfile(args.resume) and not os.path.isfile(_state_of(args.resume)):
+        parser.error(f"--resume: no training state at {args.resume!r} (nor {_state_of(args.resume)!r})")
+    return args
+
+
+def _state_of(path: str) -> str:
+    from agents.alphazero.training import training_state_path
+
+    return path if path.endswith(".train.npz") else training_state_path(path)
+
+
+def build_config(args: argparse.Namespace) -> Any:
+    """Return the :class:`TrainConfig` of the command line: the game's defaults, overridden by flags."""
+    from agents.alphazero.selfplay import SelfPlayConfig
+    from agents.alphazero.training import TrainConfig
+
+    d = {**DEFAULTS[args.game]}
+    for key in d:
+        value = getattr(args, key, None)
+        if value is not None:
+            d[key] = value
+    selfplay = SelfPlayConfig(
+        n_simulations=d["simulations"],
+        parallel_games=d["parallel_games"],
+        c_puct=args.c_puct,
+        dirichlet_alpha=d["alpha"],
+        dirichlet_epsilon=args.epsilon,
+        temperature_moves=d["temperature_moves"],
+    )
+    return TrainConfig(
+        iterations=d["iterations"],
+        games_per_iteration=d["games"],
+        selfplay=selfplay,
+        channels=d["channels"],
+        blocks=d["blocks"],
+        lr=d["lr"],
+        weight_decay=args.weight_decay,
+        batch_size=args.batch_size,
+        epochs=d["epochs"],
+        replay_window=d["window"],
+        workers=d["workers"],
+        eval_every=d["eval_every"],
+        eval_games=d["eval_games"],
+        baseline_simulations=args.baseline_simulations,
+        gate_games=args.gate_games,
+        time_limit=d["time_limit"],
+        threads=args.threads,
+        inference=d["inference"],
+        seed=args.seed,
+    )
+
+
+def plot_curve(curve: list[Any], path: str, title: str) -> None:
+    """Draw the losses and the evaluation scores over wall-clock minutes to a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    minutes = [p.seconds / 60 for p in curve]
+    fig, (ax_loss, ax_score) = plt.subplots(1, 2, figsize=(11, 4))
+    ax_loss.plot(minutes, [p.policy_loss for p in curve], label="policy loss  -pi . log p")
+    ax_loss.plot(minutes, [p.value_loss for p in curve], label="value loss  (z - v)^2")
+    ax_loss.set_xlabel("training time (minutes)")
+    ax_loss.legend()
+    ax_loss.grid(alpha=0.3)
+    evaluated = [p for p in curve if p.optimal_rate is not None or p.scores]
+    if any(p.optimal_rate is not None for p in evaluated):
+        points = [p for p in evaluated if p.optimal_rate is not None]
+        ax_score.plot(
+            [p.seconds / 60 for p in points],
+            [100 * p.optimal_rate for p in points],
+            "o-",
+            label="raw net: optimal moves %",
+        )
+    names = sorted({name for p in evaluated for name in p.scores})
+    for name in names:
+        points = [p for p in evaluated if name in p.scores]
+        ax_score.plot(
+            [p.seconds / 60 for p in points], [100 * p.scores[name] for p in points], "o-", label=f"score vs {name} %"
+        )
+    ax_score.set_ylim(0, 102)
+    ax_score.set_xlabel("training time (minutes)")
+    ax_score.grid(alpha=0.3)
+    if evaluated:
+        ax_score.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    import io
+
+    from gym_boardgames.utils import write_bytes_atomic
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90)
+    plt.close(fig)
+    write_bytes_atomic(path, buffer.getvalue())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = parse_args(argv)
+    from agents.alphazero.training import Trainer
+
+    bar = None
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr if bar is not None else sys.stdout, flush=True)
+
+    if args.resume is not None:
+        trainer = Trainer.resume(
+            args.resume,
+            out=args.out,
+            iterations=args.iterations,
+            workers=args.workers,
+            ray_address=args.ray_address,
+            log=log,
+        )
+    else:
+        game_options = {"rows": args.rows, "cols": args.cols}
+        if args.game == "connectn":
+            game_options.update(n=args.n, gravity=args.gravity)
+        game_options = {k: v for k, v in game_options.items() if v is not None}
+        try:
+            game = make_game(args.game, **game_options)
+        except ValueError as error:
+            print(f"train_alphazero.py: error: {error}", file=sys.stderr)
+            return 2
+        trainer = Trainer(game, build_config(args), args.out, ray_address=args.ray_address, log=log)
+    config = trainer.config
+    print(f"{trainer.game!r}: {json.dumps(config.to_dict())}", flush=True)
+    bar = progress_bar(config.iterations * config.games_per_iteration, "self-play games", enabled=not args.quiet)
+    bar.update(trainer.games)
+    trainer.on_game = lambda summary: bar.update(1)
+    started = time.perf_counter()
+    try:
+        curve = trainer.run()
+    except KeyboardInterrupt:
+        print("interrupted: the last finished iteration is saved; continue with --resume", file=sys.stderr)
+        return 130
+    finally:
+        bar.close()
+    wall = time.perf_counter() - started
+    plot = args.plot
+    if plot is None:
+        try:
+            require_extra("plot", "matplotlib")
+            plot = os.path.splitext(args.out)[0] + "_curve.png"
+        except MissingExtraError:
+            print("(no learning-curve PNG: matplotlib, the plot extra, is not installed)")
+    if plot is not None and curve:
+        plot_curve(curve, plot, f"AlphaZero on {trainer.game!r}")
+    last = curve[-1] if curve else None
+    print(f"saved {args.out} (training state {_state_of(args.out)})" + (f", curve {plot}" if plot else ""))
+    summary = {
+        "game": repr(trainer.game),
+        "iterations": trainer.iteration,
+        "games": trainer.games,
+        "positions": trainer.positions,
+        "training_seconds": round(trainer.seconds, 1),
+        "wall_seconds": round(wall, 1),
+        "selfplay_positions_per_second": round(trainer.positions / max(trainer.selfplay_seconds, 1e-9), 1),
+        "last": asdict(last) if last is not None else None,
+        "out": args.out,
+        "plot": plot,
+    }
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
