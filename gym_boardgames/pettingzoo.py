@@ -44,7 +44,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
         "install the `pettingzoo` extra with `pip install -e '.[pettingzoo]'` (or `pip install pettingzoo`)"
     ) from error
 
-from gym_boardgames.envs.base import TwoPlayerEnv
+from gym_boardgames.envs.base import DRAW, TwoPlayerEnv, check_action
 from gym_boardgames.rules.connect import ConnectN
 from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.rules.tictactoe import TicTacToe
@@ -132,6 +132,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
         self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in AGENTS}
 
         self.state: Any = self.game.initial_state()
+        #: None while the game goes on; at the end 0 or 1, or -1 for a draw (as ``infos[agent]["winner"]``).
         self.winner: int | None = None
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
@@ -190,16 +191,21 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
         """Play ``action`` for ``agent_selection``; the next agent is the rules' player to move.
 
         At the end both agents are terminated, with rewards ``game.returns`` (+1/-1/0) and
-        ``infos[agent]["winner"]`` (0, 1 or None for a draw); each then steps with ``None`` to leave.
+        ``infos[agent]["winner"]`` (0, 1, or -1 for a draw, as in the Gymnasium envs; None until 0.2.0);
+        each then steps with ``None`` to leave.
 
         Raises:
-            ValueError: if the action is not legal here (the game is unchanged).
+            ActionTypeError: (a ``TypeError`` and a ``ValueError``) if the action is not an integer: booleans,
+                floats and strings are refused with the Gymnasium envs' message (the game is unchanged).
+            ValueError: if the action is outside the action space or not legal here (the game is unchanged).
         """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        # apply() validates the action itself (type, range, occupancy), so the rules stay the only judge.
+        # The type and range check the Gymnasium envs make (the rules alone would take True as cell 1);
+        # apply() then judges legality in the position, so the rules stay the only judge of the game.
+        action = check_action(action, self.game.num_actions)
         self.state = self.game.apply(self.state, action)
         if self._view_env is not None:
             self._view_env.step(action)  # in human mode this also draws the new frame
@@ -208,7 +214,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         if self.game.is_terminal(self.state):
             payoff = self.game.returns(self.state)
-            self.winner = None if payoff[0] == payoff[1] else int(np.argmax(payoff))
+            self.winner = DRAW if payoff[0] == payoff[1] else int(np.argmax(payoff))
             for index, name in enumerate(AGENTS):
                 self.rewards[name] = float(payoff[index])
                 self.infos[name] = {"winner": self.winner}
@@ -236,12 +242,29 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
             self._view_env.close()
 
 
+class _TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` that first refuses non-integer actions as the raw env does.
+
+    The stock wrapper indexes the action mask with the action before the env sees it: ``True`` then picks a
+    boolean slice of the mask, and the game either plays cell 1 or fails with "truth value of an array is
+    ambiguous". Checking here keeps the one wrapper layer of the classic stack.
+    """
+
+    def step(self, action: Any) -> None:
+        """Refuse a non-integer action with the Gymnasium envs' message, else step as the stock wrapper."""
+        if action is not None:
+            action = check_action(action, self.action_space(self.agent_selection).n)
+        super().step(action)
+
+
 def env(game: str = "TicTacToe", render_mode: str | None = None, **game_kwargs: Any) -> AECEnv:
     """Return :class:`raw_env` with PettingZoo's standard wrappers, as its classic environments use.
 
     An illegal move ends the game with reward -1 for the offender and 0 for the other agent
     (``TerminateIllegalWrapper``); an action outside the action space fails an assertion
-    (``AssertOutOfBoundsWrapper``); calls out of order raise clear errors (``OrderEnforcingWrapper``).
+    (``AssertOutOfBoundsWrapper``), except a boolean, which ``Discrete.contains`` takes for an integer: it
+    raises :class:`~gym_boardgames.errors.ActionTypeError` as in the Gymnasium envs; calls out of order raise
+    clear errors (``OrderEnforcingWrapper``).
 
     Args:
         game: ``"TicTacToe"``, ``"ConnectN"``, ``"ConnectFour"`` or ``"DotsAndBoxes"``.
@@ -252,6 +275,6 @@ def env(game: str = "TicTacToe", render_mode: str | None = None, **game_kwargs: 
         ValueError: on an unknown game, a bad game parameter or an unknown render mode.
     """
     wrapped: AECEnv = raw_env(game, render_mode=render_mode, **game_kwargs)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = _TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

@@ -21,6 +21,10 @@ from gym_boardgames.errors import ActionTypeError, ResetNeeded
 
 OpponentPolicy = Callable[[Any, Any], int]
 
+#: ``info["winner"]`` and ``winner`` of a drawn game. An int, not None: Gymnasium's sync and async vector
+#: envs stack each info key into one integer array, and a None beside a 0 or 1 made them raise TypeError.
+DRAW = -1
+
 #: The keys ``reset(options=...)`` understands.
 RESET_OPTIONS = ("agent_player",)
 ILLEGAL_ACTION_MODES = ("lose", "raise")
@@ -57,6 +61,36 @@ def _as_integer(value: object) -> int | None:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         return None
     return operator.index(value)
+
+
+def check_action(action: object, num_actions: int) -> int:
+    """Return ``action`` as an int in ``0 .. num_actions - 1``, or raise the error every env of this package raises.
+
+    Python and numpy integers and 0-d integer arrays are actions; booleans are not (``True`` as a move is
+    almost always a bug, not cell 1), nor are floats, strings or arrays of several values. The board envs,
+    their PettingZoo versions and the tabular envs all call this, so a bad action reads the same everywhere.
+
+    Args:
+        action: the action to check.
+        num_actions: ``n`` of the ``Discrete(n)`` action space.
+
+    Returns:
+        the action as a Python int.
+
+    Raises:
+        ActionTypeError: (a ``TypeError`` and a ``ValueError``) if ``action`` is not an integer.
+        ValueError: if it is an integer outside ``0 .. num_actions - 1``.
+    """
+    if type(action) in _PLAIN_INTEGERS and 0 <= action < num_actions:  # the common case, checked cheaply
+        return int(action)
+    as_int = _as_integer(action)
+    if as_int is None:
+        raise ActionTypeError(
+            f"action must be an integer in 0..{num_actions - 1} (Discrete({num_actions})), got {action!r}"
+        )
+    if not 0 <= as_int < num_actions:
+        raise ValueError(f"action {as_int} is outside the action space: valid actions are 0..{num_actions - 1}")
+    return as_int
 
 
 class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
@@ -112,7 +146,7 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
         self.moves: list[tuple[int, int]] = []
         self._episode_over = False
         self._needs_reset = True
-        self._winner: int | None = None
+        self._winner: int | None = None  # None while the game goes on; then 0, 1 or DRAW
         self._illegal = False
         self._canvas: Any = None  # the pygame drawing backend, created on first pygame render
 
@@ -255,7 +289,10 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
 
     @property
     def winner(self) -> int | None:
-        """The winner of the finished episode (0 or 1), None for a draw or while the game goes on."""
+        """The result of the finished episode: 0 or 1 for the winner, -1 (:data:`DRAW`) for a draw.
+
+        None while the game goes on (and before the first ``reset()``). Until 0.1 a draw was None too.
+        """
         return self._winner
 
     @property
@@ -271,15 +308,7 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
     # ---- internals ---------------------------------------------------------------------------
 
     def _check_action(self, action: object) -> int:
-        n = self.game.num_actions
-        if type(action) in _PLAIN_INTEGERS and 0 <= action < n:  # the common case, checked cheaply
-            return int(action)
-        as_int = _as_integer(action)
-        if as_int is None:
-            raise ActionTypeError(f"action must be an integer in 0..{n - 1} (Discrete({n})), got {action!r}")
-        if not 0 <= as_int < n:
-            raise ValueError(f"action {as_int} is outside the action space: valid actions are 0..{n - 1}")
-        return as_int
+        return check_action(action, self.game.num_actions)
 
     def _play(self, action: int) -> None:
         self.moves.append((self.game.current_player(self.state), action))
@@ -287,7 +316,7 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
         if self.game.is_terminal(self.state):
             self._episode_over = True
             payoff = self.game.returns(self.state)
-            self._winner = None if payoff[0] == payoff[1] else int(np.argmax(payoff))
+            self._winner = DRAW if payoff[0] == payoff[1] else int(np.argmax(payoff))
 
     def _play_opponent(self) -> None:
         game = self.game
@@ -343,7 +372,7 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
             if self._illegal:
                 offender = self.game.current_player(self.state)
                 return f"{names[offender]} made an illegal move: {names[1 - offender]} wins"
-            if self._winner is None:
+            if self._winner == DRAW:
                 return "Draw"
             return f"{names[self._winner]} wins"
         return f"{names[self.game.current_player(self.state)]} to move"

@@ -37,7 +37,7 @@ class ConnectNEnv(GridBoardEnv):
     ``reset`` already ends the episode: ``info["winner"]`` is 0 and ``step`` asks for a new ``reset``.)
 
     ## Info
-    ``action_mask``, ``current_player``, ``illegal_action``, and at the end ``winner`` (0, 1 or None).
+    ``action_mask``, ``current_player``, ``illegal_action``, and at the end ``winner`` (0, 1, or -1 for a draw).
 
     ## Arguments
     ``rows=6``, ``cols=7``, ``n=4``, ``gravity=True`` (validated: sizes >= 1, ``1 <= n <= max(rows, cols)``),
@@ -45,7 +45,7 @@ class ConnectNEnv(GridBoardEnv):
     (see :class:`~gym_boardgames.envs.base.TwoPlayerEnv`).
 
     ## Version History
-    * v0: initial version.
+    * v0: initial version. Since gym-boardgames 0.2.0 a draw's ``winner`` is -1 (it was None).
     """
 
     def __init__(

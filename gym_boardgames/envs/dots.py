@@ -47,7 +47,7 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
 
     ## Info
     ``action_mask``, ``current_player``, ``illegal_action``, ``scores`` (``[boxes of player 0, boxes of
-    player 1]``), and at the end ``winner`` (0, 1 or None for a draw).
+    player 1]``), and at the end ``winner`` (0, 1, or -1 for a draw).
 
     ## Arguments
     ``rows=3``, ``cols=3`` (boxes), ``tie_break="draw"`` (or ``"second"``), ``reward="win"`` (or
@@ -55,7 +55,7 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
     ``render_mode`` (see :class:`~gym_boardgames.envs.base.TwoPlayerEnv`).
 
     ## Version History
-    * v0: initial version.
+    * v0: initial version. Since gym-boardgames 0.2.0 a draw's ``winner`` is -1 (it was None).
     """
 
     window_title = "Dots and Boxes"

@@ -36,7 +36,7 @@ class TicTacToeEnv(GridBoardEnv):
 
     ## Info
     ``action_mask`` (int8, all zeros at the end), ``current_player``, ``illegal_action``, and at the end
-    ``winner`` (0, 1 or None for a draw).
+    ``winner`` (0, 1, or -1 for a draw).
 
     ## Arguments
     ``opponent="random"`` (``"random"``, an object with ``act(game, state)``, a callable
@@ -45,7 +45,7 @@ class TicTacToeEnv(GridBoardEnv):
     (or ``"raise"``), ``render_mode`` (``"human"``, ``"rgb_array"``, ``"ansi"``).
 
     ## Version History
-    * v0: initial version.
+    * v0: initial version. Since gym-boardgames 0.2.0 a draw's ``winner`` is -1 (it was None).
     """
 
     window_title = "Tic-tac-toe"

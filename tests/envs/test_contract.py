@@ -286,7 +286,7 @@ def test_info_mask_is_fresh_int8_and_matches_action_masks_and_legal_actions():
     assert np.flatnonzero(info2["action_mask"]).tolist() == game.legal_actions(env.unwrapped.state)
 
 
-def test_winner_appears_only_at_the_end_and_is_none_for_a_draw():
+def test_winner_appears_only_at_the_end_and_is_minus_one_for_a_draw():
     env = make(opponent=None)
     _, info = env.reset(seed=0)
     assert "winner" not in info
@@ -294,7 +294,8 @@ def test_winner_appears_only_at_the_end_and_is_none_for_a_draw():
         _, _, terminated, _, info = env.step(move)
         assert "winner" not in info and not terminated
     _, reward, terminated, _, info = env.step(8)
-    assert terminated and reward == 0.0 and info["winner"] is None
+    assert terminated and reward == 0.0 and info["winner"] == -1 and type(info["winner"]) is int
+    assert env.unwrapped.winner == -1
     assert not info["action_mask"].any() and not env.unwrapped.action_masks().any()
 
 

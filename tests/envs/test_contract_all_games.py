@@ -224,7 +224,7 @@ def test_info_mask_and_final_reward_follow_the_rules(spec):
             _, reward, terminated, _, info = env.step(random_legal(info, rng))
             total += reward
         payoff = game.returns(env.unwrapped.state)
-        expected_winner = None if payoff[0] == payoff[1] else int(np.argmax(payoff))
+        expected_winner = -1 if payoff[0] == payoff[1] else int(np.argmax(payoff))
         assert info["winner"] == expected_winner
         if getattr(env.unwrapped, "reward_mode", "win") == "score":
             scores = game.scores(env.unwrapped.state)
