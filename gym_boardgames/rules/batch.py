@@ -38,6 +38,28 @@ def _index(rows: np.ndarray | None) -> np.ndarray | slice:
     return slice(None) if rows is None else rows
 
 
+#: Largest memory, in bytes, that one batch's state arrays may take (``num_envs`` times the bytes of one
+#: game's arrays): 512 MiB. Tic-tac-toe fits millions of games, a 64x64 board with n=5 about 35,000.
+MAX_BATCH_BYTES = 512 * 2**20
+
+
+def _check_num_envs(num_envs: object, bytes_per_game: int) -> int:
+    """Return ``num_envs`` as an int, or raise ``ValueError`` if it is not a positive integer or too many.
+
+    The memory check runs before any array is allocated, so a huge ``num_envs`` fails at once with the
+    largest count that fits :data:`MAX_BATCH_BYTES`, instead of taking gigabytes first.
+    """
+    if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+    most = max(1, MAX_BATCH_BYTES // bytes_per_game)
+    if num_envs > most:
+        raise ValueError(
+            f"num_envs={num_envs} games of this board need about {num_envs * bytes_per_game / 2**30:.1f} GiB; "
+            f"at most {most} fit the documented limit of {MAX_BATCH_BYTES // 2**20} MiB (MAX_BATCH_BYTES)"
+        )
+    return int(num_envs)
+
+
 #: Actions per chunk of the random-move tables: a chunk's legal set is one of 2**12 codes.
 _CHUNK = 12
 #: At most this many actions are packed into codes (two chunks); float32 holds integers below 2**24 exactly.
@@ -133,12 +155,16 @@ def connect_tables(rows: int, cols: int, n: int, gravity: bool = False) -> Conne
     geometry = board_geometry(rows, cols, n)
     cells = rows * cols
     words = (cells + 63) // 64
+    all_cells = np.arange(cells)
+    bit = _ONE << (all_cells % 64).astype(np.uint64)
     cell_bits = np.zeros((words, cells), dtype=np.uint64)
-    for cell in range(cells):
-        cell_bits[cell // 64, cell] = _ONE << np.uint64(cell % 64)
+    cell_bits[all_cells // 64, all_cells] = bit
+    # Whole-array scatter (a numpy call per line took half a second on 64x64 boards): a line's cells are
+    # distinct bits, so OR-ing them in one by one builds its bitboard.
+    win_lines = geometry.win_lines
     line_bits = np.zeros((len(geometry.lines) + 1, words), dtype=np.uint64)
-    for i, line in enumerate(geometry.lines):
-        line_bits[i] = np.bitwise_or.reduce(cell_bits[:, list(line)], axis=1)
+    line_index = np.repeat(np.arange(len(win_lines)), n)
+    np.bitwise_or.at(line_bits, (line_index, win_lines.ravel() // 64), bit[win_lines.ravel()])
     never = len(geometry.lines)
     line_bits[never] = ~np.uint64(0)  # more bits than the board has (or all of them): never complete
 
@@ -146,10 +172,13 @@ def connect_tables(rows: int, cols: int, n: int, gravity: bool = False) -> Conne
         vertical = len(line) > 1 and line[1] - line[0] == cols
         return not (gravity and vertical and cell != line[0])  # line[0] is the top of a vertical line
 
-    on_cell = [
-        [i for i, line in enumerate(geometry.lines) if cell in line and completable(line, cell)] or [never]
-        for cell in range(cells)
-    ]
+    # One pass over the lines' cells (a test of every line against every cell would be quadratic).
+    on_cell: list[list[int]] = [[] for _ in range(cells)]
+    for i, line in enumerate(geometry.lines):
+        for cell in line:
+            if completable(line, cell):
+                on_cell[cell].append(i)
+    on_cell = [lines or [never] for lines in on_cell]
     k = max(len(lines) for lines in on_cell)
     padded = np.array([lines + lines[:1] * (k - len(lines)) for lines in on_cell], dtype=np.intp)
     through = np.ascontiguousarray(line_bits[padded].transpose(1, 2, 0))  # (K, W, cells): batch axis last
@@ -178,16 +207,19 @@ class ConnectNBatch:
         num_envs: ``N``, the number of games (>= 1).
 
     Raises:
-        ValueError: if ``num_envs`` is not a positive integer.
+        ValueError: if ``num_envs`` is not a positive integer, or its arrays would pass :data:`MAX_BATCH_BYTES`.
     """
 
     def __init__(self, game: ConnectN, num_envs: int) -> None:
-        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        tables = connect_tables(game.rows, game.cols, game.n, game.gravity)
+        # Per game: board and heights (int8), player/winner/over/filled, two bitboards, and the win
+        # check's (K, W) uint64 lines and bool hits.
+        line_words = len(tables.through) * tables.words
+        per_game = game.num_cells + game.cols + 5 + 16 * tables.words + 9 * line_words + 16
         self.game = game
-        self.num_envs = n = int(num_envs)
+        self.num_envs = n = _check_num_envs(num_envs, per_game)
         self.num_actions = game.num_actions
-        self.tables = connect_tables(game.rows, game.cols, game.n, game.gravity)
+        self.tables = tables
         cells = game.num_cells
         # Each flat buffer has one spare slot at the end: games that do not move write there, so a
         # masked move is one unconditional scatter instead of a gather, a select and a scatter.
@@ -403,14 +435,14 @@ class DotsAndBoxesBatch:
         num_envs: ``N``, the number of games (>= 1).
 
     Raises:
-        ValueError: if ``num_envs`` is not a positive integer.
+        ValueError: if ``num_envs`` is not a positive integer, or its arrays would pass :data:`MAX_BATCH_BYTES`.
     """
 
     def __init__(self, game: DotsAndBoxes, num_envs: int) -> None:
-        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        # Per game: edges and owners (int8), sides (int16), scores, player, drawn, over and index bases.
+        per_game = game.num_edges + game.num_boxes + 2 * (game.num_boxes + 1) + 8 + 5 + 4 * 8
         self.game = game
-        self.num_envs = n = int(num_envs)
+        self.num_envs = n = _check_num_envs(num_envs, per_game)
         self.num_actions = game.num_actions
         self.tables = dots_tables(game.rows, game.cols)
         edges, boxes = game.num_edges, game.num_boxes

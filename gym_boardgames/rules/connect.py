@@ -25,6 +25,12 @@ equal positions always have equal states and states never carry history.
 
 The compact key of a state is the base-3 number ``sum(board[i] * 3**i)``; the player to move is
 implied by the piece count, so the key identifies the position. :attr:`ConnectN.n_keys` is ``3**cells``.
+
+Sizes
+-----
+``rows`` and ``cols`` are at most :data:`~gym_boardgames.rules.common.MAX_BOARD_SIDE` (64): every board up
+to 64x64 builds in well under a second (the geometry is linear in the number of lines), and a larger one
+raises ``ValueError`` before anything is allocated.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gym_boardgames.rules.common import check_size
+from gym_boardgames.rules.common import MAX_BOARD_SIDE, check_board_side, check_size
 
 EMPTY = 0
 #: The cell value of a piece of player ``p`` is ``p + 1``.
@@ -84,17 +90,24 @@ class Geometry(NamedTuple):
 
 @functools.lru_cache(maxsize=64)
 def board_geometry(rows: int, cols: int, n: int) -> Geometry:
-    """Return the win lines of a ``rows x cols`` board for ``n`` in a row (cached per configuration)."""
+    """Return the win lines of a ``rows x cols`` board for ``n`` in a row (cached per configuration).
+
+    The work is linear in the number of lines times ``n`` (a 64x64 board with n=5 takes milliseconds).
+    The caller validates the sizes (:class:`ConnectN` does).
+    """
     lines: list[tuple[int, ...]] = []
-    # Right, down, down-right and down-left: every line is found once, from its first cell.
-    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-        for r in range(rows):
-            for c in range(cols):
-                end_r, end_c = r + dr * (n - 1), c + dc * (n - 1)
-                if 0 <= end_r < rows and 0 <= end_c < cols:
-                    line = tuple((r + dr * i) * cols + (c + dc * i) for i in range(n))
-                    if line not in lines:  # n == 1 makes every direction give the same line
-                        lines.append(line)
+    # Right, down, down-right and down-left: every line is found once, from its first cell. With n == 1
+    # all four directions give the same one-cell line, so one direction is enough (no dedupe search).
+    directions = ((0, 1),) if n == 1 else ((0, 1), (1, 0), (1, 1), (1, -1))
+    for dr, dc in directions:
+        # The first cells whose line of n stays on the board: a rectangle, so no per-cell bounds test.
+        r_range = range(rows - dr * (n - 1))
+        c_range = range(max(0, -dc * (n - 1)), cols - max(0, dc * (n - 1)))
+        step = dr * cols + dc
+        for r in r_range:
+            for c in c_range:
+                start = r * cols + c
+                lines.append(tuple(range(start, start + step * n, step)))
     getters = tuple(operator.itemgetter(*line) for line in lines)
     through: list[list[Callable[[bytes], object]]] = [[] for _ in range(rows * cols)]
     for line, getter in zip(lines, getters, strict=True):
@@ -114,19 +127,21 @@ class ConnectN:
     """The m,n,k game on a ``rows x cols`` board, optionally with gravity (Connect Four).
 
     Args:
-        rows: number of rows (>= 1).
-        cols: number of columns (>= 1).
+        rows: number of rows, ``1 <= rows <= MAX_BOARD_SIDE`` (64).
+        cols: number of columns, ``1 <= cols <= MAX_BOARD_SIDE`` (64).
         n: pieces in a row needed to win, ``1 <= n <= max(rows, cols)``.
         gravity: if True the action is a column and pieces fall to its lowest empty row.
 
     Raises:
-        ValueError: on a parameter outside the ranges above (or not an integer).
+        ValueError: on a parameter outside the ranges above (or not an integer), before anything is built.
     """
 
     num_players = 2
 
     def __init__(self, rows: int = 6, cols: int = 7, n: int = 4, gravity: bool = True) -> None:
-        rows, cols, n = check_size("rows", rows), check_size("cols", cols), check_size("n", n)
+        rows = check_board_side("rows", rows, MAX_BOARD_SIDE)
+        cols = check_board_side("cols", cols, MAX_BOARD_SIDE)
+        n = check_size("n", n)
         if n > max(rows, cols):
             raise ValueError(f"n={n} can never be reached on a {rows}x{cols} board: choose 1 <= n <= {max(rows, cols)}")
         if not isinstance(gravity, (bool, np.bool_)):
@@ -134,7 +149,6 @@ class ConnectN:
         self.rows, self.cols, self.n, self.gravity = rows, cols, n, bool(gravity)
         self.num_cells = self.rows * self.cols
         self.num_actions = self.cols if self.gravity else self.num_cells
-        self.n_keys = 3**self.num_cells
         self.geometry = board_geometry(self.rows, self.cols, self.n)
         # What a line getter returns when the line is all `mark`: a tuple, or a bare int when n == 1.
         self._full_line = {m: (m,) * self.n if self.n > 1 else m for m in PIECE}
@@ -151,6 +165,11 @@ class ConnectN:
 
     def __hash__(self) -> int:
         return hash(self.config)
+
+    @functools.cached_property
+    def n_keys(self) -> int:
+        """``3**cells``: every :meth:`key` is in ``0 .. n_keys - 1`` (computed on first use)."""
+        return 3**self.num_cells
 
     @property
     def config(self) -> tuple[int, int, int, bool]:

@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gym_boardgames.rules.common import check_size
+from gym_boardgames.rules.common import MAX_DOTS_SIDE, check_board_side
 from gym_boardgames.rules.connect import PERSPECTIVE_TABLES
 
 TIE_BREAKS = ("draw", "second")
@@ -108,21 +108,23 @@ class DotsAndBoxes:
     """Dots and Boxes with ``rows x cols`` boxes.
 
     Args:
-        rows: boxes per column (>= 1).
-        cols: boxes per row (>= 1).
+        rows: boxes per column, ``1 <= rows <= MAX_DOTS_SIDE`` (32).
+        cols: boxes per row, ``1 <= cols <= MAX_DOTS_SIDE`` (32).
         tie_break: ``"draw"`` (equal boxes is a draw) or ``"second"`` (player 1, who did not start,
             wins ties, as in the Dots and Boxes study this project reproduces).
 
     Raises:
-        ValueError: on a non-integer or non-positive size, or an unknown tie_break.
+        ValueError: on a size that is not an integer in ``1 .. MAX_DOTS_SIDE``, or an unknown tie_break,
+            before anything is allocated.
     """
 
     num_players = 2
 
     def __init__(self, rows: int = 3, cols: int = 3, tie_break: str = "draw") -> None:
-        rows = check_size("rows", rows, " (a number of boxes)")
-        cols = check_size("cols", cols, " (a number of boxes)")
-        if tie_break not in TIE_BREAKS:
+        rows = check_board_side("rows", rows, MAX_DOTS_SIDE, " (a number of boxes)")
+        cols = check_board_side("cols", cols, MAX_DOTS_SIDE, " (a number of boxes)")
+        # A str test first: `in` on an array or other odd object would compare element-wise or not at all.
+        if not isinstance(tie_break, str) or tie_break not in TIE_BREAKS:
             raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
         self.rows, self.cols, self.tie_break = rows, cols, tie_break
         self.num_boxes = self.rows * self.cols
