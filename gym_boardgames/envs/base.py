@@ -93,6 +93,56 @@ def check_action(action: object, num_actions: int) -> int:
     return as_int
 
 
+#: The forms ``opponent`` takes, for error messages.
+OPPONENT_FORMS = (
+    "'random', None (self-play), an agent name of the scripts ({names}), an object with act(game, state) -> int, "
+    "or a callable (game, state) -> int"
+)
+# The spawn key that separates a named opponent's random stream from the env's own np_random stream.
+_OPPONENT_STREAM = 0x6F7070
+
+
+def opponent_seed(seed: int, index: int = 0) -> np.random.Generator:
+    """Return the generator of a named opponent for an env reset with ``seed`` (sub-env ``index`` of a batch).
+
+    It is a child of ``seed`` apart from the env's own ``np_random`` (``numpy.random.SeedSequence`` with a
+    spawn key), so seeding the opponent draws nothing from ``np_random``: a seeded episode replays exactly.
+    """
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_OPPONENT_STREAM, index)))
+
+
+def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | None = None) -> Any:
+    """Return the agent ``agents.factory.make_agent`` builds for ``name`` on ``game``, as an env's opponent.
+
+    ``agents`` is imported here, on first use, so that importing ``gym_boardgames`` or its envs never does.
+
+    Args:
+        name: an agent name, e.g. ``"alphabeta"``, ``"mcts:200"``, ``"td:path/to/file.npz"``, or for Dots and
+            Boxes ``"always4never3"``, ``"endgame:10"``, ``"exact"``.
+        game: the rules object the agent will play (some names need it, e.g. ``"exact"``).
+        seed: seeds the agent (an int, a ``numpy.random.Generator`` or None).
+
+    Raises:
+        ValueError: on an unknown name or a bad parameter; the message lists every valid opponent.
+        ImportError: if the ``agents`` package of this project cannot be imported.
+    """
+    try:
+        from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
+    except ImportError as error:
+        raise ImportError(
+            f"opponent {name!r} names an agent of the `agents` package installed with gym-boardgames, which could "
+            f"not be imported ({error}); another top-level package named `agents` (such as the OpenAI Agents SDK) "
+            "can shadow it"
+        ) from error
+    try:
+        return make_agent(name, seed=seed, game=game)
+    except ValueError as error:
+        forms = OPPONENT_FORMS.format(names=", ".join(AGENT_NAMES + DOTS_AGENT_NAMES))
+        if str(error).startswith("unknown agent"):  # the factory's own list would repeat ours
+            raise ValueError(f"unknown opponent {name!r}: use {forms}") from None
+        raise ValueError(f"bad opponent {name!r}: {error}; valid opponents are {forms}") from None
+
+
 class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
     """A two-player, zero-sum, perfect-information board game seen by one agent.
 
@@ -101,7 +151,11 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
 
     Args:
         game: the rules object.
-        opponent: ``"random"`` (uniform over legal moves, from the env's ``np_random``), an object with
+        opponent: ``"random"`` (uniform over legal moves, from the env's ``np_random``), an agent name
+            that the scripts take (``agents.factory.make_agent``: ``"alphabeta"``, ``"alphabeta:4"``,
+            ``"mcts:200"``, ``"td:FILE"``, and for Dots and Boxes ``"always4never3"``, ``"endgame:10"``,
+            ``"exact"``...; built for this game when the env is constructed, and rebuilt at every
+            ``reset(seed=...)`` from that seed, so seeded episodes replay exactly), an object with
             ``act(game, state) -> int`` (its ``reset()``, if it has one, is called at every ``reset``), a
             callable ``(game, state) -> int``, or ``None`` for self-play (the caller plays both sides).
         agent_player: the side the agent plays, 0 (moves first), 1, or ``"random"`` (drawn at each
@@ -111,7 +165,8 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
         render_mode: ``None``, ``"human"``, ``"rgb_array"`` or ``"ansi"``.
 
     Raises:
-        ValueError: on an unknown opponent, agent_player, illegal_action or render_mode.
+        ValueError: on an unknown opponent (the message lists the valid forms and agent names),
+            agent_player, illegal_action or render_mode.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 4}
@@ -127,10 +182,10 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
     ) -> None:
         self.game = game
         self.action_space = spaces.Discrete(game.num_actions)
+        # The agent name of a named opponent (rebuilt from the seed at each seeded reset); else None.
+        self._opponent_spec: str | None = None
+        self._opponent_reset: Callable[[], Any] | None = None
         self._opponent_name, self._opponent = self._make_opponent(opponent)
-        # An agent object may keep per-game memory (MCTS reuses its tree); reset() tells it a game starts.
-        reset_hook = getattr(opponent, "reset", None) if not isinstance(opponent, str) else None
-        self._opponent_reset = reset_hook if callable(reset_hook) else None
         self.agent_player_setting = check_agent_player(agent_player, "agent_player")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
@@ -158,18 +213,24 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
         if isinstance(opponent, str):
             if opponent == "random":
                 return "random", self._random_move
-            raise ValueError(
-                f"unknown opponent {opponent!r}: use 'random', None (self-play), an object with "
-                "act(game, state) -> int, or a callable (game, state) -> int"
-            )
+            self._opponent_spec = opponent
+            return opponent, self._use_agent(make_named_opponent(opponent, self.game))
         act = getattr(opponent, "act", None)
         if callable(act):
-            return repr(opponent), act
+            return repr(opponent), self._use_agent(opponent)
         if callable(opponent):
-            return getattr(opponent, "__qualname__", repr(opponent)), opponent
+            return getattr(opponent, "__qualname__", repr(opponent)), self._use_agent(opponent, opponent)
         raise ValueError(
-            f"opponent {opponent!r} is neither 'random', None, an object with act(game, state), nor a callable"
+            f"opponent {opponent!r} is neither 'random', None, an agent name, an object with act(game, state), "
+            "nor a callable"
         )
+
+    def _use_agent(self, agent: Any, policy: OpponentPolicy | None = None) -> OpponentPolicy:
+        """Return ``policy`` (by default the agent's ``act``); remember the agent's ``reset`` hook, if any."""
+        # An agent object may keep per-game memory (MCTS reuses its tree); reset() tells it a game starts.
+        reset_hook = getattr(agent, "reset", None)
+        self._opponent_reset = reset_hook if callable(reset_hook) else None
+        return agent.act if policy is None else policy
 
     def _random_move(self, game: Any, state: Any) -> int:
         legal = game.legal_actions(state)
@@ -183,7 +244,8 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
         """Start a new game; if the agent moves second, the opponent's opening move is played.
 
         Args:
-            seed: seeds ``np_random`` (the built-in random opponent and ``agent_player="random"``).
+            seed: seeds ``np_random`` (the built-in random opponent and ``agent_player="random"``); a
+                named opponent is rebuilt with a generator derived from it (:func:`opponent_seed`).
             options: ``{"agent_player": 0 | 1 | "random"}`` overrides the side for this episode only.
 
         Raises:
@@ -202,6 +264,9 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
             self.agent_player = None
         else:
             self.agent_player = int(self.np_random.integers(2)) if side == "random" else int(side)
+        if seed is not None and self._opponent_spec is not None:
+            # A fresh agent: its whole random state (MCTS draws its uniforms in blocks) comes from the seed.
+            self._opponent = self._use_agent(make_named_opponent(self._opponent_spec, self.game, opponent_seed(seed)))
         self.state = self.game.initial_state()
         self.moves = []
         self._episode_over = False

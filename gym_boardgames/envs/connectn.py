@@ -42,7 +42,8 @@ class ConnectNEnv(GridBoardEnv):
     ## Arguments
     ``rows=6``, ``cols=7``, ``n=4``, ``gravity=True`` (validated: sizes >= 1, ``1 <= n <= max(rows, cols)``),
     and the two-player keywords ``opponent``, ``agent_player``, ``illegal_action``, ``render_mode``
-    (see :class:`~gym_boardgames.envs.base.TwoPlayerEnv`).
+    (see :class:`~gym_boardgames.envs.base.TwoPlayerEnv`; ``opponent`` also takes the scripts' agent
+    names, e.g. ``"alphabeta:4"`` or ``"mcts:200"``).
 
     ## Version History
     * v0: initial version. Since gym-boardgames 0.2.0 a draw's ``winner`` is -1 (it was None).

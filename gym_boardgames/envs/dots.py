@@ -52,7 +52,8 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
     ## Arguments
     ``rows=3``, ``cols=3`` (boxes), ``tie_break="draw"`` (or ``"second"``), ``reward="win"`` (or
     ``"score"``), and the two-player keywords ``opponent``, ``agent_player``, ``illegal_action``,
-    ``render_mode`` (see :class:`~gym_boardgames.envs.base.TwoPlayerEnv`).
+    ``render_mode`` (see :class:`~gym_boardgames.envs.base.TwoPlayerEnv`; ``opponent`` also takes the scripts' agent
+    names, e.g. ``"always4never3"``, ``"exact"`` or ``"mcts:200"``).
 
     ## Version History
     * v0: initial version. Since gym-boardgames 0.2.0 a draw's ``winner`` is -1 (it was None).

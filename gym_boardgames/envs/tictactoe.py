@@ -39,7 +39,8 @@ class TicTacToeEnv(GridBoardEnv):
     ``winner`` (0, 1, or -1 for a draw).
 
     ## Arguments
-    ``opponent="random"`` (``"random"``, an object with ``act(game, state)``, a callable
+    ``opponent="random"`` (``"random"``, an agent name the scripts take such as ``"alphabeta"`` or
+    ``"mcts:200"``, seeded from ``reset(seed=...)``; an object with ``act(game, state)``, a callable
     ``(game, state) -> int`` or ``None`` for self-play), ``agent_player=0`` (0, 1 or ``"random"``;
     ``reset(options={"agent_player": ...})`` overrides it for one episode), ``illegal_action="lose"``
     (or ``"raise"``), ``render_mode`` (``"human"``, ``"rgb_array"``, ``"ansi"``).
