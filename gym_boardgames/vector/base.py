@@ -15,7 +15,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from gym_boardgames.envs.base import check_agent_player
+from gym_boardgames.envs.base import _as_integer, check_agent_player, make_named_opponent, opponent_seed
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
 from gym_boardgames.rules.batch import random_legal_actions
 
@@ -42,15 +42,17 @@ class TwoPlayerVectorEnv(VectorEnv):
     * ``info["winner"]``: int64, the winner (0 or 1) of each game that ended in this step, and -1 for a
       draw and for games still going on. ``info["_winner"]`` is True exactly where a game ended, which is
       Gymnasium's vector-info convention: ``gymnasium.wrappers.vector.DictInfoToList`` then gives each
-      finished sub-env a ``"winner"`` key, as the single env's info has at the end (with -1, not None, for
-      a draw).
+      finished sub-env a ``"winner"`` key, as the single env's info has at the end (-1 for a draw in both).
     * Autoreset is Gymnasium's default, ``AutoresetMode.NEXT_STEP`` (``metadata["autoreset_mode"]``): the
       step after a game ends starts a new game in that sub-env and ignores its action; it returns the new
       game's first observation, reward 0, terminated False.
     * ``opponent="random"`` replies uniformly among the legal moves, drawn from ``np_random`` (seeded by
       ``reset(seed=...)``); ``opponent=None`` is self-play, with the reward for the player who just moved.
-      An agent object as opponent is not vectorised: such options raise ``ValueError`` and point to
-      ``vectorization_mode="sync"``.
+      An agent name of the scripts (``"alphabeta"``, ``"mcts:200"``, ``"td:FILE"``, ``"always4never3"``...,
+      as :class:`~gym_boardgames.envs.base.TwoPlayerEnv` takes) is one agent built for the game, asked in
+      turn for each sub-env that waits for a reply (in a Python loop: no faster than sync mode), rebuilt at
+      every ``reset(seed=...)`` from that seed, so seeded runs replay exactly. An agent object or a
+      callable is not vectorised: it raises ``ValueError`` pointing to ``vectorization_mode="sync"``.
     * ``agent_player`` 0, 1 or ``"random"`` (drawn per sub-env at every reset, automatic ones included);
       ``reset(options={"agent_player": ...})`` overrides it for the games that reset starts.
     * ``illegal_action="lose"`` ends that sub-env's game (reward -1 for the offender, the other player
@@ -60,14 +62,14 @@ class TwoPlayerVectorEnv(VectorEnv):
     Args:
         batch: the batch rules object (``num_envs`` games).
         single_observation_space: the observation space of one sub-env.
-        opponent: ``"random"`` or ``None`` (self-play).
+        opponent: ``"random"``, ``None`` (self-play) or an agent name (``agents.factory.make_agent``).
         agent_player: 0, 1 or ``"random"``; ignored in self-play.
         illegal_action: ``"lose"`` or ``"raise"``.
         render_mode: must be None: sub-envs are not drawn.
 
     Raises:
-        ValueError: on an unsupported opponent or render mode (both name ``vectorization_mode="sync"``),
-            or a bad ``agent_player`` or ``illegal_action``.
+        ValueError: on an unsupported opponent or render mode (both name ``vectorization_mode="sync"``; a
+            bad agent name also lists the valid ones), or a bad ``agent_player`` or ``illegal_action``.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -82,10 +84,10 @@ class TwoPlayerVectorEnv(VectorEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
-        if opponent is not None and not (isinstance(opponent, str) and opponent == "random"):
+        if opponent is not None and not isinstance(opponent, str):
             raise ValueError(
-                f"the vector env plays opponent='random' or opponent=None (self-play), got {opponent!r}; for any "
-                f"other opponent, {_SYNC_HINT}"
+                f"the vector env plays opponent='random', None (self-play) or an agent name, got {opponent!r}; for "
+                f"an agent object or a callable, {_SYNC_HINT}"
             )
         if render_mode is not None:
             raise ValueError(
@@ -96,6 +98,15 @@ class TwoPlayerVectorEnv(VectorEnv):
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         self.batch = batch
         self.game = batch.game
+        # A named opponent: one agent for every sub-env, its act(game, state) and reset() hook; else None.
+        self._opponent_spec = opponent if opponent not in (None, "random") else None
+        self._agent_act: Any = None
+        self._agent_reset: Any = None
+        if self._opponent_spec is not None:
+            try:
+                self._build_agent(None)
+            except ValueError as error:
+                raise ValueError(f"{error} (for an agent object or a callable, {_SYNC_HINT})") from None
         self.num_envs = batch.num_envs
         self.opponent = opponent
         self.illegal_action = illegal_action
@@ -135,7 +146,11 @@ class TwoPlayerVectorEnv(VectorEnv):
             if "agent_player" in options:
                 side = check_agent_player(options["agent_player"], 'options["agent_player"]')
         super().reset(seed=seed)
+        if seed is not None and self._opponent_spec is not None:
+            self._build_agent(seed)
         self.batch.reset()
+        if self._agent_reset is not None:
+            self._agent_reset()
         if self.opponent is not None:
             self._agent = np.zeros(self.num_envs, dtype=np.int8)
             self._start_games(None, side)
@@ -192,6 +207,8 @@ class TwoPlayerVectorEnv(VectorEnv):
             restart_rows = np.flatnonzero(restarting)
             batch.reset(restart_rows)
             self._start_games(restart_rows, self.agent_player_setting)
+            if self._agent_reset is not None:
+                self._agent_reset()  # a game starts: an agent with per-game memory (MCTS's tree) drops it
         if self.opponent is not None:
             self._play_opponent()  # the replies, and the opening moves of restarted games
         terminated = batch.over | illegal
@@ -269,8 +286,32 @@ class TwoPlayerVectorEnv(VectorEnv):
         else:
             self._agent[rows] = sides
 
+    def _build_agent(self, seed: int | None) -> None:
+        """(Re)build the named opponent, seeded from ``reset``'s seed apart from ``np_random`` (None: entropy)."""
+        assert self._opponent_spec is not None
+        agent = make_named_opponent(self._opponent_spec, self.game, None if seed is None else opponent_seed(seed))
+        self._agent_act = agent.act
+        reset_hook = getattr(agent, "reset", None)
+        self._agent_reset = reset_hook if callable(reset_hook) else None
+
+    def _agent_moves(self, rows: np.ndarray) -> np.ndarray:
+        """Ask the named opponent for its move in each game of ``rows``, in order (so a seed replays)."""
+        game, act = self.game, self._agent_act
+        actions = np.zeros(self.num_envs, dtype=np.intp)
+        for i in rows.tolist():
+            state = self.batch.state(i)
+            returned = act(game, state)
+            move = _as_integer(returned)
+            if move is None or not game.is_legal(state, move):
+                raise ValueError(
+                    f"opponent {self._opponent_spec} returned {returned!r} in sub-env {i}, which is not a legal "
+                    f"action there: legal actions are {list(game.legal_actions(state))}. This is a bug in the opponent."
+                )
+            actions[i] = move
+        return actions
+
     def _play_opponent(self) -> None:
-        """Play random legal moves in every game where the opponent is to move, until none is."""
+        """Play the opponent's moves in every game where it is to move, until none is."""
         batch, agent = self.batch, self._agent
         while True:
             moving = batch.player != agent
@@ -278,7 +319,9 @@ class TwoPlayerVectorEnv(VectorEnv):
             rows = np.flatnonzero(moving)
             if not len(rows):
                 return
-            if 4 * len(rows) >= self.num_envs:
+            if self._agent_act is not None:
+                actions = self._agent_moves(rows)
+            elif 4 * len(rows) >= self.num_envs:
                 actions = random_legal_actions(batch.legal_mask(), self.np_random)
             else:
                 # Few games left to answer (Dots and Boxes' extra moves): draw only theirs.

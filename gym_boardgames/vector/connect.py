@@ -28,7 +28,8 @@ class ConnectNVectorEnv(TwoPlayerVectorEnv):
     player to move), -1 the other player's, 0 empty.
 
     ## Arguments
-    ``num_envs=1``, ``rows=6``, ``cols=7``, ``n=4``, ``gravity=True``, ``opponent="random"`` (or None),
+    ``num_envs=1``, ``rows=6``, ``cols=7``, ``n=4``, ``gravity=True``, ``opponent="random"`` (or None, or an
+    agent name of the scripts such as ``"alphabeta"`` or ``"mcts:200"``, asked per sub-env in a Python loop),
     ``agent_player=0`` (0, 1 or ``"random"``), ``illegal_action="lose"`` (or ``"raise"``),
     ``render_mode=None``.
 

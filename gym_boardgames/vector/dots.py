@@ -41,7 +41,8 @@ class DotsAndBoxesVectorEnv(TwoPlayerVectorEnv):
 
     ## Arguments
     ``num_envs=1``, ``rows=3``, ``cols=3`` (boxes), ``tie_break="draw"`` (or ``"second"``),
-    ``reward="win"`` (or ``"score"``), ``opponent="random"`` (or None), ``agent_player=0`` (0, 1 or
+    ``reward="win"`` (or ``"score"``), ``opponent="random"`` (or None, or an agent name of the scripts
+    such as ``"always4never3"`` or ``"exact"``, asked per sub-env in a Python loop), ``agent_player=0`` (0, 1 or
     ``"random"``), ``illegal_action="lose"`` (or ``"raise"``), ``render_mode=None``.
 
     ## Version History
