@@ -1,6 +1,7 @@
 """Agents by name, as the scripts and ``play.py`` take them on the command line.
 
-Names: ``random``, ``alphabeta[:DEPTH]``, ``mcts[:SIMULATIONS]``, ``td:FILE`` (a saved TD player), and for
+Names: ``random``, ``alphabeta[:DEPTH]``, ``mcts[:SIMULATIONS]``, ``td:FILE`` (a saved TD player),
+``alphazero[:FILE][:SIMULATIONS]`` (the shipped AlphaZero model of the game, or a saved one), and for
 Dots and Boxes the study's bots ``first_available``, ``always4never3``, ``endgame:K`` and ``exact`` (optimal
 play from the solved table: ``endgame`` over every edge).
 """
@@ -11,7 +12,9 @@ from typing import Any
 
 from agents._rng import SeedLike, make_rng
 
-AGENT_NAMES = ("random", "alphabeta[:DEPTH]", "mcts[:SIMULATIONS]", "td:FILE")
+AGENT_NAMES = ("random", "alphabeta[:DEPTH]", "mcts[:SIMULATIONS]", "td:FILE", "alphazero[:FILE][:SIMULATIONS]")
+#: Simulations per move of ``alphazero`` when the name gives none.
+ALPHAZERO_SIMULATIONS = 200
 DOTS_AGENT_NAMES = ("first_available", "always4never3", "endgame:K", "exact")
 
 
@@ -31,7 +34,9 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None) -> Any:
     Args:
         spec: ``"random"``, ``"alphabeta"`` (exact) or ``"alphabeta:4"`` (4 plies), ``"mcts"`` (1000
             simulations) or ``"mcts:200"``, ``"td:path/to/file.npz"``; for Dots and Boxes also
-            ``"first_available"``, ``"always4never3"``, ``"endgame:10"`` and ``"exact"``.
+            ``"first_available"``, ``"always4never3"``, ``"endgame:10"`` and ``"exact"``; ``"alphazero"`` (the
+            shipped model of ``game``, 200 simulations), ``"alphazero:50"``, ``"alphazero:model.npz"`` or
+            ``"alphazero:model.npz:50"``.
         seed: seeds the agent's tie-breaking and exploration.
         game: the rules object the agent will play; needed for ``"exact"`` (the board size). Given, it
             also lets every agent be checked against the game before any match: Dots and Boxes bots are
@@ -78,6 +83,8 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None) -> Any:
             except ValueError:
                 raise error from None
             raise SavedFileError(arg, f"holds tables for {stored!r}, not for {game!r} ({error})") from None
+    if kind == "alphazero":
+        return _alphazero(spec, arg, rng, game)
     if kind in ("first_available", "always4never3", "endgame", "exact"):
         from gym_boardgames.rules.dots import DotsAndBoxes
 
@@ -94,3 +101,26 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None) -> Any:
         return make_bot(spec, seed=rng)
     names = AGENT_NAMES + DOTS_AGENT_NAMES
     raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(names)}")
+
+
+def _alphazero(spec: str, arg: str, rng: Any, game: Any) -> Any:
+    """Build ``alphazero[:FILE][:SIMULATIONS]`` (see :func:`make_agent`)."""
+    from agents.alphazero.agent import AlphaZeroAgent, load_pretrained, pretrained_name
+
+    path, simulations = arg, ALPHAZERO_SIMULATIONS
+    head, sep, tail = arg.rpartition(":")
+    if arg.isdigit():
+        path, simulations = "", _positive_int(arg, "the simulations", spec)
+    elif sep and tail.isdigit():
+        path, simulations = head, _positive_int(tail, "the simulations", spec)
+    if path:
+        return AlphaZeroAgent.load(path, game=game, n_simulations=simulations, seed=rng)
+    if game is None:
+        raise ValueError(f"{spec!r} needs the game to pick its shipped model (or give a file: alphazero:FILE)")
+    name = pretrained_name(game)
+    if name is None:
+        raise ValueError(
+            f"no shipped AlphaZero model for {game!r}: train one with scripts/train_alphazero.py and use "
+            f"alphazero:FILE"
+        )
+    return load_pretrained(name, n_simulations=simulations, seed=rng)

@@ -51,6 +51,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         temperature_moves=9,
         channels=32,
         blocks=2,
+        policy_channels=16,
+        value_channels=8,
         epochs=24.0,
         lr=2e-3,
         window=20_000,
@@ -69,6 +71,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         temperature_moves=12,
         channels=32,
         blocks=3,
+        policy_channels=4,
+        value_channels=2,
         epochs=4.0,
         lr=2e-3,
         window=100_000,
@@ -87,6 +91,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         temperature_moves=6,
         channels=32,
         blocks=3,
+        policy_channels=4,
+        value_channels=2,
         epochs=4.0,
         lr=2e-3,
         window=100_000,
@@ -120,6 +126,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--temperature-moves", type=nonnegative_int, help="moves per game drawn from visit counts")
     parser.add_argument("--channels", type=positive_int, help="network trunk width")
     parser.add_argument("--blocks", type=nonnegative_int, help="residual blocks")
+    parser.add_argument("--policy-channels", type=positive_int, help="filters of the policy head's 1x1 conv")
+    parser.add_argument("--value-channels", type=positive_int, help="filters of the value head's 1x1 conv")
     parser.add_argument("--epochs", type=float, help="gradient samples per new position (steps = epochs*new/batch)")
     parser.add_argument("--batch-size", type=positive_int, default=256, help="samples per gradient step")
     parser.add_argument("--lr", type=float, help="AdamW learning rate at the start (decays linearly to 10%%)")
@@ -203,6 +211,8 @@ def build_config(args: argparse.Namespace) -> Any:
         selfplay=selfplay,
         channels=d["channels"],
         blocks=d["blocks"],
+        policy_channels=d["policy_channels"],
+        value_channels=d["value_channels"],
         lr=d["lr"],
         weight_decay=args.weight_decay,
         batch_size=args.batch_size,

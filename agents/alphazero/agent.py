@@ -244,7 +244,7 @@ class AlphaZeroAgent:
         loaded = load_npz(path, format=FORMAT, versions={VERSION}, schema=schema, allow_extra=False)
         stored_game = found["game"]
         if game is not None and not same_game(game, stored_game):
-            raise SavedFileError(f"{os.fspath(path)}: a model of {stored_game!r}, not of {game!r}")
+            raise SavedFileError(path, f"a model of {stored_game!r}, not of {game!r}")
         info = found["info"] if isinstance(found["info"], dict) else {}
         return cls(
             game if game is not None else stored_game,
@@ -266,6 +266,16 @@ def pretrained_path(name: str) -> str:
     if name not in PRETRAINED:
         raise ValueError(f"no shipped AlphaZero model {name!r}: choose one of {', '.join(sorted(PRETRAINED))}")
     return str(resources.files("agents.alphazero").joinpath("models", PRETRAINED[name]))
+
+
+def pretrained_name(game: Any) -> str | None:
+    """Return the name of the shipped model for ``game`` (``"tictactoe"``, ``"connectfour"``), or None."""
+    spec = game_spec(game)
+    if spec == {"name": "tictactoe"}:
+        return "tictactoe"
+    if spec == {"name": "connectn", "rows": 6, "cols": 7, "n": 4, "gravity": True}:
+        return "connectfour"
+    return None
 
 
 def load_pretrained(name: str, n_simulations: int = 100, seed: SeedLike = None) -> AlphaZeroAgent:

@@ -5,8 +5,13 @@ The architecture is AlphaGo Zero's, scaled down for a CPU::
     input (C, H, W)
       -> conv 3x3, `channels` filters, batch norm, ReLU
       -> `blocks` residual blocks: conv 3x3, BN, ReLU, conv 3x3, BN, + input, ReLU
-      -> policy head: conv 1x1 (2 filters), BN, ReLU, linear to `num_actions` logits
-      -> value head: conv 1x1 (1 filter), BN, ReLU, linear to `value_hidden`, ReLU, linear to 1, tanh
+      -> policy head: conv 1x1 (`policy_channels` filters, 2 in AlphaGo Zero), BN, ReLU, linear to
+         `num_actions` logits
+      -> value head: conv 1x1 (`value_channels` filters, 1 in AlphaGo Zero), BN, ReLU, linear to
+         `value_hidden`, ReLU, linear to 1, tanh
+
+On small boards the heads' few filters are a bottleneck (2 x 9 numbers for tic-tac-toe's whole policy), so
+their widths are settings too.
 
 Parameters are a flat ``{name: float32 array}`` dictionary with PyTorch's ``state_dict`` names (batch-norm
 running statistics included), so the training library's model (:mod:`agents.alphazero.torch_model`) and
@@ -39,6 +44,8 @@ class NetConfig:
         channels: filters of the trunk's convolutions.
         blocks: residual blocks.
         value_hidden: width of the value head's hidden layer.
+        policy_channels: filters of the policy head's 1x1 convolution.
+        value_channels: filters of the value head's 1x1 convolution.
     """
 
     in_planes: int
@@ -48,6 +55,8 @@ class NetConfig:
     channels: int = 32
     blocks: int = 3
     value_hidden: int = 64
+    policy_channels: int = 2
+    value_channels: int = 1
 
     def __post_init__(self) -> None:
         limits = {
@@ -58,6 +67,8 @@ class NetConfig:
             "channels": 512,
             "blocks": 64,
             "value_hidden": 4096,
+            "policy_channels": 256,
+            "value_channels": 256,
         }
         for name, limit in limits.items():
             value = getattr(self, name)
@@ -84,11 +95,11 @@ class NetConfig:
         for b in range(self.blocks):
             conv_bn(f"blocks.{b}.a", c, c, 3)
             conv_bn(f"blocks.{b}.b", c, c, 3)
-        conv_bn("policy", c, 2, 1)
-        shapes["policy_fc.weight"] = (self.num_actions, 2 * cells)
+        conv_bn("policy", c, self.policy_channels, 1)
+        shapes["policy_fc.weight"] = (self.num_actions, self.policy_channels * cells)
         shapes["policy_fc.bias"] = (self.num_actions,)
-        conv_bn("value", c, 1, 1)
-        shapes["value_fc1.weight"] = (self.value_hidden, cells)
+        conv_bn("value", c, self.value_channels, 1)
+        shapes["value_fc1.weight"] = (self.value_hidden, self.value_channels * cells)
         shapes["value_fc1.bias"] = (self.value_hidden,)
         shapes["value_fc2.weight"] = (1, self.value_hidden)
         shapes["value_fc2.bias"] = (1,)
@@ -141,9 +152,12 @@ class NumpyNet:
         self._value = _fold(params, "value")
         cells = config.height * config.width
         # The linear layers read PyTorch's flattened NCHW features; reorder their columns once for NHWC.
-        policy_w = params["policy_fc.weight"].reshape(config.num_actions, 2, cells).transpose(0, 2, 1)
-        self._policy_fc = (np.ascontiguousarray(policy_w.reshape(config.num_actions, -1).T), params["policy_fc.bias"])
-        self._value_fc1 = (np.ascontiguousarray(params["value_fc1.weight"].T), params["value_fc1.bias"])
+        policy_w = params["policy_fc.weight"].reshape(config.num_actions, config.policy_channels, cells)
+        policy_w = policy_w.transpose(0, 2, 1).reshape(config.num_actions, -1)
+        self._policy_fc = (np.ascontiguousarray(policy_w.T), params["policy_fc.bias"])
+        value_w = params["value_fc1.weight"].reshape(config.value_hidden, config.value_channels, cells)
+        value_w = value_w.transpose(0, 2, 1).reshape(config.value_hidden, -1)
+        self._value_fc1 = (np.ascontiguousarray(value_w.T), params["value_fc1.bias"])
         self._value_fc2 = (np.ascontiguousarray(params["value_fc2.weight"].T), params["value_fc2.bias"])
 
     def forward(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

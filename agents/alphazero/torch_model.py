@@ -46,10 +46,10 @@ class PolicyValueNet(nn.Module):
         c, cells = config.channels, config.height * config.width
         self.stem = _ConvBN(config.in_planes, c, 3)
         self.blocks = nn.Sequential(*[_Block(c) for _ in range(config.blocks)])
-        self.policy = _ConvBN(c, 2, 1)
-        self.policy_fc = nn.Linear(2 * cells, config.num_actions)
-        self.value = _ConvBN(c, 1, 1)
-        self.value_fc1 = nn.Linear(cells, config.value_hidden)
+        self.policy = _ConvBN(c, config.policy_channels, 1)
+        self.policy_fc = nn.Linear(config.policy_channels * cells, config.num_actions)
+        self.value = _ConvBN(c, config.value_channels, 1)
+        self.value_fc1 = nn.Linear(config.value_channels * cells, config.value_hidden)
         self.value_fc2 = nn.Linear(config.value_hidden, 1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -58,6 +58,8 @@ class TrainConfig:
         channels: network trunk width.
         blocks: residual blocks.
         value_hidden: value head's hidden width.
+        policy_channels: filters of the policy head's 1x1 convolution.
+        value_channels: filters of the value head's 1x1 convolution.
         lr: AdamW learning rate at the start (decays linearly to 10%).
         weight_decay: AdamW's decoupled weight decay (the loss's L2 term).
         batch_size: samples per gradient step.
@@ -85,6 +87,8 @@ class TrainConfig:
     channels: int = 32
     blocks: int = 3
     value_hidden: int = 64
+    policy_channels: int = 2
+    value_channels: int = 1
     lr: float = 2e-3
     weight_decay: float = 1e-4
     batch_size: int = 256
@@ -103,7 +107,16 @@ class TrainConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("iterations", "games_per_iteration", "channels", "value_hidden", "batch_size", "replay_window"):
+        for name in (
+            "iterations",
+            "games_per_iteration",
+            "channels",
+            "value_hidden",
+            "policy_channels",
+            "value_channels",
+            "batch_size",
+            "replay_window",
+        ):
             _check_int(name, getattr(self, name), 1)
         for name in ("blocks", "eval_every", "gate_games", "seed"):
             _check_int(name, getattr(self, name), 0)
@@ -199,12 +212,13 @@ class SelfPlayPool:
         workers: processes (or Ray tasks) per iteration; 1 plays in this process.
         ray_address: a Ray cluster address (``"auto"``, ``"ray://host:10001"``) to run the workers as Ray
             tasks instead of local processes; None for local.
+        force_processes: use a worker process even for ``workers=1`` (to time the pool itself).
     """
 
-    def __init__(self, workers: int, ray_address: str | None = None) -> None:
+    def __init__(self, workers: int, ray_address: str | None = None, force_processes: bool = False) -> None:
         self.workers = workers
         #: True when self-play runs in this process.
-        self.local = ray_address is None and workers == 1
+        self.local = ray_address is None and workers == 1 and not force_processes
         self._pool: Any = None
         self._ray: Any = None
         if ray_address is not None:
@@ -214,7 +228,7 @@ class SelfPlayPool:
             ray.init(address=ray_address, ignore_reinit_error=True, log_to_driver=False)
             self._ray = ray
             self._remote = ray.remote(num_cpus=1)(selfplay_worker)
-        elif workers > 1:
+        elif not self.local:
             # spawn, not fork: forking a process that has started PyTorch's thread pools can deadlock.
             self._pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker)
 
@@ -319,6 +333,8 @@ class Trainer:
             channels=config.channels,
             blocks=config.blocks,
             value_hidden=config.value_hidden,
+            policy_channels=config.policy_channels,
+            value_channels=config.value_channels,
         )
         torch.set_num_threads(config.threads)
         torch.manual_seed(config.seed)
@@ -380,7 +396,11 @@ class Trainer:
         self.games += len(summaries)
         self.positions += len(samples.values)
         steps = max(1, math.ceil(config.epochs * len(samples.values) / config.batch_size))
+        # Decay over the run's length: its iterations, or its time limit if that ends it first.
         fraction = self.iteration / max(1, config.iterations - 1)
+        if config.time_limit:
+            fraction = max(fraction, self.seconds / config.time_limit)
+        fraction = min(fraction, 1.0)
         for group in self.optimizer.param_groups:
             group["lr"] = config.lr * (1.0 - 0.9 * fraction)
         policy_loss, value_loss = self.train_steps(steps)
@@ -556,7 +576,10 @@ class Trainer:
         if self.best_params is not None:
             arrays.update({f"best.{k}": v for k, v in self.best_params.items()})
         kept = self.replay.ordered()
-        arrays.update({"replay.planes": kept.planes, "replay.policies": kept.policies, "replay.values": kept.values})
+        # Planes hold multiples of 1/4 in [0, 1] (0/1 pieces, Dots' sides drawn / 4): stored exactly as
+        # uint8 quarters, a quarter of the bytes, which keeps the per-iteration save short.
+        quarters = np.rint(kept.planes * 4).astype(np.uint8)
+        arrays.update({"replay.planes": quarters, "replay.policies": kept.policies, "replay.values": kept.values})
         meta = {
             "game": game_spec(self.game),
             "net": self.net_config.to_dict(),
@@ -601,7 +624,15 @@ class Trainer:
             game = game_from_spec(meta.get("game"))
             config = TrainConfig.from_dict(meta.get("training"))
             encoder = encoder_for(game)
-            net = NetConfig(*encoder.shape, encoder.num_actions, config.channels, config.blocks, config.value_hidden)
+            net = NetConfig(
+                *encoder.shape,
+                encoder.num_actions,
+                config.channels,
+                config.blocks,
+                config.value_hidden,
+                config.policy_channels,
+                config.value_channels,
+            )
             if meta.get("net") != net.to_dict():
                 raise ValueError(f"network {meta.get('net')} does not match the training settings {net.to_dict()}")
             found.update(game=game, config=config, meta=meta)
@@ -614,7 +645,7 @@ class Trainer:
                 specs[f"adam.step.{name}"] = ArraySpec((), np.float32, finite=True)
             window = config.replay_window
             specs["replay.planes"] = ArraySpec(
-                (None, *encoder.shape), np.float32, max_size=window * math.prod(encoder.shape)
+                (None, *encoder.shape), np.uint8, max_size=window * math.prod(encoder.shape)
             )
             specs["replay.policies"] = ArraySpec(
                 (None, encoder.num_actions), np.float32, max_size=window * encoder.num_actions
@@ -658,11 +689,12 @@ class Trainer:
                 }
             del param
         trainer.optimizer.load_state_dict(optimizer_state)
-        planes, policies, values = (arrays[f"replay.{k}"] for k in ("planes", "policies", "values"))
-        if not len(planes) == len(policies) == len(values):
+        quarters, policies, values = (arrays[f"replay.{k}"] for k in ("planes", "policies", "values"))
+        planes = quarters.astype(np.float32) / 4
+        if not len(planes) == len(policies) == len(values) or quarters.max(initial=0) > 4:
             from agents.persistence import SavedFileError
 
-            raise SavedFileError(f"{state_path}: the replay arrays have different lengths")
+            raise SavedFileError(state_path, "the replay arrays have different lengths or planes above 1")
         trainer.replay.add(Samples(planes, policies, values))
         trainer.iteration = _meta_int(meta, "iteration")
         trainer.games = _meta_int(meta, "games")

@@ -1,0 +1,285 @@
+"""AlphaZero: encodings and symmetries against the rules, the network in numpy and PyTorch, files, the agent,
+and a short real training that must reach 90% optimal moves in tic-tac-toe."""
+
+import os
+
+import numpy as np
+import pytest
+
+from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator, game_from_spec, game_spec
+from agents.alphazero.encoding import encoder_for
+from agents.alphazero.network import NetConfig, NumpyNet
+from agents.persistence import SavedFileError
+from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
+
+GAMES = [
+    TicTacToe(),
+    ConnectN(6, 7, 4, True),
+    ConnectN(4, 5, 4, True),
+    ConnectN(4, 6, 3, False),
+    ConnectN(6, 6, 4, False),
+    DotsAndBoxes(3, 3),
+    DotsAndBoxes(2, 3),
+]
+IDS = [repr(g) for g in GAMES]
+
+
+def random_line(game, rng, max_moves=None):
+    """A random legal move sequence from the start (may end the game)."""
+    state, moves = game.initial_state(), []
+    limit = max_moves if max_moves is not None else int(rng.integers(0, game.num_actions))
+    while not game.is_terminal(state) and len(moves) < limit:
+        legal = game.legal_actions(state)
+        move = legal[int(rng.integers(len(legal)))]
+        moves.append(move)
+        state = game.apply(state, move)
+    return moves
+
+
+def play(game, moves):
+    state = game.initial_state()
+    for move in moves:
+        state = game.apply(state, move)
+    return state
+
+
+def random_params(config, seed=0):
+    rng = np.random.default_rng(seed)
+    params = {}
+    for name, shape in config.param_shapes().items():
+        if name.endswith("running_var"):
+            params[name] = rng.uniform(0.5, 2.0, shape).astype(np.float32)
+        elif name.endswith("bn.weight"):
+            params[name] = rng.uniform(0.5, 1.5, shape).astype(np.float32)
+        else:
+            params[name] = (0.2 * rng.standard_normal(shape)).astype(np.float32)
+    return params
+
+
+def small_agent(game, n_simulations=50, seed=0):
+    encoder = encoder_for(game)
+    config = NetConfig(*encoder.shape, encoder.num_actions, channels=8, blocks=1, value_hidden=16)
+    return AlphaZeroAgent(game, config, random_params(config, seed), n_simulations=n_simulations, seed=seed)
+
+
+# ---- encodings and symmetries -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_symmetries_map_positions_legal_moves_and_policies_as_the_rules_do(game):
+    """Play a random line and its image under each symmetry through the rules: the encodings and legal moves
+    of the two end positions must be each other's images."""
+    encoder = encoder_for(game)
+    rng = np.random.default_rng(0)
+    for _ in range(25):
+        moves = random_line(game, rng)
+        state = play(game, moves)
+        if game.is_terminal(state):
+            continue
+        planes = encoder.encode([state])
+        for sym in encoder.symmetries:
+            new_of = np.empty_like(sym.action_perm)
+            new_of[sym.action_perm] = np.arange(len(sym.action_perm))  # old action -> new action
+            image = play(game, [int(new_of[m]) for m in moves])
+            expected_planes, _ = encoder.augment(planes, np.zeros((1, encoder.num_actions)), np.array([sym_index(encoder, sym)]))
+            np.testing.assert_array_equal(encoder.encode([image]), expected_planes, err_msg=sym.name)
+            legal = np.zeros(encoder.num_actions)
+            legal[game.legal_actions(state)] = 1.0
+            _, legal_image = encoder.augment(planes, legal[None, :], np.array([sym_index(encoder, sym)]))
+            assert sorted(np.flatnonzero(legal_image[0])) == sorted(game.legal_actions(image)), sym.name
+            policy = rng.random(encoder.num_actions)
+            _, moved = encoder.augment(planes, policy[None, :], np.array([sym_index(encoder, sym)]))
+            for old in range(encoder.num_actions):
+                assert moved[0, new_of[old]] == policy[old]
+
+
+def sym_index(encoder, sym):
+    return next(i for i, s in enumerate(encoder.symmetries) if s.name == sym.name)
+
+
+def test_symmetry_groups_are_the_boards_own():
+    names = {repr(g): [s.name for s in encoder_for(g).symmetries] for g in GAMES}
+    assert len(names["TicTacToe()"]) == 8
+    assert names[repr(ConnectN(6, 7, 4, True))] == ["identity", "mirror"]
+    assert len(names[repr(ConnectN(4, 6, 3, False))]) == 4
+    assert len(names[repr(DotsAndBoxes(3, 3))]) == 8 and len(names[repr(DotsAndBoxes(2, 3))]) == 4
+
+
+def test_encoding_is_from_the_movers_side():
+    game = TicTacToe()
+    encoder = encoder_for(game)
+    x_moved = game.apply(game.initial_state(), 4)  # O to move: X's piece is the opponent's
+    planes = encoder.encode([game.initial_state(), x_moved])
+    assert planes[0, 0].sum() == 0 and planes[0, 2].all()  # empty board, player 0 (X) to move
+    assert planes[1, 1, 1, 1] == 1 and planes[1, 0].sum() == 0 and not planes[1, 2].any()
+
+
+# ---- the network ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", [TicTacToe(), ConnectN(6, 7, 4, True), DotsAndBoxes(2, 3)], ids=repr)
+def test_numpy_forward_pass_equals_pytorch_to_1e_5(game):
+    torch = pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to compare")
+    from agents.alphazero.torch_model import PolicyValueNet, load_params
+
+    encoder = encoder_for(game)
+    config = NetConfig(*encoder.shape, encoder.num_actions, channels=16, blocks=2, value_hidden=32)
+    params = random_params(config, seed=1)
+    model = PolicyValueNet(config)
+    load_params(model, params)
+    model.eval()
+    rng = np.random.default_rng(0)
+    states = [play(game, random_line(game, rng, max_moves=int(rng.integers(0, 6)))) for _ in range(32)]
+    planes = encoder.encode(states)
+    with torch.no_grad():
+        logits, values = model(torch.from_numpy(planes))
+    np_logits, np_values = NumpyNet(config, params).forward(planes)
+    np.testing.assert_allclose(np_logits, logits.numpy(), atol=1e-5)
+    np.testing.assert_allclose(np_values, values.numpy(), atol=1e-5)
+
+
+def test_loss_falls_on_a_fixed_batch():
+    pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to train")
+    from agents.alphazero.selfplay import SelfPlayConfig
+    from agents.alphazero.training import Trainer, TrainConfig
+
+    game = TicTacToe()
+    trainer = Trainer(game, TrainConfig(channels=16, blocks=1, selfplay=SelfPlayConfig()), os.devnull)
+    encoder = trainer.encoder
+    rng = np.random.default_rng(0)
+    states = [play(game, random_line(game, rng, max_moves=int(rng.integers(0, 7)))) for _ in range(64)]
+    states = [s for s in states if not game.is_terminal(s)]
+    planes = encoder.encode(states)
+    policies = np.zeros((len(states), encoder.num_actions), dtype=np.float32)
+    for i, s in enumerate(states):
+        policies[i, game.legal_actions(s)[0]] = 1.0
+    values = rng.choice([-1.0, 0.0, 1.0], size=len(states)).astype(np.float32)
+    before = [float(x.detach()) for x in trainer.loss(planes, policies, values)]
+    trainer.model.train()
+    for _ in range(60):
+        p_loss, v_loss = trainer.loss(planes, policies, values)
+        trainer.optimizer.zero_grad()
+        (p_loss + v_loss).backward()
+        trainer.optimizer.step()
+    after = [float(x.detach()) for x in trainer.loss(planes, policies, values)]
+    assert after[0] < 0.5 * before[0] and after[1] < 0.5 * before[1]
+
+
+# ---- the agent and its files ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", [TicTacToe(), ConnectN(4, 5, 4, True), DotsAndBoxes(2, 2)], ids=repr)
+def test_evaluate_gives_distributions_over_legal_moves_and_values_in_range(game):
+    agent = small_agent(game)
+    rng = np.random.default_rng(0)
+    states = [play(game, random_line(game, rng, max_moves=int(rng.integers(0, 5)))) for _ in range(20)]
+    states = [s for s in states if not game.is_terminal(s)]
+    priors, values = agent.evaluate(game, states)
+    assert priors.shape == (len(states), game.num_actions) and values.shape == (len(states),)
+    for row, state in zip(priors, states, strict=True):
+        illegal = np.setdiff1d(np.arange(game.num_actions), game.legal_actions(state))
+        assert np.all(row[illegal] == 0) and row.sum() == pytest.approx(1.0)
+    assert np.all(np.abs(values) <= 1.0)
+
+
+def test_the_search_takes_a_win_and_blocks_a_loss_in_one_even_with_an_untrained_network():
+    game = ConnectN(6, 7, 4, True)
+    win = play(game, [0, 6, 1, 6, 2, 5])  # X has 0-2 on the bottom row: 3 wins
+    block = play(game, [0, 6, 0, 6, 1, 6])  # O has three in column 6: only 6 saves X
+    for seed in range(3):
+        assert small_agent(game, 200, seed).act(game, win) == 3
+        assert small_agent(game, 400, seed).act(game, block) == 6
+
+
+def test_save_and_load_round_trip_gives_identical_outputs(tmp_path):
+    game = ConnectN(4, 5, 4, True)
+    agent = small_agent(game)
+    path = tmp_path / "model.npz"
+    agent.save(path)
+    loaded = AlphaZeroAgent.load(path, n_simulations=50, seed=0)
+    assert game_spec(loaded.game) == game_spec(game)
+    states = [play(game, [0, 1, 2]), play(game, [4])]
+    for got, want in zip(loaded.evaluate(game, states), agent.evaluate(game, states), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert loaded.act(game, states[0]) == small_agent(game).act(game, states[0])
+
+
+def test_loading_checks_the_game_and_refuses_damaged_files(tmp_path):
+    game = TicTacToe()
+    path = tmp_path / "model.npz"
+    small_agent(game).save(path)
+    with pytest.raises(SavedFileError, match="not of"):
+        AlphaZeroAgent.load(path, game=ConnectN(6, 7, 4, True))
+    raw = path.read_bytes()
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(SavedFileError, match="damaged.npz"):
+        AlphaZeroAgent.load(damaged)
+    flipped = bytearray(raw)
+    for i in range(200, len(flipped), 97):
+        flipped[i] ^= 0xFF
+    damaged.write_bytes(bytes(flipped))
+    with pytest.raises(SavedFileError, match="damaged.npz"):
+        AlphaZeroAgent.load(damaged)
+
+
+def test_a_model_file_naming_a_huge_board_is_refused_before_building_it(tmp_path):
+    from agents.persistence import save_npz
+
+    path = tmp_path / "huge.npz"
+    meta = {"game": {"name": "connectn", "rows": 10**6, "cols": 10**6, "n": 4, "gravity": True}, "net": {}}
+    save_npz(path, {"x": np.zeros(1, np.float32)}, format="gym_boardgames.alphazero", version=1, meta=meta)
+    with pytest.raises(SavedFileError, match="rows"):
+        AlphaZeroAgent.load(path)
+
+
+def test_game_specs_round_trip():
+    for game in GAMES:
+        assert game_spec(game_from_spec(game_spec(game))) == game_spec(game)
+    with pytest.raises(ValueError, match="does not take"):
+        game_from_spec({"name": "tictactoe", "rows": 3})
+
+
+def test_network_evaluator_refuses_another_game():
+    agent = small_agent(TicTacToe())
+    with pytest.raises(ValueError, match="plays"):
+        NetworkEvaluator(TicTacToe(), agent.evaluator.net).evaluate(ConnectN(6, 7, 4, True), [])
+
+
+# ---- a real (short) training -------------------------------------------------------------------------
+
+
+def test_a_short_tictactoe_training_makes_the_raw_network_optimal_in_90_percent_of_positions(tmp_path):
+    pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to train")
+    from agents.alphazero.evaluation import ExactValues, greedy_moves, optimal_move_rate
+    from agents.alphazero.selfplay import SelfPlayConfig
+    from agents.alphazero.training import Trainer, TrainConfig
+
+    game = TicTacToe()
+    config = TrainConfig(
+        iterations=8,
+        games_per_iteration=64,
+        selfplay=SelfPlayConfig(n_simulations=32, parallel_games=64, temperature_moves=9),
+        channels=32,
+        blocks=2,
+        epochs=24.0,
+        replay_window=20_000,
+        eval_every=0,
+        inference="numpy",
+    )
+    out = tmp_path / "ttt.npz"
+    trainer = Trainer(game, config, out)
+    trainer.run()
+    agent = AlphaZeroAgent.load(out, n_simulations=0)
+    exact = ExactValues(game)
+    states = exact.non_terminal_states()
+    assert len(states) == 4520
+    rate = optimal_move_rate(exact, greedy_moves(agent.evaluator, game), states)
+    assert rate >= 0.90, f"the raw network is optimal in only {100 * rate:.1f}% of the 4,520 positions"
+    # and the training state resumes where it stopped
+    resumed = Trainer.resume(out, iterations=9)
+    assert resumed.iteration == 8 and resumed.games == trainer.games and resumed.replay.size == trainer.replay.size
+    for name, value in trainer.params().items():
+        np.testing.assert_array_equal(resumed.params()[name], value)
+    resumed.run()
+    assert resumed.iteration == 9
