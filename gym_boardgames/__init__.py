@@ -21,7 +21,7 @@ from typing import Any
 
 from gymnasium.envs.registration import register, registry
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _ENVS = {
     "TicTacToe-v0": "gym_boardgames.envs.tictactoe:TicTacToeEnv",
