@@ -4,6 +4,12 @@ Positions are counted once however they are reached, the empty board and termina
 included; play stops at a win. ConnectN boards of up to 39 cells are solved layer by layer with numpy
 (4x4 with k=4: 9,722,011 positions); other games by a memoised search.
 
+Before any work the script bounds the positions from the board's size and prints the estimate. It
+refuses (exit status 2, one line) a game whose bound is over the solver's limit, 30 million positions
+for the layered solver and 5 million for the memoised search (a few minutes and a couple of GB on a
+2-core machine), or whose memory estimate is over the memory available; --force solves anyway. Connect
+Four (6x7, 42 cells: up to 7e13 positions) is refused. Long solves show a progress bar on stderr.
+
 Examples:
   python scripts/solve.py tictactoe
   python scripts/solve.py connectn --rows 4 --cols 4 --n 4 --no-gravity
@@ -15,41 +21,128 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import resource
 import sys
 import time
 
-from agents.minimax import solve
+from agents.minimax import SolveEstimate, estimate_solve, solve
 from gym_boardgames.rules.registry import GAME_NAMES, make_game
-from gym_boardgames.utils import write_text_atomic
+from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int, write_text_atomic
 
 RESULT_NAMES = {1.0: "first player wins", 0.0: "draw", -1.0: "second player wins"}
+#: Solves estimated to take longer than this show a progress bar.
+PROGRESS_SECONDS = 2.0
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", choices=GAME_NAMES, help="the game to solve")
-    parser.add_argument("--rows", type=int, help="board rows (connectn) or box rows (dots)")
-    parser.add_argument("--cols", type=int, help="board columns (connectn) or box columns (dots)")
-    parser.add_argument("--n", type=int, help="pieces in a row to win (connectn)")
+    parser.add_argument("--rows", type=positive_int, help="board rows (connectn, at most 64) or box rows (dots, 32)")
+    parser.add_argument("--cols", type=positive_int, help="board columns (connectn) or box columns (dots)")
+    parser.add_argument("--n", type=positive_int, help="pieces in a row to win (connectn)")
     parser.add_argument("--gravity", action=argparse.BooleanOptionalAction, default=None, help="connectn only")
     parser.add_argument("--tie-break", default="draw", choices=["draw", "second"], help="dots only")
-    parser.add_argument("--seed", type=int, default=0, help="unused (solving is deterministic); kept for uniformity")
+    parser.add_argument(
+        "--seed", type=nonnegative_int, default=0, help="unused (solving is deterministic); kept for uniformity"
+    )
     parser.add_argument("--out", help="also write the JSON summary to this file")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="solve even when the estimate is over the limit (it may run for hours or exhaust memory)",
+    )
     return parser.parse_args(argv)
 
 
+def _count(number: int) -> str:
+    """``1,234,567`` for readable counts, ``7.1e13`` for astronomical ones (no float overflow)."""
+    if number < 10**12:
+        return f"{number:,}"
+    exponent = int(math.log10(number))  # math.log10 takes ints of any size
+    return f"{number / 10**exponent:.2g}e{exponent}"
+
+
+def _size(nbytes: int) -> str:
+    """Bytes as MB, GB or TB, or a power of ten past a petabyte."""
+    if nbytes < 2**30:
+        return f"{nbytes / 2**20:,.0f} MB"
+    if nbytes < 2**40:
+        return f"{nbytes / 2**30:,.1f} GB"
+    if nbytes < 2**50:
+        return f"{nbytes / 2**40:,.1f} TB"
+    return f"{_count(nbytes)} bytes"
+
+
+def _duration(seconds: float) -> str:
+    """Seconds as s, min, h, days or years."""
+    for unit, scale, top in (("s", 1, 120), ("min", 60, 120), ("h", 3600, 48), ("days", 86400, 730)):
+        if seconds < top * scale:
+            return f"{seconds / scale:.0f} {unit}"
+    if not math.isfinite(seconds):
+        return "forever"
+    years = seconds / 31_557_600
+    return f"{years:.0f} years" if years < 10**6 else f"{_count(int(years))} years"
+
+
+def available_memory() -> int | None:
+    """Return the memory the kernel says is available (``MemAvailable``, Linux), or None if unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def refusal(estimate: SolveEstimate, available: int | None) -> str | None:
+    """Return why the solve should not start (one line, without the game), or None if it may.
+
+    Args:
+        estimate: the solve's estimate.
+        available: bytes of memory available, or None if unknown.
+    """
+    if estimate.positions is None:
+        return f"has no position bound for the {estimate.method} solver"
+    if estimate.positions > estimate.limit:
+        return (
+            f"may have up to {_count(estimate.positions)} positions (about {_size(estimate.bytes)} and "
+            f"{_duration(estimate.seconds)}); the {estimate.method} solver's limit is {estimate.limit:,}"
+        )
+    if available is not None and estimate.bytes > available:
+        return f"may need about {_size(estimate.bytes)} of memory, and {_size(available)} is available"
+    return None
+
+
 def main(argv: list[str] | None = None) -> dict:
-    """Solve the game and return the summary."""
+    """Solve the game and return the summary (exit status 2 on a bad option or a refused size)."""
     args = parse_args(argv)
     try:
         game = make_game(args.game, args.rows, args.cols, args.n, args.gravity, args.tie_break)
+        if args.out:
+            check_output_path(args.out, "--out")
     except ValueError as error:
-        sys.exit(f"error: {error}")
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    estimate = estimate_solve(game)
+    why = refusal(estimate, available_memory())
+    if why is not None and not args.force:
+        print(f"error: {game!r} {why}: refusing to solve (--force to try anyway)", file=sys.stderr)
+        sys.exit(2)
+    if estimate.positions is not None:
+        print(
+            f"estimate: up to {_count(estimate.positions)} positions, about {_size(estimate.bytes)} and "
+            f"{_duration(estimate.seconds)} ({estimate.method} solver)"
+            + (" [--force: over the limit]" if why is not None else "")
+        )
+    sys.stdout.flush()  # the estimate shows before a long solve, even when stdout is a pipe
+    progress = why is not None or estimate.seconds is None or estimate.seconds > PROGRESS_SECONDS
     start = time.perf_counter()
-    value, positions = solve(game)
+    value, positions = solve(game, progress=progress)
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
     summary = {

@@ -1,11 +1,21 @@
 """Alpha-beta and exact solving: the known answers, and agreement with plain minimax on every game."""
 
+import time
+
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401
-from agents.minimax import AlphaBetaAgent, _solve_generic, alphabeta, position_values, solve
+from agents.minimax import (
+    MAX_SEARCH_PLIES,
+    AlphaBetaAgent,
+    _solve_generic,
+    alphabeta,
+    estimate_solve,
+    position_values,
+    solve,
+)
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 
@@ -146,3 +156,85 @@ def test_alphabeta_agent_is_a_perfect_env_opponent():
         while not terminated:
             _, reward, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
         assert reward <= 0.0  # random play never beats perfect play
+
+
+class Corridor:
+    """A one-move-per-turn game of ``length`` plies ending in a draw: deep, with one position per ply."""
+
+    num_players = 2
+
+    def __init__(self, length):
+        self.length = length
+
+    def initial_state(self):
+        return 0
+
+    def current_player(self, state):
+        return state % 2
+
+    def legal_actions(self, state):
+        return [] if state >= self.length else [0]
+
+    def apply(self, state, action):
+        return state + 1
+
+    def is_terminal(self, state):
+        return state >= self.length
+
+    def returns(self, state):
+        return (0.0, 0.0)
+
+
+def test_the_memoised_solver_handles_games_longer_than_the_python_stack():
+    """It used to recurse once per ply: 50x50 boards died with RecursionError (issue 13)."""
+    game = Corridor(5000)
+    assert solve(game) == (0.0, 5001)
+    assert len(_solve_generic(game, progress=True)) == 5001
+
+
+def test_alphabeta_too_deep_raises_a_clear_error_not_recursion_error():
+    game = Corridor(5000)
+    with pytest.raises(ValueError, match=f"deeper than MAX_SEARCH_PLIES={MAX_SEARCH_PLIES}.*give a depth limit"):
+        alphabeta(game, game.initial_state())
+    assert alphabeta(game, game.initial_state(), depth=50) == (0.0, 0)
+    shallow = Corridor(MAX_SEARCH_PLIES)
+    assert alphabeta(shallow, shallow.initial_state()) == (0.0, 0)
+
+
+@pytest.mark.parametrize(
+    ("game", "positions"),
+    [
+        (TicTacToe(), 5478),
+        (ConnectN(3, 4, 3, gravity=False), 111973),
+        (ConnectN(4, 4, 3, gravity=True), 41750),
+        (ConnectN(5, 1, 3, gravity=True), 6),
+        (DotsAndBoxes(2, 2), 5559),
+        (DotsAndBoxes(1, 3), None),
+        (DotsAndBoxes(1, 1), None),
+    ],
+    ids=["tictactoe", "mnk-3x4", "connect3-4x4", "one-column", "dots-2x2", "dots-1x3", "dots-1x1"],
+)
+def test_the_estimate_bounds_the_true_count_and_allows_small_games(game, positions):
+    estimate = estimate_solve(game)
+    true_count = solve(game)[1]
+    if positions is not None:
+        assert true_count == positions
+    assert true_count <= estimate.positions <= 20 * true_count
+    assert estimate.feasible and estimate.bytes > 0 and estimate.seconds >= 0
+
+
+def test_the_estimate_refuses_connect_four_and_huge_boards_at_once():
+    for game in (ConnectN(6, 7, 4), ConnectN(64, 64, 5, gravity=False), ConnectN(30, 30, 30), DotsAndBoxes(32, 32)):
+        start = time.perf_counter()
+        estimate = estimate_solve(game)
+        assert time.perf_counter() - start < 0.5
+        assert not estimate.feasible and estimate.positions > estimate.limit
+    assert estimate_solve(ConnectN(4, 4, 4, gravity=False)).positions == 10_165_779  # 9,722,011 positions
+    assert estimate_solve(ConnectN(4, 4, 4, gravity=False)).feasible
+    assert not estimate_solve(DotsAndBoxes(3, 3)).feasible
+    assert estimate_solve(object()).positions is None
+
+
+def test_progress_does_not_change_the_answer(capsys):
+    assert solve(TicTacToe(), progress=True) == (0.0, 5478)
+    assert solve(DotsAndBoxes(1, 2), progress=True) == solve(DotsAndBoxes(1, 2))

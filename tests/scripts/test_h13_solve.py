@@ -1,0 +1,111 @@
+"""solve.py (issue 13): every game choice finishes or is refused at once; --force and progress on long solves."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import agents.minimax
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "solve.py"
+
+
+def run_solve(*args, timeout=30):
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def solve_script():
+    spec = importlib.util.spec_from_file_location("h13_solve_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["connectfour"],  # ran 10 minutes to 10.8 GB and printed nothing
+        ["connectn"],  # the same 6x7 board by default
+        ["dots"],  # 3x3 boxes: a bound of 60 million states for the memoised search
+        ["connectn", "--rows", "50", "--cols", "50", "--n", "5", "--no-gravity"],  # RecursionError
+        ["connectn", "--rows", "30", "--cols", "30", "--n", "30"],  # 11 GB in two minutes
+        ["connectn", "--rows", "64", "--cols", "64", "--n", "5"],
+        ["connectn", "--rows", "5", "--cols", "5", "--n", "4"],  # layered, but a bound of 172 million
+        ["dots", "--rows", "32", "--cols", "32"],
+    ],
+)
+def test_what_cannot_finish_is_refused_at_once_in_one_line(args):
+    start = time.perf_counter()
+    result = run_solve(*args)
+    assert time.perf_counter() - start < 10  # a Python start-up and an estimate, on a loaded machine
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ") and "positions" in lines[0] and "limit" in lines[0]
+    assert "--force" in lines[0] and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "positions"),
+    [
+        (["tictactoe"], 5478),
+        (["connectn", "--rows", "3", "--cols", "4", "--n", "3"], None),
+        (["dots", "--rows", "1", "--cols", "3"], None),
+    ],
+)
+def test_what_can_finish_prints_the_estimate_first_and_solves(args, positions):
+    result = run_solve(*args, "--json")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("estimate: up to ")
+    summary = json.loads(lines[-1])
+    if positions is not None:
+        assert summary["positions"] == positions
+
+
+def test_sizes_over_the_board_limit_fail_with_exit_status_2():
+    result = run_solve("connectn", "--rows", "1000", "--cols", "1000")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: rows must be at most 64 (the documented limit), got 1000"
+
+
+def test_force_solves_over_the_limit_with_progress(solve_script, monkeypatch, capsys):
+    monkeypatch.setattr(agents.minimax, "MAX_LAYERED_POSITIONS", 100)
+    with pytest.raises(SystemExit) as exit_info:
+        solve_script.main(["tictactoe"])
+    assert exit_info.value.code == 2
+    assert "the layered solver's limit is 100" in capsys.readouterr().err
+    summary = solve_script.main(["tictactoe", "--force"])
+    assert summary["positions"] == 5478
+    captured = capsys.readouterr()
+    assert "[--force: over the limit]" in captured.out
+    assert "solving" in captured.err  # the progress bar (tqdm, or the plain-text line without it)
+
+
+def test_a_solve_over_the_available_memory_is_refused(solve_script, monkeypatch, capsys):
+    monkeypatch.setattr(solve_script, "available_memory", lambda: 2**20)
+    with pytest.raises(SystemExit) as exit_info:
+        solve_script.main(["tictactoe"])
+    assert exit_info.value.code == 2
+    assert "of memory, and 1 MB is available" in capsys.readouterr().err
+
+
+def test_a_bad_out_path_fails_before_solving(tmp_path):
+    result = run_solve("tictactoe", "--out", str(tmp_path / "missing" / "x.json"))
+    assert result.returncode == 2 and result.stdout == ""
+    assert "--out" in result.stderr and "does not exist" in result.stderr
+
+
+def test_the_documented_limits_are_those_in_the_docstring():
+    doc = SCRIPT.read_text()
+    assert f"{agents.minimax.MAX_LAYERED_POSITIONS // 10**6} million" in doc
+    assert f"{agents.minimax.MAX_MEMOISED_POSITIONS // 10**6} million" in doc
