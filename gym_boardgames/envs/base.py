@@ -123,7 +123,9 @@ def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | 
         seed: seeds the agent (an int, a ``numpy.random.Generator`` or None).
 
     Raises:
-        ValueError: on an unknown name or a bad parameter; the message lists every valid opponent.
+        ValueError: on an unknown name or a bad parameter; the message lists every valid opponent. A saved
+            agent that cannot be loaded raises the loader's own error (``SavedFileError``, also a
+            ``ValueError``, naming the file; ``FileNotFoundError`` for a missing one).
         ImportError: if the ``agents`` package of this project cannot be imported.
     """
     try:
@@ -137,6 +139,8 @@ def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | 
     try:
         return make_agent(name, seed=seed, game=game)
     except ValueError as error:
+        if type(error) is not ValueError:
+            raise  # e.g. agents.persistence.SavedFileError: the name is fine, the file is not, and it says so
         forms = OPPONENT_FORMS.format(names=", ".join(AGENT_NAMES + DOTS_AGENT_NAMES))
         if str(error).startswith("unknown agent"):  # the factory's own list would repeat ours
             raise ValueError(f"unknown opponent {name!r}: use {forms}") from None

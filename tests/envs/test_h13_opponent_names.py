@@ -105,3 +105,20 @@ def test_importing_the_envs_and_a_random_opponent_never_import_agents() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_saved_td_player_by_name_and_its_file_errors_name_the_file(tmp_path) -> None:
+    from agents.persistence import SavedFileError
+    from agents.td import train_self_play
+    from gym_boardgames.rules import TicTacToe
+
+    agent = train_self_play(TicTacToe(), episodes=50, seed=0)
+    agent = agent[0] if isinstance(agent, tuple) else agent
+    path = tmp_path / "td.npz"
+    agent.save(path)
+    env = gym.make("TicTacToe-v0", opponent=f"td:{path}", agent_player=1)
+    assert len(_play(env, 0, 0)) > 1
+    with pytest.raises(SavedFileError, match=str(path)):
+        gym.make("ConnectFour-v0", opponent=f"td:{path}")  # a tic-tac-toe table on another game
+    with pytest.raises(FileNotFoundError):
+        gym.make("TicTacToe-v0", opponent=f"td:{tmp_path / 'missing.npz'}")
