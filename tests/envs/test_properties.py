@@ -229,7 +229,7 @@ def step_legal(env: gym.Env, cell: int, side: int | None) -> bool:
     assert terminated == u.game.is_terminal(u.state)
     winner = u.game.winner(u.state)
     if terminated:
-        assert info["winner"] == winner
+        assert info["winner"] == (-1 if winner is None else winner)  # a draw is -1 since 0.2.0
         seat = mover if side is None else side  # whose reward it is
         assert reward == (0.0 if winner is None else (1.0 if winner == seat else -1.0))
     else:

@@ -401,7 +401,7 @@ def step_legal(spec: ConnectSpec | DotsSpec, env: gym.Env, action: int, side: in
     assert spec.reward_ok(env, before, seat, reward, terminated), (reward, seat)
     if terminated:
         returns = u.game.returns(u.state)
-        assert info["winner"] == (None if returns[0] == returns[1] else int(np.argmax(returns)))
+        assert info["winner"] == (-1 if returns[0] == returns[1] else int(np.argmax(returns)))
     viewer = u.game.current_player(u.state) if side is None else side
     np.testing.assert_array_equal(obs, spec.observe(u.state, viewer))
     assert obs.dtype == np.int8
