@@ -24,14 +24,15 @@ def make_game(
     Args:
         name: ``"tictactoe"``, ``"connectfour"`` (6x7, n=4, gravity), ``"connectn"`` (defaults 6x7, n=4,
             gravity) or ``"dots"`` (boxes; default 3x3).
-        rows: board rows (ConnectN) or box rows (dots).
-        cols: board columns or box columns.
+        rows: board rows (ConnectN, at most ``MAX_BOARD_SIDE`` = 64) or box rows (dots, at most
+            ``MAX_DOTS_SIDE`` = 32).
+        cols: board columns or box columns (the same limits).
         n: pieces in a row to win (ConnectN only).
         gravity: ConnectN only.
         tie_break: Dots and Boxes only.
 
     Raises:
-        ValueError: on an unknown name, or an option the game does not take.
+        ValueError: on an unknown name, an option the game does not take, or a size outside its limits.
     """
     if name not in GAME_NAMES:
         raise ValueError(f"unknown game {name!r}: choose one of {', '.join(GAME_NAMES)}")
