@@ -550,6 +550,33 @@ class SearchTree:
                     counts[action] = child.n
         return counts
 
+    def search_policy(self) -> tuple[np.ndarray, bool]:
+        """Return the search's policy at the root, a ``(num_actions,)`` distribution, and whether it is exact.
+
+        When the solver has proven the root, the policy is uniform over the moves proven to keep its value
+        (exact). Otherwise it is the visit counts, normalised, without the moves proven lost: their visits
+        were spent before the proof, and a learner copying them would copy a known mistake (unless every
+        tried move is lost).
+        """
+        root = self.root
+        policy = np.zeros(self.game.num_actions)
+        p = root.player
+        tried = [(a, ch) for a, ch in zip(root.actions or [], root.children, strict=False) if ch is not None]
+        if root.proven is not None:
+            target = root.proven[p]
+            for action, child in tried:
+                if child.proven is not None and child.proven[p] == target:
+                    policy[action] = 1.0
+            if policy.sum() > 0:
+                return policy / policy.sum(), True
+        for action, child in tried:
+            if child.proven is None or child.proven[p] > LOSS:
+                policy[action] = child.n
+        if policy.sum() == 0:
+            for action, child in tried:
+                policy[action] = child.n
+        return policy / policy.sum(), False
+
     def root_statistics(self) -> list[ChildStats]:
         """Return the statistics of every tried move at the root, in action order."""
         root = self.root

@@ -9,14 +9,16 @@ Per move, as in AlphaZero:
 1. the root gets the network's priors, mixed with Dirichlet noise ``(1 - eps) * P + eps * Dir(alpha)`` so
    every move keeps a chance to be explored;
 2. ``n_simulations`` PUCT simulations run (on top of what the tree kept from the previous move);
-3. the search policy ``pi`` is the root's visit counts, normalised; the move is drawn from ``pi``
+3. the search policy ``pi`` is the root's visit counts, normalised, without the moves the solver has
+   proven lost (:meth:`agents.search.SearchTree.search_policy`); the move is drawn from ``pi``
    (temperature 1) for the first ``temperature_moves`` moves of the game, then the most visited move is
-   played (ties drawn at random). A root the solver has proven won plays its winning move, with that move
-   as the policy target;
+   played (ties drawn at random). A root the solver has proven (won, drawn or lost) gets the exact policy,
+   uniform over the moves that keep its value, and plays one of them;
 4. the root moves to the child played (tree reuse).
 
 When a game ends, each of its positions becomes a training sample ``(planes, pi, z)``, ``z`` the final
-result for the player who was to move there.
+result for the player who was to move there. (Where the solver proved a position, both sides then play
+moves that keep its value, so ``z`` is that exact value.)
 """
 
 from __future__ import annotations
@@ -138,19 +140,12 @@ def play_games(
         for slot in slots:
             tree = slot.tree
             state = tree.root.state
-            winning = tree.proven_action()
-            counts = tree.visit_counts()
-            if winning is not None:
-                action = winning
-                policy = np.zeros_like(counts)
-                policy[action] = 1.0
+            policy, exact = tree.search_policy()
+            if exact or len(slot.states) < config.temperature_moves:
+                action = int(rng.choice(len(policy), p=policy))
             else:
-                policy = counts / counts.sum()
-                if len(slot.states) < config.temperature_moves:
-                    action = int(rng.choice(len(policy), p=policy))
-                else:
-                    best = np.flatnonzero(counts == counts.max())
-                    action = int(best[int(uniform() * len(best))])
+                best = np.flatnonzero(policy == policy.max())
+                action = int(best[int(uniform() * len(best))])
             slot.states.append(state)
             slot.policies.append(policy.astype(np.float32))
             slot.players.append(tree.root.player)

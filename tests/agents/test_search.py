@@ -154,3 +154,21 @@ def test_rollout_evaluator_values_from_the_movers_side():
     assert np.all(priors[:, [0, 2, 4, 6, 8]] == 0)
     assert set(np.unique(values)) <= {-1.0, 0.0, 1.0}
     assert values.mean() < 0  # O is lost with best play by X, and loses most random games
+
+
+def test_search_policy_drops_moves_proven_lost_and_is_exact_at_a_proven_root():
+    # X (0, 8) and O (4, 2), X to move: only 6 blocks O, and it forks, so the root is proven won.
+    state = TTT.initial_state()
+    for move in (0, 4, 8, 2):
+        state = TTT.apply(state, move)
+    tree = puct_tree(TTT, state)
+    tree.run(ZeroEvaluator(), 48)
+    policy, exact = tree.search_policy()
+    assert exact and policy.tolist() == [0, 0, 0, 0, 0, 0, 1, 0, 0]
+    # Before the proof is complete, the visits spent on moves since proven lost are not part of the policy.
+    early = puct_tree(TTT, state)
+    early.run(ZeroEvaluator(), 12)
+    policy, exact = early.search_policy()
+    lost = [s.action for s in early.root_statistics() if s.proven == -1.0]
+    assert not exact and lost and all(policy[a] == 0 for a in lost)
+    assert policy.sum() == pytest.approx(1.0)
