@@ -176,6 +176,13 @@ class PlayApp:
 
     def _compute_hints(self, generation: int, state: Any) -> None:
         labels = hint_labels(self.game, state, self.human)
+        evaluate = getattr(self.agent, "evaluate", None)
+        if callable(evaluate):
+            # A network opponent (AlphaZero) also shows what it thinks of the human's moves: its prior per
+            # move under the exact or searched label, and its value of the position for the human.
+            priors, values = evaluate(self.game, [state])
+            labels = {a: f"{label} {priors[0][a]:.0%}" for a, label in labels.items()}
+            self.say(f"network: value {float(values[0]):+.2f} for you; % = its prior for each move", seconds=8)
         with self._lock:
             self._hint_result = (generation, labels)
 
@@ -349,7 +356,7 @@ class PlayApp:
                 centre = self.view.cell_rect(self.game.action_cell(self.env.state, action)).center
             else:
                 centre = self.view.cell_rect(action).center
-            text = small.render(label, True, HINT_COLOURS[label])
+            text = small.render(label, True, HINT_COLOURS[label.split()[0]])
             surface.blit(text, text.get_rect(center=centre))
 
     def _save_screenshot(self) -> None:

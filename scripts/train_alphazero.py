@@ -43,10 +43,10 @@ from gym_boardgames.utils import (  # noqa: E402
 # Per-game defaults, chosen by the runs recorded in README (AlphaZero section).
 DEFAULTS: dict[str, dict[str, Any]] = {
     "tictactoe": dict(
-        iterations=40,
-        games=64,
+        iterations=600,
+        games=16,
         simulations=48,
-        parallel_games=64,
+        parallel_games=16,
         alpha=0.5,
         temperature_moves=9,
         channels=32,
@@ -56,10 +56,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         epochs=24.0,
         lr=2e-3,
         window=20_000,
-        eval_every=5,
+        eval_every=50,
         eval_games=0,
         inference="numpy",
-        time_limit=0.0,
+        time_limit=170.0,
         workers=1,
     ),
     "connectfour": dict(

@@ -85,3 +85,48 @@ def greedy_moves(evaluator: Any, game: Any, batch: int = 1024) -> Callable[[Sequ
         return moves
 
     return choose
+
+
+class ExactPlayer:
+    """A perfect player for a solved game: a uniformly random move among those that keep the game value.
+
+    Args:
+        exact: the solved game.
+        seed: an int, a Generator or None.
+    """
+
+    def __init__(self, exact: ExactValues, seed: Any = None) -> None:
+        from agents._rng import make_rng
+
+        self.exact = exact
+        self.rng = make_rng(seed)
+
+    def __repr__(self) -> str:
+        return f"ExactPlayer({self.exact.game!r})"
+
+    def act(self, game: Any, state: Any) -> int:
+        """Return a value-keeping move of ``state``."""
+        best = [a for a in game.legal_actions(state) if self.exact.is_optimal(state, a)]
+        return int(best[int(self.rng.integers(len(best)))])
+
+
+class RecordingAgent:
+    """Wraps an agent and keeps every state it was asked to move in (to score those positions later)."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.states: list[Any] = []
+
+    def __repr__(self) -> str:
+        return repr(self.agent)
+
+    def reset(self) -> None:
+        """Reset the wrapped agent (the arena calls this before each game)."""
+        reset = getattr(self.agent, "reset", None)
+        if callable(reset):
+            reset()
+
+    def act(self, game: Any, state: Any) -> int:
+        """Record ``state`` and return the wrapped agent's move."""
+        self.states.append(state)
+        return self.agent.act(game, state)

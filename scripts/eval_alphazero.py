@@ -1,0 +1,132 @@
+"""Measure a saved (or shipped) AlphaZero model: its raw network against the solver, its search player in matches.
+
+For each opponent (--against), --games games with alternating seats (half as first player) between the
+search player (--simulations per move) and the opponent; results per seat. Opponents are agent names
+(random, alphabeta, mcts:2000, ...) or "exact", a perfect player on boards the layered solver can solve
+(a random move among those that keep the game value).
+
+On solvable boards (tic-tac-toe, Connect Four up to about 20 cells) it also reports the share of positions
+where the raw network's most probable move (no search) keeps the game value: over every reachable
+non-terminal position (--all-positions, the default for boards of at most 12 cells) and over the distinct
+positions the search player met in the matches.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")  # one BLAS thread (see train_alphazero.py)
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+from gym_boardgames.utils import nonnegative_int, positive_int, progress_bar  # noqa: E402
+
+#: Largest board (cells) the layered solver handles in seconds to a minute here.
+SOLVABLE_CELLS = 20
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Parse the command line (bad values exit with status 2 naming the flag)."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", help="a model file, or the name of a shipped one: tictactoe, connectfour")
+    parser.add_argument("--simulations", type=nonnegative_int, default=50, help="search player's simulations")
+    parser.add_argument("--against", nargs="+", default=["random"], help="opponents: agent names or 'exact'")
+    parser.add_argument("--games", type=positive_int, default=100, help="games per opponent (seats alternate)")
+    parser.add_argument("--all-positions", action="store_true", default=None, help="score every position")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the players' tie-breaks")
+    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = parse_args(argv)
+    from agents.alphazero.agent import PRETRAINED, AlphaZeroAgent, load_pretrained
+    from agents.alphazero.evaluation import (
+        ExactPlayer,
+        ExactValues,
+        RecordingAgent,
+        greedy_moves,
+        optimal_move_rate,
+    )
+    from agents.arena import play_match
+    from agents.factory import make_agent
+    from agents.persistence import SavedFileError
+
+    try:
+        if args.model in PRETRAINED and not os.path.exists(args.model):
+            agent = load_pretrained(args.model, n_simulations=args.simulations, seed=args.seed)
+        else:
+            agent = AlphaZeroAgent.load(args.model, n_simulations=args.simulations, seed=args.seed)
+    except (OSError, SavedFileError) as error:
+        print(f"eval_alphazero.py: error: {error}", file=sys.stderr)
+        return 2
+    game = agent.game
+    cells = getattr(game, "num_cells", None)
+    solvable = cells is not None and cells <= SOLVABLE_CELLS
+    if "exact" in args.against and not solvable:
+        print(
+            f"eval_alphazero.py: error: --against exact needs a board of at most {SOLVABLE_CELLS} cells",
+            file=sys.stderr,
+        )
+        return 2
+    opponents = {}
+    for i, name in enumerate(args.against):
+        if name == "exact":
+            continue
+        try:
+            opponents[name] = make_agent(name, seed=args.seed + 1 + i, game=game)
+        except (ValueError, OSError) as error:
+            print(f"eval_alphazero.py: error: --against {name}: {error}", file=sys.stderr)
+            return 2
+    print(f"{agent!r}", flush=True)
+    exact = None
+    summary: dict = {"model": args.model, "game": repr(game), "simulations": args.simulations, "matches": {}}
+    if solvable:
+        start = time.perf_counter()
+        exact = ExactValues(game)
+        print(f"solved {len(exact.values):,} positions in {time.perf_counter() - start:.1f} s", flush=True)
+        if "exact" in args.against:
+            opponents = {name: opponents.get(name) for name in args.against}
+            opponents["exact"] = ExactPlayer(exact, seed=args.seed + 100)
+        score_all = args.all_positions if args.all_positions is not None else cells <= 12
+        if score_all:
+            rate = optimal_move_rate(exact, greedy_moves(agent.evaluator, game))
+            count = len(exact.non_terminal_states())
+            summary["raw_network_optimal_all"] = {"positions": count, "rate": rate}
+            print(f"raw network: optimal move in {100 * rate:.2f}% of all {count:,} non-terminal positions")
+    met: dict = {}
+    for name, opponent in opponents.items():
+        player = RecordingAgent(agent)
+        bar = progress_bar(args.games, f"vs {name}", enabled=not args.quiet)
+        start = time.perf_counter()
+        result = play_match(game, player, opponent, args.games, seed=args.seed, progress=bar.update)
+        bar.close()
+        seconds = time.perf_counter() - start
+        summary["matches"][name] = {**result.as_dict(), "seconds": round(seconds, 1)}
+        first, second = result.first, result.second
+        print(
+            f"vs {name}: as first {first.win}/{first.draw}/{first.loss}, as second {second.win}/{second.draw}/"
+            f"{second.loss} (win/draw/loss) in {seconds:.0f} s",
+            flush=True,
+        )
+        for state in player.states:
+            met[state] = None
+    if exact is not None and met:
+        states = list(met)
+        rate = optimal_move_rate(exact, greedy_moves(agent.evaluator, game), states)
+        summary["raw_network_optimal_met"] = {"positions": len(states), "rate": rate}
+        print(f"raw network: optimal move in {100 * rate:.2f}% of the {len(states):,} positions met in these games")
+    summary["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
