@@ -26,6 +26,9 @@ import numpy as np
 import numpy.lib.format as npy_format
 import pytest
 
+from agents.alphazero.agent import AlphaZeroAgent
+from agents.alphazero.encoding import encoder_for
+from agents.alphazero.network import NetConfig
 from agents.dots import LayeredQAgent, LayerTable, RandomBot, solve_layers
 from agents.factory import make_agent
 from agents.persistence import HEADER, ArraySpec, SavedFileError, load_json, load_npz, save_json, save_npz
@@ -90,6 +93,8 @@ def loaders(path: Path) -> dict[str, Callable[[], Any]]:
             path, format="gym_boardgames.td", versions={1}, schema={"values": ArraySpec((2, None), np.float64)}
         ),
         "load_json": lambda: load_json(path, format="test.json", versions={1}, required={"q": list, "steps": int}),
+        "AlphaZeroAgent.load": lambda: AlphaZeroAgent.load(path),
+        "make_agent(alphazero:)": lambda: make_agent(f"alphazero:{path}:2", game=TicTacToe()),
     }
 
 
@@ -107,6 +112,13 @@ def real_files(directory: Path) -> dict[str, bytes]:
     weights = {"w1": rng.standard_normal((9, 8)).astype(np.float32), "b1": np.zeros(8, np.float32)}
     save_npz(directory / "weights.npz", weights, format="test.weights", version=1, meta={"hidden": 8})
     save_json(directory / "agent.json", {"q": [[0.5, 1.0]], "steps": 3}, format="test.json", version=1)
+    encoder = encoder_for(TicTacToe())
+    net = NetConfig(*encoder.shape, encoder.num_actions, channels=4, blocks=1, value_hidden=8)
+    params = {name: rng.standard_normal(shape).astype(np.float32) for name, shape in net.param_shapes().items()}
+    for name in params:
+        if name.endswith("running_var"):
+            params[name] = np.abs(params[name]) + 0.5
+    AlphaZeroAgent(TicTacToe(), net, params).save(directory / "alphazero.npz")
     for path in sorted(directory.iterdir()):
         files[path.name] = path.read_bytes()
     return files
@@ -307,7 +319,8 @@ def test_the_fuzz_itself_loads_the_unmutated_files(tmp_path):
     assert LayeredQAgent.load(tmp_path / "layered_q.npz").games_trained == 5
     assert load_npz(tmp_path / "weights.npz", format="test.weights", versions={1}, schema=weight_schema).meta
     assert load_json(tmp_path / "agent.json", format="test.json", versions={1}).data["steps"] == 3
-    assert len(files) == 6
+    assert AlphaZeroAgent.load(tmp_path / "alphazero.npz").config.channels == 4
+    assert len(files) == 7
 
 
 if __name__ == "__main__":
