@@ -41,3 +41,18 @@ def check_board_side(name: str, value: object, limit: int, what: str = "") -> in
     if size > limit:
         raise ValueError(f"{name}{what} must be at most {limit} (the documented limit), got {size}")
     return size
+
+
+def value_for(player: int, value: float, holder: int) -> float:
+    """Return a two-player zero-sum ``value`` held by ``holder`` as seen by ``player``.
+
+    Searches ask whose turn it is at every node instead of flipping the sign each ply (Dots and Boxes gives
+    extra turns): a child's value, from the side of the player to move there, is the parent mover's own
+    value when the same player moves again, and its negation otherwise.
+
+    Args:
+        player: the player whose point of view is wanted (e.g. the mover at the parent).
+        value: the value from ``holder``'s side.
+        holder: the player ``value`` belongs to (e.g. the mover at the child).
+    """
+    return value if holder == player else -value
