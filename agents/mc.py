@@ -12,10 +12,11 @@ otherwise observations must be hashable (Gymnasium's raw ``Blackjack-v1`` tuples
 tables are dicts keyed by observation. Unvisited states keep the value 0.
 
 Exploring starts need episodes that begin in arbitrary state-action pairs. An env that accepts
-``reset(options={"state": s})`` (``TabularBlackjack-v0`` does, and lists its ``nonterminal_states``)
-gets a uniformly drawn start state, and the first action is drawn uniformly and forced; after that
-the greedy policy acts. Any other env starts from its own ``reset`` with a uniformly drawn first
-action, which explores every pair only if its start distribution covers every state.
+``reset(options={"start_state": s})`` and lists those states as ``nonterminal_states`` (``GridWorld-v0``
+and ``TabularBlackjack-v0`` do) gets a uniformly drawn start state, and the first action is drawn
+uniformly and forced; after that the greedy policy acts. Any other env starts from its own ``reset``
+with a uniformly drawn first action, which explores every pair only if its start distribution covers
+every state.
 
 Bookkeeping is kept to plain Python lists and dicts on the episode path (numpy scalar indexing costs
 more than a blackjack card draw), so that learning costs little beside the game: a 500,000-episode
@@ -27,6 +28,7 @@ Truncated episodes (a time limit) are used as they are: their missing tail count
 from __future__ import annotations
 
 import bisect
+import warnings
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
@@ -39,6 +41,8 @@ PolicyLike = Callable[[Any], int] | np.ndarray
 Progress = Callable[[int], None]
 Callback = Callable[[int, Any, Any], None]
 
+#: The reset option that starts an episode in a given state (GridWorld-v0's and TabularBlackjack-v0's).
+START_OPTION = "start_state"
 _BLOCK = 4096  # random numbers drawn per numpy call; one call per step would cost more than the step
 
 
@@ -345,6 +349,28 @@ def _start_states(env: gym.Env, start_states: Sequence[Any] | None) -> list[Any]
     return states
 
 
+def _first_reset(env: gym.Env, seed: int, start: Any) -> tuple[Any, str]:
+    """Reset into ``start`` with the ``"start_state"`` option; return the observation and the option key.
+
+    An env written for the old protocol, which took ``{"state": s}``, still works for one version: if it
+    refuses the new key and accepts the old one, the old key is used from then on, with a DeprecationWarning.
+    """
+    try:
+        return env.reset(seed=seed, options={START_OPTION: start})[0], START_OPTION
+    except (KeyError, ValueError, TypeError) as error:
+        try:
+            obs = env.reset(seed=seed, options={"state": start})[0]
+        except Exception:
+            raise error from None
+    warnings.warn(
+        f'{env!r} takes the exploring start as reset(options={{"state": s}}), which is deprecated: accept '
+        f'{{"{START_OPTION}": s}} instead, as GridWorld-v0 and TabularBlackjack-v0 do',
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return obs, "state"
+
+
 def mc_control_es(
     env: gym.Env,
     episodes: int,
@@ -360,7 +386,7 @@ def mc_control_es(
 ) -> tuple[Any, Any]:
     """Monte Carlo control with exploring starts (S&B section 5.3): sample-average Q, greedy policy.
 
-    Each episode starts in a state drawn uniformly from the start states, with ``reset(options={"state":
+    Each episode starts in a state drawn uniformly from the start states, with ``reset(options={"start_state":
     s})``, and takes a uniformly drawn first action; then it follows the policy that is greedy in the
     current Q, and after the episode Q and the policy are updated at the visited pairs.
 
@@ -369,9 +395,10 @@ def mc_control_es(
         episodes: number of episodes (>= 0).
         gamma: discount factor in [0, 1].
         seed: int, Generator or None; it seeds the start draws and, once, ``env.reset(seed=...)``.
-        start_states: states that ``env.reset(options={"state": s})`` accepts. Default: the env's
+        start_states: states that ``env.reset(options={"start_state": s})`` accepts. Default: the env's
             ``nonterminal_states`` attribute if it has one (``TabularBlackjack-v0``: all 290 live
-            states); else episodes start from the env's own ``reset`` (only the first action explores).
+            states; ``GridWorld-v0``: every free non-terminal cell); else episodes start from the env's
+            own ``reset`` (only the first action explores).
         initial_policy: the greedy policy before any data (a callable or a probability array, whose
             most probable action counts); default action 0 everywhere. S&B's Figure 5.2 starts from
             "stick only on 20 or 21".
@@ -399,11 +426,16 @@ def mc_control_es(
     start_indices = _integers(rng, len(starts)) if starts is not None else None
     act, step, update = control.act, env.step, control.update
     seed_for_env: int | None = int(rng.integers(2**31))
+    option = START_OPTION
     done = 0
     for chunk in _chunks(episodes, callback_every):
         for _ in range(chunk):
-            options = None if starts is None else {"state": starts[next(start_indices)]}
-            obs, _ = env.reset(seed=seed_for_env, options=options)
+            if starts is None:
+                obs, _ = env.reset(seed=seed_for_env)
+            elif seed_for_env is None:
+                obs, _ = env.reset(options={option: starts[next(start_indices)]})
+            else:
+                obs, option = _first_reset(env, seed_for_env, starts[next(start_indices)])
             if seed_for_env is not None:
                 _check_hashable(obs)
                 seed_for_env = None

@@ -11,7 +11,8 @@ so that no second tower of wrappers sits inside it. It adds four things that tab
   of Gymnasium's toy_text environments, and the initial-state distribution of the deal
   (:func:`blackjack_model`), so dynamic programming solves the game exactly and Monte Carlo estimates
   can be checked against the truth;
-* ``reset(options={"state": s})``, which starts an episode in any non-terminal state (exploring starts);
+* ``reset(options={"start_state": s})``, which starts an episode in any non-terminal state (exploring starts;
+  the option is GridWorld's, and ``nonterminal_states`` lists the states it accepts);
 * rendering of its own (ansi text, and pygame through :mod:`gym_boardgames.render.blackjack_view`) that
   shows the end of a hand: the dealer's cards face up and the result.
 
@@ -50,6 +51,7 @@ dynamic programming.
 
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 from functools import cache
 from typing import Any, SupportsFloat
@@ -74,6 +76,8 @@ SOFT_OFFSET = HARD_OFFSET + len(HARD_SUMS) * N_DEALER_CARDS  # 180
 NATURAL_OFFSET = SOFT_OFFSET + len(SOFT_SUMS) * N_DEALER_CARDS  # 280
 TERMINAL = NATURAL_OFFSET + N_DEALER_CARDS  # 290
 N_STATES = TERMINAL + 1  # 291
+#: The keys ``reset(options=...)`` understands (the same as GridWorld's).
+RESET_OPTIONS = ("start_state",)
 
 # The infinite deck: ace (1) to nine once each in 13, ten and the three faces (all worth 10) 4 in 13.
 CARD_PROBS: tuple[tuple[int, Fraction], ...] = tuple(
@@ -354,7 +358,8 @@ class TabularBlackjackEnv(PygameRenderMixin, gym.Env[int, int]):
     Never truncated (unless ``max_episode_steps`` is passed to ``gymnasium.make``).
 
     ## Starting State
-    Gymnasium's deal. ``reset(options={"state": s})`` starts in any non-terminal state ``s`` instead (for
+    Gymnasium's deal. ``reset(options={"start_state": s})`` starts in any non-terminal state ``s`` (one of
+    ``nonterminal_states``) instead (for
     exploring starts): the deal is made as usual, so the dealer's hidden card is an ordinary random
     card, and then the player's hand and the dealer's showing card are replaced by cards that Gymnasium
     observes as ``decode(s)`` (ace + ten for a natural, three cards for another soft 21).
@@ -377,7 +382,8 @@ class TabularBlackjackEnv(PygameRenderMixin, gym.Env[int, int]):
     ## Version History
     * v0: initial version (over Gymnasium's Blackjack-v1). Then, with the same dynamics and encoding: an env
       of its own (``unwrapped`` is this class, not ``BlackjackEnv``), its own drawing of the end of a hand,
-      booleans refused (see CHANGELOG.md).
+      booleans refused (see CHANGELOG.md). The exploring-start reset option is ``"start_state"``, as in
+      GridWorld; ``"state"`` is a deprecated alias for one version.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 4}
@@ -450,11 +456,12 @@ class TabularBlackjackEnv(PygameRenderMixin, gym.Env[int, int]):
         return str(self.game.dealer_top_card_value_str) if self._raw is not None else ""
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
-        """Deal a new hand; ``options={"state": s}`` starts in state ``s`` instead.
+        """Deal a new hand; ``options={"start_state": s}`` starts in state ``s`` instead.
 
         Args:
             seed: seeds the generator that deals the cards.
-            options: ``{"state": s}`` for a non-terminal state index ``s``.
+            options: ``{"start_state": s}`` for a non-terminal state index ``s``. The old key ``"state"``
+                still works for one version, with a ``DeprecationWarning``.
 
         Returns:
             The state index and ``{"raw_obs": Gymnasium's observation}``.
@@ -464,10 +471,18 @@ class TabularBlackjackEnv(PygameRenderMixin, gym.Env[int, int]):
         """
         start = None
         if options:
-            unknown = set(options) - {"state"}
+            options = dict(options)
+            if "state" in options and "start_state" not in options:
+                warnings.warn(
+                    'reset option "state" is deprecated: use "start_state", as GridWorld does',
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+                options["start_state"] = options.pop("state")
+            unknown = set(options) - set(RESET_OPTIONS)
             if unknown:
-                raise ValueError(f"unknown reset options {sorted(unknown)}; the only option is 'state'")
-            start = options["state"]
+                raise ValueError(f"unknown reset options {sorted(unknown)}; valid options are {list(RESET_OPTIONS)}")
+            start = options["start_state"]
             decode(start)  # validates before the game is touched
         raw, info = self.game.reset(seed=seed)
         self._np_random, self._np_random_seed = self.game._np_random, self.game._np_random_seed

@@ -284,7 +284,8 @@ class GridWorldEnv(PygameRenderMixin, gym.Env[int, int]):
     ## Starting State
     Uniform over the start cells: the map's ``S`` cells if it has any, else every free non-terminal cell
     (states 1..14 by default). ``reset(options={"start_state": s})`` starts from a chosen free
-    non-terminal cell instead.
+    non-terminal cell instead, one of ``nonterminal_states`` (the option and attribute that
+    ``TabularBlackjack-v0`` has too, and that :func:`agents.mc.mc_control_es` uses for exploring starts).
 
     ## Rewards
     -1 for every step taken outside a terminal state, including bumps into an edge or a wall.
@@ -303,7 +304,7 @@ class GridWorldEnv(PygameRenderMixin, gym.Env[int, int]):
     state, in increasing order of ``next_state``, probabilities summing to 1. A terminal state, and a wall
     cell, loops to itself with probability 1, reward 0 and ``terminated=True``, so its value is 0. Also
     available: ``nS``, ``nA``, ``shape``, ``desc`` (the map rows), ``terminals``, ``walls``, ``starts``,
-    ``initial_state_distrib``, ``s`` (the current state).
+    ``nonterminal_states``, ``initial_state_distrib``, ``s`` (the current state).
 
     ## Rendering
     ``"ansi"``: the map with the agent's cell in brackets, then a status line. ``"rgb_array"`` and
@@ -366,8 +367,11 @@ class GridWorldEnv(PygameRenderMixin, gym.Env[int, int]):
         self.walls: tuple[int, ...] = tuple(s for s, ch in enumerate(cells) if ch == WALL)
         if not self.terminals:
             raise ValueError("the map has no terminal cell ('T'): episodes could never end")
+        #: The states ``reset(options={"start_state": s})`` accepts: every free non-terminal cell. Exploring
+        #: starts (``agents.mc.mc_control_es``) draw from these, not from ``starts``, which an ``S`` may narrow.
+        self.nonterminal_states: tuple[int, ...] = tuple(s for s, ch in enumerate(cells) if ch in (FREE, START))
         marked = tuple(s for s, ch in enumerate(cells) if ch == START)
-        self.starts: tuple[int, ...] = marked or tuple(s for s, ch in enumerate(cells) if ch in (FREE, START))
+        self.starts: tuple[int, ...] = marked or self.nonterminal_states
         if not self.starts:
             raise ValueError("the map has no start cell: every cell is a wall or a terminal")
         self._terminal_mask = np.array([ch == TERMINAL for ch in cells])

@@ -51,7 +51,7 @@ class Chain(gym.Env):
     """States 0 and 1 (2 is terminal). In 0: stop for +0.5, or go on to 1. In 1: +1 for action 0, -1 for action 1.
 
     The optimal policy goes on from 0 and takes action 0 in 1 (both worth 1). It accepts
-    ``reset(options={"state": s})`` and records where each episode started and its first action.
+    ``reset(options={"start_state": s})`` and records where each episode started and its first action.
     """
 
     observation_space = gym.spaces.Discrete(3)
@@ -63,7 +63,7 @@ class Chain(gym.Env):
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        self.s = 0 if options is None else options["state"]
+        self.s = 0 if options is None else options["start_state"]
         self.first = True
         return self.s, {}
 

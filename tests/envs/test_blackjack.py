@@ -209,7 +209,7 @@ def sample_outcomes(env, start, action, n):
     """Counter of (next_s, reward) over n one-step episodes from ``start``."""
     counts = Counter()
     for _ in range(n):
-        env.reset(options={"state": start})
+        env.reset(options={"start_state": start})
         next_s, reward, *_ = env.step(action)
         counts[next_s, reward] += 1
     return counts
@@ -301,7 +301,7 @@ def test_a_dealt_soft_21_is_the_natural_and_a_drawn_one_is_not():
 
 def test_stepping_on_from_the_terminal_state_is_absorbing():
     env = gym.make("TabularBlackjack-v0")
-    env.reset(seed=0, options={"state": encode(20, 5, 0)})
+    env.reset(seed=0, options={"start_state": encode(20, 5, 0)})
     assert env.step(STICK)[0] == TERMINAL
     assert env.step(HIT) == (TERMINAL, 0.0, True, False, {})
 
@@ -314,12 +314,14 @@ def test_step_before_reset_names_reset():
 def test_reset_to_a_state_shows_gymnasium_that_hand():
     env = gym.make("TabularBlackjack-v0")
     for state in range(TERMINAL):
-        s, info = env.reset(seed=state, options={"state": state})
+        s, info = env.reset(seed=state, options={"start_state": state})
         assert s == state and info["raw_obs"] == decode(state)
         assert env.unwrapped.game._get_obs() == decode(state)
 
 
-@pytest.mark.parametrize("options", [{"state": TERMINAL}, {"state": -1}, {"state": "12"}, {"start": 3}])
+@pytest.mark.parametrize(
+    "options", [{"start_state": TERMINAL}, {"start_state": -1}, {"start_state": "12"}, {"start": 3}]
+)
 def test_reset_rejects_bad_options(options):
     env = gym.make("TabularBlackjack-v0")
     with pytest.raises(ValueError):
@@ -359,11 +361,11 @@ def test_check_env_passes_on_the_wrapper_and_its_render_modes():
 
 def test_rendering_draws_a_frame_and_ansi_is_a_line_of_text():
     env = gym.make("TabularBlackjack-v0", render_mode="rgb_array")
-    env.reset(seed=0, options={"state": encode(21, 1, 1, natural=True)})
+    env.reset(seed=0, options={"start_state": encode(21, 1, 1, natural=True)})
     frame = env.render()
     assert frame.dtype == np.uint8 and frame.ndim == 3
     text_env = gym.make("TabularBlackjack-v0", render_mode="ansi")
-    text_env.reset(seed=0, options={"state": encode(21, 1, 1, natural=True)})
+    text_env.reset(seed=0, options={"start_state": encode(21, 1, 1, natural=True)})
     assert text_env.render() == "player 21 (usable ace) (natural), dealer shows A"
     text_env.step(STICK)
     assert "reward" in text_env.render()
