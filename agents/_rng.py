@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable, Iterator
+
 import numpy as np
 
 SeedLike = int | np.random.Generator | None
@@ -18,3 +21,24 @@ def make_rng(seed: SeedLike) -> np.random.Generator:
     if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
         return np.random.default_rng(seed)
     raise ValueError(f"seed must be None, an int or a numpy.random.Generator, got {seed!r}")
+
+
+def uniform_stream(rng: np.random.Generator, block: int = 2048) -> Callable[[], float]:
+    """Return a function giving the next uniform float in [0, 1) from ``rng``, drawn ``block`` at a time.
+
+    One numpy call per float would cost more than the step it decides, so floats are drawn in blocks and
+    handed out as Python floats. A block is drawn on the first call, not before. The floats are those of
+    ``rng.random`` in order, but when other draws share ``rng`` the block size decides how they interleave,
+    so a caller keeps its block size to keep its results for a seed.
+
+    Args:
+        rng: the generator to draw from.
+        block: floats drawn per numpy call. The default suits a search: large enough that refills are
+            rare, small enough that a short search does not draw much it never uses.
+    """
+
+    def blocks() -> Iterator[list[float]]:
+        while True:
+            yield rng.random(block).tolist()
+
+    return itertools.chain.from_iterable(blocks()).__next__

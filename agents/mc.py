@@ -35,7 +35,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents._rng import SeedLike, make_rng
+from agents._rng import SeedLike, make_rng, uniform_stream
 
 PolicyLike = Callable[[Any], int] | np.ndarray
 Progress = Callable[[int], None]
@@ -71,12 +71,6 @@ def _discrete_obs(env: gym.Env) -> tuple[int, int] | None:
     if isinstance(space, gym.spaces.Discrete):
         return int(space.n), int(space.start)
     return None
-
-
-def _uniforms(rng: np.random.Generator) -> Iterator[float]:
-    """An endless stream of U[0, 1) floats drawn in blocks."""
-    while True:
-        yield from rng.random(_BLOCK).tolist()
 
 
 def _integers(rng: np.random.Generator, high: int) -> Iterator[int]:
@@ -116,10 +110,10 @@ def _array_actor(array: np.ndarray, start: int, rng: np.random.Generator) -> Cal
         # so that an action with probability 0 can never be drawn.
         row[np.flatnonzero(probs > 0)[-1] :] = 1.0
     rows = cumulative.tolist()
-    uniforms = _uniforms(rng)
+    uniform = uniform_stream(rng, _BLOCK)
 
     def act(obs: Any) -> int:
-        return bisect.bisect_right(rows[obs - start], next(uniforms))
+        return bisect.bisect_right(rows[obs - start], uniform())
 
     return act
 
@@ -496,11 +490,11 @@ def mc_control_epsilon_soft(
     rng = make_rng(seed)
     control = _Control(env, initial_policy)
     n_actions = control.n_actions
-    uniforms = _uniforms(rng)
+    uniform = uniform_stream(rng, _BLOCK)
     greedy_act = control.act
 
     def act(obs: Any) -> int:
-        u = next(uniforms)
+        u = uniform()
         # One uniform decides both: below epsilon it also picks the random action uniformly.
         return min(int(u / epsilon * n_actions), n_actions - 1) if u < epsilon else greedy_act(obs)
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from agents._rng import SeedLike, make_rng
+from agents._rng import SeedLike, make_rng, uniform_stream
 from agents.search import (
     CallbackEvaluator,
     ChildStats,
@@ -41,7 +41,6 @@ from agents.search import (
     RolloutPolicy,
     SearchTree,
     ValueFn,
-    uniform_stream,
 )
 
 __all__ = ["ChildStats", "MCTSAgent", "PriorFn", "RolloutPolicy", "ValueFn"]

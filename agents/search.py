@@ -45,22 +45,19 @@ search.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
+
+from agents._rng import uniform_stream  # re-exported: the tree, its evaluators and AlphaZero import it from here
 
 # Payoffs are in [-1, 1] (+1 win, -1 loss, 0 draw), so +1 is a win nothing can beat and -1 a loss nothing
 # can save; the solver relies on both bounds.
 WIN = 1.0
 LOSS = -1.0
-# Floats read from the generator per batch: large enough that refills are rare, small enough that a short
-# search does not draw much it never uses.
-_UNIFORM_BATCH = 2048
-
 #: ``rollout(game, state, rng) -> action``: the move to play in a rollout from a non-terminal state.
 RolloutPolicy = Callable[[Any, Any, np.random.Generator], int]
 #: ``prior(game, state) -> probabilities``: see :class:`CallbackEvaluator` for the accepted formats.
@@ -96,16 +93,6 @@ def uniform_priors(game: Any, states: Sequence[Any]) -> np.ndarray:
         legal = list(game.legal_actions(state))
         row[legal] = 1.0 / len(legal)
     return priors
-
-
-def uniform_stream(rng: np.random.Generator) -> Callable[[], float]:
-    """Return a function giving the next uniform float in [0, 1) from ``rng``, read in batches."""
-
-    def batches() -> Iterator[list[float]]:
-        while True:
-            yield rng.random(_UNIFORM_BATCH).tolist()  # Python floats: fast to hand out one by one
-
-    return itertools.chain.from_iterable(batches()).__next__
 
 
 class RolloutEvaluator:

@@ -35,12 +35,12 @@ Works for any game whose rules object has the rules surface of DESIGN.md plus ``
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from agents._rng import SeedLike, make_rng
+from agents._rng import SeedLike, make_rng, uniform_stream
 from agents.persistence import (
     MAX_DATA_BYTES,
     MAX_FILE_BYTES,
@@ -392,12 +392,6 @@ def _game_for_file(path: str | os.PathLike[str], meta: dict[str, Any], game: Any
 # ---- self-play training -------------------------------------------------------------------------
 
 
-def _uniforms(rng: np.random.Generator) -> Iterator[float]:
-    """Yield uniforms in [0, 1) from ``rng``, drawn a block at a time (a Python float per move is cheap)."""
-    while True:
-        yield from rng.random(_UNIFORM_BLOCK).tolist()
-
-
 class _SelfPlay:
     """The training loop: both seats learn from the same epsilon-greedy self-play games.
 
@@ -409,7 +403,7 @@ class _SelfPlay:
     def __init__(self, game: Any, values: np.ndarray, rng: np.random.Generator) -> None:
         self.game = game
         self.values = values
-        self.next_uniform = _uniforms(rng).__next__
+        self.next_uniform = uniform_stream(rng, _UNIFORM_BLOCK)
         self.nodes: dict[int, _Node] = {}
         self.live: tuple[dict[int, float], dict[int, float]] = ({}, {})
         self.root = game.initial_state()
