@@ -44,7 +44,6 @@ import functools
 import math
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -53,7 +52,7 @@ from agents._rng import SeedLike, make_rng
 from agents.arena import MatchResult, as_policy
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz, short_repr
 from agents.random_agent import RandomAgent
-from gym_boardgames.rules.dots import DotsAndBoxes, DotsState, dots_geometry
+from gym_boardgames.rules.dots import DotsAndBoxes, DotsState, EdgeKeyRules, edge_key_rules
 from gym_boardgames.utils import progress_bar
 
 __all__ = [
@@ -79,82 +78,18 @@ BOT_NAMES = ("random", "first_available", "always4never3", "endgame:K")
 PathLike = str | os.PathLike[str]
 
 
-# ---- board geometry as bitmasks ----------------------------------------------------------------
+# ---- the board as bitmasks: the rules' EdgeKeyRules -----------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Board:
-    """A board's edges and boxes as bitmasks (bit ``e`` = edge ``e``), computed once per size."""
-
-    rows: int
-    cols: int
-    num_edges: int
-    num_boxes: int
-    full: int  # every edge drawn
-    bits: tuple[int, ...]  # 1 << e
-    box_masks: tuple[int, ...]  # the four edges of each box
-    edge_box_masks: tuple[tuple[int, ...], ...]  # per edge, the masks of the one or two boxes it borders
-    # Per edge (edge, bit, mask of one box, mask of the other): an edge on the border has a single box,
-    # and its second mask is a bit beyond the board, which no position has, so it never counts as complete.
-    edge_info: tuple[tuple[int, int, int, int], ...]
-    rules: DotsAndBoxes  # for edge_key: the rules own the bitmask encoding
-
-    def completed_by(self, key: int, edge: int) -> int:
-        """Boxes that drawing the free ``edge`` in ``key`` completes (0, 1 or 2)."""
-        _, bit, first, second = self.edge_info[edge]
-        child = key | bit
-        return (child & first == first) + (child & second == second)
-
-    def boxes_left(self, key: int) -> int:
-        """``pnb``: the boxes not yet completed in ``key``."""
-        return sum(key & mask != mask for mask in self.box_masks)
-
-    def free_edges(self, key: int) -> list[int]:
-        """The undrawn edges of ``key``, ascending."""
-        return [e for e, bit in enumerate(self.bits) if not key & bit]
-
-
-@functools.lru_cache(maxsize=32)
-def _board_for_size(rows: int, cols: int) -> _Board:
-    geometry = dots_geometry(rows, cols)
-    num_edges = len(geometry.edge_boxes)
-    box_masks = tuple(sum(1 << int(e) for e in edges) for edges in geometry.box_edges)
-    return _Board(
-        rows=rows,
-        cols=cols,
-        num_edges=num_edges,
-        num_boxes=len(box_masks),
-        full=(1 << num_edges) - 1,
-        bits=tuple(1 << e for e in range(num_edges)),
-        box_masks=box_masks,
-        edge_box_masks=tuple(tuple(box_masks[b] for b in boxes) for boxes in geometry.edge_boxes),
-        edge_info=tuple(
-            (e, 1 << e, box_masks[boxes[0]], box_masks[boxes[1]] if len(boxes) > 1 else 1 << num_edges)
-            for e, boxes in enumerate(geometry.edge_boxes)
-        ),
-        rules=DotsAndBoxes(rows, cols),
-    )
-
-
-def _board(game: Any) -> _Board:
-    """The bitmask geometry of a :class:`DotsAndBoxes` rules object.
+def _board(game: Any) -> EdgeKeyRules:
+    """The bitmask rules of a :class:`DotsAndBoxes` rules object.
 
     Raises:
         ValueError: if ``game`` is not a Dots and Boxes game.
     """
     if not isinstance(game, DotsAndBoxes):
         raise ValueError(f"these agents play Dots and Boxes (gym_boardgames.rules.DotsAndBoxes), got {game!r}")
-    return _board_for_size(game.rows, game.cols)
-
-
-def _key(board: _Board, state: DotsState) -> int:
-    """The drawn-edge bitmask of ``state`` (as ``DotsAndBoxes.edge_key``), checking the board size."""
-    edges = state.edges
-    if len(edges) != board.num_edges:
-        raise ValueError(
-            f"the state has {len(edges)} edges but this board ({board.rows}x{board.cols} boxes) has {board.num_edges}"
-        )
-    return board.rules.edge_key(state)
+    return edge_key_rules(game.rows, game.cols)
 
 
 # ---- the bots ----------------------------------------------------------------------------------
@@ -212,9 +147,9 @@ class FirstAvailableBot:
         order = self._orders.get(size) if size else None
         if order is None:
             order = self._orders[size] = first_available_order(game)
-        edges = state.edges
+        key = game.edge_key(state)
         for edge in order:
-            if not edges[edge]:
+            if not key >> edge & 1:
                 return edge
         raise ValueError("no legal action: the game is over")
 
@@ -222,15 +157,16 @@ class FirstAvailableBot:
         return "FirstAvailableBot()"
 
 
-def _always4never3_moves(board: _Board, key: int) -> list[int]:
+def _always4never3_moves(board: EdgeKeyRules, key: int) -> list[int]:
     """The moves Always4Never3 chooses among: box-completing edges, else safe edges, else all free edges."""
-    free = board.free_edges(key)
-    if not free:
+    moves = board.successors(key)
+    if not moves:
         raise ValueError("no legal action: the game is over")
-    completing = [e for e in free if board.completed_by(key, e)]
+    completing = [e for e, _, reward in moves if reward]
     if completing:
         return completing
     # An edge is unsafe when a box it borders already has two edges: drawing it makes a three-sided box.
+    free = [e for e, _, _ in moves]
     safe = [e for e in free if all((key & mask).bit_count() != 2 for mask in board.edge_box_masks[e])]
     return safe or free
 
@@ -256,7 +192,7 @@ class Always4Never3Bot:
             ValueError: at the end of the game, or if ``game`` is not Dots and Boxes.
         """
         board = _board(game)
-        moves = _always4never3_moves(board, _key(board, state))
+        moves = _always4never3_moves(board, board.key(state))
         return moves[self.rng.integers(len(moves))] if len(moves) > 1 else moves[0]
 
     def __repr__(self) -> str:
@@ -293,7 +229,7 @@ class EndgameBot:
         self.table = table
         self.rng = make_rng(seed)
 
-    def _table_for(self, board: _Board) -> LayerTable:
+    def _table_for(self, board: EdgeKeyRules) -> LayerTable:
         depth = min(self.k, board.num_edges)
         table = self.table
         if table is None:
@@ -311,7 +247,7 @@ class EndgameBot:
             ValueError: at the end of the game, or if ``game`` is not Dots and Boxes.
         """
         board = _board(game)
-        key = _key(board, state)
+        key = board.key(state)
         left = board.num_edges - key.bit_count()
         if 0 < left <= self.k:
             moves = self._table_for(board).best_moves(key)
@@ -370,7 +306,7 @@ class LayerTable:
     VERSION = 1
 
     def __init__(self, rows: int, cols: int, values: np.ndarray, last_k: int) -> None:
-        self._board = _board_for_size(int(rows), int(cols))
+        self._board = edge_key_rules(int(rows), int(cols))
         size = 1 << self._board.num_edges
         if values.dtype != np.int8 or values.shape != (size,):
             raise ValueError(f"values must be an int8 array of shape ({size},), got {values.dtype} {values.shape}")
@@ -399,7 +335,7 @@ class LayerTable:
             if not 0 <= key <= self._board.full:
                 raise ValueError(f"edge bitmask {key} is out of range for {self.num_edges} edges")
             return key
-        return _key(self._board, state)
+        return self._board.key(state)
 
     def edges_left(self, state: DotsState | int) -> int:
         """Return how many edges are still free."""
@@ -444,9 +380,7 @@ class LayerTable:
         board = self._board
         boxes_left = board.boxes_left(key)
         values = {}
-        for edge in board.free_edges(key):
-            child = key | board.bits[edge]
-            reward = board.completed_by(key, edge)
+        for edge, child, reward in board.successors(key):
             q_child = self._q(child)
             values[edge] = q_child + reward if reward else boxes_left - q_child
         return values
@@ -496,7 +430,7 @@ class LayerTable:
 
         loaded = load_npz(path, format=cls.FORMAT, versions=(cls.VERSION,), schema=schema)
         rows, cols, last_k = sizes
-        board = _board_for_size(rows, cols)
+        board = edge_key_rules(rows, cols)
         values = loaded.arrays["q"]
         drawn = _popcounts(board.num_edges)
         solved = drawn >= board.num_edges - last_k
@@ -572,9 +506,7 @@ def solve_layers(game: DotsAndBoxes, last_k: int | None = None, *, progress: boo
     with progress_bar(last_k, "solving layers", progress) as bar:
         for left in range(1, last_k + 1):
             keys = np.flatnonzero(drawn == num_edges - left).astype(np.int32)
-            completed = np.zeros(keys.size, dtype=np.int8)
-            for mask in board.box_masks:
-                completed += (keys & mask) == mask
+            completed = board.completed_boxes(keys)
             boxes_left = num_boxes - completed
             best = np.full(keys.size, -1, dtype=np.int8)
             free = keys ^ everything
@@ -629,7 +561,7 @@ class LayeredQAgent:
         self.rng = make_rng(seed)
         self.layers: list[dict[int, float]] = []
         self.games_trained = 0
-        self._board_: _Board | None = None
+        self._board_: EdgeKeyRules | None = None
 
     @property
     def lr(self) -> float:
@@ -657,7 +589,7 @@ class LayeredQAgent:
     def __repr__(self) -> str:
         return f"LayeredQAgent(lr={self.lr:g}, explore={self.explore:.3g})"
 
-    def _bind(self, game: DotsAndBoxes) -> _Board:
+    def _bind(self, game: DotsAndBoxes) -> EdgeKeyRules:
         """Return the board; the first game fixes it, and the layers are made for it."""
         board = _board(game)
         if self._board_ is None:
@@ -670,21 +602,18 @@ class LayeredQAgent:
             )
         return board
 
-    def _move_values(self, board: _Board, key: int, boxes_left: int) -> tuple[list[int], list[float]]:
+    def _move_values(self, board: EdgeKeyRules, key: int, boxes_left: int) -> tuple[list[int], list[float]]:
         """Free edges of ``key`` and their estimated ``f(s, a)`` (the hot loop of training: kept flat)."""
         get = self.layers[board.num_edges - key.bit_count() - 1].get
         edges, rewards, children = [], [], []
         total, known = 0.0, 0
-        for edge, bit, first, second in board.edge_info:
-            if key & bit:
-                continue
-            child = key | bit
+        for edge, child, reward in board.successors(key):
             q = get(child)
             if q is not None:
                 total += q
                 known += 1
             edges.append(edge)
-            rewards.append((child & first == first) + (child & second == second))
+            rewards.append(reward)
             children.append(q)
         if known < len(children):
             # Unseen children: the mean of the known siblings if at least two are known, else half the
@@ -703,7 +632,7 @@ class LayeredQAgent:
             ValueError: if ``game`` is not the board this agent learned.
         """
         board = self._bind(game)
-        key = _key(board, state)
+        key = board.key(state)
         edges, values = self._move_values(board, key, board.boxes_left(key))
         return dict(zip(edges, values, strict=True))
 
@@ -714,10 +643,10 @@ class LayeredQAgent:
             ValueError: if ``game`` is not the board this agent learned.
         """
         board = self._bind(game)
-        key = _key(board, state)
+        key = board.key(state)
         return self.layers[board.num_edges - key.bit_count()].get(key)
 
-    def _greedy(self, board: _Board, key: int, boxes_left: int) -> int:
+    def _greedy(self, board: EdgeKeyRules, key: int, boxes_left: int) -> int:
         edges, values = self._move_values(board, key, boxes_left)
         if not edges:
             raise ValueError("no legal action: the game is over")
@@ -733,10 +662,10 @@ class LayeredQAgent:
             ValueError: at the end of the game, or if ``game`` is not the board this agent learned.
         """
         board = self._bind(game)
-        key = _key(board, state)
+        key = board.key(state)
         return self._greedy(board, key, board.boxes_left(key))
 
-    def _learn(self, board: _Board, path: list[tuple[int, int]]) -> None:
+    def _learn(self, board: EdgeKeyRules, path: list[tuple[int, int]]) -> None:
         """Update ``Q`` along one game's positions ``(key, boxes left)``, from the end back to the start."""
         lr = self.lr
         if lr == 0:
@@ -755,7 +684,7 @@ class LayeredQAgent:
                 old = self._initial_estimate(board, path, t)
             layer[key] = old + lr * (target - old)
 
-    def _initial_estimate(self, board: _Board, path: list[tuple[int, int]], t: int) -> float:
+    def _initial_estimate(self, board: EdgeKeyRules, path: list[tuple[int, int]], t: int) -> float:
         """The estimate an unseen position ``path[t]`` had as a successor of ``path[t - 1]``."""
         key, boxes_left = path[t]
         if t == 0:
@@ -806,7 +735,7 @@ class LayeredQAgent:
             key = 0
             path = [(key, board.num_boxes)]
             while not game.is_terminal(state):
-                if state.player == seat:
+                if game.current_player(state) == seat:
                     boxes_left = path[-1][1]
                     if self.explore and self.rng.random() < self.explore:
                         free = board.free_edges(key)
@@ -820,7 +749,7 @@ class LayeredQAgent:
                     action = int(action)
                 state = game.apply(state, action)
                 key |= board.bits[action]
-                path.append((key, state.owners.count(0)))
+                path.append((key, game.boxes_left(state)))
             self._learn(board, path)
             self.games_trained += 1
             (result.first if seat == 0 else result.second).add(game.returns(state)[seat])
@@ -885,7 +814,7 @@ class LayeredQAgent:
         meta = loaded.meta
         rows, cols, games = meta["rows"], meta["cols"], meta["games_trained"]
         lr, explore = meta["lr"], meta["explore"]
-        board = _board_for_size(rows, cols)
+        board = edge_key_rules(rows, cols)
         keys, values = loaded.arrays["keys"], loaded.arrays["values"]
         if keys.shape != values.shape:
             raise SavedFileError(path, f"'keys' has {keys.size} entries but 'values' has {values.size}")

@@ -76,17 +76,14 @@ def _dots_hint_labels(game: DotsAndBoxes, state: Any, player: int) -> dict[int, 
     table = _DOTS_TABLES.get((game.rows, game.cols))
     if table is None:
         table = _DOTS_TABLES[game.rows, game.cols] = solve_layers(DotsAndBoxes(game.rows, game.cols))
-    mine, theirs = game.scores(state)[player], game.scores(state)[1 - player]
-    left = game.num_boxes - mine - theirs
-    labels = {}
-    for action, boxes in table.move_values(state).items():
-        final_margin = mine + boxes - (theirs + left - boxes)
-        if final_margin == 0:
-            # Equal boxes: a draw, or with tie_break="second" a win for player 1.
-            labels[action] = "draw" if game.tie_break == "draw" else ("win" if player == 1 else "loss")
-        else:
-            labels[action] = "win" if final_margin > 0 else "loss"
-    return labels
+    scores = game.scores(state)
+    lead, left = scores[player] - scores[1 - player], game.boxes_left(state)
+    names = {1.0: "win", 0.0: "draw", -1.0: "loss"}
+    # Playing `action` the mover ends with `boxes` of the boxes left, the other player with the rest.
+    return {
+        action: names[game.payoff_of_margin(lead + boxes - (left - boxes), player)]
+        for action, boxes in table.move_values(state).items()
+    }
 
 
 _DOTS_TABLES: dict[tuple[int, int], Any] = {}
@@ -237,7 +234,7 @@ class PlayApp:
             edge = self.view.edge_at(pos)
             if edge is None:
                 return None, "click closer to an edge"
-            return (edge, "") if not state.edges[edge] else (None, "that edge is already drawn")
+            return (edge, "") if self.game.is_legal(state, edge) else (None, "that edge is already drawn")
         cell = self.view.cell_at(pos)
         if cell is None:
             return None, "click on the board"

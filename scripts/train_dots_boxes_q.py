@@ -353,11 +353,7 @@ def play_audited(game: DotsAndBoxes, table: LayerTable, agent: Any, opponent: An
 
 def _result_class(game: DotsAndBoxes, margin: int, seat: int) -> int:
     """0 loss, 1 draw, 2 win, for a final margin from ``seat``'s side under the game's tie rule."""
-    if margin != 0:
-        return 2 if margin > 0 else 0
-    if game.tie_break == "second":
-        return 2 if seat == 1 else 0
-    return 1
+    return int(game.payoff_of_margin(margin, seat)) + 1
 
 
 def run_exact(task: dict[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 These are the rules of :mod:`gym_boardgames.rules.connect` and :mod:`gym_boardgames.rules.dots` with a
 batch axis, for :mod:`gym_boardgames.vector`. They read the same geometry the scalar rules read
 (:func:`~gym_boardgames.rules.connect.board_geometry` win lines, :func:`~gym_boardgames.rules.dots.dots_geometry`
-edge/box maps) and use the same action numbering; ``tests/vector/test_batch_rules.py`` replays random games
+edge/box maps) and use the same action numbering; ``tests/rules/test_batch_rules.py`` replays random games
 through both and compares every position.
 
 Unlike the scalar rules' immutable states, a batch is mutated in place: a new set of arrays per move
@@ -36,6 +36,15 @@ _ONE = np.uint64(1)
 
 def _index(rows: np.ndarray | None) -> np.ndarray | slice:
     return slice(None) if rows is None else rows
+
+
+def _returns_of_winners(winner: np.ndarray) -> np.ndarray:
+    """``(N, 2)`` payoffs from ``(N,)`` winners: +1 to the winner, -1 to the other, 0 for -1 (draw or not over)."""
+    payoff = np.zeros((len(winner), 2))
+    won = np.flatnonzero(winner >= 0)
+    payoff[won, winner[won]] = 1.0
+    payoff[won, 1 - winner[won]] = -1.0
+    return payoff
 
 
 #: Largest memory, in bytes, that one batch's state arrays may take (``num_envs`` times the bytes of one
@@ -350,11 +359,7 @@ class ConnectNBatch:
 
     def returns(self) -> np.ndarray:
         """Return a new ``(N, 2)`` float64 array: per game, each player's payoff (0 while not over)."""
-        payoff = np.zeros((self.num_envs, 2))
-        won = np.flatnonzero(self.winner >= 0)
-        payoff[won, self.winner[won]] = 1.0
-        payoff[won, 1 - self.winner[won]] = -1.0
-        return payoff
+        return _returns_of_winners(self.winner)
 
     # ---- conversion to and from the scalar rules -------------------------------------------------
 
@@ -525,10 +530,9 @@ class DotsAndBoxesBatch:
     @property
     def winner(self) -> np.ndarray:
         """A new ``(N,)`` int8 array: the winner of each finished game, -1 for a draw or a game not over."""
-        score0, score1 = self.scores[:, 0], self.scores[:, 1]
-        winner = np.where(score0 > score1, 0, np.where(score1 > score0, 1, -1)).astype(np.int8)
-        if self.game.tie_break == "second":
-            winner[score0 == score1] = 1
+        # DotsAndBoxes.winner_of_margin with a batch axis: the tie rule is the game's tie_winner.
+        margin = self.scores[:, 0] - self.scores[:, 1]
+        winner = np.where(margin > 0, 0, np.where(margin < 0, 1, self.game.tie_winner)).astype(np.int8)
         winner[~self.over] = -1
         return winner
 
@@ -549,12 +553,7 @@ class DotsAndBoxesBatch:
 
     def returns(self) -> np.ndarray:
         """Return a new ``(N, 2)`` float64 array: per game, each player's payoff (0 while not over)."""
-        winner = self.winner
-        payoff = np.zeros((self.num_envs, 2))
-        won = np.flatnonzero(winner >= 0)
-        payoff[won, winner[won]] = 1.0
-        payoff[won, 1 - winner[won]] = -1.0
-        return payoff
+        return _returns_of_winners(self.winner)
 
     # ---- conversion to and from the scalar rules -------------------------------------------------
 

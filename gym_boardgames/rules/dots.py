@@ -32,6 +32,11 @@ A :class:`DotsState` is an immutable, hashable value: ``edges`` (``bytes``, 1 wh
 (``bytes`` per box: 0 free, 1 player 0, 2 player 1) and ``player`` (to move; stored because a completed
 box means another move). :meth:`DotsAndBoxes.edge_key` is the drawn-edge bitmask (bit ``e`` = edge
 ``e``), the key of the study's value function; :meth:`DotsAndBoxes.key` identifies the whole state.
+
+Agents see a position only through the rules: the scores, the boxes left, the drawn-edge bitmask, and the
+bitmask form of the box rule (:class:`EdgeKeyRules`: the boxes each free edge completes, the completed boxes
+of many bitmasks at once), which value tables over bitmasks need. The tie rule is :meth:`DotsAndBoxes.winner_of_margin`
+(and :attr:`DotsAndBoxes.tie_winner` for the batched rules).
 """
 
 from __future__ import annotations
@@ -47,9 +52,12 @@ from gym_boardgames.rules.common import MAX_DOTS_SIDE, check_board_side
 from gym_boardgames.rules.connect import PERSPECTIVE_TABLES
 
 TIE_BREAKS = ("draw", "second")
+#: :meth:`DotsAndBoxes.winner_of_margin` of a drawn game: the contract's ``DRAW`` (an int, as in ``info["winner"]``).
+DRAW = -1
 _UNDRAWN_TO_ONE = bytes.maketrans(b"\x00\x01", b"\x01\x00")
 _TO_ASCII_BITS = bytes.maketrans(b"\x00\x01", b"01")
 _OWNER_BYTES = (b"\x01", b"\x02")
+_WIN_RETURNS = ((1.0, -1.0), (-1.0, 1.0))  # by winner
 
 
 class DotsState(NamedTuple):
@@ -73,11 +81,16 @@ class DotsGeometry(NamedTuple):
         box_edges: ``(B, 4)`` int array: top, bottom, left, right edge of each box.
         edge_boxes: per edge, the boxes it borders (one or two).
         edge_box_checks: per edge, ``(box, getter)`` pairs; ``getter(edges)`` reads the box's four edges.
+        box_masks: per box, the bitmask of its four edges (bit ``e`` = edge ``e``).
+        edge_masks: per edge ``e``, ``(1 << e, mask of one box, mask of the other)``. A border edge has one
+            box; its second mask is a bit beyond the board, which no bitmask of drawn edges has.
     """
 
     box_edges: np.ndarray
     edge_boxes: tuple[tuple[int, ...], ...]
     edge_box_checks: tuple[tuple[tuple[int, Callable[[bytes], tuple[int, ...]]], ...], ...]
+    box_masks: tuple[int, ...]
+    edge_masks: tuple[tuple[int, int, int], ...]
 
 
 @functools.lru_cache(maxsize=32)
@@ -97,10 +110,16 @@ def dots_geometry(rows: int, cols: int) -> DotsGeometry:
     getters = [operator.itemgetter(*edges) for edges in box_edges]
     array = np.array(box_edges, dtype=np.int32).reshape(len(box_edges), 4)
     array.flags.writeable = False
+    box_masks = tuple(sum(1 << e for e in edges) for edges in box_edges)
     return DotsGeometry(
         box_edges=array,
         edge_boxes=tuple(tuple(boxes) for boxes in edge_boxes),
         edge_box_checks=tuple(tuple((b, getters[b]) for b in boxes) for boxes in edge_boxes),
+        box_masks=box_masks,
+        edge_masks=tuple(
+            (1 << e, box_masks[boxes[0]], box_masks[boxes[1]] if len(boxes) > 1 else 1 << n_edges)
+            for e, boxes in enumerate(edge_boxes)
+        ),
     )
 
 
@@ -127,6 +146,8 @@ class DotsAndBoxes:
         if not isinstance(tie_break, str) or tie_break not in TIE_BREAKS:
             raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
         self.rows, self.cols, self.tie_break = rows, cols, tie_break
+        #: The winner of equal boxes: :data:`DRAW`, or player 1 with ``tie_break="second"``.
+        self.tie_winner = 1 if tie_break == "second" else DRAW
         self.num_boxes = self.rows * self.cols
         self.num_horizontal = (self.rows + 1) * self.cols
         self.num_edges = self.num_horizontal + self.rows * (self.cols + 1)
@@ -192,12 +213,14 @@ class DotsAndBoxes:
             raise ValueError(f"edge {action} is already drawn{over}")
         edges = state.edges[:action] + b"\x01" + state.edges[action + 1 :]
         owners = state.owners
-        scored = False
-        for box, getter in self.geometry.edge_box_checks[action]:
-            if 0 not in getter(edges):
-                owners = owners[:box] + _OWNER_BYTES[state.player] + owners[box + 1 :]
-                scored = True
-        return DotsState(edges, owners, state.player if scored else 1 - state.player)
+        completed = self._completed(edges, action)
+        for box in completed:
+            owners = owners[:box] + _OWNER_BYTES[state.player] + owners[box + 1 :]
+        return DotsState(edges, owners, state.player if completed else 1 - state.player)
+
+    def _completed(self, edges: bytes, action: int) -> list[int]:
+        """The boxes beside edge ``action`` whose four edges are all drawn in ``edges``: the box rule, once."""
+        return [box for box, getter in self.geometry.edge_box_checks[action] if 0 not in getter(edges)]
 
     def is_terminal(self, state: DotsState) -> bool:
         """Return whether every edge is drawn."""
@@ -212,20 +235,38 @@ class DotsAndBoxes:
         if not self.is_terminal(state):
             raise ValueError("returns() is only defined at the end of the game")
         boxes0, boxes1 = self.scores(state)
-        if boxes0 == boxes1:
-            return (-1.0, 1.0) if self.tie_break == "second" else (0.0, 0.0)
-        return (1.0, -1.0) if boxes0 > boxes1 else (-1.0, 1.0)
+        winner = self.winner_of_margin(boxes0 - boxes1)
+        return (0.0, 0.0) if winner == DRAW else _WIN_RETURNS[winner]
 
     # ---- helpers beyond the rules surface ----------------------------------------------------
+
+    def winner_of_margin(self, margin: int) -> int:
+        """Return the winner of a game that ends with player 0 ``margin`` boxes ahead: the tie rule, once.
+
+        Args:
+            margin: player 0's boxes minus player 1's at the end.
+
+        Returns:
+            0 or 1, or :data:`DRAW` (-1) for equal boxes under ``tie_break="draw"``.
+        """
+        return 0 if margin > 0 else 1 if margin < 0 else self.tie_winner
+
+    def payoff_of_margin(self, margin: int, player: int) -> float:
+        """Return ``player``'s payoff (+1, -1 or 0) for a game it ends ``margin`` boxes ahead of the other."""
+        winner = self.winner_of_margin(margin if player == 0 else -margin)
+        return 0.0 if winner == DRAW else (1.0 if winner == player else -1.0)
 
     def scores(self, state: DotsState) -> tuple[int, int]:
         """Return ``(boxes of player 0, boxes of player 1)``."""
         return state.owners.count(1), state.owners.count(2)
 
+    def boxes_left(self, state: DotsState) -> int:
+        """Return how many boxes nobody has completed yet."""
+        return state.owners.count(0)
+
     def boxes_completed_by(self, state: DotsState, action: int) -> int:
         """Return how many boxes drawing the free edge ``action`` would complete (0, 1 or 2)."""
-        edges = state.edges[:action] + b"\x01" + state.edges[action + 1 :]
-        return sum(0 not in getter(edges) for _, getter in self.geometry.edge_box_checks[action])
+        return len(self._completed(state.edges[:action] + b"\x01" + state.edges[action + 1 :], action))
 
     def observation(self, state: DotsState, player: int) -> np.ndarray:
         """Return a new int8 vector: the edges (0/1), then box owners from ``player``'s side (+1/-1/0)."""
@@ -237,7 +278,7 @@ class DotsAndBoxes:
 
     def edge_key(self, state: DotsState) -> int:
         """Return the drawn-edge bitmask: bit ``e`` is set when edge ``e`` is drawn."""
-        return int(state.edges.translate(_TO_ASCII_BITS)[::-1], 2)
+        return _edge_key(state.edges)
 
     def key(self, state: DotsState) -> int:
         """Return an integer identifying the whole state: edge bitmask, player to move, box owners."""
@@ -253,3 +294,84 @@ class DotsAndBoxes:
             return (r, c), (r, c + 1)
         r, c = divmod(edge - self.num_horizontal, self.cols + 1)
         return (r, c), (r + 1, c)
+
+
+def _edge_key(edges: bytes) -> int:
+    return int(edges.translate(_TO_ASCII_BITS)[::-1], 2)
+
+
+class EdgeKeyRules:
+    """The box rule on drawn-edge bitmasks (:meth:`DotsAndBoxes.edge_key`), for value tables over bitmasks.
+
+    A bitmask holds the drawn edges only; who owns a box does not matter to the number of boxes still to
+    take, so one table over bitmasks serves both players. Get one with :func:`edge_key_rules`.
+
+    Attributes:
+        rows: box rows.
+        cols: box columns.
+        num_edges: edges of the board.
+        num_boxes: boxes of the board.
+        full: the bitmask with every edge drawn.
+        bits: ``1 << e`` per edge.
+        box_masks: the four edges of each box, as a bitmask.
+        edge_box_masks: per edge, the masks of the one or two boxes it borders.
+        edge_masks: per edge, ``(bit, mask of one box, mask of the other)`` (see :class:`DotsGeometry`).
+    """
+
+    def __init__(self, rows: int, cols: int) -> None:
+        geometry = dots_geometry(rows, cols)
+        self.rows, self.cols = rows, cols
+        self.num_edges, self.num_boxes = len(geometry.edge_boxes), len(geometry.box_masks)
+        self.full = (1 << self.num_edges) - 1
+        self.bits = tuple(1 << e for e in range(self.num_edges))
+        self.box_masks = geometry.box_masks
+        self.edge_box_masks = tuple(tuple(self.box_masks[b] for b in boxes) for boxes in geometry.edge_boxes)
+        self.edge_masks = geometry.edge_masks
+
+    def key(self, state: DotsState) -> int:
+        """Return the drawn-edge bitmask of ``state`` (as :meth:`DotsAndBoxes.edge_key`).
+
+        Raises:
+            ValueError: if the state is of a board with another number of edges.
+        """
+        if len(state.edges) != self.num_edges:
+            raise ValueError(
+                f"the state has {len(state.edges)} edges but this board ({self.rows}x{self.cols} boxes) has "
+                f"{self.num_edges}"
+            )
+        return _edge_key(state.edges)
+
+    def successors(self, key: int) -> list[tuple[int, int, int]]:
+        """Return ``(edge, child bitmask, boxes the edge completes)`` for every free edge of ``key``, ascending.
+
+        One call per position, not per edge: value learners run this in their innermost loop.
+        """
+        return [
+            (edge, child, (child & first == first) + (child & second == second))
+            for edge, (bit, first, second) in enumerate(self.edge_masks)
+            if not key & bit
+            for child in (key | bit,)
+        ]
+
+    def completed_boxes(self, keys: int | np.ndarray) -> int | np.ndarray:
+        """Return the boxes whose four edges are drawn in ``keys``: an int, or an int8 array for an int array."""
+        if isinstance(keys, np.ndarray):
+            count = np.zeros(keys.shape, dtype=np.int8)
+            for mask in self.box_masks:
+                count += (keys & mask) == mask
+            return count
+        return sum(keys & mask == mask for mask in self.box_masks)
+
+    def boxes_left(self, key: int) -> int:
+        """Return the boxes not yet completed in ``key``."""
+        return self.num_boxes - self.completed_boxes(key)
+
+    def free_edges(self, key: int) -> list[int]:
+        """Return the undrawn edges of ``key``, ascending."""
+        return [e for e, bit in enumerate(self.bits) if not key & bit]
+
+
+@functools.lru_cache(maxsize=32)
+def edge_key_rules(rows: int, cols: int) -> EdgeKeyRules:
+    """Return the :class:`EdgeKeyRules` of ``rows x cols`` boxes (cached per configuration)."""
+    return EdgeKeyRules(rows, cols)

@@ -111,3 +111,36 @@ def test_states_are_hashable_values():
     assert play(game, [0, 5]) == play(game, [0, 5]) and hash(play(game, [0, 5])) == hash(play(game, [0, 5]))
     assert play(game, [0, 5]) == play(game, [5, 0])  # same edges, same mover, no boxes: one position
     assert play(game, [0]) != play(game, [5])
+
+
+@pytest.mark.parametrize(("tie_break", "tie_winner"), [("draw", -1), ("second", 1)])
+def test_the_tie_rule_decides_equal_margins_and_nothing_else(tie_break, tie_winner):
+    game = DotsAndBoxes(2, 2, tie_break=tie_break)
+    assert game.tie_winner == tie_winner
+    assert (game.winner_of_margin(2), game.winner_of_margin(-1), game.winner_of_margin(0)) == (0, 1, tie_winner)
+    assert game.payoff_of_margin(1, 1) == 1.0 and game.payoff_of_margin(-3, 0) == -1.0
+    tie = {-1: (0.0, 0.0), 1: (-1.0, 1.0)}[tie_winner]
+    assert (game.payoff_of_margin(0, 0), game.payoff_of_margin(0, 1)) == tie
+
+
+def test_edge_key_rules_agree_with_the_rules_on_random_games():
+    from gym_boardgames.rules.dots import edge_key_rules
+
+    rng = np.random.default_rng(5)
+    for rows, cols in ((1, 1), (2, 3), (3, 3)):
+        game = DotsAndBoxes(rows, cols)
+        keys = edge_key_rules(rows, cols)
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            key = keys.key(state)
+            assert key == game.edge_key(state)
+            assert keys.boxes_left(key) == game.boxes_left(state) == game.num_boxes - sum(game.scores(state))
+            expected = [
+                (a, game.edge_key(game.apply(state, a)), game.boxes_completed_by(state, a))
+                for a in game.legal_actions(state)
+            ]
+            assert keys.successors(key) == expected
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        assert keys.completed_boxes(np.array([keys.full, 0])).tolist() == [game.num_boxes, 0]
+    with pytest.raises(ValueError, match="edges but this board"):
+        edge_key_rules(1, 1).key(DotsAndBoxes(2, 2).initial_state())
