@@ -50,7 +50,8 @@ class Canvas:
     Args:
         size: ``(width, height)`` in pixels.
         title: the window caption in human mode.
-        fps: frames per second of human mode (``show`` waits to keep this rate).
+        fps: frames per second of human mode (``show`` waits to keep this rate, except on SDL's dummy
+            display driver, where nothing is shown).
     """
 
     def __init__(self, size: tuple[int, int], title: str, fps: float) -> None:
@@ -64,19 +65,25 @@ class Canvas:
         self._clock: Any = None
 
     def show(self) -> None:
-        """Copy the surface to the window (opening it first), process window events, keep the fps."""
+        """Copy the surface to the window (opening it first), process window events, keep the fps.
+
+        On SDL's headless ``dummy`` driver nothing is shown, so it does not wait.
+        """
         pygame = self.pygame
         if self._window is None:
             # Only the display: pygame.init() would also start audio and joysticks for nothing.
             pygame.display.init()
             self._window = pygame.display.set_mode(self.size)
             pygame.display.set_caption(self.title)
-            self._clock = pygame.time.Clock()
+            # SDL's dummy driver (headless tests, CI) shows nothing, so waiting for the frame rate there
+            # would only slow the caller: about 30 s of the test suite was spent in tick().
+            self._clock = pygame.time.Clock() if pygame.display.get_driver() != "dummy" else None
         # Without pumping events the OS marks the window as not responding.
         pygame.event.pump()
         self._window.blit(self.surface, (0, 0))
         pygame.display.flip()
-        self._clock.tick(self.fps)
+        if self._clock is not None:
+            self._clock.tick(self.fps)
 
     def to_array(self) -> np.ndarray:
         """Return a new ``(H, W, 3)`` uint8 copy of the surface."""

@@ -1,0 +1,46 @@
+"""Human-mode rendering keeps the frame rate on a real display and does not wait on SDL's dummy driver."""
+
+import time
+
+import gymnasium as gym
+import pytest
+
+import gym_boardgames  # noqa: F401  (registers the ids)
+
+pygame = pytest.importorskip("pygame")
+
+
+@pytest.fixture
+def dummy_display(monkeypatch):
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    yield
+    pygame.display.quit()
+
+
+def test_human_frames_on_the_dummy_driver_do_not_wait_for_the_frame_rate(dummy_display):
+    env = gym.make("GridWorld-v0", render_mode="human")  # 4 frames per second: 20 frames would take 5 s
+    env.reset(seed=0)
+    start = time.perf_counter()
+    for _ in range(20):
+        env.render()
+    elapsed = time.perf_counter() - start
+    env.close()
+    assert elapsed < 2.0
+
+
+def test_a_real_display_keeps_the_frame_rate(dummy_display, monkeypatch):
+    from gym_boardgames.render.pygame_canvas import Canvas
+
+    ticks = []
+
+    class Clock:
+        def tick(self, fps):
+            ticks.append(fps)
+
+    canvas = Canvas((40, 30), title="pacing", fps=7)
+    monkeypatch.setattr(canvas.pygame.time, "Clock", Clock)
+    monkeypatch.setattr(canvas.pygame.display, "get_driver", lambda: "x11")
+    canvas.show()
+    canvas.show()
+    canvas.close()
+    assert ticks == [7, 7]
