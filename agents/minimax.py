@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents._rng import SeedLike, make_rng
+from gym_boardgames.rules.common import value_for
 from gym_boardgames.utils import progress_bar
 
 Evaluate = Callable[[Any, Any], float]
@@ -106,6 +107,7 @@ class _Search:
         self.height += 1
         try:
             for action, child in live:
+                # rules.common.value_for's rule, written out: the window flips with the point of view.
                 if game.current_player(child) == mover:  # an extra turn: same point of view
                     child_value = self.value(child, depth - 1, alpha, beta)[0]
                 else:
@@ -177,7 +179,7 @@ def alphabeta(
         child = game.apply(state, action)
         if game.is_terminal(child):
             child_value = game.returns(child)[mover]
-        elif game.current_player(child) == mover:
+        elif game.current_player(child) == mover:  # value_for's rule; the window flips with the point of view
             child_value = search.value(child, limit - 1, alpha, beta)[0]
         else:
             child_value = -search.value(child, limit - 1, -beta, -alpha)[0]
@@ -264,14 +266,14 @@ def _solve_generic(game: Any, progress: bool = False) -> dict[Any, float]:
                         stack.append([child, child_mover, game.legal_actions(child), 0, -math.inf])
                         continue
                     child_value = values[child] = game.returns(child)[child_mover]
-                frame[4] = max(best, child_value if child_mover == mover else -child_value)
+                frame[4] = max(best, value_for(mover, child_value, child_mover))
             else:
                 values[state] = best
                 stack.pop()
                 if not stack:
                     break
                 parent = stack[-1]
-                parent[4] = max(parent[4], best if mover == parent[1] else -best)
+                parent[4] = max(parent[4], value_for(parent[1], best, mover))
             if len(stack) == 1:
                 bar.update(1)  # one more of the start position's moves is solved
     return values
@@ -385,7 +387,7 @@ def solve(game: Any, *, progress: bool = False) -> tuple[float, int]:
     start = game.initial_state()
     value = values[start]
     # + 0.0 turns a negated draw (-0.0) into 0.0.
-    return float(value if game.current_player(start) == 0 else -value) + 0.0, len(values)
+    return float(value_for(0, value, game.current_player(start))) + 0.0, len(values)
 
 
 class SolveEstimate(NamedTuple):

@@ -50,6 +50,7 @@ from agents.persistence import (
     save_npz,
     short_repr,
 )
+from gym_boardgames.rules.common import value_for
 
 #: Format name and version of saved TD files (see :mod:`agents.persistence`).
 FORMAT = "gym_boardgames.td"
@@ -593,7 +594,7 @@ def _greedy_moves(agent: Any, game: Any, state: Any) -> list[int]:
 def _child_value(game: Any, mover: int, child: Any, solved: dict[int, int]) -> int:
     """Game-theoretic value of ``child`` for ``mover`` (values are stored for the player to move)."""
     value = solved[game.key(child)]
-    return value if game.current_player(child) == mover else -value
+    return value_for(mover, value, game.current_player(child))
 
 
 class GreedyAudit(NamedTuple):
