@@ -29,7 +29,6 @@ PettingZoo is optional: ``pip install -e '.[pettingzoo]'`` (or ``pip install pet
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -44,42 +43,12 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
         "install the `pettingzoo` extra with `pip install -e '.[pettingzoo]'` (or `pip install pettingzoo`)"
     ) from error
 
-from gym_boardgames.envs.base import DRAW, TwoPlayerEnv, check_action
-from gym_boardgames.rules.connect import ConnectN
-from gym_boardgames.rules.dots import DotsAndBoxes
-from gym_boardgames.rules.tictactoe import TicTacToe
+from gym_boardgames.envs.base import TwoPlayerEnv, check_action
+from gym_boardgames.envs.contract import env_for_game, winner_of_returns
+from gym_boardgames.rules.registry import RULES
 
 AGENTS = ("player_0", "player_1")
 RENDER_MODES = ("human", "rgb_array", "ansi")
-
-
-def _connect_four() -> ConnectN:
-    return ConnectN(6, 7, 4, True)
-
-
-# The env classes are imported lazily: an AEC env without a render mode never needs them.
-def _grid_view_env(game: ConnectN, render_mode: str) -> TwoPlayerEnv:
-    from gym_boardgames.envs.connectn import ConnectNEnv
-    from gym_boardgames.envs.tictactoe import TicTacToeEnv
-
-    if isinstance(game, TicTacToe):
-        return TicTacToeEnv(opponent=None, illegal_action="raise", render_mode=render_mode)
-    return ConnectNEnv(*game.config, opponent=None, illegal_action="raise", render_mode=render_mode)
-
-
-def _dots_view_env(game: DotsAndBoxes, render_mode: str) -> TwoPlayerEnv:
-    from gym_boardgames.envs.dots import DotsAndBoxesEnv
-
-    return DotsAndBoxesEnv(*game.config, opponent=None, illegal_action="raise", render_mode=render_mode)
-
-
-# name -> (rules factory, factory of the self-play Gymnasium env used only to draw the rules' state).
-GAMES: dict[str, tuple[Callable[..., Any], Callable[[Any, str], TwoPlayerEnv]]] = {
-    "TicTacToe": (TicTacToe, _grid_view_env),
-    "ConnectN": (ConnectN, _grid_view_env),
-    "ConnectFour": (_connect_four, _grid_view_env),
-    "DotsAndBoxes": (DotsAndBoxes, _dots_view_env),
-}
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the unwrapped env
@@ -106,12 +75,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
 
     def __init__(self, game: str = "TicTacToe", render_mode: str | None = None, **game_kwargs: Any) -> None:
         super().__init__()
-        if game not in GAMES:
-            raise ValueError(f"unknown game {game!r}: choose one of {sorted(GAMES)}")
+        if game not in RULES:
+            raise ValueError(f"unknown game {game!r}: choose one of {sorted(RULES)}")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}")
-        make_rules, make_view_env = GAMES[game]
-        self.game = make_rules(**game_kwargs)
+        self.game = RULES[game](**game_kwargs)
         self.game_name = game
         self.render_mode = render_mode
         # An instance copy, so the name is per game without touching the class attribute.
@@ -142,7 +110,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
         self.agent_selection = AGENTS[0]
         # The drawing lives in the Gymnasium env classes; a self-play env mirrors the moves so that its
         # views (last move, scores, status line) draw this game. It is never consulted for the rules.
-        self._view_env = make_view_env(self.game, render_mode) if render_mode is not None else None
+        self._view_env: TwoPlayerEnv | None = None
+        if render_mode is not None:
+            self._view_env = env_for_game(self.game, opponent=None, illegal_action="raise", render_mode=render_mode)
 
     # ---- the AEC API -------------------------------------------------------------------------
 
@@ -214,7 +184,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         if self.game.is_terminal(self.state):
             payoff = self.game.returns(self.state)
-            self.winner = DRAW if payoff[0] == payoff[1] else int(np.argmax(payoff))
+            self.winner = winner_of_returns(payoff)
             for index, name in enumerate(AGENTS):
                 self.rewards[name] = float(payoff[index])
                 self.infos[name] = {"winner": self.winner}

@@ -22,9 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from gym_boardgames.envs.base import TwoPlayerEnv
-from gym_boardgames.envs.connectn import ConnectNEnv
+from gym_boardgames.envs.contract import env_for_game
 from gym_boardgames.envs.dots import DotsAndBoxesEnv
-from gym_boardgames.envs.tictactoe import TicTacToeEnv
 from gym_boardgames.render.pygame_canvas import font, import_pygame
 from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.rules.registry import make_game
@@ -408,12 +407,7 @@ def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
     """
     # The registry validates the options and fills in the defaults (only for options not given: a 0 is
     # refused, never silently replaced).
-    game = make_game(args.game, args.rows, args.cols, args.n, args.gravity)
-    if args.game == "tictactoe":
-        return TicTacToeEnv(opponent=None)
-    if args.game in ("connectfour", "connectn"):
-        return ConnectNEnv(game.rows, game.cols, game.n, game.gravity, opponent=None)
-    return DotsAndBoxesEnv(game.rows, game.cols, opponent=None)
+    return env_for_game(make_game(args.game, args.rows, args.cols, args.n, args.gravity), opponent=None)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

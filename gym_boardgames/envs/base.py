@@ -16,18 +16,26 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from gym_boardgames.envs.contract import (  # noqa: F401  (re-exported: the contract's names, once, in contract.py)
+    DRAW,
+    ILLEGAL_ACTION_MODES,
+    OPPONENT_FORMS,
+    RESET_OPTIONS,
+    agent_hooks,
+    check_agent_player,
+    check_illegal_action,
+    make_named_opponent,
+    opponent_seed,
+    reset_side,
+    winner_of_returns,
+)
 from gym_boardgames.envs.rendering import PygameRenderMixin
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
 
 OpponentPolicy = Callable[[Any, Any], int]
 
-#: ``info["winner"]`` and ``winner`` of a drawn game. An int, not None: Gymnasium's sync and async vector
-#: envs stack each info key into one integer array, and a None beside a 0 or 1 made them raise TypeError.
-DRAW = -1
-
-#: The keys ``reset(options=...)`` understands.
-RESET_OPTIONS = ("agent_player",)
-ILLEGAL_ACTION_MODES = ("lose", "raise")
+# ``info["winner"]`` and ``winner`` of a drawn game is DRAW (-1). An int, not None: Gymnasium's sync and async
+# vector envs stack each info key into one integer array, and a None beside a 0 or 1 made them raise TypeError.
 # Integer types accepted as actions without further checks (bool is excluded on purpose).
 _PLAIN_INTEGERS = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64})
 
@@ -39,16 +47,6 @@ class Agent(Protocol):
     def act(self, game: Any, state: Any) -> int:
         """Return the action to play in ``state`` (the player to move is ``game.current_player(state)``)."""
         ...
-
-
-def check_agent_player(value: object, where: str) -> int | str:
-    """Validate an ``agent_player`` value and return it as 0, 1 or ``"random"``."""
-    if isinstance(value, str):
-        if value == "random":
-            return value
-    elif not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer)) and value in (0, 1):
-        return int(value)
-    raise ValueError(f"{where} must be 0, 1 or 'random', got {value!r}")
 
 
 def _as_integer(value: object) -> int | None:
@@ -91,60 +89,6 @@ def check_action(action: object, num_actions: int) -> int:
     if not 0 <= as_int < num_actions:
         raise ValueError(f"action {as_int} is outside the action space: valid actions are 0..{num_actions - 1}")
     return as_int
-
-
-#: The forms ``opponent`` takes, for error messages.
-OPPONENT_FORMS = (
-    "'random', None (self-play), an agent name of the scripts ({names}), an object with act(game, state) -> int, "
-    "or a callable (game, state) -> int"
-)
-# The spawn key that separates a named opponent's random stream from the env's own np_random stream.
-_OPPONENT_STREAM = 0x6F7070
-
-
-def opponent_seed(seed: int, index: int = 0) -> np.random.Generator:
-    """Return the generator of a named opponent for an env reset with ``seed`` (sub-env ``index`` of a batch).
-
-    It is a child of ``seed`` apart from the env's own ``np_random`` (``numpy.random.SeedSequence`` with a
-    spawn key), so seeding the opponent draws nothing from ``np_random``: a seeded episode replays exactly.
-    """
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_OPPONENT_STREAM, index)))
-
-
-def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | None = None) -> Any:
-    """Return the agent ``agents.factory.make_agent`` builds for ``name`` on ``game``, as an env's opponent.
-
-    ``agents`` is imported here, on first use, so that importing ``gym_boardgames`` or its envs never does.
-
-    Args:
-        name: an agent name, e.g. ``"alphabeta"``, ``"mcts:200"``, ``"td:path/to/file.npz"``, or for Dots and
-            Boxes ``"always4never3"``, ``"endgame:10"``, ``"exact"``.
-        game: the rules object the agent will play (some names need it, e.g. ``"exact"``).
-        seed: seeds the agent (an int, a ``numpy.random.Generator`` or None).
-
-    Raises:
-        ValueError: on an unknown name or a bad parameter; the message lists every valid opponent. A saved
-            agent that cannot be loaded raises the loader's own error (``SavedFileError``, also a
-            ``ValueError``, naming the file; ``FileNotFoundError`` for a missing one).
-        ImportError: if the ``agents`` package of this project cannot be imported.
-    """
-    try:
-        from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
-    except ImportError as error:
-        raise ImportError(
-            f"opponent {name!r} names an agent of the `agents` package installed with gym-boardgames, which could "
-            f"not be imported ({error}); another top-level package named `agents` (such as the OpenAI Agents SDK) "
-            "can shadow it"
-        ) from error
-    try:
-        return make_agent(name, seed=seed, game=game)
-    except ValueError as error:
-        if type(error) is not ValueError:
-            raise  # e.g. agents.persistence.SavedFileError: the name is fine, the file is not, and it says so
-        forms = OPPONENT_FORMS.format(names=", ".join(AGENT_NAMES + DOTS_AGENT_NAMES))
-        if str(error).startswith("unknown agent"):  # the factory's own list would repeat ours
-            raise ValueError(f"unknown opponent {name!r}: use {forms}") from None
-        raise ValueError(f"bad opponent {name!r}: {error}; valid opponents are {forms}") from None
 
 
 class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
@@ -191,9 +135,7 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
         self._opponent_reset: Callable[[], Any] | None = None
         self._opponent_name, self._opponent = self._make_opponent(opponent)
         self.agent_player_setting = check_agent_player(agent_player, "agent_player")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-        self.illegal_action = illegal_action
+        self.illegal_action = check_illegal_action(illegal_action)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
@@ -219,22 +161,14 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
                 return "random", self._random_move
             self._opponent_spec = opponent
             return opponent, self._use_agent(make_named_opponent(opponent, self.game))
-        act = getattr(opponent, "act", None)
-        if callable(act):
-            return repr(opponent), self._use_agent(opponent)
-        if callable(opponent):
-            return getattr(opponent, "__qualname__", repr(opponent)), self._use_agent(opponent, opponent)
-        raise ValueError(
-            f"opponent {opponent!r} is neither 'random', None, an agent name, an object with act(game, state), "
-            "nor a callable"
-        )
+        policy = self._use_agent(opponent)
+        name = repr(opponent) if policy is not opponent else getattr(opponent, "__qualname__", repr(opponent))
+        return name, policy
 
-    def _use_agent(self, agent: Any, policy: OpponentPolicy | None = None) -> OpponentPolicy:
-        """Return ``policy`` (by default the agent's ``act``); remember the agent's ``reset`` hook, if any."""
-        # An agent object may keep per-game memory (MCTS reuses its tree); reset() tells it a game starts.
-        reset_hook = getattr(agent, "reset", None)
-        self._opponent_reset = reset_hook if callable(reset_hook) else None
-        return agent.act if policy is None else policy
+    def _use_agent(self, agent: Any) -> OpponentPolicy:
+        """Return the agent's move function; remember its ``reset`` hook, if any."""
+        policy, self._opponent_reset = agent_hooks(agent)
+        return policy
 
     def _random_move(self, game: Any, state: Any) -> int:
         legal = game.legal_actions(state)
@@ -256,13 +190,7 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
             ValueError: on an unknown option or a bad ``agent_player``, or an opponent's illegal move.
         """
         super().reset(seed=seed)
-        side = self.agent_player_setting
-        if options:
-            unknown = sorted(set(options) - set(RESET_OPTIONS))
-            if unknown:
-                raise ValueError(f"unknown reset option(s) {unknown}: valid options are {list(RESET_OPTIONS)}")
-            if "agent_player" in options:
-                side = check_agent_player(options["agent_player"], 'options["agent_player"]')
+        side = reset_side(options, self.agent_player_setting)
         self._needs_reset = True  # stays set if the opponent's opening move fails
         if self._opponent is None:
             self.agent_player = None
@@ -384,8 +312,7 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
         self.state = self.game.apply(self.state, action)
         if self.game.is_terminal(self.state):
             self._episode_over = True
-            payoff = self.game.returns(self.state)
-            self._winner = DRAW if payoff[0] == payoff[1] else int(np.argmax(payoff))
+            self._winner = winner_of_returns(self.game.returns(self.state))
 
     def _play_opponent(self) -> None:
         game = self.game

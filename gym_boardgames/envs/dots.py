@@ -8,9 +8,10 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_boardgames.envs.base import Agent, OpponentPolicy, TwoPlayerEnv
+from gym_boardgames.envs.contract import DOTS_REWARD_MODES, check_reward_mode, score_reward
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 
-REWARD_MODES = ("win", "score")
+REWARD_MODES = DOTS_REWARD_MODES  # the contract's, under the name this module has always exported
 
 
 class DotsAndBoxesEnv(TwoPlayerEnv):
@@ -74,8 +75,7 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        check_reward_mode(reward)
         game = DotsAndBoxes(rows, cols, tie_break)
         super().__init__(
             game,
@@ -99,8 +99,7 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
         if self.reward_mode == "win":
             return super()._reward(before, after, seat)
         (before0, before1), (after0, after1) = self.game.scores(before), self.game.scores(after)
-        margin_change = (after0 - before0) - (after1 - before1)
-        return float(margin_change if seat == 0 else -margin_change)
+        return float(score_reward((after0 - before0) - (after1 - before1), seat))
 
     def edge_drawers(self) -> dict[int, int]:
         """Return ``{edge: player who drew it}`` for this episode (for drawing edges in their colour)."""

@@ -1,7 +1,14 @@
-"""Build a rules object from a game name and size options (as scripts and play.py take them)."""
+"""The one registry of the board games' rules: by the scripts' names, by the env ids' names, by class.
+
+:func:`make_game` takes the scripts' and play.py's names and size options; :data:`RULES` maps the names of
+the env ids (``"TicTacToe"`` for ``TicTacToe-v0``...) to rules factories, as the PettingZoo adapter takes
+them; :func:`game_from_config` rebuilds a rules object from its class name and ``config``, as saved agent
+files store it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gym_boardgames.rules.connect import ConnectN
@@ -9,6 +16,52 @@ from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.rules.tictactoe import TicTacToe
 
 GAME_NAMES = ("tictactoe", "connectfour", "connectn", "dots")
+
+
+def connect_four() -> ConnectN:
+    """Return the rules of Connect Four: ``ConnectN(6, 7, 4, gravity=True)``."""
+    return ConnectN(6, 7, 4, gravity=True)
+
+
+#: Rules factories by the name of their env id (``"ConnectFour"`` for ``ConnectFour-v0``); each takes the
+#: game's keyword parameters (none for TicTacToe and ConnectFour).
+RULES: dict[str, Callable[..., Any]] = {
+    "TicTacToe": TicTacToe,
+    "ConnectN": ConnectN,
+    "ConnectFour": connect_four,
+    "DotsAndBoxes": DotsAndBoxes,
+}
+
+
+def game_from_config(class_name: object, config: object) -> Any:
+    """Return the rules object of class ``class_name`` with ``config`` (``type(game).__name__`` and ``game.config``).
+
+    Args:
+        class_name: ``"TicTacToe"``, ``"ConnectN"`` or ``"DotsAndBoxes"``.
+        config: the game's ``config`` as a list or tuple (ignored for TicTacToe): ``[rows, cols, n, gravity]``
+            or ``[rows, cols, tie_break]``. The constructors check every size against the documented limits
+            before allocating anything, so a config read from a file is safe to pass.
+
+    Returns:
+        the rules object, or None for a class name this registry does not know.
+
+    Raises:
+        ValueError: on a config of the wrong length or with a bad value.
+    """
+    if class_name == "TicTacToe":
+        return TicTacToe()
+    lengths = {"ConnectN": 4, "DotsAndBoxes": 3}
+    if class_name not in lengths:
+        return None
+    if not isinstance(config, (list, tuple)) or len(config) != lengths[class_name]:
+        fields = "[rows, cols, n, gravity]" if class_name == "ConnectN" else "[rows, cols, tie_break]"
+        raise ValueError(f"a {class_name} config must be {fields}, got {config!r}")
+    if class_name == "ConnectN":
+        rows, cols, n, gravity = config
+        if not isinstance(gravity, bool):
+            raise ValueError(f"gravity must be true or false, got {gravity!r}")
+        return ConnectN(rows, cols, n, gravity)
+    return DotsAndBoxes(*config)
 
 
 def make_game(
@@ -49,7 +102,7 @@ def make_game(
     if name == "tictactoe":
         return TicTacToe()
     if name == "connectfour":
-        return ConnectN(6, 7, 4, gravity=True)
+        return connect_four()
     if name == "connectn":
         return ConnectN(
             rows if rows is not None else 6,

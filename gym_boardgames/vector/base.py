@@ -15,13 +15,18 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from gym_boardgames.envs.base import _as_integer, check_agent_player, make_named_opponent, opponent_seed
+from gym_boardgames.envs.base import _as_integer
+from gym_boardgames.envs.contract import (
+    agent_hooks,
+    check_agent_player,
+    check_illegal_action,
+    make_named_opponent,
+    opponent_seed,
+    reset_side,
+)
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
 from gym_boardgames.rules.batch import random_legal_actions
 
-#: The keys ``reset(options=...)`` understands.
-RESET_OPTIONS = ("agent_player",)
-ILLEGAL_ACTION_MODES = ("lose", "raise")
 _SYNC_HINT = (
     "use gymnasium.make_vec(env_id, num_envs=..., vectorization_mode='sync', ...) to run the single envs side "
     "by side instead"
@@ -94,8 +99,7 @@ class TwoPlayerVectorEnv(VectorEnv):
                 f"the vector env does not render (render_mode={render_mode!r}); to watch games, {_SYNC_HINT}"
             )
         self.agent_player_setting = check_agent_player(agent_player, "agent_player")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        check_illegal_action(illegal_action)
         self.batch = batch
         self.game = batch.game
         # A named opponent: one agent for every sub-env, its act(game, state) and reset() hook; else None.
@@ -138,13 +142,7 @@ class TwoPlayerVectorEnv(VectorEnv):
         Raises:
             ValueError: on an unknown option or a bad ``agent_player``.
         """
-        side = self.agent_player_setting
-        if options:
-            unknown = sorted(set(options) - set(RESET_OPTIONS))
-            if unknown:
-                raise ValueError(f"unknown reset option(s) {unknown}: valid options are {list(RESET_OPTIONS)}")
-            if "agent_player" in options:
-                side = check_agent_player(options["agent_player"], 'options["agent_player"]')
+        side = reset_side(options, self.agent_player_setting)
         super().reset(seed=seed)
         if seed is not None and self._opponent_spec is not None:
             self._build_agent(seed)
@@ -290,9 +288,7 @@ class TwoPlayerVectorEnv(VectorEnv):
         """(Re)build the named opponent, seeded from ``reset``'s seed apart from ``np_random`` (None: entropy)."""
         assert self._opponent_spec is not None
         agent = make_named_opponent(self._opponent_spec, self.game, None if seed is None else opponent_seed(seed))
-        self._agent_act = agent.act
-        reset_hook = getattr(agent, "reset", None)
-        self._agent_reset = reset_hook if callable(reset_hook) else None
+        self._agent_act, self._agent_reset = agent_hooks(agent)
 
     def _agent_moves(self, rows: np.ndarray) -> np.ndarray:
         """Ask the named opponent for its move in each game of ``rows``, in order (so a seed replays)."""

@@ -7,11 +7,12 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from gym_boardgames.envs.contract import DOTS_REWARD_MODES, check_reward_mode, score_reward
 from gym_boardgames.rules.batch import DotsAndBoxesBatch
 from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.vector.base import TwoPlayerVectorEnv
 
-REWARD_MODES = ("win", "score")
+REWARD_MODES = DOTS_REWARD_MODES  # the contract's, under the name this module has always exported
 
 
 class DotsAndBoxesVectorEnv(TwoPlayerVectorEnv):
@@ -62,8 +63,7 @@ class DotsAndBoxesVectorEnv(TwoPlayerVectorEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        check_reward_mode(reward)
         game = DotsAndBoxes(rows, cols, tie_break)
         super().__init__(
             DotsAndBoxesBatch(game, num_envs),
@@ -89,8 +89,7 @@ class DotsAndBoxesVectorEnv(TwoPlayerVectorEnv):
         if self.reward_mode == "win":
             return super()._reward(winner, seat, before, illegal, restarted)
         gained = self.batch.scores - before
-        margin = (gained[:, 0] - gained[:, 1]).astype(np.float64)  # from player 0's side
-        margin[seat == 1] *= -1
+        margin = score_reward(gained[:, 0] - gained[:, 1], seat.astype(np.int64)).astype(np.float64)
         if illegal is not None:
             margin[illegal] = -1.0
         if restarted is not None:

@@ -10,8 +10,10 @@ and after illegal moves.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -19,6 +21,10 @@ import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from reference_helpers import NO_WINNER_KEY, assert_contract_agrees  # noqa: E402
+
 from gym_boardgames.errors import ResetNeeded
 
 # ---- the independent reference -------------------------------------------------------------
@@ -96,8 +102,6 @@ def test_reference_knows_the_textbook_positions() -> None:
 
 # ---- comparing the env with the reference ------------------------------------------------------
 
-_NO_WINNER_KEY = object()
-
 
 def make(**kwargs: Any) -> gym.Env:
     return gym.make("TicTacToe-v0", **kwargs)
@@ -116,35 +120,17 @@ def assert_env_agrees(
     *,
     viewer: int,
     ended: bool,
-    winner: int | None | object = _NO_WINNER_KEY,
+    winner: int | None | object = NO_WINNER_KEY,
     illegal: bool = False,
 ) -> None:
     """Check one reset/step output and the env's internal state against the reference position."""
-    assert isinstance(obs, np.ndarray) and obs.dtype == np.int8 and obs.shape == (3, 3)
-    np.testing.assert_array_equal(obs, ref.observation(viewer))
-
-    expected_mask = np.zeros(9, dtype=np.int8) if ended else ref.mask()
-    mask = info["action_mask"]
-    assert isinstance(mask, np.ndarray) and mask.dtype == np.int8 and mask.shape == (9,)
-    np.testing.assert_array_equal(mask, expected_mask)
-    # With the board unchanged after an illegal move, the offender is still "to move": so in every case
-    # the reference's count-based player is the one the env must report.
-    assert info["current_player"] == ref.to_move()
-    assert info["illegal_action"] is illegal
-    if ended:
-        # The env reports a draw as -1 (since 0.2.0); the reference says None.
-        assert "winner" in info and info["winner"] == (-1 if winner is None else winner)
-    else:
-        assert "winner" not in info
-
+    assert obs.shape == (3, 3)
+    assert_contract_agrees(
+        env, obs, info, expected_obs=ref.observation(viewer), ref_mask=ref.mask(), to_move=ref.to_move(),
+        legal=ref.legal(), over=ref.over(), ended=ended, winner=winner, illegal=illegal,
+    )  # fmt: skip
     u = env.unwrapped
     assert u.state.board == ref.library_board()
-    assert u.game.current_player(u.state) == ref.to_move()
-    # The rules judge the position itself: after an illegal move it is not over for them.
-    assert list(u.game.legal_actions(u.state)) == ref.legal()
-    assert u.game.is_terminal(u.state) == ref.over()
-    np.testing.assert_array_equal(u.action_masks(), expected_mask)
-    assert u.episode_over == ended
     if ref.over():
         w = ref.winner()
         expected_returns = (0.0, 0.0) if w is None else ((1.0, -1.0) if w == 0 else (-1.0, 1.0))

@@ -13,9 +13,11 @@ the tie rule.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -23,6 +25,10 @@ import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from reference_helpers import NO_WINNER_KEY, assert_contract_agrees  # noqa: E402
+
 from gym_boardgames.errors import ResetNeeded
 
 # ---- the independent reference -------------------------------------------------------------
@@ -188,8 +194,6 @@ SELF_PLAY = [
 
 # ---- comparing the env with the reference ------------------------------------------------------
 
-_NO_WINNER_KEY = object()
-
 
 def as_action(edge: int, rng: np.random.Generator) -> int | np.integer:
     """Half the time pass a numpy integer: agents often hand back ``np.int64`` from an argmax."""
@@ -204,37 +208,19 @@ def assert_env_agrees(
     *,
     viewer: int,
     ended: bool,
-    winner: int | None | object = _NO_WINNER_KEY,
+    winner: int | None | object = NO_WINNER_KEY,
     illegal: bool = False,
 ) -> None:
     """Check one reset/step output and the env's internal state against the reference position."""
-    boxes = ref.rows * ref.cols
-    assert isinstance(obs, np.ndarray) and obs.dtype == np.int8 and obs.shape == (ref.n_edges + boxes,)
-    np.testing.assert_array_equal(obs, ref.observation(viewer))
-
-    expected_mask = np.zeros(ref.n_edges, dtype=np.int8) if ended else ref.mask()
-    mask = info["action_mask"]
-    assert isinstance(mask, np.ndarray) and mask.dtype == np.int8 and mask.shape == (ref.n_edges,)
-    np.testing.assert_array_equal(mask, expected_mask)
-    assert info["current_player"] == ref.player
+    assert obs.shape == (ref.n_edges + ref.rows * ref.cols,)
+    assert_contract_agrees(
+        env, obs, info, expected_obs=ref.observation(viewer), ref_mask=ref.mask(), to_move=ref.player,
+        legal=ref.legal(), over=ref.over(), ended=ended, winner=winner, illegal=illegal,
+    )  # fmt: skip
     assert info["scores"] == ref.scores()
-    assert info["illegal_action"] is illegal
-    if ended:
-        # The env reports a draw as -1 (since 0.2.0); the reference says None.
-        assert "winner" in info and info["winner"] == (-1 if winner is None else winner)
-    else:
-        assert "winner" not in info
-
     u = env.unwrapped
     assert (u.state.edges, u.state.owners, u.state.player) == (ref.library_edges(), ref.library_owners(), ref.player)
-    assert u.game.current_player(u.state) == ref.player
-    assert list(u.game.legal_actions(u.state)) == ref.legal()
     assert tuple(u.game.scores(u.state)) == tuple(ref.scores())
-    assert u.game.is_terminal(u.state) == ref.over()
-    np.testing.assert_array_equal(u.action_masks(), expected_mask)
-    assert u.episode_over == ended
-    if ended:
-        assert u.winner == (-1 if winner is None else winner)
     if ref.over():
         assert tuple(u.game.returns(u.state)) == (ref.payoff(0), ref.payoff(1))
 

@@ -1,0 +1,201 @@
+"""The pieces of DESIGN.md's two-player contract, once, for the board, vector and PettingZoo envs.
+
+:class:`~gym_boardgames.envs.base.TwoPlayerEnv`, :class:`~gym_boardgames.vector.base.TwoPlayerVectorEnv`
+and :mod:`gym_boardgames.pettingzoo` import these, so a keyword, a reset option, the winner code of a draw
+or the Dots and Boxes score reward reads the same in every one of them. Functions that take a seat work
+on an int or on a numpy array of seats alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from gym_boardgames.rules.dots import DRAW
+
+__all__ = [
+    "DRAW",
+    "DOTS_REWARD_MODES",
+    "ILLEGAL_ACTION_MODES",
+    "OPPONENT_FORMS",
+    "RESET_OPTIONS",
+    "agent_hooks",
+    "check_agent_player",
+    "check_illegal_action",
+    "check_reward_mode",
+    "env_for_game",
+    "make_named_opponent",
+    "opponent_seed",
+    "reset_side",
+    "score_reward",
+    "winner_of_returns",
+]
+
+#: The keys ``reset(options=...)`` understands.
+RESET_OPTIONS = ("agent_player",)
+ILLEGAL_ACTION_MODES = ("lose", "raise")
+#: Dots and Boxes ``reward=`` modes: +1/-1/0 at the end, or boxes gained minus conceded per step.
+DOTS_REWARD_MODES = ("win", "score")
+#: The forms ``opponent`` takes, for error messages.
+OPPONENT_FORMS = (
+    "'random', None (self-play), an agent name of the scripts ({names}), an object with act(game, state) -> int, "
+    "or a callable (game, state) -> int"
+)
+# The spawn key that separates a named opponent's random stream from the env's own np_random stream.
+_OPPONENT_STREAM = 0x6F7070
+
+
+def check_agent_player(value: object, where: str) -> int | str:
+    """Validate an ``agent_player`` value and return it as 0, 1 or ``"random"``.
+
+    Raises:
+        ValueError: naming ``where`` (the keyword or option) and the accepted values.
+    """
+    if isinstance(value, str):
+        if value == "random":
+            return value
+    elif not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer)) and value in (0, 1):
+        return int(value)
+    raise ValueError(f"{where} must be 0, 1 or 'random', got {value!r}")
+
+
+def check_illegal_action(value: object) -> str:
+    """Return ``value`` if it is one of :data:`ILLEGAL_ACTION_MODES`, else raise ``ValueError``."""
+    if not isinstance(value, str) or value not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {value!r}")
+    return value
+
+
+def check_reward_mode(value: object) -> str:
+    """Return ``value`` if it is one of :data:`DOTS_REWARD_MODES`, else raise ``ValueError``."""
+    if not isinstance(value, str) or value not in DOTS_REWARD_MODES:
+        raise ValueError(f"reward must be one of {DOTS_REWARD_MODES}, got {value!r}")
+    return value
+
+
+def reset_side(options: dict[str, Any] | None, default: int | str) -> int | str:
+    """Return the agent's side for the episode ``reset(options=...)`` starts: the option, else ``default``.
+
+    Raises:
+        ValueError: on an unknown option (listing the valid ones) or a bad ``agent_player``.
+    """
+    if not options:
+        return default
+    unknown = sorted(set(options) - set(RESET_OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}: valid options are {list(RESET_OPTIONS)}")
+    if "agent_player" in options:
+        return check_agent_player(options["agent_player"], 'options["agent_player"]')
+    return default
+
+
+def winner_of_returns(payoff: Sequence[float]) -> int:
+    """Return ``info["winner"]`` of a finished game from its ``returns``: 0 or 1, or :data:`DRAW` (-1)."""
+    return DRAW if payoff[0] == payoff[1] else (0 if payoff[0] > payoff[1] else 1)
+
+
+def score_reward(margin_change: Any, seat: Any) -> Any:
+    """Return the Dots and Boxes ``reward="score"`` reward of ``seat``: boxes gained minus boxes conceded.
+
+    Args:
+        margin_change: during the step, player 0's boxes gained minus player 1's (an int or an array).
+        seat: the player rewarded, 0 or 1 (an int or an array of the same shape).
+    """
+    return margin_change * (1 - 2 * seat)
+
+
+def agent_hooks(agent: Any) -> tuple[Callable[[Any, Any], int], Callable[[], Any] | None]:
+    """Return an opponent's move function and its ``reset`` hook (None if it has none).
+
+    An object with ``act(game, state)`` plays with ``act``; a plain callable ``(game, state) -> int`` is its
+    own move function. A ``reset()`` method, if any, is called when a game starts: an agent may keep
+    per-game memory (MCTS reuses its tree).
+
+    Raises:
+        ValueError: if ``agent`` has no ``act`` and is not callable.
+    """
+    act = getattr(agent, "act", None)
+    if not callable(act):
+        if not callable(agent):
+            raise ValueError(
+                f"opponent {agent!r} is neither 'random', None, an agent name, an object with act(game, state), "
+                "nor a callable"
+            )
+        act = agent
+    reset = getattr(agent, "reset", None)
+    return act, reset if callable(reset) else None
+
+
+def opponent_seed(seed: int, index: int = 0) -> np.random.Generator:
+    """Return the generator of a named opponent for an env reset with ``seed`` (sub-env ``index`` of a batch).
+
+    It is a child of ``seed`` apart from the env's own ``np_random`` (``numpy.random.SeedSequence`` with a
+    spawn key), so seeding the opponent draws nothing from ``np_random``: a seeded episode replays exactly.
+    """
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_OPPONENT_STREAM, index)))
+
+
+def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | None = None) -> Any:
+    """Return the agent ``agents.factory.make_agent`` builds for ``name`` on ``game``, as an env's opponent.
+
+    ``agents`` is imported here, on first use, so that importing ``gym_boardgames`` or its envs never does.
+
+    Args:
+        name: an agent name, e.g. ``"alphabeta"``, ``"mcts:200"``, ``"td:path/to/file.npz"``, or for Dots and
+            Boxes ``"always4never3"``, ``"endgame:10"``, ``"exact"``.
+        game: the rules object the agent will play (some names need it, e.g. ``"exact"``).
+        seed: seeds the agent (an int, a ``numpy.random.Generator`` or None).
+
+    Raises:
+        ValueError: on an unknown name or a bad parameter; the message lists every valid opponent. A saved
+            agent that cannot be loaded raises the loader's own error (``SavedFileError``, also a
+            ``ValueError``, naming the file; ``FileNotFoundError`` for a missing one).
+        ImportError: if the ``agents`` package of this project cannot be imported.
+    """
+    try:
+        from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
+    except ImportError as error:
+        raise ImportError(
+            f"opponent {name!r} names an agent of the `agents` package installed with gym-boardgames, which could "
+            f"not be imported ({error}); another top-level package named `agents` (such as the OpenAI Agents SDK) "
+            "can shadow it"
+        ) from error
+    try:
+        return make_agent(name, seed=seed, game=game)
+    except ValueError as error:
+        if type(error) is not ValueError:
+            raise  # e.g. agents.persistence.SavedFileError: the name is fine, the file is not, and it says so
+        forms = OPPONENT_FORMS.format(names=", ".join(AGENT_NAMES + DOTS_AGENT_NAMES))
+        if str(error).startswith("unknown agent"):  # the factory's own list would repeat ours
+            raise ValueError(f"unknown opponent {name!r}: use {forms}") from None
+        raise ValueError(f"bad opponent {name!r}: {error}; valid opponents are {forms}") from None
+
+
+def env_for_game(game: Any, **kwargs: Any) -> Any:
+    """Return the board env of a rules object (TicTacToe, ConnectN or DotsAndBoxes) with the same parameters.
+
+    Args:
+        game: the rules object.
+        **kwargs: the two-player keywords (``opponent``, ``agent_player``, ``illegal_action``,
+            ``render_mode``); for Dots and Boxes also ``reward``.
+
+    Raises:
+        ValueError: if ``game`` is none of the board games.
+    """
+    # Imported here: the env modules import this one.
+    from gym_boardgames.envs.connectn import ConnectNEnv
+    from gym_boardgames.envs.dots import DotsAndBoxesEnv
+    from gym_boardgames.envs.tictactoe import TicTacToeEnv
+    from gym_boardgames.rules.connect import ConnectN
+    from gym_boardgames.rules.dots import DotsAndBoxes
+    from gym_boardgames.rules.tictactoe import TicTacToe
+
+    if isinstance(game, TicTacToe):
+        return TicTacToeEnv(**kwargs)
+    if isinstance(game, ConnectN):
+        return ConnectNEnv(*game.config, **kwargs)
+    if isinstance(game, DotsAndBoxes):
+        return DotsAndBoxesEnv(*game.config, **kwargs)
+    raise ValueError(f"no board env plays {game!r}")

@@ -1,0 +1,74 @@
+"""What every reference cross-check asserts about one reset/step output of a two-player board env.
+
+``test_reference_crosscheck.py`` (tic-tac-toe), ``test_reference_connectn.py`` and ``test_reference_dots.py``
+each keep a small ``assert_env_agrees`` that calls :func:`assert_contract_agrees` with their reference's
+position and then checks the game's own state fields. With pytest's importlib import mode a sibling module
+is not importable by name, so each of them puts this directory on ``sys.path`` first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+#: The default ``winner`` of the cross-checks' ``assert_env_agrees``: the step must not have ended the game.
+NO_WINNER_KEY = object()
+
+
+def assert_contract_agrees(
+    env: gym.Env,
+    obs: np.ndarray,
+    info: dict[str, Any],
+    *,
+    expected_obs: np.ndarray,
+    ref_mask: np.ndarray,
+    to_move: int,
+    legal: list[int],
+    over: bool,
+    ended: bool,
+    winner: int | None | object = NO_WINNER_KEY,
+    illegal: bool = False,
+) -> None:
+    """Check the two-player contract of one reset/step output against a reference position.
+
+    Args:
+        env: the env (its ``unwrapped`` is a ``TwoPlayerEnv``).
+        obs: the observation returned.
+        info: the info returned.
+        expected_obs: the reference's observation from the viewer's side (its shape is checked too).
+        ref_mask: the reference's legal-move mask of the position (int8).
+        to_move: the reference's player to move (the offender after an illegal move).
+        legal: the reference's legal moves, ascending.
+        over: whether the reference position is over by the rules.
+        ended: whether the episode ended (by the rules or an illegal move).
+        winner: the reference's winner when ``ended`` (None for a draw: the env reports -1 since 0.2.0).
+        illegal: whether the step was an illegal move.
+    """
+    assert isinstance(obs, np.ndarray) and obs.dtype == np.int8 and obs.shape == expected_obs.shape
+    np.testing.assert_array_equal(obs, expected_obs)
+
+    num_actions = len(ref_mask)
+    expected_mask = np.zeros(num_actions, dtype=np.int8) if ended else ref_mask
+    mask = info["action_mask"]
+    assert isinstance(mask, np.ndarray) and mask.dtype == np.int8 and mask.shape == (num_actions,)
+    np.testing.assert_array_equal(mask, expected_mask)
+    # After an illegal move the board is unchanged, so the reference's player to move is the offender.
+    assert info["current_player"] == to_move
+    assert info["illegal_action"] is illegal
+    expected_winner = -1 if winner is None else winner
+    if ended:
+        assert "winner" in info and info["winner"] == expected_winner
+    else:
+        assert "winner" not in info
+
+    u = env.unwrapped
+    assert u.game.current_player(u.state) == to_move
+    # The rules judge the position itself: after an illegal move it is not over for them.
+    assert list(u.game.legal_actions(u.state)) == legal
+    assert u.game.is_terminal(u.state) == over
+    np.testing.assert_array_equal(u.action_masks(), expected_mask)
+    assert u.episode_over == ended
+    if ended:
+        assert u.winner == expected_winner
