@@ -52,9 +52,9 @@ calling several functions on the same ``P``: every function accepts either.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -63,6 +63,7 @@ __all__ = [
     "TabularModel",
     "async_value_iteration",
     "build_model",
+    "check_policy",
     "greedy_policy",
     "policy_evaluation",
     "policy_iteration",
@@ -128,10 +129,10 @@ class TabularModel:
     def q_values(self, V: np.ndarray, gamma: float) -> np.ndarray:
         """Return ``Q[s, a] = sum_k prob * (reward + gamma * V[next] * (not terminated))``, shape ``(nS, nA)``."""
         nS, nA = self.n_states, self.n_actions
-        future = np.bincount(
-            self.state * nA + self.action, weights=self.continuing * V[self.next_state], minlength=nS * nA
+        every_state = _Backup(
+            np.arange(nS), self.state * nA + self.action, self.continuing, self.next_state, self.expected_reward.ravel()
         )
-        return self.expected_reward + gamma * future.reshape(nS, nA)
+        return every_state.action_values(V, gamma).reshape(nS, nA)
 
 
 ModelLike = Any  # a P (dict or list), an env or wrapper with a ``P`` attribute, or a TabularModel
@@ -297,6 +298,75 @@ def _entries_of(ptr: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.nda
     return np.repeat(starts, counts) + offsets, position
 
 
+class _Backup(NamedTuple):
+    """The Bellman backup of some ``states`` as flat arrays; a sweep is one backup per in-place group.
+
+    Its action values are ``reward + gamma * sum_k weight_k * V[next_state_k]``, the sum taken per
+    ``slot``. For an optimality backup a slot is a (state, action) pair, ``width = nA``, and the reduce
+    step takes the max over actions; for a policy's backup the weights and rewards already average over
+    the policy, a slot is a state and ``width = 1`` (no reduce step).
+    """
+
+    states: np.ndarray
+    slot: np.ndarray
+    weight: np.ndarray
+    next_state: np.ndarray
+    reward: np.ndarray  # (len(states) * width,)
+    width: int = 1
+
+    def action_values(self, V: np.ndarray, gamma: float) -> np.ndarray:
+        """The flat ``(len(states) * width,)`` backed-up values before the reduce step."""
+        future = np.bincount(self.slot, weights=self.weight * V[self.next_state], minlength=self.reward.size)
+        return self.reward + gamma * future
+
+    def values(self, V: np.ndarray, gamma: float) -> np.ndarray:
+        """The new values of ``states``."""
+        q = self.action_values(V, gamma)
+        return q if self.width == 1 else q.reshape(-1, self.width).max(axis=1)
+
+
+def _optimal_backup(model: TabularModel, states: np.ndarray) -> _Backup:
+    """``V(s) <- max_a sum p (r + gamma V(s'))`` for ``states``."""
+    idx, position = _entries_of(model.ptr, states)
+    nA = model.n_actions
+    return _Backup(
+        states,
+        position * nA + model.action[idx],
+        model.continuing[idx],
+        model.next_state[idx],
+        model.expected_reward[states].ravel(),
+        nA,
+    )
+
+
+def _sweep_until(
+    plan: list[_Backup],
+    V: np.ndarray,
+    gamma: float,
+    theta: float,
+    in_place: bool,
+    max_sweeps: int,
+    failure: Callable[[float], str],
+) -> tuple[int, float]:
+    """Sweep ``plan`` over ``V`` (updated) until a sweep changes no value by ``theta``; return (sweeps, delta).
+
+    Raises:
+        ConvergenceError: with ``failure(delta)`` as its message, after ``max_sweeps`` sweeps.
+    """
+    sweeps, delta = 0, math.inf
+    while delta >= theta:
+        if sweeps == max_sweeps:
+            raise ConvergenceError(failure(delta))
+        delta = 0.0
+        old = V if in_place else V.copy()
+        for backup in plan:
+            new = backup.values(old, gamma)
+            delta = max(delta, float(np.max(np.abs(new - V[backup.states]), initial=0.0)))
+            V[backup.states] = new
+        sweeps += 1
+    return sweeps, delta
+
+
 def _check_gamma_theta(gamma: float, theta: float | None = None) -> tuple[float, float | None]:
     if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.integer, np.floating)):
         raise ValueError(f"gamma must be a number in [0, 1], got {gamma!r}")
@@ -317,9 +387,16 @@ def _check_cap(value: int, name: str) -> int:
     return int(value)
 
 
-def _check_policy(policy: Any, model: TabularModel) -> np.ndarray:
-    """Return ``policy`` as a float array after checking it is ``(nS, nA)`` with rows of probabilities."""
-    shape = (model.n_states, model.n_actions)
+def check_policy(policy: Any, n_states: int, n_actions: int) -> np.ndarray:
+    """Return ``policy`` as a new float64 array after checking it is ``(n_states, n_actions)`` probability rows.
+
+    The one check of the policy format of this module, which :mod:`agents.mc` shares.
+
+    Raises:
+        ValueError: on a non-numeric or wrongly shaped array, NaN or infinite entries, negative entries, or a
+            row not summing to 1 (within 1e-6); the message names the offending states.
+    """
+    shape = (n_states, n_actions)
     try:
         array = np.array(policy, dtype=np.float64)
     except (TypeError, ValueError):
@@ -454,8 +531,8 @@ def greedy_policy(P: ModelLike, V: np.ndarray, gamma: float = 1.0, split_ties: b
     return ties / ties.sum(axis=1, keepdims=True)
 
 
-def _evaluation_sweeps(model: TabularModel, policy: np.ndarray, in_place: bool) -> list[tuple]:
-    """Per group: (states, entry positions within the group, weights, next states, expected rewards)."""
+def _evaluation_sweeps(model: TabularModel, policy: np.ndarray, in_place: bool) -> list[_Backup]:
+    """Per group, the backup ``V(s) <- sum_a pi(a|s) sum p (r + gamma V(s'))``."""
     groups = model.groups if in_place else (np.arange(model.n_states),)
     r_pi = (policy * model.expected_reward).sum(axis=1)
     weight_all = policy[model.state, model.action] * model.continuing
@@ -463,7 +540,7 @@ def _evaluation_sweeps(model: TabularModel, policy: np.ndarray, in_place: bool) 
     for states in groups:
         idx, position = _entries_of(model.ptr, states)
         keep = weight_all[idx] > 0  # outcomes the policy never reaches cost nothing per sweep
-        plan.append((states, position[keep], weight_all[idx][keep], model.next_state[idx][keep], r_pi[states]))
+        plan.append(_Backup(states, position[keep], weight_all[idx][keep], model.next_state[idx][keep], r_pi[states]))
     return plan
 
 
@@ -504,7 +581,7 @@ def policy_evaluation(
         ConvergenceError: if ``max_sweeps`` sweeps do not reach ``theta``.
     """
     model = build_model(P)
-    policy = _check_policy(policy, model)
+    policy = check_policy(policy, model.n_states, model.n_actions)
     gamma, theta = _check_gamma_theta(gamma, theta)
     max_sweeps = _check_cap(max_sweeps, "max_sweeps")
     V = np.zeros(model.n_states) if V0 is None else _check_values(V0, model, "V0")
@@ -517,20 +594,18 @@ def policy_evaluation(
                 "there, so their values are unbounded: use gamma < 1 or a policy that reaches a terminal state"
             )
     plan = _evaluation_sweeps(model, policy, in_place)
-    sweeps, delta = 0, math.inf
-    while delta >= theta:
-        if sweeps == max_sweeps:
-            raise ConvergenceError(
-                f"policy evaluation did not converge in max_sweeps={max_sweeps} sweeps (largest change in the "
-                f"last sweep: {delta:.3g}, theta={theta:g}); raise max_sweeps or theta, or lower gamma"
-            )
-        delta = 0.0
-        old = V if in_place else V.copy()
-        for states, position, weight, next_states, r_pi in plan:
-            new = r_pi + gamma * np.bincount(position, weights=weight * old[next_states], minlength=len(states))
-            delta = max(delta, float(np.max(np.abs(new - V[states]), initial=0.0)))
-            V[states] = new
-        sweeps += 1
+    sweeps, delta = _sweep_until(
+        plan,
+        V,
+        gamma,
+        theta,
+        in_place,
+        max_sweeps,
+        lambda delta: (
+            f"policy evaluation did not converge in max_sweeps={max_sweeps} sweeps (largest change in "
+            f"the last sweep: {delta:.3g}, theta={theta:g}); raise max_sweeps or theta, or lower gamma"
+        ),
+    )
     if info is not None:
         info.update(sweeps=sweeps, updates=sweeps * model.n_states, delta=delta)
     return V
@@ -576,7 +651,7 @@ def policy_iteration(
     model = build_model(P)
     gamma, theta = _check_gamma_theta(gamma, theta)
     max_iterations = _check_cap(max_iterations, "max_iterations")
-    current = uniform_policy(model) if policy is None else _check_policy(policy, model)
+    current = uniform_policy(model) if policy is None else check_policy(policy, model.n_states, model.n_actions)
     V = np.zeros(model.n_states)
     sweeps_per_evaluation: list[int] = []
     rows = np.arange(model.n_states)
@@ -656,37 +731,22 @@ def value_iteration(
     gamma, theta = _check_gamma_theta(gamma, theta)
     max_sweeps = _check_cap(max_sweeps, "max_sweeps")
     V = np.zeros(model.n_states) if V0 is None else _check_values(V0, model, "V0")
-    nA = model.n_actions
-    plan = []
-    for states in model.groups if in_place else (np.arange(model.n_states),):
-        idx, position = _entries_of(model.ptr, states)
-        plan.append(
-            (
-                states,
-                position * nA + model.action[idx],
-                model.continuing[idx],
-                model.next_state[idx],
-                model.expected_reward[states].ravel(),
-            )
-        )
-    sweeps, delta = 0, math.inf
-    while delta >= theta:
-        if sweeps == max_sweeps:
-            raise ConvergenceError(
-                f"value iteration did not converge in max_sweeps={max_sweeps} sweeps (largest change in the "
-                f"last sweep: {delta:.3g}, theta={theta:g}){_no_end_message(model)}"
-            )
-        delta = 0.0
-        old = V if in_place else V.copy()
-        for states, slot, weight, next_states, rewards in plan:
-            q = rewards + gamma * np.bincount(slot, weights=weight * old[next_states], minlength=len(states) * nA)
-            new = q.reshape(len(states), nA).max(axis=1)
-            delta = max(delta, float(np.max(np.abs(new - V[states]), initial=0.0)))
-            V[states] = new
-        sweeps += 1
+    plan = [_optimal_backup(model, states) for states in (model.groups if in_place else (np.arange(model.n_states),))]
+    sweeps, delta = _sweep_until(
+        plan,
+        V,
+        gamma,
+        theta,
+        in_place,
+        max_sweeps,
+        lambda delta: (
+            f"value iteration did not converge in max_sweeps={max_sweeps} sweeps (largest change in the "
+            f"last sweep: {delta:.3g}, theta={theta:g}){_no_end_message(model)}"
+        ),
+    )
     if info is not None:
         info.update(sweeps=sweeps, updates=sweeps * model.n_states, delta=delta)
-    return _one_hot(_greedy_actions(model.q_values(V, gamma)), nA), V
+    return _one_hot(_greedy_actions(model.q_values(V, gamma)), model.n_actions), V
 
 
 def async_value_iteration(
@@ -742,13 +802,7 @@ def async_value_iteration(
             if states.size == 0:
                 continue
             queued[states] = False
-            idx, position = _entries_of(model.ptr, states)
-            future = np.bincount(
-                position * nA + model.action[idx],
-                weights=model.continuing[idx] * V[model.next_state[idx]],
-                minlength=states.size * nA,
-            )
-            new = (model.expected_reward[states].ravel() + gamma * future).reshape(states.size, nA).max(axis=1)
+            new = _optimal_backup(model, states).values(V, gamma)
             change = np.abs(new - V[states])
             V[states] = new
             updates += states.size

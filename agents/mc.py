@@ -36,6 +36,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents._rng import SeedLike, make_rng, uniform_stream
+from agents.dp import check_policy
 
 PolicyLike = Callable[[Any], int] | np.ndarray
 Progress = Callable[[int], None]
@@ -80,23 +81,9 @@ def _integers(rng: np.random.Generator, high: int) -> Iterator[int]:
 
 
 def check_policy_array(policy: Any, n_states: int, n_actions: int) -> np.ndarray:
-    """Validate an ``(n_states, n_actions)`` probability array and return it as float64.
-
-    Raises:
-        ValueError: on a wrong shape, non-finite or negative entries, or a row not summing to 1.
-    """
-    array = np.asarray(policy, dtype=np.float64)
-    if array.shape != (n_states, n_actions):
-        raise ValueError(
-            f"policy array must have shape (n_states, n_actions) = {(n_states, n_actions)}, got {array.shape}"
-        )
-    if not np.all(np.isfinite(array)) or np.any(array < 0):
-        raise ValueError("policy probabilities must be finite and >= 0")
-    sums = array.sum(axis=1)
-    bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-6)
-    if bad.size:
-        raise ValueError(f"policy rows must sum to 1; row {bad[0]} sums to {sums[bad[0]]!r}")
-    return array
+    """Deprecated alias of :func:`agents.dp.check_policy` (kept for one version)."""
+    warnings.warn("agents.mc.check_policy_array is deprecated: use agents.dp.check_policy", DeprecationWarning, 2)
+    return check_policy(policy, n_states, n_actions)
 
 
 def _array_actor(array: np.ndarray, start: int, rng: np.random.Generator) -> Callable[[Any], int]:
@@ -127,7 +114,7 @@ def _actor(env: gym.Env, policy: PolicyLike, rng: np.random.Generator) -> Callab
             f"a policy array needs a Discrete observation space, got {env.observation_space}; pass a callable"
         )
     n_states, start = discrete
-    return _array_actor(check_policy_array(policy, n_states, _n_actions(env)), start, rng)
+    return _array_actor(check_policy(policy, n_states, _n_actions(env)), start, rng)
 
 
 def _play(step: Callable[..., tuple], act: Callable[[Any], int], obs: Any, first_action: int | None = None) -> tuple:
@@ -262,7 +249,7 @@ class _Control:
                 raise ValueError(f"a policy array needs a Discrete observation space, got {env.observation_space}")
             n_states, start = self.discrete
             # A probability array sets the starting greedy action: its most probable one.
-            table = check_policy_array(initial_policy, n_states, self.n_actions).argmax(axis=1).tolist()
+            table = check_policy(initial_policy, n_states, self.n_actions).argmax(axis=1).tolist()
             self.initial = lambda obs: table[obs - start]
         if self.discrete is not None:
             n_states, start = self.discrete
