@@ -329,38 +329,31 @@ def _optimal_backup(model: TabularModel, states: np.ndarray) -> _Backup:
     """``V(s) <- max_a sum p (r + gamma V(s'))`` for ``states``."""
     idx, position = _entries_of(model.ptr, states)
     nA = model.n_actions
-    return _Backup(
-        states,
-        position * nA + model.action[idx],
-        model.continuing[idx],
-        model.next_state[idx],
-        model.expected_reward[states].ravel(),
-        nA,
-    )
+    slot, rewards = position * nA + model.action[idx], model.expected_reward[states].ravel()
+    return _Backup(states, slot, model.continuing[idx], model.next_state[idx], rewards, nA)
 
 
 def _sweep_until(
-    plan: list[_Backup],
-    V: np.ndarray,
-    gamma: float,
-    theta: float,
-    in_place: bool,
-    max_sweeps: int,
-    failure: Callable[[float], str],
+    plan: list[_Backup], V: np.ndarray, gamma: float, theta: float, max_sweeps: int, name: str, hint: Callable[[], str]
 ) -> tuple[int, float]:
     """Sweep ``plan`` over ``V`` (updated) until a sweep changes no value by ``theta``; return (sweeps, delta).
 
+    A backup reads ``V`` whole before writing its states, so a plan of one group of every state is the
+    two-array (Jacobi) sweep, and a plan of the colour groups the in-place one.
+
     Raises:
-        ConvergenceError: with ``failure(delta)`` as its message, after ``max_sweeps`` sweeps.
+        ConvergenceError: after ``max_sweeps`` sweeps, naming ``name`` and ending with ``hint()``.
     """
     sweeps, delta = 0, math.inf
     while delta >= theta:
         if sweeps == max_sweeps:
-            raise ConvergenceError(failure(delta))
+            raise ConvergenceError(
+                f"{name} did not converge in max_sweeps={max_sweeps} sweeps (largest change in the last sweep: "
+                f"{delta:.3g}, theta={theta:g}){hint()}"
+            )
         delta = 0.0
-        old = V if in_place else V.copy()
         for backup in plan:
-            new = backup.values(old, gamma)
+            new = backup.values(V, gamma)
             delta = max(delta, float(np.max(np.abs(new - V[backup.states]), initial=0.0)))
             V[backup.states] = new
         sweeps += 1
@@ -595,16 +588,7 @@ def policy_evaluation(
             )
     plan = _evaluation_sweeps(model, policy, in_place)
     sweeps, delta = _sweep_until(
-        plan,
-        V,
-        gamma,
-        theta,
-        in_place,
-        max_sweeps,
-        lambda delta: (
-            f"policy evaluation did not converge in max_sweeps={max_sweeps} sweeps (largest change in "
-            f"the last sweep: {delta:.3g}, theta={theta:g}); raise max_sweeps or theta, or lower gamma"
-        ),
+        plan, V, gamma, theta, max_sweeps, "policy evaluation", lambda: "; raise max_sweeps or theta, or lower gamma"
     )
     if info is not None:
         info.update(sweeps=sweeps, updates=sweeps * model.n_states, delta=delta)
@@ -732,18 +716,7 @@ def value_iteration(
     max_sweeps = _check_cap(max_sweeps, "max_sweeps")
     V = np.zeros(model.n_states) if V0 is None else _check_values(V0, model, "V0")
     plan = [_optimal_backup(model, states) for states in (model.groups if in_place else (np.arange(model.n_states),))]
-    sweeps, delta = _sweep_until(
-        plan,
-        V,
-        gamma,
-        theta,
-        in_place,
-        max_sweeps,
-        lambda delta: (
-            f"value iteration did not converge in max_sweeps={max_sweeps} sweeps (largest change in the "
-            f"last sweep: {delta:.3g}, theta={theta:g}){_no_end_message(model)}"
-        ),
-    )
+    sweeps, delta = _sweep_until(plan, V, gamma, theta, max_sweeps, "value iteration", lambda: _no_end_message(model))
     if info is not None:
         info.update(sweeps=sweeps, updates=sweeps * model.n_states, delta=delta)
     return _one_hot(_greedy_actions(model.q_values(V, gamma)), model.n_actions), V
