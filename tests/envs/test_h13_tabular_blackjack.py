@@ -32,7 +32,7 @@ def test_the_cards_are_dealt_by_the_env_generator():
 
 def finish(env, state, action, dealer=None):
     """Start in ``state``, optionally set the dealer's cards, play ``action`` to the end; return the reward."""
-    env.reset(seed=0, options={"state": state})
+    env.reset(seed=0, options={"start_state": state})
     if dealer is not None:
         env.unwrapped.game.dealer = list(dealer)
     _, reward, terminated, _, _ = env.step(action)
@@ -69,7 +69,7 @@ def test_rgb_frames_hide_the_hole_card_during_play_and_show_it_with_the_result_a
     from gym_boardgames.render.primitives import RESULT_BAR
 
     env = gym.make("TabularBlackjack-v0", render_mode="rgb_array")
-    env.reset(seed=0, options={"state": encode(20, 10, 0)})
+    env.reset(seed=0, options={"start_state": encode(20, 10, 0)})
     playing = env.render()
     assert playing.dtype == np.uint8 and playing.ndim == 3
     assert count_colour(playing, CARD_BACK) > 500  # the dealer's second card, face down
@@ -121,7 +121,7 @@ def test_booleans_are_refused_with_the_board_envs_message(env_id, n, action):
 @pytest.mark.parametrize("action", [0, 1, np.int64(1), np.uint8(0), np.array(1)])
 def test_integer_actions_of_any_integer_type_are_accepted(action):
     env = gym.make("TabularBlackjack-v0")
-    env.reset(seed=0, options={"state": encode(12, 5, 0)})
+    env.reset(seed=0, options={"start_state": encode(12, 5, 0)})
     state, *_ = env.step(action)
     assert state == TERMINAL or 0 <= state < TERMINAL
 
