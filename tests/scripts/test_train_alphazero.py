@@ -2,6 +2,7 @@
 
 import json
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -21,7 +22,7 @@ def run(*args, cwd=None):
         text=True,
         timeout=300,
         cwd=cwd,
-        env={"SDL_VIDEODRIVER": "dummy", "PATH": "/usr/bin:/bin", "HOME": str(ROOT)},
+        env={"SDL_VIDEODRIVER": "dummy", "PATH": "/usr/bin:/bin", "HOME": tempfile.gettempdir()},
     )
 
 
