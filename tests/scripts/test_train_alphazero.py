@@ -74,3 +74,11 @@ def test_bad_input_is_one_line_and_status_2_before_any_work(tmp_path, args, mess
     assert result.returncode == 2, result.stderr
     assert message in result.stderr and "Traceback" not in result.stderr
     assert not list(tmp_path.iterdir())
+
+
+def test_ray_workers_run_the_same_self_play(tmp_path):
+    pytest.importorskip("ray", reason="the rllib extra (ray) is needed for --ray-address")
+    out = tmp_path / "ray.npz"
+    result = run(*TINY, "--ray-address", "local", "--workers", "2", "--eval-every", "0", "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1])["games"] == 4 and out.is_file()
