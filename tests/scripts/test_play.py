@@ -214,3 +214,23 @@ def test_dots_hints_come_from_the_exact_table_and_agree_with_alphabeta():
             assert label == {1: "win", 0: "draw", -1: "loss"}[int(value)]
             checked += 1
     assert checked > 50
+
+
+def test_a_network_opponent_adds_its_priors_and_value_to_the_hints(close_after):
+    from agents.alphazero import load_pretrained
+
+    env = ConnectNEnv(6, 7, 4, True, opponent=None)
+    agent = load_pretrained("connectfour", n_simulations=20, seed=0)
+    app = PlayApp(env, agent, human_player=0)
+    close_after(app)
+    key(app, "h")
+    deadline = time.monotonic() + 20
+    while not app.hints and time.monotonic() < deadline:
+        app.frame()
+        time.sleep(0.01)
+    priors, _ = agent.evaluate(env.game, [env.state])
+    assert set(app.hints) == set(range(7))
+    for action, label in app.hints.items():
+        kind, percent = label.split()
+        assert kind in ("win", "draw", "loss", "?") and percent == f"{priors[0][action]:.0%}"
+    assert app.message.startswith("network: value ")
