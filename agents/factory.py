@@ -120,7 +120,6 @@ def _alphazero(spec: str, arg: str, rng: Any, game: Any) -> Any:
     name = pretrained_name(game)
     if name is None:
         raise ValueError(
-            f"no shipped AlphaZero model for {game!r}: train one with scripts/train_alphazero.py and use "
-            f"alphazero:FILE"
+            f"no shipped AlphaZero model for {game!r}: train one with scripts/train_alphazero.py and use alphazero:FILE"
         )
     return load_pretrained(name, n_simulations=simulations, seed=rng)

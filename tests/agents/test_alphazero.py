@@ -81,7 +81,9 @@ def test_symmetries_map_positions_legal_moves_and_policies_as_the_rules_do(game)
             new_of = np.empty_like(sym.action_perm)
             new_of[sym.action_perm] = np.arange(len(sym.action_perm))  # old action -> new action
             image = play(game, [int(new_of[m]) for m in moves])
-            expected_planes, _ = encoder.augment(planes, np.zeros((1, encoder.num_actions)), np.array([sym_index(encoder, sym)]))
+            expected_planes, _ = encoder.augment(
+                planes, np.zeros((1, encoder.num_actions)), np.array([sym_index(encoder, sym)])
+            )
             np.testing.assert_array_equal(encoder.encode([image]), expected_planes, err_msg=sym.name)
             legal = np.zeros(encoder.num_actions)
             legal[game.legal_actions(state)] = 1.0
@@ -141,7 +143,7 @@ def test_numpy_forward_pass_equals_pytorch_to_1e_5(game):
 def test_loss_falls_on_a_fixed_batch():
     pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to train")
     from agents.alphazero.selfplay import SelfPlayConfig
-    from agents.alphazero.training import Trainer, TrainConfig
+    from agents.alphazero.training import TrainConfig, Trainer
 
     game = TicTacToe()
     trainer = Trainer(game, TrainConfig(channels=16, blocks=1, selfplay=SelfPlayConfig()), os.devnull)
@@ -253,7 +255,7 @@ def test_a_short_tictactoe_training_makes_the_raw_network_optimal_in_90_percent_
     pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to train")
     from agents.alphazero.evaluation import ExactValues, greedy_moves, optimal_move_rate
     from agents.alphazero.selfplay import SelfPlayConfig
-    from agents.alphazero.training import Trainer, TrainConfig
+    from agents.alphazero.training import TrainConfig, Trainer
 
     game = TicTacToe()
     config = TrainConfig(

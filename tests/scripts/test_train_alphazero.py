@@ -2,8 +2,8 @@
 
 import json
 import subprocess
-import tempfile
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
