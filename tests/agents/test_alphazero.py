@@ -285,3 +285,23 @@ def test_a_short_tictactoe_training_makes_the_raw_network_optimal_in_90_percent_
         np.testing.assert_array_equal(resumed.params()[name], value)
     resumed.run()
     assert resumed.iteration == 9
+
+
+def test_shipped_models_play_without_pytorch():
+    """Right after `pip install -e .` (no deep-learning library) the shipped models load and play."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['torch'] = None  # as if PyTorch were not installed\n"
+        "from agents.alphazero import load_pretrained\n"
+        "from agents.factory import make_agent\n"
+        "from gym_boardgames.rules import ConnectN, TicTacToe\n"
+        "for name, game in (('tictactoe', TicTacToe()), ('connectfour', ConnectN(6, 7, 4, True))):\n"
+        "    agent = load_pretrained(name, n_simulations=20, seed=0)\n"
+        "    assert agent.act(game, game.initial_state()) in game.legal_actions(game.initial_state())\n"
+        "    assert make_agent('alphazero:5', game=game).n_simulations == 5\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
