@@ -439,15 +439,22 @@ class SearchTree:
             node.priors = [1.0 / len(actions)] * len(actions)  # not evaluated (a root): uniform
         return actions
 
-    def expand(self, node: _Node, priors: Sequence[float] | None) -> None:
+    def expand(self, node: _Node, priors: Sequence[float] | None, actions: list[int] | None = None) -> None:
         """Give the new leaf ``node`` its priors, aligned with its ascending legal moves (None: uniform).
 
         In PUCT the moves and priors are shuffled together with the tree's stream, so equal scores resolve
         in a random (seeded) order instead of always favouring the lowest action number. UCT needs neither.
+
+        Args:
+            node: the new leaf.
+            priors: probabilities aligned with ``actions``, or None for uniform.
+            actions: the leaf's legal moves, ascending, if the caller has listed them already (the list is
+                taken over and shuffled); listed here if None.
         """
         if not self.puct:
             return
-        actions = list(self.game.legal_actions(node.state))
+        if actions is None:
+            actions = list(self.game.legal_actions(node.state))
         probs = [1.0 / len(actions)] * len(actions) if priors is None else list(priors)
         uniform = self.uniform
         for i in range(len(actions) - 1, 0, -1):
@@ -487,8 +494,8 @@ class SearchTree:
         """Ask ``evaluator`` for the root's priors if PUCT needs them and the root has none yet."""
         root = self.root
         if self.puct and root.priors is None and root.proven is None:
-            priors, _ = _evaluate_one(evaluator, self.game, root.state)
-            self.expand(root, priors)
+            priors, _, actions = _evaluate_one(evaluator, self.game, root.state)
+            self.expand(root, priors, actions)
 
     def run(self, evaluator: Any, n_simulations: int) -> int:
         """Run up to ``n_simulations`` simulations, asking ``evaluator`` about one leaf at a time.
@@ -508,8 +515,12 @@ class SearchTree:
             if leaf.proven is not None:
                 backup(path, leaf.proven, created)
                 continue
-            priors, v = one(game, leaf.state) if one is not None else _evaluate_one(evaluator, game, leaf.state)
-            expand(leaf, priors)
+            if one is not None:
+                priors, v = one(game, leaf.state)
+                actions = None
+            else:
+                priors, v, actions = _evaluate_one(evaluator, game, leaf.state)
+            expand(leaf, priors, actions)
             backup(path, (v, -v) if leaf.player == 0 else (-v, v), False)
         return n_simulations
 
@@ -610,11 +621,17 @@ class SearchTree:
         return None
 
 
-def _evaluate_one(evaluator: Any, game: Any, state: Any) -> tuple[list[float] | None, float]:
-    """Ask a batch evaluator about one state; return priors aligned with the legal moves and the value."""
+def _evaluate_one(evaluator: Any, game: Any, state: Any) -> tuple[list[float], float, list[int]]:
+    """Ask a batch evaluator about one state; return the priors on its legal moves, its value, and the moves."""
     priors, values = evaluator.evaluate(game, [state])
+    probs, legal = _legal_row(game, state, priors[0])
+    return probs, check_value(values[0], "evaluate"), legal
+
+
+def _legal_row(game: Any, state: Any, row: Any) -> tuple[list[float], list[int]]:
+    """Return a dense ``(num_actions,)`` prior row's entries on the legal moves of ``state``, and those moves."""
     legal = list(game.legal_actions(state))
-    return np.asarray(priors, dtype=float)[0, legal].tolist(), check_value(values[0], "evaluate")
+    return np.asarray(row, dtype=float)[legal].tolist(), legal
 
 
 def expand_roots(trees: Sequence[SearchTree], evaluator: Evaluator) -> None:
@@ -626,8 +643,8 @@ def expand_roots(trees: Sequence[SearchTree], evaluator: Evaluator) -> None:
     if need:
         game = need[0].game
         priors, _ = evaluator.evaluate(game, [t.root.state for t in need])
-        for tree, row in zip(need, np.asarray(priors, dtype=float), strict=True):
-            tree.expand(tree.root, row[list(game.legal_actions(tree.root.state))].tolist())
+        for tree, row in zip(need, priors, strict=True):
+            tree.expand(tree.root, *_legal_row(game, tree.root.state, row))
 
 
 def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulations: int) -> None:
@@ -663,5 +680,6 @@ def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulation
         priors = np.asarray(priors, dtype=float)
         for (tree, path), row, v in zip(pending, priors, np.asarray(values, dtype=float).tolist(), strict=True):
             leaf = path[-1]
-            tree.expand(leaf, row[list(game.legal_actions(leaf.state))].tolist() if tree.puct else None)
+            if tree.puct:
+                tree.expand(leaf, *_legal_row(game, leaf.state, row))
             tree.backup(path, (v, -v) if leaf.player == 0 else (-v, v), False)

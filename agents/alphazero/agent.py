@@ -24,8 +24,9 @@ import numpy as np
 from agents._rng import SeedLike, make_rng
 from agents.alphazero.encoding import BoardEncoder, encoder_for
 from agents.alphazero.network import NetConfig, NumpyNet, config_from_meta, masked_softmax
+from agents.mcts import MCTSAgent
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
-from agents.search import SearchTree, uniform_stream
+from agents.search import SearchTree
 
 FORMAT = "gym_boardgames.alphazero"
 VERSION = 1
@@ -151,8 +152,10 @@ class AlphaZeroAgent:
         self.reuse_tree = reuse_tree
         self.meta = dict(meta or {})
         self.evaluator = NetworkEvaluator(game, NumpyNet(config, self.params), encoder)
-        self._uniform = uniform_stream(self.rng)
-        self._tree: SearchTree | None = None
+        # The search is MCTSAgent's (the shared core, tree reuse included) with the network as its evaluator.
+        self._mcts = MCTSAgent(
+            max(self.n_simulations, 1), c=self.c_puct, seed=self.rng, reuse_tree=reuse_tree, evaluator=self.evaluator
+        )
 
     def __repr__(self) -> str:
         c = self.config
@@ -162,7 +165,7 @@ class AlphaZeroAgent:
 
     def reset(self) -> None:
         """Drop the search tree (the arena calls this before each game)."""
-        self._tree = None
+        self._mcts.reset()
 
     def evaluate(self, game: Any, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         """Return the network's ``(priors (N, num_actions), values (N,))`` for non-terminal ``states``.
@@ -188,14 +191,7 @@ class AlphaZeroAgent:
 
     def search(self, game: Any, state: Any) -> SearchTree:
         """Run this move's simulations from ``state`` and return the tree (for its statistics)."""
-        tree = self._tree
-        if self.reuse_tree and tree is not None:
-            tree.find(state)
-        else:
-            tree = SearchTree(game, state, self.c_puct, True, self._uniform)
-        self._tree = tree
-        tree.run(self.evaluator, max(self.n_simulations, 1))
-        return tree
+        return self._mcts.search(game, state)
 
     # ---- files ---------------------------------------------------------------------------------
 
