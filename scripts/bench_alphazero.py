@@ -69,12 +69,12 @@ def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     import torch
 
-    from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator, game_spec
+    from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator
     from agents.alphazero.encoding import encoder_for
     from agents.alphazero.network import NetConfig, NumpyNet
     from agents.alphazero.selfplay import SelfPlayConfig, play_games
     from agents.alphazero.torch_model import PolicyValueNet, load_params, params_of
-    from agents.alphazero.training import SelfPlayPool, TorchForward
+    from agents.alphazero.training import SelfPlayPool, TorchForward, selfplay_tasks
 
     torch.set_num_threads(1)
     game = make_game(args.game)
@@ -103,20 +103,9 @@ def main(argv: list[str] | None = None) -> dict:
     pools: dict[int, SelfPlayPool] = {}
 
     def tasks_for(workers: int, games: int, seed: int) -> list[dict]:
-        sp = SelfPlayConfig(n_simulations=args.simulations, parallel_games=args.parallel_games)
-        shares = [games // workers + (w < games % workers) for w in range(workers)]
-        return [
-            {
-                "game": game_spec(game),
-                "net": config.to_dict(),
-                "params": params,
-                "selfplay": sp.to_dict(),
-                "inference": "torch",
-                "games": share,
-                "seed": seed * 100 + w,
-            }
-            for w, share in enumerate(shares)
-        ]
+        selfplay = SelfPlayConfig(n_simulations=args.simulations, parallel_games=args.parallel_games)
+        seeds = [seed * 100 + w for w in range(workers)]
+        return selfplay_tasks(game, config, params, selfplay, "torch", games, seeds)
 
     def pool_run(workers: int):
         # The training loop keeps its pool for the whole run, so the pool is started (and its workers have

@@ -96,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
             opponents["exact"] = ExactPlayer(exact, seed=args.seed + 100)
         score_all = args.all_positions if args.all_positions is not None else cells <= 12
         if score_all:
-            rate = optimal_move_rate(exact, greedy_moves(agent.evaluator, game))
-            count = len(exact.non_terminal_states())
+            states = exact.non_terminal_states()
+            rate = optimal_move_rate(exact, greedy_moves(agent.evaluator, game), states)
+            count = len(states)
             summary["raw_network_optimal_all"] = {"positions": count, "rate": rate}
             print(f"raw network: optimal move in {100 * rate:.2f}% of all {count:,} non-terminal positions")
     met: dict = {}

@@ -82,28 +82,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         time_limit=3600.0,
         workers=2,
     ),
-    "dots": dict(
-        iterations=10_000,
-        games=128,
-        simulations=50,
-        parallel_games=128,
-        alpha=0.5,
-        temperature_moves=6,
-        channels=32,
-        blocks=3,
-        policy_channels=4,
-        value_channels=2,
-        epochs=4.0,
-        lr=2e-3,
-        window=100_000,
-        eval_every=10,
-        eval_games=10,
-        inference="torch",
-        time_limit=1200.0,
-        workers=2,
-    ),
 }
+# The other boards start from Connect Four's settings: a 20-minute budget, and for Dots and Boxes' many
+# moves (24 edges on 3x3) less concentrated root noise and fewer exploratory moves.
 DEFAULTS["connectn"] = {**DEFAULTS["connectfour"], "time_limit": 1200.0}
+DEFAULTS["dots"] = {**DEFAULTS["connectfour"], "time_limit": 1200.0, "alpha": 0.5, "temperature_moves": 6}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

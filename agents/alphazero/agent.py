@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from agents._rng import SeedLike, make_rng
+from agents.alphazero._checks import check_int, check_number
 from agents.alphazero.encoding import BoardEncoder, encoder_for
 from agents.alphazero.network import NetConfig, NumpyNet, config_from_meta, masked_softmax
 from agents.mcts import MCTSAgent
@@ -134,10 +135,8 @@ class AlphaZeroAgent:
         reuse_tree: bool = True,
         meta: dict[str, Any] | None = None,
     ) -> None:
-        if isinstance(n_simulations, bool) or not isinstance(n_simulations, (int, np.integer)) or n_simulations < 0:
-            raise ValueError(f"n_simulations must be an integer >= 0 (0: the raw network), got {n_simulations!r}")
-        if isinstance(c_puct, bool) or not isinstance(c_puct, (int, float)) or not 0 <= c_puct < float("inf"):
-            raise ValueError(f"c_puct must be a finite number >= 0, got {c_puct!r}")
+        check_int("n_simulations (0: the raw network)", n_simulations, 0)
+        check_number("c_puct", c_puct, 0.0, 1e6)
         encoder = encoder_for(game)
         expected = (encoder.shape[0], encoder.shape[1], encoder.shape[2], encoder.num_actions)
         got = (config.in_planes, config.height, config.width, config.num_actions)

@@ -27,6 +27,7 @@ class ExactValues:
 
         self.game = game
         self.values = position_values(game)
+        self._non_terminal: list[Any] | None = None
 
     def value(self, state: Any) -> int:
         """Return the value of ``state`` for the player to move (+1, 0, -1); terminal ones from ``returns``."""
@@ -50,10 +51,12 @@ class ExactValues:
         return self.move_value(state, action) == self.value(state)
 
     def non_terminal_states(self) -> list[Any]:
-        """Return every reachable non-terminal position."""
-        game = self.game
-        states = (game.from_key(key) for key in self.values)
-        return [s for s in states if not game.is_terminal(s)]
+        """Return every reachable non-terminal position (built once, then the same list)."""
+        if self._non_terminal is None:
+            game = self.game
+            states = (game.from_key(key) for key in self.values)
+            self._non_terminal = [s for s in states if not game.is_terminal(s)]
+        return self._non_terminal
 
 
 def optimal_move_rate(

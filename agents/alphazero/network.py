@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.alphazero._checks import check_int
+
 #: PyTorch's default batch-norm epsilon; the numpy pass must fold with the same value.
 BN_EPS = 1e-5
 
@@ -71,11 +73,7 @@ class NetConfig:
             "value_channels": 256,
         }
         for name, limit in limits.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= limit:
-                raise ValueError(f"network {name} must be an integer in [0, {limit}], got {value!r}")
-            if name != "blocks" and value == 0:
-                raise ValueError(f"network {name} must be at least 1, got 0")
+            check_int(f"network {name}", getattr(self, name), 0 if name == "blocks" else 1, limit)
 
     def to_dict(self) -> dict[str, int]:
         """Return the configuration as plain ints (for a file's JSON metadata)."""

@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from agents.alphazero._checks import check_int, check_number
 from agents.alphazero.encoding import BoardEncoder
 from agents.search import SearchTree, expand_roots, search_batch, uniform_stream
 
@@ -54,18 +55,12 @@ class SelfPlayConfig:
     temperature_moves: int = 8
 
     def __post_init__(self) -> None:
-        for name in ("n_simulations", "parallel_games"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        if isinstance(self.temperature_moves, bool) or not isinstance(self.temperature_moves, (int, np.integer)):
-            raise ValueError(f"temperature_moves must be an integer >= 0, got {self.temperature_moves!r}")
-        if self.temperature_moves < 0:
-            raise ValueError(f"temperature_moves must be an integer >= 0, got {self.temperature_moves!r}")
-        for name, low, high in (("c_puct", 0, 1e6), ("dirichlet_alpha", 1e-6, 1e6), ("dirichlet_epsilon", 0, 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-                raise ValueError(f"{name} must be a number in [{low}, {high}], got {value!r}")
+        check_int("n_simulations", self.n_simulations, 1)
+        check_int("parallel_games", self.parallel_games, 1)
+        check_int("temperature_moves", self.temperature_moves, 0)
+        check_number("c_puct", self.c_puct, 0, 1e6)
+        check_number("dirichlet_alpha", self.dirichlet_alpha, 1e-6, 1e6)
+        check_number("dirichlet_epsilon", self.dirichlet_epsilon, 0, 1)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the settings as a JSON-ready dict."""

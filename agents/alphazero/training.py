@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.alphazero._checks import check_int, check_number
 from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator, game_from_spec, game_spec
 from agents.alphazero.encoding import BoardEncoder, encoder_for
 from agents.alphazero.network import NetConfig, NumpyNet
@@ -63,7 +64,7 @@ class TrainConfig:
         lr: AdamW learning rate at the start (decays linearly to 10%).
         weight_decay: AdamW's decoupled weight decay (the loss's L2 term).
         batch_size: samples per gradient step.
-        epochs: gradient samples per new position, divided by nothing: steps = epochs * new / batch_size.
+        epochs: gradient samples per new position: each iteration runs ``epochs * new / batch_size`` steps.
         replay_window: positions kept for training (the most recent).
         workers: self-play processes (1: in this process).
         eval_every: iterations between evaluations (0: never).
@@ -116,27 +117,20 @@ class TrainConfig:
             "value_channels",
             "batch_size",
             "replay_window",
+            "workers",
+            "baseline_simulations",
+            "threads",
         ):
-            _check_int(name, getattr(self, name), 1)
-        for name in ("blocks", "eval_every", "gate_games", "seed"):
-            _check_int(name, getattr(self, name), 0)
-        _check_int("workers", self.workers, 1)
-        _check_int("eval_games", self.eval_games, 0)
-        _check_int("eval_simulations", self.eval_simulations, 0)
-        _check_int("baseline_simulations", self.baseline_simulations, 1)
-        _check_int("threads", self.threads, 1)
+            check_int(name, getattr(self, name), 1)
+        for name in ("blocks", "eval_every", "gate_games", "seed", "eval_games", "eval_simulations"):
+            check_int(name, getattr(self, name), 0)
         if self.inference not in ("torch", "numpy"):
             raise ValueError(f"inference must be 'torch' or 'numpy', got {self.inference!r}")
-        for name, low, high in (
-            ("lr", 1e-8, 10.0),
-            ("weight_decay", 0.0, 10.0),
-            ("epochs", 0.0, 1e6),
-            ("gate_threshold", 0.0, 1.0),
-            ("time_limit", 0.0, 1e9),
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-                raise ValueError(f"{name} must be a number in [{low}, {high}], got {value!r}")
+        check_number("lr", self.lr, 1e-8, 10.0)
+        check_number("weight_decay", self.weight_decay, 0.0, 10.0)
+        check_number("epochs", self.epochs, 0.0, 1e6)
+        check_number("gate_threshold", self.gate_threshold, 0.0, 1.0)
+        check_number("time_limit", self.time_limit, 0.0, 1e9)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the settings as a JSON-ready dict."""
@@ -151,11 +145,6 @@ class TrainConfig:
         if set(data) - known:
             raise ValueError(f"unknown training settings {sorted(set(data) - known)}")
         return TrainConfig(**{**data, "selfplay": SelfPlayConfig(**data["selfplay"])})
-
-
-def _check_int(name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
 
 
 class TorchForward:
@@ -188,6 +177,38 @@ def selfplay_worker(task: dict[str, Any]) -> tuple[Samples, list[GameSummary]]:
     evaluator = NetworkEvaluator(game, _forward(task["inference"], NetConfig(**task["net"]), task["params"]))
     rng = np.random.default_rng(task["seed"])
     return play_games(game, evaluator.encoder, evaluator, task["games"], SelfPlayConfig(**task["selfplay"]), rng)
+
+
+def selfplay_tasks(
+    game: Any,
+    net: NetConfig,
+    params: dict[str, np.ndarray],
+    selfplay: SelfPlayConfig,
+    inference: str,
+    games: int,
+    seeds: list[int],
+) -> list[dict[str, Any]]:
+    """Split ``games`` self-play games into one :func:`selfplay_worker` task per seed (one per worker).
+
+    The shares differ by at most one game; a worker with no game gets no task.
+    """
+    workers = len(seeds)
+    tasks = []
+    for w, seed in enumerate(seeds):
+        share = games // workers + (w < games % workers)
+        if share > 0:
+            tasks.append(
+                {
+                    "game": game_spec(game),
+                    "net": net.to_dict(),
+                    "params": params,
+                    "selfplay": selfplay.to_dict(),
+                    "inference": inference,
+                    "games": share,
+                    "seed": int(seed),
+                }
+            )
+    return tasks
 
 
 def _forward(inference: str, net: NetConfig, params: dict[str, np.ndarray]) -> Any:
@@ -432,12 +453,8 @@ class Trainer:
     def _self_play(self, pool: SelfPlayPool) -> tuple[Samples, list[GameSummary]]:
         config = self.config
         params = self.best_params if self.best_params is not None else self.params()
-        workers = pool.workers
-        shares = [
-            config.games_per_iteration // workers + (w < config.games_per_iteration % workers) for w in range(workers)
-        ]
-        seeds = self.rng.integers(2**63, size=workers)
-        if workers == 1 and pool.local:
+        seeds = self.rng.integers(2**63, size=pool.workers).tolist()
+        if pool.local:
             evaluator = NetworkEvaluator(self.game, _forward(config.inference, self.net_config, params), self.encoder)
             return play_games(
                 self.game,
@@ -448,19 +465,9 @@ class Trainer:
                 np.random.default_rng(seeds[0]),
                 self.on_game,
             )
-        tasks = [
-            {
-                "game": game_spec(self.game),
-                "net": self.net_config.to_dict(),
-                "params": params,
-                "selfplay": config.selfplay.to_dict(),
-                "inference": config.inference,
-                "games": share,
-                "seed": int(seed),
-            }
-            for share, seed in zip(shares, seeds, strict=True)
-            if share > 0
-        ]
+        tasks = selfplay_tasks(
+            self.game, self.net_config, params, config.selfplay, config.inference, config.games_per_iteration, seeds
+        )
         results = pool.run(tasks)
         if self.on_game is not None:
             for _, summaries in results:
