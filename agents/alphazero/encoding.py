@@ -140,8 +140,9 @@ class ConnectEncoder(BoardEncoder):
     def encode(self, states: Sequence[Any]) -> np.ndarray:
         """Return the ``(B, planes, rows, cols)`` float32 input of ``states``, each from its mover's side."""
         game = self.game
-        players = np.array([game.current_player(s) for s in states], dtype=np.float32)
-        boards = np.stack([game.observation(s, game.current_player(s)) for s in states]).astype(np.float32)
+        movers = [game.current_player(s) for s in states]
+        players = np.array(movers, dtype=np.float32)
+        boards = np.stack([game.observation(s, p) for s, p in zip(states, movers, strict=True)]).astype(np.float32)
         planes = np.empty((len(states), *self.shape), dtype=np.float32)
         planes[:, 0] = boards > 0
         planes[:, 1] = boards < 0
