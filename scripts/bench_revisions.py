@@ -103,9 +103,8 @@ for _env_id in ("TicTacToe-v0", "ConnectFour-v0", "DotsAndBoxes-v0"):
     WORKLOADS[f"vector_{_env_id}"] = _VECTOR_LOOP.format(env_id=_env_id)
 
 
-def worktree(revision: str, parent: Path) -> Path:
-    """Check ``revision`` out into a detached worktree under ``parent`` and return its path."""
-    path = parent / revision.replace("/", "_")
+def worktree(revision: str, path: Path) -> Path:
+    """Check ``revision`` out into a detached git worktree at ``path`` and return ``path``."""
     subprocess.run(
         ["git", "-C", str(REPO), "worktree", "add", "--detach", str(path), revision],
         check=True,
@@ -139,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the medians and ratios here")
     args = parser.parse_args(argv)
     if args.json is not None:
-        check_output_path(args.json)
+        check_output_path(args.json, "--json")
     for revision in (args.base, args.head):
         found = subprocess.run(
             ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", revision + "^{commit}"], capture_output=True
@@ -148,22 +147,22 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{revision!r} is not a commit of this repository")
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench_revisions_") as tmp:
-        roots = {rev: worktree(rev, Path(tmp) / name) for rev, name in ((args.base, "a"), (args.head, "b"))}
+        roots = {"a": worktree(args.base, Path(tmp) / "a"), "b": worktree(args.head, Path(tmp) / "b")}
         try:
             speeds: dict[tuple[str, str], list[float]] = {}
             for repeat in range(args.repeats):
                 for name in args.workloads:
-                    for revision, root in roots.items():
-                        speeds.setdefault((name, revision), []).append(run_workload(WORKLOADS[name], root))
-                print(f"repeat {repeat + 1}/{args.repeats} done", file=sys.stderr)
+                    for side, root in roots.items():
+                        speeds.setdefault((name, side), []).append(run_workload(WORKLOADS[name], root))
+                print(f"repeat {repeat + 1}/{args.repeats} done", file=sys.stderr, flush=True)
         finally:
             for root in roots.values():
                 subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(root)], check=False)
     rows = {}
     print(f"{'workload':28} {'A ' + args.base:>16} {'B ' + args.head:>16}  B/A speed")
     for name in args.workloads:
-        a = statistics.median(speeds[name, args.base])
-        b = statistics.median(speeds[name, args.head])
+        a = statistics.median(speeds[name, "a"])
+        b = statistics.median(speeds[name, "b"])
         rows[name] = {"a": a, "b": b, "ratio": b / a}
         print(f"{name:28} {a:16.1f} {b:16.1f}  {b / a:.3f}")
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; at end: {os.getloadavg()[0]:.2f}")
