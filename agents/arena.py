@@ -85,8 +85,23 @@ def as_policy(agent: AgentLike, rng: SeedLike = None) -> Callable[[Any, Any], in
     raise ValueError(f"{agent!r} is not an agent: it needs act(game, state) -> int or to be callable")
 
 
-def play_game(game: Any, first: AgentLike, second: AgentLike) -> tuple[float, float]:
+def play_game(
+    game: Any,
+    first: AgentLike,
+    second: AgentLike,
+    on_move: Callable[[Any, int, Any], None] | None = None,
+) -> tuple[float, float]:
     """Play one game, ``first`` as player 0 and ``second`` as player 1; return ``game.returns``.
+
+    This is the one two-player game loop: matches, training games and audited games all run through it,
+    and a caller that needs to see the moves passes ``on_move``.
+
+    Args:
+        game: the rules object.
+        first: the agent of player 0 (an object with ``act``, a callable, or ``"random"``).
+        second: the agent of player 1.
+        on_move: called as ``on_move(state, action, next_state)`` after every move (e.g. to record the
+            positions a learner met, or to audit a player at each of its moves).
 
     Raises:
         ValueError: if an agent returns an illegal move (naming the agent and the move).
@@ -103,7 +118,10 @@ def play_game(game: Any, first: AgentLike, second: AgentLike) -> tuple[float, fl
         action = policies[mover](game, state)
         if action not in game.legal_actions(state):
             raise ValueError(f"agent {players[mover]!r} (player {mover}) played the illegal move {action!r}")
-        state = game.apply(state, int(action))
+        child = game.apply(state, int(action))
+        if on_move is not None:
+            on_move(state, int(action), child)
+        state = child
     return game.returns(state)
 
 

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from agents._rng import SeedLike, make_rng
-from agents.arena import MatchResult, as_policy
+from agents.arena import MatchResult, as_policy, play_game
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz, short_repr
 from agents.random_agent import RandomAgent
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState, EdgeKeyRules, edge_key_rules
@@ -65,14 +65,13 @@ __all__ = [
     "LayeredQAgent",
     "RandomBot",
     "first_available_order",
-    "make_bot",
     "solve_layers",
 ]
 
 #: The largest board :func:`solve_layers` takes: it keeps one byte per bitmask (2**26 bytes = 64 MB).
 MAX_SOLVE_EDGES = 26
 
-#: Bot names accepted by :func:`make_bot`.
+#: Bot names (also accepted by :func:`agents.factory.make_agent`).
 BOT_NAMES = ("random", "first_available", "always4never3", "endgame:K")
 
 PathLike = str | os.PathLike[str]
@@ -259,8 +258,11 @@ class EndgameBot:
         return f"EndgameBot({self.k})"
 
 
-def make_bot(spec: str, seed: SeedLike = None, table: LayerTable | None = None) -> Any:
+def _make_bot(spec: str, seed: SeedLike = None, table: LayerTable | None = None) -> Any:
     """Return the bot named ``spec``: ``random``, ``first_available``, ``always4never3`` or ``endgame:K``.
+
+    :func:`agents.factory.make_agent` is the public way to build an agent by name; it calls this for
+    the bots.
 
     Args:
         spec: the bot's name; ``endgame:10`` is the study's bot2(10).
@@ -724,35 +726,29 @@ class LayeredQAgent:
         if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 0:
             raise ValueError(f"games must be an integer >= 0, got {games!r}")
         board = self._bind(game)
-        policy = as_policy(opponent, self.rng)
-        reset = getattr(opponent, "reset", None)
+        if isinstance(opponent, str):
+            opponent = as_policy(opponent, self.rng)  # "random" draws from this agent's generator
+        path: list[tuple[int, int]] = []  # the game's positions as (edge bitmask, boxes left)
+
+        def learner(game: DotsAndBoxes, state: DotsState) -> int:
+            key, boxes_left = path[-1]
+            if self.explore and self.rng.random() < self.explore:
+                free = board.free_edges(key)
+                return free[self.rng.integers(len(free))]
+            return self._greedy(board, key, boxes_left)
+
+        def record(state: DotsState, action: int, child: DotsState) -> None:
+            path.append((path[-1][0] | board.bits[action], game.boxes_left(child)))
+
         result = MatchResult()
         for i in range(games):
             seat = i % 2
-            if callable(reset):
-                reset()
-            state = game.initial_state()
-            key = 0
-            path = [(key, board.num_boxes)]
-            while not game.is_terminal(state):
-                if game.current_player(state) == seat:
-                    boxes_left = path[-1][1]
-                    if self.explore and self.rng.random() < self.explore:
-                        free = board.free_edges(key)
-                        action = free[self.rng.integers(len(free))]
-                    else:
-                        action = self._greedy(board, key, boxes_left)
-                else:
-                    action = policy(game, state)
-                    if not game.is_legal(state, action):
-                        raise ValueError(f"opponent {opponent!r} played the illegal move {action!r}")
-                    action = int(action)
-                state = game.apply(state, action)
-                key |= board.bits[action]
-                path.append((key, game.boxes_left(state)))
+            path[:] = [(0, board.num_boxes)]
+            players = (learner, opponent) if seat == 0 else (opponent, learner)
+            payoff = play_game(game, *players, on_move=record)
             self._learn(board, path)
             self.games_trained += 1
-            (result.first if seat == 0 else result.second).add(game.returns(state)[seat])
+            (result.first if seat == 0 else result.second).add(payoff[seat])
             if progress is not None:
                 progress(1)
         return result
@@ -845,3 +841,15 @@ def _unit_interval(name: str, value: float) -> float:
     if math.isnan(value):
         raise ValueError(f"{name} must be a number in [0, 1], got nan")
     return float(value)
+
+
+def __getattr__(name: str) -> Any:
+    # make_bot was the second way to build an agent by name; agents.factory.make_agent is the one left.
+    if name == "make_bot":
+        import warnings
+
+        warnings.warn(
+            "agents.dots.make_bot is deprecated: use agents.factory.make_agent", DeprecationWarning, stacklevel=2
+        )
+        return _make_bot
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,7 +28,7 @@ def _positive_int(text: str, what: str, spec: str) -> int:
     return value
 
 
-def make_agent(spec: str, seed: SeedLike = None, game: Any = None) -> Any:
+def make_agent(spec: str, seed: SeedLike = None, game: Any = None, *, table: Any = None) -> Any:
     """Return the agent named by ``spec``.
 
     Args:
@@ -42,6 +42,8 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None) -> Any:
             also lets every agent be checked against the game before any match: Dots and Boxes bots are
             refused on other games, and a ``td:`` file holding tables for another game is refused with
             the file's game named.
+        table: for ``"endgame:K"`` and ``"exact"``, a solved :class:`~agents.dots.LayerTable` of the board
+            to share (without one, bots of the same board and ``K`` share a table solved on first use).
 
     Raises:
         ValueError: on an unknown name or a bad parameter, naming the valid forms; on an agent that
@@ -90,15 +92,15 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None) -> Any:
 
         if game is not None and not isinstance(game, DotsAndBoxes):
             raise ValueError(f"{spec!r} plays Dots and Boxes only; for {game!r} use one of {', '.join(AGENT_NAMES)}")
-        from agents.dots import EndgameBot, make_bot
+        from agents.dots import EndgameBot, _make_bot
 
         if kind == "exact" and not arg:
             if game is None:
                 raise ValueError("'exact' needs the game (its board size)")
-            return EndgameBot(game.num_edges, seed=rng)
+            return EndgameBot(game.num_edges, table=table, seed=rng)
         if kind == "endgame":
             _positive_int(arg, "K (the last moves played exactly)", spec)
-        return make_bot(spec, seed=rng)
+        return _make_bot(spec, seed=rng, table=table)
     names = AGENT_NAMES + DOTS_AGENT_NAMES
     raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(names)}")
 

@@ -36,9 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from agents._rng import make_rng
-from agents.arena import play_match
-from agents.dots import EndgameBot, LayeredQAgent, LayerTable, make_bot, solve_layers
-from gym_boardgames.rules.dots import DotsAndBoxes
+from agents.arena import play_game, play_match
+from agents.dots import EndgameBot, LayeredQAgent, LayerTable, solve_layers
+from agents.factory import make_agent
+from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 from gym_boardgames.utils import (
     MissingExtraError,
     check_output_path,
@@ -258,11 +259,11 @@ def run_trainer(task: dict[str, Any]) -> dict[str, Any]:
     games = phases * (task["train_games"] + 4 * task["test_games"])
     bar = progress_bar(games, f"trainer {task['trainer']}", task["progress"])
     out: dict[str, Any] = {"trainer": task["trainer"]}
-    agent.train(game, make_bot(task["trainer"], rng, table), task["train_games"], progress=bar.update)
+    agent.train(game, make_agent(task["trainer"], rng, table=table), task["train_games"], progress=bar.update)
     out["table1"] = _test_all(game, agent, table, k, task["test_games"], rng, bar)
     out["states_after_table1"] = agent.num_states
     if task["table2"]:
-        agent.train(game, make_bot(f"endgame:{k}", rng, table), task["train_games"], progress=bar.update)
+        agent.train(game, make_agent(f"endgame:{k}", rng, table=table), task["train_games"], progress=bar.update)
         out["table2"] = _test_all(game, agent, table, k, task["test_games"], rng, bar)
         out["states_after_table2"] = agent.num_states
     bar.close()
@@ -275,7 +276,7 @@ def _test_all(game: DotsAndBoxes, agent: LayeredQAgent, table: LayerTable, k: in
     lr, agent.lr = agent.lr, 0.0  # the study tested with learning off (act() never learns anyway)
     cells = {}
     for name in _bots(k):
-        result = play_match(game, agent, make_bot(name, rng, table), games, seed=rng, progress=bar.update)
+        result = play_match(game, agent, make_agent(name, rng, table=table), games, seed=rng, progress=bar.update)
         cells[name] = _record(result)
     agent.lr = lr
     return cells
@@ -290,13 +291,15 @@ def run_lr(task: dict[str, Any]) -> dict[str, Any]:
     total = task["warmup_games"] + task["rounds"] * (task["round_games"] + task["round_test_games"])
     bar = progress_bar(total, f"lr {task['lr']:g}", task["progress"])
     agent = LayeredQAgent(lr=1.0, explore=task["explore"], seed=rng)
-    agent.train(game, make_bot("random", rng), task["warmup_games"], progress=bar.update)
+    agent.train(game, make_agent("random", rng), task["warmup_games"], progress=bar.update)
     agent.lr = task["lr"]
-    trainer = make_bot(f"endgame:{k}", rng, table)
+    trainer = make_agent(f"endgame:{k}", rng, table=table)
     wins, records = [], []
     for _ in range(task["rounds"]):
         agent.train(game, trainer, task["round_games"], progress=bar.update)
-        result = play_match(game, agent, make_bot(f"endgame:{k}", rng, table), task["round_test_games"], seed=rng)
+        result = play_match(
+            game, agent, make_agent(f"endgame:{k}", rng, table=table), task["round_test_games"], seed=rng
+        )
         bar.update(task["round_test_games"])
         wins.append(result.total.win)
         records.append(_record(result))
@@ -324,20 +327,20 @@ def play_audited(game: DotsAndBoxes, table: LayerTable, agent: Any, opponent: An
     """
     record = {"win": 0, "draw": 0, "loss": 0, "violations": 0, "could_win": 0, "won_when_could_win": 0}
     by_seat = [{"win": 0, "draw": 0, "loss": 0}, {"win": 0, "draw": 0, "loss": 0}]
-    for i in range(games):
-        seat = i % 2
-        players = (agent, opponent) if seat == 0 else (opponent, agent)
-        state = game.initial_state()
-        forced = -game.num_boxes - 1
-        while not game.is_terminal(state):
-            mover = game.current_player(state)
-            if mover == seat:
-                scores = game.scores(state)
-                forced = max(forced, scores[seat] - scores[1 - seat] + table.margin(state))
-            state = game.apply(state, players[mover].act(game, state))
-        scores = game.scores(state)
+    seat, forced, final = 0, 0, 0
+
+    def audit(state: DotsState, action: int, child: DotsState) -> None:
+        nonlocal forced, final
+        if game.current_player(state) == seat:
+            scores = game.scores(state)
+            forced = max(forced, scores[seat] - scores[1 - seat] + table.margin(state))
+        scores = game.scores(child)
         final = scores[seat] - scores[1 - seat]
-        payoff = game.returns(state)[seat]
+
+    for i in range(games):
+        seat, forced = i % 2, -game.num_boxes - 1
+        players = (agent, opponent) if seat == 0 else (opponent, agent)
+        payoff = play_game(game, *players, on_move=audit)[seat]
         outcome = "win" if payoff > 0 else "loss" if payoff < 0 else "draw"
         record[outcome] += 1
         by_seat[seat][outcome] += 1
@@ -366,7 +369,7 @@ def run_exact(task: dict[str, Any]) -> dict[str, Any]:
     out = {}
     with progress_bar(4 * task["games"], "exact agent", task["progress"]) as bar:
         for name in _bots(k):
-            out[name] = play_audited(game, table, exact, make_bot(name, rng, table), task["games"])
+            out[name] = play_audited(game, table, exact, make_agent(name, rng, table=table), task["games"])
             bar.update(task["games"])
     return out
 

@@ -45,3 +45,17 @@ def test_bad_arguments():
         play_match(TicTacToe(), "minimax", "random", 1)
     with pytest.raises(ValueError, match="is not an agent"):
         play_match(TicTacToe(), 42, "random", 1)
+
+
+def test_on_move_sees_every_move_in_order():
+    game = DotsAndBoxes(1, 1)
+    moves = []
+    first_free = lambda g, s: g.legal_actions(s)[0]  # noqa: E731
+    payoff = play_game(game, first_free, first_free, lambda *move: moves.append(move))
+    assert [action for _, action, _ in moves] == [0, 1, 2, 3]
+    state = game.initial_state()
+    for before, action, after in moves:
+        assert before == state and after == game.apply(state, action)
+        state = after
+    # Players alternate (0, 1, 0, 1); the fourth edge completes the box for player 1.
+    assert payoff == game.returns(state) == (-1.0, 1.0)

@@ -13,8 +13,8 @@ from agents.dots import (
     LayeredQAgent,
     LayerTable,
     RandomBot,
+    _make_bot,
     first_available_order,
-    make_bot,
     solve_layers,
 )
 from agents.minimax import alphabeta
@@ -247,9 +247,9 @@ def test_endgame_bot_never_ends_below_what_the_solver_says_it_can_force(opponent
     game, table = DotsAndBoxes(3, 3), full_3x3_table()
     for k in (8, 24):
         bot = EndgameBot(k, table=table, seed=1)
-        assert play_and_check(game, table, bot, make_bot(opponent, seed=2), 60, checked_from=k) == 0
+        assert play_and_check(game, table, bot, _make_bot(opponent, seed=2), 60, checked_from=k) == 0
     # The same check catches a player that is not exact in the endgame.
-    assert play_and_check(game, table, Always4Never3Bot(seed=1), make_bot(opponent, seed=2), 60, checked_from=8) > 0
+    assert play_and_check(game, table, Always4Never3Bot(seed=1), _make_bot(opponent, seed=2), 60, checked_from=8) > 0
 
 
 def test_exact_endgame_bot_solves_its_own_table_and_wins_2x2_as_first_player():
@@ -273,14 +273,21 @@ def test_endgame_bot_checks_its_table_and_k():
 
 
 def test_make_bot_names():
-    assert [repr(make_bot(n)) for n in ("random", "first_available", "always4never3", "endgame:10")] == [
+    assert [repr(_make_bot(n)) for n in ("random", "first_available", "always4never3", "endgame:10")] == [
         "RandomBot()",
         "FirstAvailableBot()",
         "Always4Never3Bot()",
         "EndgameBot(10)",
     ]
     with pytest.raises(ValueError, match="unknown bot 'bot2'"):
-        make_bot("bot2")
+        _make_bot("bot2")
+
+
+def test_make_bot_is_a_deprecated_alias():
+    import agents.dots
+
+    with pytest.warns(DeprecationWarning, match="agents.factory.make_agent"):
+        assert agents.dots.make_bot is _make_bot
 
 
 # ---- the layered Q learner ---------------------------------------------------------------------------
