@@ -123,37 +123,25 @@ MAX_TABLE_CELLS = _table_cells_limit()
 
 
 def _rebuild_game(description: dict[str, Any]) -> Any | None:
-    """Return the rules object a stored description names, or None if this module cannot rebuild it.
+    """Return the rules object a stored description names, or None for a class the registry does not know.
 
-    The description comes from a file, so every size is checked (against the rules' documented limits
-    and against :data:`MAX_TABLE_CELLS`) before a rules object is built: building a huge board would
-    take minutes and gigabytes, and its table could never be loaded anyway.
+    The description comes from a file: :func:`~gym_boardgames.rules.registry.game_from_config` checks every
+    size against the rules' documented limits before building anything, and a board beyond
+    :data:`MAX_TABLE_CELLS` is refused here before any table is allocated.
 
     Raises:
         ValueError: naming what is wrong with the description.
     """
-    from gym_boardgames.rules import ConnectN, TicTacToe
-    from gym_boardgames.rules.common import MAX_BOARD_SIDE, check_board_side
+    from gym_boardgames.rules import ConnectN
+    from gym_boardgames.rules.registry import game_from_config
 
-    name, config = description.get("class"), description.get("config")
-    if name == "TicTacToe":
-        return TicTacToe()
-    if name != "ConnectN":
-        return None
-    if not isinstance(config, list) or len(config) != 4:
-        raise ValueError("a ConnectN config must be [rows, cols, n, gravity]")
-    rows, cols, n, gravity = config
-    rows = check_board_side("rows", rows, MAX_BOARD_SIDE)
-    cols = check_board_side("cols", cols, MAX_BOARD_SIDE)
-    n = check_board_side("n", n, max(rows, cols))
-    if not isinstance(gravity, bool):
-        raise ValueError(f"gravity must be true or false, got {gravity!r}")
-    if rows * cols > MAX_TABLE_CELLS:
+    game = game_from_config(description.get("class"), description.get("config"))
+    if isinstance(game, ConnectN) and game.num_cells > MAX_TABLE_CELLS:
         raise ValueError(
-            f"a {rows}x{cols} board has {rows * cols} cells; a TD table covers at most {MAX_TABLE_CELLS} "
-            f"(3**cells keys, at most MAX_KEYS={MAX_KEYS})"
+            f"a {game.rows}x{game.cols} board has {game.num_cells} cells; a TD table covers at most "
+            f"{MAX_TABLE_CELLS} (3**cells keys, at most MAX_KEYS={MAX_KEYS})"
         )
-    return ConnectN(rows=rows, cols=cols, n=n, gravity=gravity)
+    return game
 
 
 def _check_table_game(game: Any) -> int:

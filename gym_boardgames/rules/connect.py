@@ -143,7 +143,9 @@ class ConnectN:
         cols = check_board_side("cols", cols, MAX_BOARD_SIDE)
         n = check_size("n", n)
         if n > max(rows, cols):
-            raise ValueError(f"n={n} can never be reached on a {rows}x{cols} board: choose 1 <= n <= {max(rows, cols)}")
+            raise ValueError(
+                f"n={n} can never be reached on a {rows}x{cols} board: n must be at most {max(rows, cols)}"
+            )
         if not isinstance(gravity, (bool, np.bool_)):
             raise ValueError(f"gravity must be True or False, got {gravity!r}")
         self.rows, self.cols, self.n, self.gravity = rows, cols, n, bool(gravity)
