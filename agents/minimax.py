@@ -29,6 +29,7 @@ import numpy as np
 
 from agents._rng import SeedLike, make_rng
 from gym_boardgames.rules.common import value_for
+from gym_boardgames.rules.connect import EMPTY, PIECE, ConnectN
 from gym_boardgames.utils import progress_bar
 
 Evaluate = Callable[[Any, Any], float]
@@ -280,8 +281,6 @@ def _solve_generic(game: Any, progress: bool = False) -> dict[Any, float]:
 
 
 def _is_small_connectn(game: Any) -> bool:
-    from gym_boardgames.rules.connect import ConnectN
-
     return isinstance(game, ConnectN) and game.num_cells <= 39
 
 
@@ -301,17 +300,15 @@ def _expand_layer(game: Any, keys: np.ndarray, ply: int) -> tuple[np.ndarray, np
     if ply == 0:
         won = np.zeros(len(keys), dtype=bool)
     else:
-        last_mark = 2 - ply % 2  # the piece of the player who just moved (1 for player 0)
-        won = (boards[:, game.geometry.win_lines] == last_mark).all(axis=2).any(axis=1)
+        won = game.has_line(boards, PIECE[1 - ply % 2])  # a line of the player who just moved
     terminal = won | (ply == game.num_cells)
-    mark = 1 + ply % 2
+    mark = PIECE[ply % 2]
     if game.gravity:
-        # A column's pieces fill from the bottom, so its empty cells are the top `empty` rows.
-        empty = (boards.reshape(-1, game.rows, game.cols) == 0).sum(axis=1)
-        landing = np.clip((empty - 1) * game.cols + np.arange(game.cols), 0, None)
-        children = np.where(empty > 0, keys[:, None] + mark * powers[landing], -1)
+        heights = (boards.reshape(-1, game.rows, game.cols) != EMPTY).sum(axis=1)
+        landing = game.landing_cells(heights, np.arange(game.cols))
+        children = np.where(heights < game.rows, keys[:, None] + mark * powers[landing], -1)
     else:
-        children = np.where(boards == 0, keys[:, None] + mark * powers[None, :], -1)
+        children = np.where(boards == EMPTY, keys[:, None] + mark * powers[None, :], -1)
     children[terminal] = -1
     return np.where(won, -1, 0).astype(np.int8), children
 
@@ -488,7 +485,6 @@ def estimate_solve(game: Any) -> SolveEstimate:
     Returns:
         A :class:`SolveEstimate`; ``feasible`` says whether the bound is within the method's default limit.
     """
-    from gym_boardgames.rules.connect import ConnectN
     from gym_boardgames.rules.dots import DotsAndBoxes
 
     if _is_small_connectn(game):

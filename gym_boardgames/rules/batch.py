@@ -292,10 +292,8 @@ class ConnectNBatch:
         if game.gravity:
             slots = self._heights_base + actions
             heights = self._heights_buffer.take(slots)
-            # The piece falls to the lowest empty row: row `rows - 1 - height` of the column.
-            cells = (game.rows - 1 - heights.astype(np.intp)) * game.cols + actions
-            # A full column (an illegal move) would reach into the game above: keep it on its own board.
-            np.maximum(cells, 0, out=cells)
+            # A full column (an illegal move) lands on a cell of its own board, not of the game above.
+            cells = game.landing_cells(heights, actions)
             if moving is not None:
                 slots = np.where(moving, slots, self._scratch_heights)
             heights += 1

@@ -254,16 +254,11 @@ class ConnectN:
         if not 0 <= action < self.num_actions:
             raise ValueError(f"action {action!r} is out of range: valid actions are 0..{self.num_actions - 1}")
         board = state.board
-        if self.gravity:
-            if board[action] != EMPTY:
+        if board[action] != EMPTY:  # with gravity, cell `action` is the top of that column
+            if self.gravity:
                 raise ValueError(f"column {action} is full")
-            cell = action + (self.rows - 1) * self.cols
-            while board[cell] != EMPTY:
-                cell -= self.cols
-        else:
-            cell = action
-            if board[cell] != EMPTY:
-                raise ValueError(f"cell {cell} (row {cell // self.cols}, col {cell % self.cols}) is occupied")
+            raise ValueError(f"cell {action} (row {action // self.cols}, col {action % self.cols}) is occupied")
+        cell = self._drop(board, action) if self.gravity else action
         new_board = board[:cell] + _PIECE_BYTES[state.player] + board[cell + 1 :]
         full = self._full_line[PIECE[state.player]]
         winner = None
@@ -313,12 +308,44 @@ class ConnectN:
         """
         if not self.is_legal(state, action):
             raise ValueError(f"action {action!r} is not legal here: legal actions are {self.legal_actions(state)}")
-        if not self.gravity:
-            return action
-        cell = action + (self.rows - 1) * self.cols
-        while state.board[cell] != EMPTY:
+        return self._drop(state.board, action) if self.gravity else action
+
+    def _drop(self, board: bytes, column: int) -> int:
+        """The cell a piece dropped in an open ``column`` lands on: the lowest empty one."""
+        cell = column + (self.rows - 1) * self.cols
+        while board[cell] != EMPTY:
             cell -= self.cols
         return cell
+
+    def landing_cells(self, heights: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """Return the cells that pieces dropped in ``columns`` land on, given those columns' ``heights``.
+
+        The batched form of :meth:`action_cell` on gravity boards, elementwise over broadcastable
+        arrays: a piece dropped in a column holding ``h`` pieces lands in row ``rows - 1 - h``.
+
+        Args:
+            heights: pieces already in each column (``0 .. rows``).
+            columns: the columns (``0 .. cols - 1``).
+
+        Returns:
+            a new intp array of cells. A full column (``h == rows``) gives a cell of the same board that
+            means nothing; callers mask full columns out.
+        """
+        cells = (self.rows - 1 - np.asarray(heights, dtype=np.intp)) * self.cols + columns
+        return np.maximum(cells, 0, out=cells)
+
+    def has_line(self, boards: np.ndarray, piece: int) -> np.ndarray:
+        """Return whether each board holds a line of ``n`` of ``piece`` (the scalar rules' win, batched).
+
+        Args:
+            boards: cell values (0 empty, 1 player 0's piece, 2 player 1's) with the cells on the last
+                axis: ``(cells,)`` for one board, ``(N, cells)`` for ``N``.
+            piece: the cell value of the player's pieces, ``PIECE[player]``.
+
+        Returns:
+            a bool array of the boards' leading shape (a numpy bool for one board).
+        """
+        return (np.asarray(boards)[..., self.geometry.win_lines] == piece).all(axis=-1).any(axis=-1)
 
     def key(self, state: BoardState) -> int:
         """Return the compact base-3 key ``sum(board[i] * 3**i)`` of a position (0 .. n_keys-1)."""
@@ -363,14 +390,11 @@ class ConnectN:
             for cell in range(self.num_cells - self.cols):
                 if board[cell] != EMPTY and board[cell + self.cols] == EMPTY:
                     raise ValueError(f"cell {cell} floats above an empty cell on a gravity board")
-        winners = set()
-        for line in self.geometry.lines:
-            marks = {board[i] for i in line}
-            if len(marks) == 1 and EMPTY not in marks:
-                winners.add(marks.pop() - 1)
+        cells = np.frombuffer(board, dtype=np.uint8)
+        winners = [player for player in (0, 1) if self.has_line(cells, PIECE[player])]
         if len(winners) > 1:
             raise ValueError("both players have a winning line")
-        winner = winners.pop() if winners else None
+        winner = winners[0] if winners else None
         if winner is not None and count0 - count1 != 1 - winner:
             raise ValueError(f"player {winner} has a line but player {1 - winner} moved after it")
         return BoardState(board, 0 if count0 == count1 else 1, winner)

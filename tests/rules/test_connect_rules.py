@@ -67,3 +67,22 @@ def test_legal_mask_of_gravity_board_reads_the_top_row():
     game = ConnectN(rows=2, cols=3, n=2, gravity=True)
     state = game.apply(game.apply(game.initial_state(), 1), 1)
     assert np.array_equal(game.legal_mask(state), np.array([1, 0, 1], dtype=np.int8))
+
+
+def test_batched_landing_cells_and_lines_agree_with_the_scalar_rules():
+    game = ConnectN(4, 5, 3, gravity=True)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            board = np.frombuffer(state.board, dtype=np.uint8)
+            heights = (board.reshape(game.rows, game.cols) != 0).sum(axis=0)
+            landing = game.landing_cells(heights, np.arange(game.cols))
+            for column in game.legal_actions(state):
+                assert landing[column] == game.action_cell(state, column)
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+            board = np.frombuffer(state.board, dtype=np.uint8)
+            assert [bool(game.has_line(board, piece)) for piece in (1, 2)] == [state.winner == p for p in (0, 1)]
+    boards = np.array([[1, 1, 1, 0, 0, 0, 0, 0, 0], [2, 0, 0, 2, 0, 0, 2, 0, 0], [1, 2, 1, 0, 0, 0, 0, 0, 0]])
+    assert ConnectN(3, 3, 3, gravity=False).has_line(boards, 1).tolist() == [True, False, False]
+    assert ConnectN(3, 3, 3, gravity=False).has_line(boards, 2).tolist() == [False, True, False]
