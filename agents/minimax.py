@@ -57,6 +57,16 @@ class _Search:
         self.nodes = 0
         self.height = 0  # plies below the root on the current path (the recursion depth)
 
+    def child_value(self, mover: int, child: Any, depth: float, alpha: float, beta: float) -> float:
+        """Return the value for ``mover`` of a live ``child`` searched within ``(alpha, beta)`` (from ``mover``'s side).
+
+        :func:`~gym_boardgames.rules.common.value_for`'s rule with the window: an extra turn keeps the point
+        of view; otherwise the child's value and the window are negated.
+        """
+        if self.game.current_player(child) == mover:
+            return self.value(child, depth, alpha, beta)[0]
+        return -self.value(child, depth, -beta, -alpha)[0]
+
     def value(self, state: Any, depth: float, alpha: float, beta: float) -> tuple[float, int | None]:
         """Return (value for the player to move, best action) of a live ``state`` within ``(alpha, beta)``.
 
@@ -108,11 +118,7 @@ class _Search:
         self.height += 1
         try:
             for action, child in live:
-                # rules.common.value_for's rule, written out: the window flips with the point of view.
-                if game.current_player(child) == mover:  # an extra turn: same point of view
-                    child_value = self.value(child, depth - 1, alpha, beta)[0]
-                else:
-                    child_value = -self.value(child, depth - 1, -beta, -alpha)[0]
+                child_value = self.child_value(mover, child, depth - 1, alpha, beta)
                 if child_value > best_value:
                     best_value, best_action = child_value, action
                     if child_value > alpha:
@@ -180,10 +186,8 @@ def alphabeta(
         child = game.apply(state, action)
         if game.is_terminal(child):
             child_value = game.returns(child)[mover]
-        elif game.current_player(child) == mover:  # value_for's rule; the window flips with the point of view
-            child_value = search.value(child, limit - 1, alpha, beta)[0]
         else:
-            child_value = -search.value(child, limit - 1, -beta, -alpha)[0]
+            child_value = search.child_value(mover, child, limit - 1, alpha, beta)
         if child_value > best_value:
             best_value, best_action = child_value, action
             alpha = max(alpha, child_value)
