@@ -12,7 +12,7 @@ immutable scalar state of one game, so search agents and value tables see the us
 
 Conventions shared by both classes:
 
-* ``rows`` arguments select games: an integer index array, or ``None`` for all of them.
+* ``indices`` arguments select games: an integer index array, or ``None`` for all of them.
 * ``play(actions, moving)`` takes one action per game (in range, and legal in the games that move) and a
   boolean ``moving`` mask of the games that move. Games outside ``moving`` are left exactly as they were,
   whatever their action. ``moving=None`` moves every game, which is cheaper: a finished game given an
@@ -24,6 +24,7 @@ Conventions shared by both classes:
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -34,8 +35,11 @@ from gym_boardgames.rules.dots import DotsAndBoxes, DotsState, dots_geometry
 _ONE = np.uint64(1)
 
 
-def _index(rows: np.ndarray | None) -> np.ndarray | slice:
-    return slice(None) if rows is None else rows
+def _index(indices: np.ndarray | None, rows: np.ndarray | None) -> np.ndarray | slice:
+    if rows is not None:  # the argument's name until 0.2: "rows" also meant board rows here
+        warnings.warn("reset(rows=...) is deprecated: use reset(indices=...)", DeprecationWarning, stacklevel=3)
+        indices = rows
+    return slice(None) if indices is None else indices
 
 
 def _returns_of_winners(winner: np.ndarray) -> np.ndarray:
@@ -205,7 +209,7 @@ class ConnectNBatch:
       the other player's, 0 empty; row ``i`` is ``game.observation(state_i, state_i.player)``. Keeping
       the board in the mover's frame makes the self-play observation a plain copy; a move negates it.
     * ``player``: ``(N,)`` int8, the player to move (at the end: the player who would have moved next).
-    * ``winner``: ``(N,)`` int8, the player with ``n`` in a row, or -1.
+    * ``winner``: a new ``(N,)`` int8 array, the player with ``n`` in a row, or -1 (a property).
     * ``over``: ``(N,)`` bool, the game is over (a line of ``n`` or a full board).
     * ``filled``: ``(N,)`` int16, pieces on the board.
     * ``heights``: ``(N, cols)`` int8 pieces per column (gravity boards; zeros otherwise).
@@ -241,7 +245,7 @@ class ConnectNBatch:
         self._board_base = np.arange(n, dtype=np.intp) * cells
         self._heights_base = np.arange(n, dtype=np.intp) * game.cols
         self.player = np.zeros(n, dtype=np.int8)
-        self.winner = np.full(n, -1, dtype=np.int8)
+        self._winner = np.full(n, -1, dtype=np.int8)
         self.over = np.zeros(n, dtype=bool)
         self.filled = np.zeros(n, dtype=np.int16)
         self.mine = np.zeros((self.tables.words, n), dtype=np.uint64)
@@ -251,13 +255,16 @@ class ConnectNBatch:
         self._lines = np.empty((len(self.tables.through), self.tables.words, n), dtype=np.uint64)
         self._hits = np.empty(self._lines.shape, dtype=bool)
 
-    def reset(self, rows: np.ndarray | None = None) -> None:
-        """Put the empty board, player 0 to move, in the games ``rows`` (an index array; None: all)."""
-        index = _index(rows)
+    def reset(self, indices: np.ndarray | None = None, *, rows: np.ndarray | None = None) -> None:
+        """Put the empty board, player 0 to move, in the games ``indices`` (an index array; None: all).
+
+        ``rows=`` is the deprecated name of ``indices``.
+        """
+        index = _index(indices, rows)
         self.board[index] = EMPTY
         self.heights[index] = 0
         self.player[index] = 0
-        self.winner[index] = -1
+        self._winner[index] = -1
         self.over[index] = False
         self.filled[index] = 0
         self.mine[:, index] = 0
@@ -326,7 +333,7 @@ class ConnectNBatch:
             self.player ^= moving.view(np.int8)
             self.filled += moving
         if won.any():
-            self.winner[won] = self.player[won] ^ 1  # the mover: `player` has already passed the turn
+            self._winner[won] = self.player[won] ^ 1  # the mover: `player` has already passed the turn
         self.over |= won
         self.over |= self.filled == game.num_cells
 
@@ -355,9 +362,14 @@ class ConnectNBatch:
                 board[flip] = -board[flip]
         return board.reshape(self.num_envs, self.game.rows, self.game.cols)
 
+    @property
+    def winner(self) -> np.ndarray:
+        """A new ``(N,)`` int8 array: the player with ``n`` in a row in each game, -1 for a draw or a game not over."""
+        return self._winner.copy()
+
     def returns(self) -> np.ndarray:
         """Return a new ``(N, 2)`` float64 array: per game, each player's payoff (0 while not over)."""
-        return _returns_of_winners(self.winner)
+        return _returns_of_winners(self._winner)
 
     # ---- conversion to and from the scalar rules -------------------------------------------------
 
@@ -367,7 +379,7 @@ class ConnectNBatch:
         # From the mover's frame (+1 own) to cell values: own -> PIECE[player], other -> PIECE[1 - player].
         values = np.array([PIECE[1 - player], EMPTY, PIECE[player]], dtype=np.uint8)
         board = values[self.board[i].astype(np.intp) + 1].tobytes()
-        winner = int(self.winner[i])
+        winner = int(self._winner[i])
         return BoardState(board, player, None if winner < 0 else winner)
 
     def set_state(self, i: int, state: BoardState) -> None:
@@ -384,7 +396,7 @@ class ConnectNBatch:
         frame[PIECE[state.player]], frame[PIECE[1 - state.player]] = 1, -1
         self.board[i] = frame[cells]
         self.player[i] = state.player
-        self.winner[i] = -1 if state.winner is None else state.winner
+        self._winner[i] = -1 if state.winner is None else state.winner
         self.filled[i] = np.count_nonzero(cells)
         self.over[i] = state.winner is not None or self.filled[i] == game.num_cells
         occupied = (cells != EMPTY).reshape(game.rows, game.cols)
@@ -458,14 +470,17 @@ class DotsAndBoxesBatch:
         self.scores = np.zeros((n, 2), dtype=np.int16)
         self.drawn = np.zeros(n, dtype=np.int16)
         self.over = np.zeros(n, dtype=bool)
-        rows = np.arange(n, dtype=np.intp)
-        self._edges_base, self._sides_base, self._owners_base = rows * edges, rows * (boxes + 1), rows * boxes
-        self._score_base = rows * 2
+        games = np.arange(n, dtype=np.intp)
+        self._edges_base, self._sides_base, self._owners_base = games * edges, games * (boxes + 1), games * boxes
+        self._score_base = games * 2
         self._scratch_edges, self._scratch_owners = n * edges, n * boxes
 
-    def reset(self, rows: np.ndarray | None = None) -> None:
-        """Put the empty board, player 0 to move, in the games ``rows`` (an index array; None: all)."""
-        index = _index(rows)
+    def reset(self, indices: np.ndarray | None = None, *, rows: np.ndarray | None = None) -> None:
+        """Put the empty board, player 0 to move, in the games ``indices`` (an index array; None: all).
+
+        ``rows=`` is the deprecated name of ``indices``.
+        """
+        index = _index(indices, rows)
         for array in (self.edges, self.owners, self.sides, self.scores):
             array[index] = 0
         self.player[index] = 0

@@ -119,6 +119,18 @@ def test_reset_of_some_rows_leaves_the_others():
     assert batch.state(0) == batch.state(2) == game.apply(game.initial_state(), 3)
 
 
+@pytest.mark.parametrize("game", [TicTacToe(), DotsAndBoxes(1, 1)])
+def test_reset_keeps_rows_as_a_deprecated_name_and_winner_is_a_fresh_array(game):
+    batch = (DotsAndBoxesBatch if isinstance(game, DotsAndBoxes) else ConnectNBatch)(game, 3)
+    batch.play(np.zeros(3, dtype=np.intp))
+    with pytest.warns(DeprecationWarning, match="use reset\\(indices=...\\)"):
+        batch.reset(rows=np.array([1]))
+    assert batch.state(1) == game.initial_state() != batch.state(0)
+    winner = batch.winner
+    winner[:] = 1  # a copy: the batch's own state is not written
+    assert batch.winner.tolist() == [-1, -1, -1]
+
+
 @pytest.mark.parametrize("gravity", [False, True])
 def test_bitboard_tables_hold_exactly_the_win_lines_of_board_geometry(gravity):
     for rows, cols, n in [(3, 3, 3), (6, 7, 4), (9, 9, 5), (1, 4, 2), (5, 1, 3)]:
