@@ -3,12 +3,22 @@
 :class:`TwoPlayerEnv` turns a rules object (``initial_state``, ``current_player``, ``legal_actions``,
 ``apply``, ``is_terminal``, ``returns``) into a single-agent :class:`gymnasium.Env`: the agent plays one
 side and a built-in opponent the other, or the caller plays both sides (self-play, ``opponent=None``).
-A game subclass supplies only the rules object, the observation encoding and the drawing.
+A game subclass supplies only the rules object and the observation encoding.
+
+Names: the current position is ``env.state`` (the rules' immutable state, the word the rules surface and
+the agents use: ``apply(state, action)``), and the last move is ``env.lastaction`` (Gymnasium toy_text's
+name, as in GridWorld-v0; ``last_action`` is a deprecated alias for one version). The tabular envs call
+their integer state ``s``, as toy_text does.
+
+Drawing: the env keeps the game's history (``moves``) and computes what a frame marks (:meth:`marks`: the
+last move's cell or edge, the status line, the result); the views of :mod:`gym_boardgames.render` draw
+``(game, state, marks)`` and never see the env.
 """
 
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -29,8 +39,9 @@ from gym_boardgames.envs.contract import (  # noqa: F401  (re-exported: the cont
     reset_side,
     winner_of_returns,
 )
-from gym_boardgames.envs.rendering import PygameRenderMixin
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
+from gym_boardgames.render.board import BoardMarks, board_style, board_text, board_view, status_line
+from gym_boardgames.render.modes import RenderModesMixin
 
 OpponentPolicy = Callable[[Any, Any], int]
 
@@ -91,11 +102,11 @@ def check_action(action: object, num_actions: int) -> int:
     return as_int
 
 
-class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
+class TwoPlayerEnv(RenderModesMixin, gym.Env[np.ndarray, np.int64]):
     """A two-player, zero-sum, perfect-information board game seen by one agent.
 
-    Subclasses set ``observation_space`` and implement :meth:`_observation` (and optionally
-    :meth:`make_view` for pygame drawing and :meth:`_ansi` for text).
+    Subclasses set ``observation_space`` and implement :meth:`_observation`; the drawing comes from
+    :mod:`gym_boardgames.render.board` (a subclass may refine :meth:`marks`).
 
     Args:
         game: the rules object.
@@ -129,6 +140,8 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
         render_mode: str | None = None,
     ) -> None:
         self.game = game
+        #: The players' display names and text symbols, player 0 first, and the window title.
+        self.player_names, self.symbols, self.window_title = self.style = board_style(game)
         self.action_space = spaces.Discrete(game.num_actions)
         # The agent name of a named opponent (rebuilt from the seed at each seeded reset); else None.
         self._opponent_spec: str | None = None
@@ -145,6 +158,7 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
         # (player, action) of every move this episode, by either side: drawing and undo use it,
         # never the observation (states carry no history).
         self.moves: list[tuple[int, int]] = []
+        self._previous: Any = None  # the state before the last move (where it landed is a rules question)
         self._episode_over = False
         self._needs_reset = True
         self._winner: int | None = None  # None while the game goes on; then 0, 1 or DRAW
@@ -201,6 +215,7 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
             self._opponent = self._use_agent(make_named_opponent(self._opponent_spec, self.game, opponent_seed(seed)))
         self.state = self.game.initial_state()
         self.moves = []
+        self._previous = None
         self._episode_over = False
         self._winner = None
         self._illegal = False
@@ -243,14 +258,14 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
                 self.render()
             return self._observe(), -1.0, True, False, self._info()
 
-        before, n_moves = state, len(self.moves)
+        before, n_moves, previous = state, len(self.moves), self._previous
         try:
             self._play(action)
             if self._opponent is not None:
                 self._play_opponent()
         except BaseException:
             # Keep the env exactly as it was before this step: nothing half-applied.
-            self.state = before
+            self.state, self._previous = before, previous
             del self.moves[n_moves:]
             self._episode_over, self._winner = False, None
             raise
@@ -275,9 +290,15 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
         return self.game.legal_mask(self.state)
 
     @property
-    def last_action(self) -> int | None:
-        """The last move played this episode, by either side; None before any move."""
+    def lastaction(self) -> int | None:
+        """The last move played this episode, by either side; None before any move (toy_text's name)."""
         return self.moves[-1][1] if self.moves else None
+
+    @property
+    def last_action(self) -> int | None:
+        """Deprecated alias of :attr:`lastaction` (for one version)."""
+        warnings.warn("last_action is deprecated: use lastaction", DeprecationWarning, stacklevel=2)
+        return self.lastaction
 
     @property
     def last_mover(self) -> int | None:
@@ -308,8 +329,10 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
         return check_action(action, self.game.num_actions)
 
     def _play(self, action: int) -> None:
-        self.moves.append((self.game.current_player(self.state), action))
-        self.state = self.game.apply(self.state, action)
+        state = self.state
+        self.moves.append((self.game.current_player(state), action))
+        self._previous = state
+        self.state = self.game.apply(state, action)
         if self.game.is_terminal(self.state):
             self._episode_over = True
             self._winner = winner_of_returns(self.game.returns(self.state))
@@ -360,18 +383,27 @@ class TwoPlayerEnv(PygameRenderMixin, gym.Env[np.ndarray, np.int64]):
     # ---- rendering ---------------------------------------------------------------------------
 
     def status_text(self) -> str:
-        """A one-line description of the game's status, used by every renderer."""
-        if self.state is None:
-            return "call reset() to start"
-        names = self.player_names
-        if self._episode_over:
-            if self._illegal:
-                offender = self.game.current_player(self.state)
-                return f"{names[offender]} made an illegal move: {names[1 - offender]} wins"
-            if self._winner == DRAW:
-                return "Draw"
-            return f"{names[self._winner]} wins"
-        return f"{names[self.game.current_player(self.state)]} to move"
+        """A one-line description of the game's status (whose move, or the result), used by every renderer."""
+        offender = None
+        if self._illegal:
+            offender = self.game.current_player(self.state)
+        winner = self._winner if self._episode_over else None
+        return status_line(self.game, self.state, self.player_names, winner, offender)
 
-    #: Display names of the players, player 0 first.
-    player_names: tuple[str, str] = ("Player 0", "Player 1")
+    def marks(self) -> BoardMarks:
+        """Return what a frame of the current position marks: the last move, the status line, the result."""
+        return BoardMarks(self._last_mark(), self.status_text(), self._episode_over)
+
+    def _last_mark(self) -> int | None:
+        """The cell or edge a frame highlights for the last move (the action itself by default)."""
+        return self.lastaction
+
+    def _ansi(self) -> str:
+        return board_text(self.game, self.state, self.marks(), self.style)
+
+    def make_view(self) -> Any:
+        """Return a new pygame view of this board (needs pygame)."""
+        return board_view(self.game)
+
+    def _draw(self, view: Any, surface: Any) -> None:
+        view.draw(surface, self.state, self.marks())

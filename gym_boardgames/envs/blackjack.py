@@ -62,8 +62,8 @@ from gymnasium import spaces
 from gymnasium.envs.toy_text.blackjack import BlackjackEnv, is_natural, sum_hand, usable_ace
 
 from gym_boardgames.envs.base import _as_integer
-from gym_boardgames.envs.rendering import PygameRenderMixin
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
+from gym_boardgames.render.modes import RenderModesMixin
 
 STICK = 0
 HIT = 1
@@ -324,7 +324,7 @@ def _check_action(action: object) -> int:
     return as_int
 
 
-class TabularBlackjackEnv(PygameRenderMixin, gym.Env[int, int]):
+class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
     """Sutton and Barto's blackjack (Gymnasium ``Blackjack-v1``, ``sab=True``) with a ``Discrete`` state.
 
     ## Description
@@ -383,7 +383,8 @@ class TabularBlackjackEnv(PygameRenderMixin, gym.Env[int, int]):
     * v0: initial version (over Gymnasium's Blackjack-v1). Then, with the same dynamics and encoding: an env
       of its own (``unwrapped`` is this class, not ``BlackjackEnv``), its own drawing of the end of a hand,
       booleans refused (see CHANGELOG.md). The exploring-start reset option is ``"start_state"``, as in
-      GridWorld; ``"state"`` is a deprecated alias for one version.
+      GridWorld; ``"state"`` is a deprecated alias for one version. The current state index is ``s``, as in
+      GridWorld and Gymnasium's toy_text envs; the ``state`` attribute is a deprecated alias for one version.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 4}
@@ -426,8 +427,18 @@ class TabularBlackjackEnv(PygameRenderMixin, gym.Env[int, int]):
         return self.game.np_random_seed
 
     @property
+    def s(self) -> int:
+        """The current state index (``TERMINAL`` before the first reset and after the end); toy_text's name."""
+        return self._state
+
+    @property
     def state(self) -> int:
-        """The current state index (``TERMINAL`` before the first reset and after the end)."""
+        """Deprecated alias of :attr:`s` (for one version)."""
+        warnings.warn(
+            "TabularBlackjackEnv.state is deprecated: use s, as GridWorld and toy_text do",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self._state
 
     @property
@@ -589,6 +600,11 @@ class TabularBlackjackEnv(PygameRenderMixin, gym.Env[int, int]):
         from gym_boardgames.render.blackjack_view import BlackjackView
 
         return BlackjackView()
+
+    def _draw(self, view: Any, surface: Any) -> None:
+        view.draw(
+            surface, self.player_cards, self.dealer_cards, self.dealer_showing, self.hand_over, self.result_text()
+        )
 
     def _ansi(self) -> str:
         return self.status_text()

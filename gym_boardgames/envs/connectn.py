@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from gym_boardgames.envs.base import Agent, OpponentPolicy
-from gym_boardgames.envs.grid import GridBoardEnv
+from gym_boardgames.envs.connect import ConnectBoardEnv
 from gym_boardgames.rules.connect import ConnectN
 
 
-class ConnectNEnv(GridBoardEnv):
+class ConnectNEnv(ConnectBoardEnv):
     """n in a row on a ``rows x cols`` board, with or without gravity, against an opponent or in self-play.
 
     ## Description
@@ -62,9 +62,6 @@ class ConnectNEnv(GridBoardEnv):
         render_mode: str | None = None,
     ) -> None:
         game = ConnectN(rows, cols, n, gravity)
-        if game.gravity:
-            self.player_names, self.symbols = ("Red", "Yellow"), ("R", "Y")
-        self.window_title = f"Connect {game.n}" if game.gravity else f"{game.rows},{game.cols},{game.n}-game"
         super().__init__(
             game,
             opponent=opponent,

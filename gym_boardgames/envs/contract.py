@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from gym_boardgames.opponents import as_policy, reset_hook
 from gym_boardgames.rules.dots import DRAW
 
 __all__ = [
@@ -109,23 +110,20 @@ def score_reward(margin_change: Any, seat: Any) -> Any:
 def agent_hooks(agent: Any) -> tuple[Callable[[Any, Any], int], Callable[[], Any] | None]:
     """Return an opponent's move function and its ``reset`` hook (None if it has none).
 
-    An object with ``act(game, state)`` plays with ``act``; a plain callable ``(game, state) -> int`` is its
-    own move function. A ``reset()`` method, if any, is called when a game starts: an agent may keep
-    per-game memory (MCTS reuses its tree).
+    The forms are those of :mod:`gym_boardgames.opponents` (an object with ``act(game, state)``, or a plain
+    callable); a ``reset()`` method, if any, is called when a game starts.
 
     Raises:
-        ValueError: if ``agent`` has no ``act`` and is not callable.
+        ValueError: if ``agent`` has no ``act`` and is not callable (the message lists the opponent forms).
     """
-    act = getattr(agent, "act", None)
-    if not callable(act):
-        if not callable(agent):
-            raise ValueError(
-                f"opponent {agent!r} is neither 'random', None, an agent name, an object with act(game, state), "
-                "nor a callable"
-            )
-        act = agent
-    reset = getattr(agent, "reset", None)
-    return act, reset if callable(reset) else None
+    try:
+        policy = as_policy(agent)
+    except ValueError:
+        raise ValueError(
+            f"opponent {agent!r} is neither 'random', None, an agent name, an object with act(game, state), "
+            "nor a callable"
+        ) from None
+    return policy, reset_hook(agent)
 
 
 def opponent_seed(seed: int, index: int = 0) -> np.random.Generator:

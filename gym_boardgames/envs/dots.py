@@ -9,6 +9,7 @@ from gymnasium import spaces
 
 from gym_boardgames.envs.base import Agent, OpponentPolicy, TwoPlayerEnv
 from gym_boardgames.envs.contract import DOTS_REWARD_MODES, check_reward_mode, score_reward
+from gym_boardgames.render.board import BoardMarks
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 
 REWARD_MODES = DOTS_REWARD_MODES  # the contract's, under the name this module has always exported
@@ -60,9 +61,6 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
     * v0: initial version. Since gym-boardgames 0.2.0 a draw's ``winner`` is -1 (it was None).
     """
 
-    window_title = "Dots and Boxes"
-    player_names = ("Blue", "Red")
-
     def __init__(
         self,
         rows: int = 3,
@@ -105,20 +103,6 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
         """Return ``{edge: player who drew it}`` for this episode (for drawing edges in their colour)."""
         return {action: player for player, action in self.moves}
 
-    def status_text(self) -> str:
-        """The base status with the score, e.g. ``"Blue to move (2-1)"``."""
-        if self.state is None:
-            return super().status_text()
-        score0, score1 = self.game.scores(self.state)
-        return f"{super().status_text()} ({score0}-{score1})"
-
-    def _ansi(self) -> str:
-        from gym_boardgames.render.text import dots_to_text
-
-        return dots_to_text(self)
-
-    def make_view(self) -> Any:
-        """Return a new pygame view of this board (needs pygame)."""
-        from gym_boardgames.render.dots_view import DotsView
-
-        return DotsView(self.game)
+    def marks(self) -> BoardMarks:
+        """The base marks, and who drew each edge (a frame draws edges in their drawer's colour)."""
+        return super().marks()._replace(drawers=self.edge_drawers())

@@ -39,8 +39,8 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_boardgames.envs.base import _as_integer
-from gym_boardgames.envs.rendering import PygameRenderMixin
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
+from gym_boardgames.render.modes import RenderModesMixin
 
 UP, DOWN, LEFT, RIGHT = 0, 1, 2, 3
 ACTION_NAMES = ("UP", "DOWN", "LEFT", "RIGHT")
@@ -257,7 +257,7 @@ def _slip_template(key: tuple[int, ...], stay: float, move: float) -> tuple[list
     return tuple(rows)
 
 
-class GridWorldEnv(PygameRenderMixin, gym.Env[int, int]):
+class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
     """The gridworld of Sutton & Barto's example 4.1, and any grid map with walls and slip.
 
     ## Description
@@ -311,7 +311,7 @@ class GridWorldEnv(PygameRenderMixin, gym.Env[int, int]):
     ``"human"``: the grid drawn with pygame (walls dark, terminals shaded, the agent as a red ring).
     ``env.unwrapped.set_overlay(values=V, policy=pi)`` adds a value heat map (with the numbers when
     cells are large enough) and arrows for each state's most probable actions to every later frame, and
-    to the ansi text; ``set_overlay()`` removes them. :func:`gym_boardgames.render.gridworld_view.render_gridworld`
+    to the ansi text; ``set_overlay()`` removes them. :meth:`render_frame` (or :func:`render_gridworld`)
     draws a frame with an overlay whatever the render mode.
 
     ## Arguments
@@ -562,6 +562,12 @@ class GridWorldEnv(PygameRenderMixin, gym.Env[int, int]):
         Raises:
             ValueError: on a wrong shape, non-finite values, or a policy that is not rows of probabilities.
         """
+        self._overlay_values, self._overlay_policy = self._checked_overlay(values, policy)
+
+    def _checked_overlay(
+        self, values: np.ndarray | None, policy: np.ndarray | None
+    ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Return the overlay arrays validated, as new float arrays (values flattened to ``(nS,)``)."""
         if values is not None:
             array = np.array(values, dtype=np.float64)
             if array.shape not in ((self.nS,), self.shape):
@@ -576,7 +582,7 @@ class GridWorldEnv(PygameRenderMixin, gym.Env[int, int]):
             if not np.isfinite(array).all() or (array < 0).any() or not np.allclose(array.sum(axis=1), 1.0, atol=1e-6):
                 raise ValueError("policy rows must be probabilities: non-negative and summing to 1")
             policy = array
-        self._overlay_values, self._overlay_policy = values, policy
+        return values, policy
 
     @property
     def overlay(self) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -595,14 +601,54 @@ class GridWorldEnv(PygameRenderMixin, gym.Env[int, int]):
 
     window_title = "GridWorld"
 
-    def make_view(self) -> Any:
+    def make_view(self, max_board_px: int = 640) -> Any:
         """Return a new pygame view of this grid (needs pygame)."""
         from gym_boardgames.render.gridworld_view import GridWorldView
 
-        return GridWorldView(self)
+        # A map's S cells are marked; without any, every free cell is a start and none is marked.
+        marked = self.starts if START in "".join(self.desc) else ()
+        return GridWorldView(self.shape, self.walls, self.terminals, marked, max_board_px=max_board_px)
 
     def _draw(self, view: Any, surface: Any) -> None:
-        view.draw(surface, self, self._overlay_values, self._overlay_policy)
+        self._paint(view, surface, self._overlay_values, self._overlay_policy, None)
+
+    def _paint(
+        self, view: Any, surface: Any, values: np.ndarray | None, policy: np.ndarray | None, caption: str | None
+    ) -> None:
+        """Hand the view the agent's state, the status line and the overlay (arrows: each state's best actions)."""
+        arrows = None if policy is None else [best_actions(row) for row in policy]
+        view.draw(surface, self.s, self.status_text() if caption is None else caption, values, arrows)
+
+    def render_frame(
+        self,
+        values: np.ndarray | None = None,
+        policy: np.ndarray | None = None,
+        caption: str | None = None,
+        max_board_px: int = 640,
+    ) -> np.ndarray:
+        """Draw one frame with an optional value/policy overlay, whatever the render mode (needs pygame).
+
+        The overlay set by :meth:`set_overlay` is neither used nor changed.
+
+        Args:
+            values: ``(nS,)`` or ``(rows, cols)`` state values for the heat map, or None.
+            policy: ``(nS, nA)`` action probabilities for the arrows, or None.
+            caption: the status-bar text (default: :meth:`status_text`).
+            max_board_px: the largest side of the grid in pixels.
+
+        Returns:
+            A new ``(H, W, 3)`` uint8 array.
+
+        Raises:
+            ValueError: on overlay arrays of the wrong shape or content (as :meth:`set_overlay`).
+        """
+        from gym_boardgames.render.pygame_canvas import Canvas
+
+        values, policy = self._checked_overlay(values, policy)
+        view = self.make_view(max_board_px)
+        canvas = Canvas(view.size, title=self.window_title, fps=self.metadata["render_fps"])
+        self._paint(view, canvas.surface, values, policy, caption)
+        return canvas.to_array()
 
     def _ansi(self) -> str:
         cols = self.shape[1]
@@ -620,6 +666,33 @@ class GridWorldEnv(PygameRenderMixin, gym.Env[int, int]):
             lines.append("policy:")
             lines.append(format_policy(self, self._overlay_policy))
         return "\n".join(lines) + "\n"
+
+
+def render_gridworld(
+    env: Any,
+    values: np.ndarray | None = None,
+    policy: np.ndarray | None = None,
+    caption: str | None = None,
+    max_board_px: int = 640,
+) -> np.ndarray:
+    """Draw one frame of a GridWorld env with an optional value/policy overlay, whatever its render mode.
+
+    It is ``env.unwrapped.render_frame(...)`` (see :meth:`GridWorldEnv.render_frame`) for a wrapped env.
+
+    Args:
+        env: a ``GridWorld-v0`` env, wrapped or not. The agent is drawn if an episode has started.
+        values: ``(nS,)`` or ``(rows, cols)`` state values for the heat map, or None.
+        policy: ``(nS, nA)`` action probabilities for the arrows, or None.
+        caption: the status-bar text (default: the env's status line).
+        max_board_px: the largest side of the grid in pixels.
+
+    Returns:
+        A new ``(H, W, 3)`` uint8 array.
+
+    Raises:
+        ValueError: on overlay arrays of the wrong shape or content (as ``set_overlay``).
+    """
+    return env.unwrapped.render_frame(values=values, policy=policy, caption=caption, max_board_px=max_board_px)
 
 
 def best_actions(probabilities: np.ndarray) -> list[int]:

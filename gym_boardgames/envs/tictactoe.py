@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from gym_boardgames.envs.base import Agent, OpponentPolicy
-from gym_boardgames.envs.grid import GridBoardEnv
+from gym_boardgames.envs.connect import ConnectBoardEnv
 from gym_boardgames.rules.tictactoe import TicTacToe
 
 
-class TicTacToeEnv(GridBoardEnv):
+class TicTacToeEnv(ConnectBoardEnv):
     """Tic-tac-toe against a built-in opponent, or self-play.
 
     ## Description
@@ -48,8 +48,6 @@ class TicTacToeEnv(GridBoardEnv):
     ## Version History
     * v0: initial version. Since gym-boardgames 0.2.0 a draw's ``winner`` is -1 (it was None).
     """
-
-    window_title = "Tic-tac-toe"
 
     def __init__(
         self,

@@ -1,7 +1,8 @@
 """pygame drawing of TabularBlackjack-v0: the dealer's and the player's cards, their totals, and the result.
 
-:class:`BlackjackView` draws a whole frame from the env's public facts (``player_cards``, ``dealer_cards``,
-``dealer_showing``, ``hand_over``, ``result_text()``). While a hand is played the dealer's second card is
+:class:`BlackjackView` draws a whole frame from the hands (the player's and the dealer's cards, the name of
+the dealer's showing card), whether the hand is over and the status line; the env computes them and the
+view never sees it. While a hand is played the dealer's second card is
 face down and only the showing card counts; once the hand is over every dealer card is face up, both
 totals are written, and the status bar turns dark with the result (win, lose or draw).
 
@@ -11,15 +12,13 @@ no result, and opens the display even for ``rgb_array`` frames.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 from gymnasium.envs.toy_text.blackjack import is_natural, sum_hand, usable_ace
 
 from gym_boardgames.render.primitives import STATUS_HEIGHT, draw_status_bar
 from gym_boardgames.render.pygame_canvas import font, import_pygame
-
-if TYPE_CHECKING:
-    from gym_boardgames.envs.blackjack import TabularBlackjackEnv
 
 pygame = import_pygame()
 
@@ -50,19 +49,34 @@ class BlackjackView:
     def __init__(self) -> None:
         self.size = (WIDTH, HEIGHT)
 
-    def draw(self, surface: Any, env: TabularBlackjackEnv) -> None:
-        """Draw the whole frame of ``env`` (unwrapped) on ``surface``, of size ``self.size``."""
+    def draw(
+        self,
+        surface: Any,
+        player: Sequence[int],
+        dealer: Sequence[int],
+        showing: str,
+        over: bool,
+        status: str,
+    ) -> None:
+        """Draw the whole frame on ``surface``, of size ``self.size``.
+
+        Args:
+            surface: the pygame surface.
+            player: the player's cards, 1 (ace) .. 10; empty before the first deal (an empty table).
+            dealer: the dealer's cards, the showing one first.
+            showing: the showing card's name as Gymnasium gives it (``"A"``, ``"2"`` .. ``"K"``).
+            over: whether the hand has ended (then every dealer card is face up and both totals shown).
+            status: the status-bar text; the bar turns dark when the hand is ``over``.
+        """
         surface.fill(FELT)
-        over = env.hand_over
-        dealer, player = env.dealer_cards, env.player_cards
         if dealer:
             if over:
                 dealer_title = f"Dealer {sum_hand(dealer)}{'  bust' if sum_hand(dealer) > 21 else ''}"
-                labels: list[str | None] = [env.dealer_showing] + [_label(card) for card in dealer[1:]]
+                labels: list[str | None] = [showing] + [_label(card) for card in dealer[1:]]
             else:
                 # Only the showing card is known: the rest stay face down (None) until the hand ends.
-                dealer_title = f"Dealer shows {env.dealer_showing}"
-                labels = [env.dealer_showing] + [None] * (len(dealer) - 1)
+                dealer_title = f"Dealer shows {showing}"
+                labels = [showing] + [None] * (len(dealer) - 1)
             self._hand(surface, dealer_title, labels, DEALER_TOP)
             total = sum_hand(player)
             if is_natural(player):
@@ -72,7 +86,7 @@ class BlackjackView:
             else:
                 note = "  bust" if total > 21 else ""
             self._hand(surface, f"Player {total}{note}", [_label(card) for card in player], PLAYER_TOP)
-        draw_status_bar(surface, env.result_text(), over=over)
+        draw_status_bar(surface, status, over=over)
 
     def _hand(self, surface: Any, title: str, labels: list[str | None], top: int) -> None:
         """A title, then a row of cards; ``None`` is a card face down."""

@@ -1,19 +1,18 @@
 """pygame drawing of Dots and Boxes: dots, edges in the colour of who drew them, owned boxes filled.
 
-Like :mod:`.grid_view`, the view draws a whole frame from the env's public facts (``game``, ``state``,
-``edge_drawers()``, ``last_action``, ``status_text()``), so the env and ``play.py`` share it.
+Like :mod:`.connect_view`, the view draws a whole frame from the rules, a state and its
+:class:`~gym_boardgames.render.board.BoardMarks` (the last edge, who drew each edge, the status line), so
+the env, the PettingZoo adapter and the play window share it without the view ever seeing an env.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from gym_boardgames.render.board import BoardMarks
 from gym_boardgames.render.primitives import BACKGROUND, HIGHLIGHT, STATUS_HEIGHT, draw_status_bar, thick_line
 from gym_boardgames.render.pygame_canvas import import_pygame
 from gym_boardgames.rules.dots import DotsAndBoxes
-
-if TYPE_CHECKING:
-    from gym_boardgames.envs.dots import DotsAndBoxesEnv
 
 pygame = import_pygame()
 
@@ -56,16 +55,18 @@ class DotsView:
                 best, best_distance = edge, distance
         return best
 
-    def draw(self, surface: Any, env: DotsAndBoxesEnv, status: str | None = None) -> None:
-        """Draw the whole frame of ``env``'s current position on ``surface``.
+    def draw(self, surface: Any, state: Any, marks: BoardMarks) -> None:
+        """Draw the whole frame of ``state`` on ``surface``.
 
         Args:
             surface: the pygame surface, at least :attr:`size`.
-            env: the env whose state, edges, last move and result are drawn.
-            status: the status-bar text (default ``env.status_text()``).
+            state: the position (a :class:`~gym_boardgames.rules.dots.DotsState`), or None for an empty
+                frame before the first reset.
+            marks: the last edge (highlighted), who drew each edge (its colour), the status line and
+                whether the game is over.
         """
         surface.fill(BACKGROUND)
-        game, state = self.game, env.state
+        game = self.game
         stroke = max(4, self.spacing // 12)
         if state is not None:
             for box, owner in enumerate(state.owners):
@@ -73,19 +74,19 @@ class DotsView:
                     r, c = divmod(box, game.cols)
                     x, y = self.dot_position(r, c)
                     pygame.draw.rect(surface, BOX_TINTS[owner - 1], (x, y, self.spacing, self.spacing))
-            drawers = env.edge_drawers()
+            drawers = marks.drawers or {}
             for edge in range(game.num_edges):
                 start, end = self.edge_segment(edge)
                 if not state.edges[edge]:
                     pygame.draw.line(surface, FREE_EDGE, start, end, 2)
                     continue
-                if edge == env.last_action:
+                if edge == marks.last:
                     thick_line(surface, HIGHLIGHT, start, end, stroke * 2.4)
-                # An edge drawn without a recorded mover cannot happen in an env episode; grey is a safe default.
+                # An edge drawn without a recorded drawer (a position set up directly) is grey.
                 colour = PLAYER_COLOURS[drawers[edge]] if edge in drawers else DOT
                 thick_line(surface, colour, start, end, stroke)
         radius = max(4, self.spacing // 14)
         for r in range(game.rows + 1):
             for c in range(game.cols + 1):
                 pygame.draw.aacircle(surface, DOT, self.dot_position(r, c), radius)
-        draw_status_bar(surface, env.status_text() if status is None else status, env.episode_over, self.size[1])
+        draw_status_bar(surface, marks.status, marks.over, self.size[1])

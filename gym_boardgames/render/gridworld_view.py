@@ -1,12 +1,13 @@
 """pygame drawing of GridWorld-v0: cells, walls, terminals, the agent, and an optional value/policy overlay.
 
-:class:`GridWorldView` draws a whole frame from the env's public facts (``shape``, ``walls``,
-``terminals``, ``starts``, ``s``, ``status_text()``). The env's ``rgb_array`` and ``human`` modes use it
-with the overlay set by ``env.unwrapped.set_overlay(values=V, policy=pi)``; :func:`render_gridworld`
+:class:`GridWorldView` is built from the grid's layout (``shape``, walls, terminals, marked start cells) and
+draws a whole frame from the agent's state ``s``, the status line and an optional overlay; it never sees
+the env. The env's ``rgb_array`` and ``human`` modes use it with the overlay set by
+``env.unwrapped.set_overlay(values=V, policy=pi)``; :func:`gym_boardgames.envs.gridworld.render_gridworld`
 draws one frame with any overlay, whatever the env's render mode::
 
     from agents.dp import value_iteration
-    from gym_boardgames.render.gridworld_view import render_gridworld
+    from gym_boardgames.envs.gridworld import render_gridworld
 
     policy, V = value_iteration(env.unwrapped.P)
     frame = render_gridworld(env, values=V, policy=policy)  # (H, W, 3) uint8
@@ -18,15 +19,14 @@ probable actions (several on ties, as Figure 4.1 of the book draws them) in cell
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from gym_boardgames.render.primitives import BACKGROUND, STATUS_HEIGHT, TEXT, draw_status_bar, thick_line
 from gym_boardgames.render.pygame_canvas import font, import_pygame
-
-if TYPE_CHECKING:
-    from gym_boardgames.envs.gridworld import GridWorldEnv
 
 pygame = import_pygame()
 
@@ -65,13 +65,29 @@ class GridWorldView:
     """Draws a GridWorld and a status bar on a pygame surface.
 
     Args:
-        env: the env (unwrapped); its ``shape`` sets the layout.
+        shape: ``(rows, cols)`` of the grid.
+        walls: the wall states.
+        terminals: the terminal states.
+        marked_starts: the start cells to mark (a map's ``S`` cells; none when every cell is a start).
         max_board_px: the largest side of the grid; cells shrink to fit, from 96 px down to 3 px.
     """
 
-    def __init__(self, env: GridWorldEnv, max_board_px: int = 640) -> None:
-        rows, cols = env.shape
-        self.shape = env.shape
+    def __init__(
+        self,
+        shape: tuple[int, int],
+        walls: Iterable[int] = (),
+        terminals: Iterable[int] = (),
+        marked_starts: Iterable[int] = (),
+        max_board_px: int = 640,
+    ) -> None:
+        rows, cols = shape
+        self.shape = (rows, cols)
+        n = rows * cols
+        self.walls = np.zeros(n, bool)
+        self.walls[list(walls)] = True
+        self.terminals = np.zeros(n, bool)
+        self.terminals[list(terminals)] = True
+        self.marked_starts = frozenset(marked_starts)
         self.cell = max(3, min(96, max_board_px // max(rows, cols)))
         board_w, board_h = cols * self.cell, rows * self.cell
         width = max(board_w + 2 * MARGIN, MIN_WIDTH)
@@ -87,31 +103,26 @@ class GridWorldView:
     def draw(
         self,
         surface: Any,
-        env: GridWorldEnv,
+        current: int | None,
+        status: str,
         values: np.ndarray | None = None,
-        policy: np.ndarray | None = None,
-        caption: str | None = None,
+        arrows: Sequence[Sequence[int]] | None = None,
     ) -> None:
-        """Draw the whole frame of ``env`` on ``surface``, with an optional overlay.
+        """Draw the whole frame on ``surface``: the grid, the agent in state ``current``, an optional overlay.
 
         Args:
             surface: the pygame surface, of size ``self.size``.
-            env: the env (unwrapped).
+            current: the agent's state (the env's ``s``), or None before the first reset (no agent drawn).
+            status: the status-bar text; the bar turns dark when ``current`` is a terminal state.
             values: ``(nS,)`` values for the heat map, or None.
-            policy: ``(nS, nA)`` action probabilities for the arrows, or None.
-            caption: the status-bar text (default: ``env.status_text()``).
+            arrows: for each state, the actions to draw an arrow for (a policy's most probable ones), or
+                None; terminal and wall cells get none.
         """
-        from gym_boardgames.envs.gridworld import best_actions
-
         surface.fill(BACKGROUND)
         cell = self.cell
-        n = env.nS
-        walls = np.zeros(n, bool)
-        walls[list(env.walls)] = True
-        terminals = np.zeros(n, bool)
-        terminals[list(env.terminals)] = True
+        walls, terminals, marked_starts = self.walls, self.terminals, self.marked_starts
+        n = walls.size
         colours = heat_colours(values, ~walls) if values is not None else None
-        marked_starts = set(env.starts) if "S" in "".join(env.desc) else set()
         for s in range(n):
             rect = self.cell_rect(s)
             if walls[s]:
@@ -152,16 +163,12 @@ class GridWorldView:
                 label = label_font.render(_value_label(float(values[s])), True, ink)
                 surface.blit(label, label.get_rect(center=centre))
                 half_w, half_h = label.get_width() / 2 + 3, label.get_height() / 2 + 1
-            if policy is not None and cell >= MIN_ARROW_CELL and not terminals[s]:
-                for a in best_actions(policy[s]):
+            if arrows is not None and cell >= MIN_ARROW_CELL and not terminals[s]:
+                for a in arrows[s]:
                     self._arrow(surface, centre, _DIRECTIONS[a], ink, half_h if a in (0, 1) else half_w)
-        if env.s is not None:
-            self._agent(surface, self.cell_rect(env.s).center, filled=values is None and policy is None)
-        draw_status_bar(
-            surface,
-            env.status_text() if caption is None else caption,
-            over=env.s is not None and env.is_terminal(env.s),
-        )
+        if current is not None:
+            self._agent(surface, self.cell_rect(current).center, filled=values is None and arrows is None)
+        draw_status_bar(surface, status, over=current is not None and bool(terminals[current]))
 
     @staticmethod
     def _ink(colour: Any) -> tuple[int, int, int]:
@@ -203,36 +210,18 @@ class GridWorldView:
             pygame.draw.aacircle(surface, AGENT, centre, int(self.cell * 0.42), max(2, self.cell // 14))
 
 
-def render_gridworld(
-    env: Any,
-    values: np.ndarray | None = None,
-    policy: np.ndarray | None = None,
-    caption: str | None = None,
-    max_board_px: int = 640,
-) -> np.ndarray:
-    """Draw one frame of a GridWorld env with an optional value/policy overlay, whatever its render mode.
+def __getattr__(name: str) -> Any:
+    if name == "render_gridworld":  # moved beside the env it reads, for one version
+        warnings.warn(
+            "gym_boardgames.render.gridworld_view.render_gridworld is deprecated: use "
+            "gym_boardgames.envs.gridworld.render_gridworld",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return _render_gridworld
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    Args:
-        env: a ``GridWorld-v0`` env, wrapped or not. The agent is drawn if an episode has started.
-        values: ``(nS,)`` or ``(rows, cols)`` state values for the heat map, or None.
-        policy: ``(nS, nA)`` action probabilities for the arrows, or None.
-        caption: the status-bar text (default: the env's status line).
-        max_board_px: the largest side of the grid in pixels.
 
-    Returns:
-        A new ``(H, W, 3)`` uint8 array.
-
-    Raises:
-        ValueError: on overlay arrays of the wrong shape or content (as ``set_overlay``).
-    """
-    base = env.unwrapped
-    saved = base.overlay
-    try:
-        base.set_overlay(values=values, policy=policy)  # validates and normalises the arrays
-        checked_values, checked_policy = base.overlay
-    finally:
-        base.set_overlay(*saved)
-    view = GridWorldView(base, max_board_px=max_board_px)
-    surface = pygame.Surface(view.size)
-    view.draw(surface, base, checked_values, checked_policy, caption=caption)
-    return np.ascontiguousarray(np.transpose(pygame.surfarray.array3d(surface), (1, 0, 2)))
+def _render_gridworld(env: Any, *args: Any, **kwargs: Any) -> np.ndarray:
+    # The env draws its own frame: this module never imports the envs.
+    return env.unwrapped.render_frame(*args, **kwargs)

@@ -101,7 +101,7 @@ def test_custom_opponent_illegal_move_raises_naming_it_and_rolls_back():
     with pytest.raises(ValueError, match=r"opponent .*Scripted.* illegal action 4"):
         env.step(4)
     assert env.unwrapped.state == before  # the agent's move was not half-applied
-    assert env.unwrapped.last_action is None
+    assert env.unwrapped.lastaction is None
 
 
 def test_custom_opponent_returning_a_non_integer_raises_value_error():
@@ -407,3 +407,25 @@ def test_unwrapped_exposes_the_rules_object_and_current_state():
 def test_bad_render_mode_raises_value_error_listing_modes():
     with pytest.raises(ValueError, match=r"\['human', 'rgb_array', 'ansi'\]"):
         TicTacToeEnv(render_mode="video")
+
+
+def test_old_names_warn_and_still_answer():
+    import warnings
+
+    env = gym.make("TicTacToe-v0", opponent=None).unwrapped
+    env.reset(seed=0)
+    env.step(4)
+    with pytest.warns(DeprecationWarning, match="lastaction"):
+        assert env.last_action == env.lastaction == 4
+    with pytest.warns(DeprecationWarning, match="ConnectBoardEnv"):
+        from gym_boardgames.envs import GridBoardEnv
+    from gym_boardgames.envs.connect import ConnectBoardEnv
+
+    assert GridBoardEnv is ConnectBoardEnv
+    blackjack = gym.make("TabularBlackjack-v0").unwrapped
+    blackjack.reset(seed=0)
+    with pytest.warns(DeprecationWarning, match="use s"):
+        assert blackjack.state == blackjack.s
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert blackjack.s == blackjack.s  # the new names do not warn

@@ -301,7 +301,7 @@ def test_rgb_array_frame_shows_the_agent_and_the_overlay_changes_it():
 
 
 def test_render_gridworld_draws_the_same_overlay_in_any_render_mode():
-    from gym_boardgames.render.gridworld_view import render_gridworld
+    from gym_boardgames.envs.gridworld import render_gridworld
 
     shown = gym.make("GridWorld-v0", render_mode="rgb_array")
     hidden = gym.make("GridWorld-v0")  # no render mode at all
@@ -315,7 +315,8 @@ def test_render_gridworld_draws_the_same_overlay_in_any_render_mode():
     # The heat map runs from viridis' dark purple (the lowest value, -22) to its yellow (the highest, 0).
     from gym_boardgames.render.gridworld_view import GridWorldView
 
-    view = GridWorldView(hidden.unwrapped)
+    view = hidden.unwrapped.make_view()
+    assert isinstance(view, GridWorldView)
 
     def corner(s):
         rect = view.cell_rect(s)

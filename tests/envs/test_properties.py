@@ -79,7 +79,7 @@ def snapshot(env: gym.Env) -> tuple[Any, ...]:
     """Everything a step could change, including the opponent's random stream (for reproducibility)."""
     u = env.unwrapped
     return (
-        u.state, u.last_action, u.last_mover, u.episode_over, u.winner, u.illegal_move_made,
+        u.state, u.lastaction, u.last_mover, u.episode_over, u.winner, u.illegal_move_made,
         u.agent_player, u.np_random.bit_generator.state, u.action_masks().tolist(),
     )  # fmt: skip
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401
-from gym_boardgames.render.grid_view import GridView
+from gym_boardgames.render.connect_view import ConnectView
 
 
 def test_ansi_shows_pieces_last_move_and_status():
@@ -60,7 +60,7 @@ def test_rgb_array_highlights_the_last_move():
     env.step(0)
     env.step(8)
     frame = env.render()
-    view = GridView(env.unwrapped.game)
+    view = ConnectView(env.unwrapped.game)
     corner = lambda cell: tuple(frame[view.cell_rect(cell).top + 3, view.cell_rect(cell).left + 3])  # noqa: E731
     assert corner(8) != corner(0)  # only the last move (cell 8) has the highlight behind it
     assert corner(0) == corner(5)  # the first move's cell looks like an empty one
@@ -96,3 +96,37 @@ def test_rendering_survives_another_library_calling_pygame_quit():
     env.step(4)
     after = env.render()
     assert after.shape == before.shape and not np.array_equal(before, after)
+
+
+def test_the_old_module_paths_warn_and_still_import():
+    import importlib
+    import sys
+
+    from gym_boardgames.envs.connect import ConnectBoardEnv
+    from gym_boardgames.render.connect_view import ConnectView
+
+    for name, attribute, new in (
+        ("gym_boardgames.render.grid_view", "GridView", ConnectView),
+        ("gym_boardgames.envs.grid", "GridBoardEnv", ConnectBoardEnv),
+    ):
+        sys.modules.pop(name, None)
+        with pytest.warns(DeprecationWarning, match="deprecated"):
+            module = importlib.import_module(name)
+        assert getattr(module, attribute) is new
+
+
+def test_views_and_text_never_import_the_envs():
+    import ast
+    from pathlib import Path
+
+    import gym_boardgames.render as render
+
+    for path in Path(render.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            assert not any(name.startswith("gym_boardgames.envs") for name in names), path

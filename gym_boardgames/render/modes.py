@@ -1,4 +1,9 @@
-"""``render()`` and ``close()`` shared by every env: ansi text, or a pygame view on a Canvas.
+"""``render()`` and ``close()`` of every env, once: ansi text, or a pygame view on a Canvas.
+
+An env mixes :class:`RenderModesMixin` in and supplies three things: :meth:`~RenderModesMixin._ansi` (its
+text), :meth:`~RenderModesMixin.make_view` (a pygame view of this package) and
+:meth:`~RenderModesMixin._draw`, which computes what the frame marks (the last move, the result, the status
+line, an overlay) and hands the view the state and those marks. The views never see the env.
 
 pygame is imported only on the first pygame frame, so ``"ansi"`` and no rendering never load it.
 """
@@ -11,8 +16,8 @@ import gymnasium as gym
 import numpy as np
 
 
-class PygameRenderMixin:
-    """Implements the render modes once; an env supplies :meth:`_ansi`, :meth:`make_view` and maybe :meth:`_draw`.
+class RenderModesMixin:
+    """Implements the render modes once; an env supplies :meth:`_ansi`, :meth:`make_view` and :meth:`_draw`.
 
     Put it before ``gymnasium.Env`` in the bases so its ``render``/``close`` are the ones used. The env
     must set ``render_mode`` and ``metadata["render_fps"]``, and ``_canvas = None`` in its constructor.
@@ -49,8 +54,8 @@ class PygameRenderMixin:
         return self._canvas.to_array()
 
     def _draw(self, view: Any, surface: Any) -> None:
-        """Draw the current frame with ``view`` on ``surface`` (views take the env by default)."""
-        view.draw(surface, self)
+        """Draw the current frame with ``view`` on ``surface``: the state and what it marks."""
+        raise NotImplementedError
 
     def _ansi(self) -> str:
         raise NotImplementedError

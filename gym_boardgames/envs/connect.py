@@ -1,0 +1,43 @@
+"""The env side of every Connect-N board (tic-tac-toe, the m,n,k game, Connect Four).
+
+:class:`ConnectBoardEnv` adds to the two-player contract only what is specific to a board of pieces: the
+``(rows, cols)`` int8 observation and the cell a frame highlights for the last move (with gravity the
+cell the piece landed in, which the rules' ``action_cell`` answers). Games are thin subclasses. (Until
+0.2 this module was ``envs/grid.py`` and the class ``GridBoardEnv``, names too close to GridWorld's.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from gym_boardgames.envs.base import TwoPlayerEnv
+from gym_boardgames.rules.connect import BoardState, ConnectN
+
+
+class ConnectBoardEnv(TwoPlayerEnv):
+    """A :class:`TwoPlayerEnv` over :class:`~gym_boardgames.rules.connect.ConnectN` rules.
+
+    Observation: ``Box(-1, 1, (rows, cols), int8)``, +1 for the pieces of the player whose point of view
+    is taken (the agent; in self-play the player to move), -1 for the other player's, 0 empty.
+    """
+
+    def __init__(self, game: ConnectN, **kwargs: Any) -> None:
+        super().__init__(game, **kwargs)
+        self.observation_space = spaces.Box(-1, 1, shape=(game.rows, game.cols), dtype=np.int8)
+
+    def _observation(self, state: BoardState, player: int) -> np.ndarray:
+        return self.game.observation(state, player)
+
+    @property
+    def last_cell(self) -> int | None:
+        """The board cell (row-major) of the last move, by either side; None before any move."""
+        if self._previous is None or not self.moves:
+            return None
+        # The cell the last action filled in the position it was played in: with gravity, where it landed.
+        return self.game.action_cell(self._previous, self.moves[-1][1])
+
+    def _last_mark(self) -> int | None:
+        return self.last_cell

@@ -1,0 +1,111 @@
+"""What every picture of a board game is drawn from: the rules, a state, and what the frame marks.
+
+A view never reads an env. The caller (a Gymnasium env, the PettingZoo adapter, the play window) owns the
+game's history and computes the :class:`BoardMarks` of a frame: the cell or edge of the last move, the
+status line, whether the game is over, and for Dots and Boxes who drew each edge. :func:`board_text` and
+:func:`board_view` then draw ``(game, state, marks)`` as text or with pygame. :func:`board_style` gives
+each game its player names, text symbols and window title, so that every caller names the players alike.
+
+This module never imports pygame: :func:`board_view` imports the pygame views on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from gym_boardgames.render.text import connect_text, dots_text
+from gym_boardgames.rules.connect import ConnectN
+from gym_boardgames.rules.dots import DRAW, DotsAndBoxes
+from gym_boardgames.rules.tictactoe import TicTacToe
+
+__all__ = ["BoardMarks", "BoardStyle", "board_style", "board_text", "board_view", "status_line"]
+
+
+class BoardMarks(NamedTuple):
+    """What a frame marks beside the position itself.
+
+    Attributes:
+        last: the board cell (Connect-N, the landing cell with gravity) or the edge (Dots and Boxes) of
+            the last move, or None before any move.
+        status: the status-bar (or last text) line.
+        over: whether the game has ended (the status bar turns dark).
+        drawers: Dots and Boxes only: ``{edge: player who drew it}``; edges missing from it are grey.
+    """
+
+    last: int | None = None
+    status: str = ""
+    over: bool = False
+    drawers: Mapping[int, int] | None = None
+
+
+class BoardStyle(NamedTuple):
+    """How a game names its players: ``names`` and text ``symbols`` (player 0 first), and the window ``title``."""
+
+    names: tuple[str, str]
+    symbols: tuple[str, str]
+    title: str
+
+
+def board_style(game: Any) -> BoardStyle:
+    """Return the player names, text symbols and window title of a board game's rules object.
+
+    Raises:
+        ValueError: if ``game`` is none of TicTacToe, ConnectN and DotsAndBoxes.
+    """
+    if isinstance(game, TicTacToe):
+        return BoardStyle(("X", "O"), ("X", "O"), "Tic-tac-toe")
+    if isinstance(game, ConnectN):
+        if game.gravity:
+            return BoardStyle(("Red", "Yellow"), ("R", "Y"), f"Connect {game.n}")
+        return BoardStyle(("X", "O"), ("X", "O"), f"{game.rows},{game.cols},{game.n}-game")
+    if isinstance(game, DotsAndBoxes):
+        return BoardStyle(("Blue", "Red"), ("B", "R"), "Dots and Boxes")
+    raise ValueError(f"no board style for {game!r}")
+
+
+def status_line(
+    game: Any, state: Any, names: tuple[str, str], winner: int | None = None, offender: int | None = None
+) -> str:
+    """Return the one-line status of a game: whose move it is, or the result; Dots and Boxes adds the score.
+
+    Args:
+        game: the rules object.
+        state: the position, or None before the first reset.
+        names: the players' display names, player 0 first.
+        winner: None while the game goes on; at the end 0, 1, or -1 (``DRAW``).
+        offender: the player whose illegal move ended the game, if one did.
+    """
+    if state is None:
+        return "call reset() to start"
+    if offender is not None:
+        text = f"{names[offender]} made an illegal move: {names[1 - offender]} wins"
+    elif winner is not None:
+        text = "Draw" if winner == DRAW else f"{names[winner]} wins"
+    else:
+        text = f"{names[game.current_player(state)]} to move"
+    if isinstance(game, DotsAndBoxes):
+        score0, score1 = game.scores(state)
+        text += f" ({score0}-{score1})"
+    return text
+
+
+def board_text(game: Any, state: Any, marks: BoardMarks, style: BoardStyle) -> str:
+    """Return the ansi picture of ``state``: the board with the last move marked, then the status line."""
+    if isinstance(game, DotsAndBoxes):
+        return dots_text(game, state, marks.last, marks.status, style.symbols)
+    return connect_text(game, state, marks.last, marks.status, style.symbols)
+
+
+def board_view(game: Any, max_board_px: int | None = None) -> Any:
+    """Return a new pygame view of a board game (imports pygame): a ConnectView or a DotsView.
+
+    Its ``draw(surface, state, marks)`` draws a whole frame; ``size`` is the frame's ``(width, height)``.
+    """
+    if isinstance(game, DotsAndBoxes):
+        from gym_boardgames.render.dots_view import DotsView
+
+        return DotsView(game) if max_board_px is None else DotsView(game, max_board_px)
+    from gym_boardgames.render.connect_view import ConnectView
+
+    return ConnectView(game) if max_board_px is None else ConnectView(game, max_board_px)
