@@ -52,6 +52,7 @@ calling several functions on the same ``P``: every function accepts either.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -92,8 +93,8 @@ class TabularModel:
     Build it with :func:`build_model`.
 
     Attributes:
-        n_states: ``nS``.
-        n_actions: ``nA``.
+        num_states: ``nS``.
+        num_actions: ``nA``.
         state: ``(K,)`` the state ``s`` of each outcome.
         action: ``(K,)`` the action ``a`` of each outcome.
         next_state: ``(K,)`` the next state.
@@ -111,8 +112,8 @@ class TabularModel:
             (self-loops aside), in the order in-place sweeps visit them.
     """
 
-    n_states: int
-    n_actions: int
+    num_states: int
+    num_actions: int
     state: np.ndarray
     action: np.ndarray
     next_state: np.ndarray
@@ -128,11 +129,23 @@ class TabularModel:
 
     def q_values(self, V: np.ndarray, gamma: float) -> np.ndarray:
         """Return ``Q[s, a] = sum_k prob * (reward + gamma * V[next] * (not terminated))``, shape ``(nS, nA)``."""
-        nS, nA = self.n_states, self.n_actions
+        nS, nA = self.num_states, self.num_actions
         every_state = _Backup(
             np.arange(nS), self.state * nA + self.action, self.continuing, self.next_state, self.expected_reward.ravel()
         )
         return every_state.action_values(V, gamma).reshape(nS, nA)
+
+    @property
+    def n_states(self) -> int:
+        """Deprecated name of :attr:`num_states` (kept for one version)."""
+        warnings.warn("TabularModel.n_states is deprecated: use num_states", DeprecationWarning, stacklevel=2)
+        return self.num_states
+
+    @property
+    def n_actions(self) -> int:
+        """Deprecated name of :attr:`num_actions` (kept for one version)."""
+        warnings.warn("TabularModel.n_actions is deprecated: use num_actions", DeprecationWarning, stacklevel=2)
+        return self.num_actions
 
 
 ModelLike = Any  # a P (dict or list), an env or wrapper with a ``P`` attribute, or a TabularModel
@@ -165,29 +178,29 @@ def build_model(P: ModelLike) -> TabularModel:
     nS = len(P)
     if isinstance(P, Mapping) and set(P) != set(range(nS)):
         raise ValueError(f"the states of P must be 0..{nS - 1}, got keys {sorted(P, key=repr)[:_SHOWN]}...")
-    n_actions = len(P[0])
-    if n_actions == 0:
+    num_actions = len(P[0])
+    if num_actions == 0:
         raise ValueError("P[0] has no actions")
 
     counts: list[int] = []
     flat: list[Any] = []
     for s in range(nS):
         actions = P[s]
-        if len(actions) != n_actions or (isinstance(actions, Mapping) and set(actions) != set(range(n_actions))):
-            raise ValueError(f"every state must have the actions 0..{n_actions - 1} (as P[0] has); P[{s}] does not")
-        for a in range(n_actions):
+        if len(actions) != num_actions or (isinstance(actions, Mapping) and set(actions) != set(range(num_actions))):
+            raise ValueError(f"every state must have the actions 0..{num_actions - 1} (as P[0] has); P[{s}] does not")
+        for a in range(num_actions):
             outcomes = actions[a]
             counts.append(len(outcomes))
             flat.extend(outcomes)
     row_count = np.asarray(counts)
     empty = np.flatnonzero(row_count == 0)
     if empty.size:
-        raise ValueError(f"P[{empty[0] // n_actions}][{empty[0] % n_actions}] has no outcomes")
+        raise ValueError(f"P[{empty[0] // num_actions}][{empty[0] % num_actions}] has no outcomes")
     # Checked as whole arrays: a Python loop per outcome costs seconds on large models.
-    row = np.repeat(np.arange(nS * n_actions), row_count)
+    row = np.repeat(np.arange(nS * num_actions), row_count)
 
     def where(k: int) -> str:
-        return f"P[{row[k] // n_actions}][{row[k] % n_actions}] holds {flat[k]!r}"
+        return f"P[{row[k] // num_actions}][{row[k] % num_actions}] holds {flat[k]!r}"
 
     try:
         # One conversion of every outcome at once; terminated flags become 1.0 / 0.0.
@@ -217,15 +230,15 @@ def build_model(P: ModelLike) -> TabularModel:
         if bad_mask.any():
             raise ValueError(f"{where(int(np.argmax(bad_mask)))}: {problem}")
     next_state = next_state.astype(np.int64)
-    sums = np.bincount(row, weights=prob, minlength=nS * n_actions)
+    sums = np.bincount(row, weights=prob, minlength=nS * num_actions)
     off = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOLERANCE)
     if off.size:
         raise ValueError(
-            f"the probabilities of P[{off[0] // n_actions}][{off[0] % n_actions}] sum to {sums[off[0]]:.9g}, not 1"
+            f"the probabilities of P[{off[0] // num_actions}][{off[0] % num_actions}] sum to {sums[off[0]]:.9g}, not 1"
         )
-    state, action = row // n_actions, row % n_actions
+    state, action = row // num_actions, row % num_actions
     continuing = np.where(terminated, 0.0, prob)
-    expected_reward = np.bincount(state * n_actions + action, weights=prob * reward, minlength=nS * n_actions)
+    expected_reward = np.bincount(state * num_actions + action, weights=prob * reward, minlength=nS * num_actions)
     ptr = np.searchsorted(state, np.arange(nS + 1))  # rows were appended in state order
 
     # The reverse mapping: which states' backups read V[s'] (each predecessor once).
@@ -235,8 +248,8 @@ def build_model(P: ModelLike) -> TabularModel:
     pred_ptr = np.searchsorted(pairs // nS, np.arange(nS + 1))
 
     return TabularModel(
-        n_states=nS,
-        n_actions=n_actions,
+        num_states=nS,
+        num_actions=num_actions,
         state=state,
         action=action,
         next_state=next_state,
@@ -244,7 +257,7 @@ def build_model(P: ModelLike) -> TabularModel:
         reward=reward,
         terminated=terminated,
         continuing=continuing,
-        expected_reward=expected_reward.reshape(nS, n_actions),
+        expected_reward=expected_reward.reshape(nS, num_actions),
         ptr=ptr,
         pred_ptr=pred_ptr,
         pred_idx=pred_idx,
@@ -266,7 +279,7 @@ def _model_of_env(env: Any) -> Any:
     return model
 
 
-def _colour_groups(n_states: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, ...]:
+def _colour_groups(num_states: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, ...]:
     """Split the states into groups with no edge ``src -> dst`` inside a group (a greedy graph colouring).
 
     Within a group no state's backup reads another member's value, so the group can be backed up in one
@@ -274,11 +287,11 @@ def _colour_groups(n_states: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.
     """
     off_diagonal = src != dst  # a self-loop reads the state's own old value, as a sequential sweep does
     a, b = src[off_diagonal], dst[off_diagonal]
-    pairs = np.unique(np.concatenate([a * n_states + b, b * n_states + a]))
-    neighbours_ptr = np.searchsorted(pairs // n_states, np.arange(n_states + 1)).tolist()
-    neighbours = (pairs % n_states).tolist()
-    colour = [-1] * n_states
-    for s in range(n_states):  # visiting in state order keeps the grouping deterministic
+    pairs = np.unique(np.concatenate([a * num_states + b, b * num_states + a]))
+    neighbours_ptr = np.searchsorted(pairs // num_states, np.arange(num_states + 1)).tolist()
+    neighbours = (pairs % num_states).tolist()
+    colour = [-1] * num_states
+    for s in range(num_states):  # visiting in state order keeps the grouping deterministic
         used = {colour[t] for t in neighbours[neighbours_ptr[s] : neighbours_ptr[s + 1]]}
         c = 0
         while c in used:
@@ -328,7 +341,7 @@ class _Backup(NamedTuple):
 def _optimal_backup(model: TabularModel, states: np.ndarray) -> _Backup:
     """``V(s) <- max_a sum p (r + gamma V(s'))`` for ``states``."""
     idx, position = _entries_of(model.ptr, states)
-    nA = model.n_actions
+    nA = model.num_actions
     slot, rewards = position * nA + model.action[idx], model.expected_reward[states].ravel()
     return _Backup(states, slot, model.continuing[idx], model.next_state[idx], rewards, nA)
 
@@ -380,8 +393,8 @@ def _check_cap(value: int, name: str) -> int:
     return int(value)
 
 
-def check_policy(policy: Any, n_states: int, n_actions: int) -> np.ndarray:
-    """Return ``policy`` as a new float64 array after checking it is ``(n_states, n_actions)`` probability rows.
+def check_policy(policy: Any, num_states: int, num_actions: int) -> np.ndarray:
+    """Return ``policy`` as a new float64 array after checking it is ``(num_states, num_actions)`` probability rows.
 
     The one check of the policy format of this module, which :mod:`agents.mc` shares.
 
@@ -389,7 +402,7 @@ def check_policy(policy: Any, n_states: int, n_actions: int) -> np.ndarray:
         ValueError: on a non-numeric or wrongly shaped array, NaN or infinite entries, negative entries, or a
             row not summing to 1 (within 1e-6); the message names the offending states.
     """
-    shape = (n_states, n_actions)
+    shape = (num_states, num_actions)
     try:
         array = np.array(policy, dtype=np.float64)
     except (TypeError, ValueError):
@@ -412,18 +425,18 @@ def check_policy(policy: Any, n_states: int, n_actions: int) -> np.ndarray:
 
 def _check_values(V: Any, model: TabularModel, name: str) -> np.ndarray:
     array = np.array(V, dtype=np.float64)  # a copy: the caller's array is never changed
-    if array.shape != (model.n_states,):
-        raise ValueError(f"{name} must have shape (nS,) = ({model.n_states},), got {array.shape}")
+    if array.shape != (model.num_states,):
+        raise ValueError(f"{name} must have shape (nS,) = ({model.num_states},), got {array.shape}")
     if not np.isfinite(array).all():
         raise ValueError(f"{name} holds NaN or infinite entries")
     return array
 
 
-def _reach_backwards(n_states: int, src: np.ndarray, dst: np.ndarray, targets: np.ndarray) -> np.ndarray:
+def _reach_backwards(num_states: int, src: np.ndarray, dst: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Return a bool mask of the states with a path along edges ``src -> dst`` into ``targets`` (included)."""
     order = np.argsort(dst, kind="stable")
     pred = src[order]
-    pred_ptr = np.searchsorted(dst[order], np.arange(n_states + 1))
+    pred_ptr = np.searchsorted(dst[order], np.arange(num_states + 1))
     reached = targets.copy()
     frontier = np.flatnonzero(reached)
     while frontier.size:  # breadth-first, one whole level per step
@@ -443,7 +456,7 @@ def _unbounded_states(model: TabularModel, policy: np.ndarray) -> np.ndarray:
     zero-reward sets is found by removing from the zero-reward states of ``N`` those that can reach a
     rewarding state of ``N``; a state of ``N`` that cannot reach ``K`` must end in a rewarding class.
     """
-    nS = model.n_states
+    nS = model.num_states
     weight = policy[model.state, model.action] * model.prob
     used = weight > 0
     ends = np.zeros(nS, bool)
@@ -470,7 +483,7 @@ def uniform_policy(P: ModelLike) -> np.ndarray:
         ValueError: if ``P`` is malformed (see :func:`build_model`).
     """
     model = build_model(P)
-    return np.full((model.n_states, model.n_actions), 1.0 / model.n_actions)
+    return np.full((model.num_states, model.num_actions), 1.0 / model.num_actions)
 
 
 def q_values(P: ModelLike, V: np.ndarray, gamma: float = 1.0) -> np.ndarray:
@@ -497,8 +510,8 @@ def _greedy_actions(q: np.ndarray) -> np.ndarray:
     return np.argmax(q >= best - TIE_TOLERANCE * np.maximum(1.0, np.abs(best)), axis=1)
 
 
-def _one_hot(actions: np.ndarray, n_actions: int) -> np.ndarray:
-    policy = np.zeros((len(actions), n_actions))
+def _one_hot(actions: np.ndarray, num_actions: int) -> np.ndarray:
+    policy = np.zeros((len(actions), num_actions))
     policy[np.arange(len(actions)), actions] = 1.0
     return policy
 
@@ -526,7 +539,7 @@ def greedy_policy(P: ModelLike, V: np.ndarray, gamma: float = 1.0, split_ties: b
 
 def _evaluation_sweeps(model: TabularModel, policy: np.ndarray, in_place: bool) -> list[_Backup]:
     """Per group, the backup ``V(s) <- sum_a pi(a|s) sum p (r + gamma V(s'))``."""
-    groups = model.groups if in_place else (np.arange(model.n_states),)
+    groups = model.groups if in_place else (np.arange(model.num_states),)
     r_pi = (policy * model.expected_reward).sum(axis=1)
     weight_all = policy[model.state, model.action] * model.continuing
     plan = []
@@ -574,10 +587,10 @@ def policy_evaluation(
         ConvergenceError: if ``max_sweeps`` sweeps do not reach ``theta``.
     """
     model = build_model(P)
-    policy = check_policy(policy, model.n_states, model.n_actions)
+    policy = check_policy(policy, model.num_states, model.num_actions)
     gamma, theta = _check_gamma_theta(gamma, theta)
     max_sweeps = _check_cap(max_sweeps, "max_sweeps")
-    V = np.zeros(model.n_states) if V0 is None else _check_values(V0, model, "V0")
+    V = np.zeros(model.num_states) if V0 is None else _check_values(V0, model, "V0")
     if gamma == 1.0:
         unbounded = _unbounded_states(model, policy)
         if unbounded.size:
@@ -591,7 +604,7 @@ def policy_evaluation(
         plan, V, gamma, theta, max_sweeps, "policy evaluation", lambda: "; raise max_sweeps or theta, or lower gamma"
     )
     if info is not None:
-        info.update(sweeps=sweeps, updates=sweeps * model.n_states, delta=delta)
+        info.update(sweeps=sweeps, updates=sweeps * model.num_states, delta=delta)
     return V
 
 
@@ -635,10 +648,10 @@ def policy_iteration(
     model = build_model(P)
     gamma, theta = _check_gamma_theta(gamma, theta)
     max_iterations = _check_cap(max_iterations, "max_iterations")
-    current = uniform_policy(model) if policy is None else check_policy(policy, model.n_states, model.n_actions)
-    V = np.zeros(model.n_states)
+    current = uniform_policy(model) if policy is None else check_policy(policy, model.num_states, model.num_actions)
+    V = np.zeros(model.num_states)
     sweeps_per_evaluation: list[int] = []
-    rows = np.arange(model.n_states)
+    rows = np.arange(model.num_states)
     for _ in range(max_iterations):
         evaluation: dict[str, Any] = {}
         V = policy_evaluation(model, current, gamma, theta, V0=V, max_sweeps=max_sweeps, info=evaluation)
@@ -651,14 +664,14 @@ def policy_iteration(
         deterministic = current[rows, old] == 1.0
         keep = deterministic & (q[rows, old] >= best - TIE_TOLERANCE * np.maximum(1.0, np.abs(best)))
         chosen = np.where(keep, old, chosen)
-        improved = _one_hot(chosen, model.n_actions)
+        improved = _one_hot(chosen, model.num_actions)
         if np.array_equal(improved, current):
             if info is not None:
                 info.update(
                     iterations=len(sweeps_per_evaluation),
                     evaluation_sweeps=sweeps_per_evaluation,
                     sweeps=sum(sweeps_per_evaluation),
-                    updates=sum(sweeps_per_evaluation) * model.n_states,
+                    updates=sum(sweeps_per_evaluation) * model.num_states,
                 )
             return improved, V
         current = improved
@@ -667,10 +680,10 @@ def policy_iteration(
 
 def _no_end_message(model: TabularModel) -> str:
     """Describe the states that cannot end an episode whatever they do (why gamma=1 may diverge)."""
-    ends = np.zeros(model.n_states, bool)
+    ends = np.zeros(model.num_states, bool)
     ends[model.state[model.terminated & (model.prob > 0)]] = True
     moves = ~model.terminated & (model.prob > 0)
-    stuck = np.flatnonzero(~_reach_backwards(model.n_states, model.state[moves], model.next_state[moves], ends))
+    stuck = np.flatnonzero(~_reach_backwards(model.num_states, model.state[moves], model.next_state[moves], ends))
     if stuck.size == 0:
         return ""
     return (
@@ -714,12 +727,12 @@ def value_iteration(
     model = build_model(P)
     gamma, theta = _check_gamma_theta(gamma, theta)
     max_sweeps = _check_cap(max_sweeps, "max_sweeps")
-    V = np.zeros(model.n_states) if V0 is None else _check_values(V0, model, "V0")
-    plan = [_optimal_backup(model, states) for states in (model.groups if in_place else (np.arange(model.n_states),))]
+    V = np.zeros(model.num_states) if V0 is None else _check_values(V0, model, "V0")
+    plan = [_optimal_backup(model, states) for states in (model.groups if in_place else (np.arange(model.num_states),))]
     sweeps, delta = _sweep_until(plan, V, gamma, theta, max_sweeps, "value iteration", lambda: _no_end_message(model))
     if info is not None:
-        info.update(sweeps=sweeps, updates=sweeps * model.n_states, delta=delta)
-    return _one_hot(_greedy_actions(model.q_values(V, gamma)), model.n_actions), V
+        info.update(sweeps=sweeps, updates=sweeps * model.num_states, delta=delta)
+    return _one_hot(_greedy_actions(model.q_values(V, gamma)), model.num_actions), V
 
 
 def async_value_iteration(
@@ -757,9 +770,9 @@ def async_value_iteration(
     model = build_model(P)
     gamma, theta = _check_gamma_theta(gamma, theta)
     max_rounds = _check_cap(max_rounds, "max_rounds")
-    V = np.zeros(model.n_states) if V0 is None else _check_values(V0, model, "V0")
-    nA = model.n_actions
-    queued = np.ones(model.n_states, bool)
+    V = np.zeros(model.num_states) if V0 is None else _check_values(V0, model, "V0")
+    nA = model.num_actions
+    queued = np.ones(model.num_states, bool)
     rounds = updates = 0
     delta = math.inf
     while queued.any():

@@ -7,7 +7,7 @@ Three algorithms, each learning from whole episodes played through ``env.step``:
 * :func:`mc_control_epsilon_soft`: on-policy first-visit control of epsilon-soft policies (section 5.4).
 
 Observations are table keys. With a ``Discrete`` observation space the tables are numpy arrays indexed
-by ``obs - space.start`` (``V`` of shape ``(n,)``, ``Q`` and policies of shape ``(n, n_actions)``);
+by ``obs - space.start`` (``V`` of shape ``(n,)``, ``Q`` and policies of shape ``(n, num_actions)``);
 otherwise observations must be hashable (Gymnasium's raw ``Blackjack-v1`` tuples, for instance) and the
 tables are dicts keyed by observation. Unvisited states keep the value 0.
 
@@ -59,7 +59,7 @@ def _check_unit(name: str, value: Any) -> float:
     return float(value)
 
 
-def _n_actions(env: gym.Env) -> int:
+def _num_actions(env: gym.Env) -> int:
     space = env.action_space
     if not isinstance(space, gym.spaces.Discrete) or space.start != 0:
         raise ValueError(f"Monte Carlo control needs a Discrete action space starting at 0, got {space}")
@@ -80,10 +80,10 @@ def _integers(rng: np.random.Generator, high: int) -> Iterator[int]:
         yield from rng.integers(high, size=_BLOCK).tolist()
 
 
-def check_policy_array(policy: Any, n_states: int, n_actions: int) -> np.ndarray:
+def check_policy_array(policy: Any, num_states: int, num_actions: int) -> np.ndarray:
     """Deprecated alias of :func:`agents.dp.check_policy` (kept for one version)."""
     warnings.warn("agents.mc.check_policy_array is deprecated: use agents.dp.check_policy", DeprecationWarning, 2)
-    return check_policy(policy, n_states, n_actions)
+    return check_policy(policy, num_states, num_actions)
 
 
 def _array_actor(array: np.ndarray, start: int, rng: np.random.Generator) -> Callable[[Any], int]:
@@ -113,8 +113,8 @@ def _actor(env: gym.Env, policy: PolicyLike, rng: np.random.Generator) -> Callab
         raise ValueError(
             f"a policy array needs a Discrete observation space, got {env.observation_space}; pass a callable"
         )
-    n_states, start = discrete
-    return _array_actor(check_policy(policy, n_states, _n_actions(env)), start, rng)
+    num_states, start = discrete
+    return _array_actor(check_policy(policy, num_states, _num_actions(env)), start, rng)
 
 
 def _play(step: Callable[..., tuple], act: Callable[[Any], int], obs: Any, first_action: int | None = None) -> tuple:
@@ -176,7 +176,7 @@ def mc_prediction(
 
     Args:
         env: an episodic env; ``reset(seed=...)`` is called once with a seed drawn from ``seed``.
-        policy: a callable ``observation -> action``, or an ``(n_states, n_actions)`` probability array
+        policy: a callable ``observation -> action``, or an ``(num_states, num_actions)`` probability array
             for a Discrete observation space (a one-hot array is followed without random draws).
         episodes: number of episodes (>= 0).
         first_visit: True averages the return after the first visit to a state in each episode only;
@@ -225,8 +225,8 @@ def mc_prediction(
     discrete = _discrete_obs(env)
     if discrete is None:
         return values
-    n_states, start = discrete
-    v = np.zeros(n_states)
+    num_states, start = discrete
+    v = np.zeros(num_states)
     for s, value in values.items():
         v[int(s) - start] = value
     return v
@@ -236,7 +236,7 @@ class _Control:
     """Q tables, counts and the greedy policy shared by the two control algorithms."""
 
     def __init__(self, env: gym.Env, initial_policy: PolicyLike | None) -> None:
-        self.n_actions = _n_actions(env)
+        self.num_actions = _num_actions(env)
         self.discrete = _discrete_obs(env)
         self.q: dict[Any, list[float]] = {}
         self.n: dict[Any, list[int]] = {}
@@ -247,13 +247,13 @@ class _Control:
         elif initial_policy is not None:
             if self.discrete is None:
                 raise ValueError(f"a policy array needs a Discrete observation space, got {env.observation_space}")
-            n_states, start = self.discrete
+            num_states, start = self.discrete
             # A probability array sets the starting greedy action: its most probable one.
-            table = check_policy(initial_policy, n_states, self.n_actions).argmax(axis=1).tolist()
+            table = check_policy(initial_policy, num_states, self.num_actions).argmax(axis=1).tolist()
             self.initial = lambda obs: table[obs - start]
         if self.discrete is not None:
-            n_states, start = self.discrete
-            for s in range(start, start + n_states):
+            num_states, start = self.discrete
+            for s in range(start, start + num_states):
                 self.greedy[s] = self.first_action(s)
 
     def first_action(self, obs: Any) -> int:
@@ -271,7 +271,7 @@ class _Control:
         """Average the returns into Q (incremental means) and make the policy greedy where visited."""
         pairs = list(zip(states, actions, strict=True))
         first = _first_visits(pairs) if first_visit and len(pairs) > 1 else None
-        n_actions = self.n_actions
+        num_actions = self.num_actions
         g = 0.0
         for t in range(len(pairs) - 1, -1, -1):
             g = gamma * g + rewards[t]
@@ -280,33 +280,33 @@ class _Control:
             s, a = pairs[t]
             q = self.q.get(s)
             if q is None:
-                q = self.q[s] = [0.0] * n_actions
-                self.n[s] = [0] * n_actions
+                q = self.q[s] = [0.0] * num_actions
+                self.n[s] = [0] * num_actions
             n = self.n[s]
             n[a] += 1
             q[a] += (g - q[a]) / n[a]
             # Ties go to the lowest action, as np.argmax would.
-            self.greedy[s] = max(range(n_actions), key=q.__getitem__)
+            self.greedy[s] = max(range(num_actions), key=q.__getitem__)
 
     def tables(self, epsilon: float = 0.0) -> tuple[Any, Any]:
         """``(Q, policy)`` in the output format; the policy is epsilon-greedy on the greedy actions."""
-        n_actions = self.n_actions
-        base = epsilon / n_actions
+        num_actions = self.num_actions
+        base = epsilon / num_actions
 
         def row(action: int) -> np.ndarray:
-            probs = np.full(n_actions, base)
+            probs = np.full(num_actions, base)
             probs[action] += 1.0 - epsilon
             return probs
 
         if self.discrete is None:
             q = {s: np.array(values) for s, values in self.q.items()}
             return q, {s: row(a) for s, a in self.greedy.items()}
-        n_states, start = self.discrete
-        q_array = np.zeros((n_states, n_actions))
+        num_states, start = self.discrete
+        q_array = np.zeros((num_states, num_actions))
         for s, values in self.q.items():
             q_array[int(s) - start] = values
-        policy = np.full((n_states, n_actions), base)
-        policy[np.arange(n_states), [self.greedy[s] for s in range(start, start + n_states)]] += 1.0 - epsilon
+        policy = np.full((num_states, num_actions), base)
+        policy[np.arange(num_states), [self.greedy[s] for s in range(start, start + num_states)]] += 1.0 - epsilon
         return q_array, policy
 
 
@@ -390,8 +390,8 @@ def mc_control_es(
         callback_every: episodes between callbacks (0: never).
 
     Returns:
-        ``(Q, policy)``. For a Discrete observation space, ``Q`` has shape ``(n, n_actions)`` and
-        ``policy`` is the greedy deterministic policy as a one-hot ``(n, n_actions)`` array; otherwise both
+        ``(Q, policy)``. For a Discrete observation space, ``Q`` has shape ``(n, num_actions)`` and
+        ``policy`` is the greedy deterministic policy as a one-hot ``(n, num_actions)`` array; otherwise both
         are dicts keyed by observation (Q rows and one-hot policy rows as arrays).
 
     Raises:
@@ -403,7 +403,7 @@ def mc_control_es(
     rng = make_rng(seed)
     control = _Control(env, initial_policy)
     starts = _start_states(env, start_states)
-    first_actions = _integers(rng, control.n_actions)
+    first_actions = _integers(rng, control.num_actions)
     start_indices = _integers(rng, len(starts)) if starts is not None else None
     act, step, update = control.act, env.step, control.update
     seed_for_env: int | None = int(rng.integers(2**31))
@@ -463,8 +463,8 @@ def mc_control_epsilon_soft(
 
     Returns:
         ``(Q, policy)``: ``policy`` is the epsilon-soft policy being followed (``1 - epsilon +
-        epsilon / n_actions`` on the greedy action, ``epsilon / n_actions`` elsewhere), as an ``(n,
-        n_actions)`` array for a Discrete observation space or a dict of rows otherwise; ``Q`` likewise.
+        epsilon / num_actions`` on the greedy action, ``epsilon / num_actions`` elsewhere), as an ``(n,
+        num_actions)`` array for a Discrete observation space or a dict of rows otherwise; ``Q`` likewise.
         ``policy.argmax(axis=1)`` is the greedy policy.
 
     Raises:
@@ -476,14 +476,14 @@ def mc_control_epsilon_soft(
     callback_every = _check_callback(callback, callback_every)
     rng = make_rng(seed)
     control = _Control(env, initial_policy)
-    n_actions = control.n_actions
+    num_actions = control.num_actions
     uniform = uniform_stream(rng, _BLOCK)
     greedy_act = control.act
 
     def act(obs: Any) -> int:
         u = uniform()
         # One uniform decides both: below epsilon it also picks the random action uniformly.
-        return min(int(u / epsilon * n_actions), n_actions - 1) if u < epsilon else greedy_act(obs)
+        return min(int(u / epsilon * num_actions), num_actions - 1) if u < epsilon else greedy_act(obs)
 
     step, update = env.step, control.update
     seed_for_env: int | None = int(rng.integers(2**31))

@@ -28,13 +28,14 @@ the rules' ``apply`` and ``key`` once per position and cached, which is what mak
 the first few thousand games no rule code runs at all.
 
 Works for any game whose rules object has the rules surface of DESIGN.md plus ``key(state)`` and
-``n_keys`` (every key is in ``0 .. n_keys - 1``), e.g. tic-tac-toe (19683 keys) and small
+``num_keys`` (every key is in ``0 .. num_keys - 1``), e.g. tic-tac-toe (19683 keys) and small
 :class:`~gym_boardgames.rules.connect.ConnectN` boards (``3**cells`` keys).
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -65,7 +66,7 @@ _CACHE_LIMIT = 1_000_000
 _UNIFORM_BLOCK = 1 << 16
 
 
-class _Node(NamedTuple):
+class _Children(NamedTuple):
     """A position's children, computed once with the rules.
 
     Attributes:
@@ -83,7 +84,7 @@ class _Node(NamedTuple):
     outcomes: tuple[tuple[float, float] | None, ...]
 
 
-def _expand(game: Any, state: Any) -> _Node:
+def _expand(game: Any, state: Any) -> _Children:
     """Apply every legal action of ``state`` and record the children's keys and terminal values."""
     actions = tuple(int(a) for a in game.legal_actions(state))
     if not actions:
@@ -96,17 +97,17 @@ def _expand(game: Any, state: Any) -> _Node:
             outcomes.append(((r0 + 1.0) / 2.0, (r1 + 1.0) / 2.0))  # payoff +1/0/-1 -> value 1/0.5/0
         else:
             outcomes.append(None)
-    return _Node(game.current_player(state), actions, tuple(game.key(s) for s in states), states, tuple(outcomes))
+    return _Children(game.current_player(state), actions, tuple(game.key(s) for s in states), states, tuple(outcomes))
 
 
 def describe_game(game: Any) -> dict[str, Any]:
-    """Return the JSON description of ``game`` stored in saved files: class name, config, repr, n_keys."""
+    """Return the JSON description of ``game`` stored in saved files: class name, config, repr, keys (``n_keys``)."""
     config = getattr(game, "config", None)
     return {
         "class": type(game).__name__,
         "config": list(config) if config is not None else None,
         "repr": repr(game),
-        "n_keys": int(game.n_keys),
+        "n_keys": int(game.num_keys),  # the file header's name (format version 1)
     }
 
 
@@ -145,21 +146,24 @@ def _rebuild_game(description: dict[str, Any]) -> Any | None:
 
 
 def _check_table_game(game: Any) -> int:
-    """Return ``game.n_keys`` after checking the game can have a value table."""
-    n_keys = getattr(game, "n_keys", None)
-    if not isinstance(n_keys, (int, np.integer)) or not callable(getattr(game, "key", None)):
-        raise ValueError(f"{game!r} has no integer n_keys and key(state): a TD value table cannot index it")
-    if not 0 < n_keys <= MAX_KEYS:
-        raise ValueError(f"{game!r} has {n_keys} keys; a TD table holds at most {MAX_KEYS} (memory)")
-    return int(n_keys)
+    """Return ``game.num_keys`` after checking the game can have a value table."""
+    num_keys = getattr(game, "num_keys", None)
+    if num_keys is None and hasattr(game, "n_keys"):  # a game written for the old name, kept for one version
+        warnings.warn(f"{type(game).__name__}.n_keys is deprecated: name it num_keys", DeprecationWarning, 3)
+        num_keys = game.n_keys
+    if not isinstance(num_keys, (int, np.integer)) or not callable(getattr(game, "key", None)):
+        raise ValueError(f"{game!r} has no integer num_keys and key(state): a TD value table cannot index it")
+    if not 0 < num_keys <= MAX_KEYS:
+        raise ValueError(f"{game!r} has {num_keys} keys; a TD table holds at most {MAX_KEYS} (memory)")
+    return int(num_keys)
 
 
 class TDAgent:
     """A greedy (or epsilon-greedy) player reading two afterstate value tables, one per seat.
 
     Args:
-        game: the rules object the tables belong to (needs ``key`` and ``n_keys``).
-        values: a ``(2, n_keys)`` float64 array, ``values[p][key]`` the value for seat ``p`` of the
+        game: the rules object the tables belong to (needs ``key`` and ``num_keys``).
+        values: a ``(2, num_keys)`` float64 array, ``values[p][key]`` the value for seat ``p`` of the
             afterstate ``key``; None for fresh tables (all 0.5, terminal entries filled in lazily).
             The array is used as is, not copied.
         seat: the seat these tables were trained for, if one (informational; :meth:`act` always plays
@@ -169,7 +173,7 @@ class TDAgent:
         training: JSON-ready notes on how the tables were made, stored by :meth:`save`.
 
     Raises:
-        ValueError: on a game without ``key``/``n_keys``, a table of the wrong shape or dtype, or an
+        ValueError: on a game without ``key``/``num_keys``, a table of the wrong shape or dtype, or an
             epsilon outside [0, 1].
     """
 
@@ -183,12 +187,12 @@ class TDAgent:
         seed: SeedLike = None,
         training: dict[str, Any] | None = None,
     ) -> None:
-        n_keys = _check_table_game(game)
+        num_keys = _check_table_game(game)
         if values is None:
-            values = np.full((2, n_keys), 0.5)
-        elif not isinstance(values, np.ndarray) or values.shape != (2, n_keys) or values.dtype != np.float64:
+            values = np.full((2, num_keys), 0.5)
+        elif not isinstance(values, np.ndarray) or values.shape != (2, num_keys) or values.dtype != np.float64:
             shape, dtype = getattr(values, "shape", None), getattr(values, "dtype", type(values).__name__)
-            raise ValueError(f"values must be a float64 array of shape (2, {n_keys}), got {dtype} {shape}")
+            raise ValueError(f"values must be a float64 array of shape (2, {num_keys}), got {dtype} {shape}")
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon!r}")
         if seat not in (None, 0, 1):
@@ -199,7 +203,7 @@ class TDAgent:
         self.epsilon = float(epsilon)
         self.rng = make_rng(seed)
         self.training = dict(training or {})
-        self._nodes: dict[int, _Node] = {}
+        self._nodes: dict[int, _Children] = {}
         self._checked_game: Any = game
 
     def __repr__(self) -> str:
@@ -215,7 +219,7 @@ class TDAgent:
             raise ValueError(f"this TDAgent's tables are for {self.game!r}, not {game!r}")
         self._checked_game = game
 
-    def _node(self, game: Any, state: Any) -> _Node:
+    def _node(self, game: Any, state: Any) -> _Children:
         """Return the cached children of ``state``, initialising terminal children's table entries."""
         key = game.key(state)
         node = self._nodes.get(key)
@@ -307,7 +311,7 @@ class TDAgent:
 
         The file is checked before anything is built or allocated (see :mod:`agents.persistence`):
         the stored board's sizes against the rules' limits and :data:`MAX_TABLE_CELLS`, then the
-        table's shape ``(2, n_keys)`` and dtype from its header, then its values.
+        table's shape ``(2, num_keys)`` and dtype from its header, then its values.
 
         Args:
             path: the ``.npz`` file.
@@ -335,8 +339,8 @@ class TDAgent:
 
         def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
             chosen.append(_game_for_file(path, meta, game))
-            n_keys = expected_keys if game is not None else _check_table_game(chosen[0])
-            return {"values": ArraySpec((2, n_keys), np.float64)}
+            num_keys = expected_keys if game is not None else _check_table_game(chosen[0])
+            return {"values": ArraySpec((2, num_keys), np.float64)}
 
         loaded = load_npz(
             path,
@@ -393,12 +397,12 @@ class _SelfPlay:
         self.game = game
         self.values = values
         self.next_uniform = uniform_stream(rng, _UNIFORM_BLOCK)
-        self.nodes: dict[int, _Node] = {}
+        self.nodes: dict[int, _Children] = {}
         self.live: tuple[dict[int, float], dict[int, float]] = ({}, {})
         self.root = game.initial_state()
         self.root_key = game.key(self.root)
 
-    def expand(self, key: int, state: Any) -> _Node:
+    def expand(self, key: int, state: Any) -> _Children:
         """Expand ``state`` once; seed the live tables with its children's values."""
         node = _expand(self.game, state)
         if len(self.nodes) >= _CACHE_LIMIT:
@@ -495,7 +499,7 @@ def train_self_play(
     """Learn both seats' afterstate tables by TD(0) in epsilon-greedy self-play.
 
     Args:
-        game: the rules object (needs ``key`` and ``n_keys``).
+        game: the rules object (needs ``key`` and ``num_keys``).
         episodes: self-play games to play (>= 0).
         alpha: step size in (0, 1] (at the first episode, if ``alpha_final`` is given).
         epsilon: exploration probability in [0, 1] (at the first episode, if ``epsilon_final`` is given).
@@ -510,12 +514,12 @@ def train_self_play(
         initial: start from a copy of this agent's tables (to continue training) instead of fresh ones.
 
     Returns:
-        ``(agent for player 0, agent for player 1)``. They share one ``(2, n_keys)`` value array (both
+        ``(agent for player 0, agent for player 1)``. They share one ``(2, num_keys)`` value array (both
         seats learnt in the same games; either agent plays whichever side is to move and saves both
         tables), and each has its own tie-breaking rng drawn from ``seed``.
 
     Raises:
-        ValueError: on a game without ``key``/``n_keys`` or a parameter out of range.
+        ValueError: on a game without ``key``/``num_keys`` or a parameter out of range.
     """
     if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 0:
         raise ValueError(f"episodes must be an integer >= 0, got {episodes!r}")
@@ -528,10 +532,10 @@ def train_self_play(
     if callback_every < 0 or (callback is not None and callback_every == 0):
         raise ValueError(f"callback_every must be >= 1 when a callback is given, got {callback_every!r}")
     episodes = int(episodes)
-    n_keys = _check_table_game(game)
+    num_keys = _check_table_game(game)
     rng = make_rng(seed)
     if initial is None:
-        values = np.full((2, n_keys), 0.5)
+        values = np.full((2, num_keys), 0.5)
     elif not (initial.game is game or initial.game == game):
         raise ValueError(f"initial holds tables for {initial.game!r}, not for {game!r}")
     else:

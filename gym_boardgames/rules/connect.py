@@ -24,7 +24,7 @@ line of ``n`` (0, 1 or None). ``winner`` is a function of the board (play stops 
 equal positions always have equal states and states never carry history.
 
 The compact key of a state is the base-3 number ``sum(board[i] * 3**i)``; the player to move is
-implied by the piece count, so the key identifies the position. :attr:`ConnectN.n_keys` is ``3**cells``.
+implied by the piece count, so the key identifies the position. :attr:`ConnectN.num_keys` is ``3**cells``.
 
 Sizes
 -----
@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import warnings
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -169,9 +170,15 @@ class ConnectN:
         return hash(self.config)
 
     @functools.cached_property
-    def n_keys(self) -> int:
-        """``3**cells``: every :meth:`key` is in ``0 .. n_keys - 1`` (computed on first use)."""
+    def num_keys(self) -> int:
+        """``3**cells``: every :meth:`key` is in ``0 .. num_keys - 1`` (computed on first use)."""
         return 3**self.num_cells
+
+    @property
+    def n_keys(self) -> int:
+        """Deprecated name of :attr:`num_keys` (kept for one version)."""
+        warnings.warn("ConnectN.n_keys is deprecated: use num_keys", DeprecationWarning, stacklevel=2)
+        return self.num_keys
 
     @property
     def config(self) -> tuple[int, int, int, bool]:
@@ -348,7 +355,7 @@ class ConnectN:
         return (np.asarray(boards)[..., self.geometry.win_lines] == piece).all(axis=-1).any(axis=-1)
 
     def key(self, state: BoardState) -> int:
-        """Return the compact base-3 key ``sum(board[i] * 3**i)`` of a position (0 .. n_keys-1)."""
+        """Return the compact base-3 key ``sum(board[i] * 3**i)`` of a position (0 .. num_keys - 1)."""
         if self._key_weights is not None:
             return int(np.frombuffer(state.board, dtype=np.uint8).astype(np.int64) @ self._key_weights)
         return sum(v * 3**i for i, v in enumerate(state.board))
@@ -360,8 +367,8 @@ class ConnectN:
             ValueError: if ``key`` is out of range or does not encode a reachable-looking board
                 (piece counts must be equal, or player 0 one ahead).
         """
-        if not 0 <= key < self.n_keys:
-            raise ValueError(f"key {key} is out of range 0..{self.n_keys - 1}")
+        if not 0 <= key < self.num_keys:
+            raise ValueError(f"key {key} is out of range 0..{self.num_keys - 1}")
         cells = []
         for _ in range(self.num_cells):
             key, v = divmod(key, 3)

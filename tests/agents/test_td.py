@@ -266,7 +266,7 @@ def test_training_rejects_bad_parameters(kwargs, pattern):
 
 
 def test_games_without_a_key_table_are_refused():
-    with pytest.raises(ValueError, match="n_keys"):
+    with pytest.raises(ValueError, match="num_keys"):
         TDAgent(DotsAndBoxes(2, 2))
 
 

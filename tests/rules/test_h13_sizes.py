@@ -89,11 +89,13 @@ def test_line_counts_of_the_largest_board():
     assert len(board_geometry(MAX_BOARD_SIDE, MAX_BOARD_SIDE, 1).lines) == MAX_BOARD_SIDE**2
 
 
-def test_n_keys_is_computed_on_first_use():
+def test_num_keys_is_computed_on_first_use():
     game = ConnectN(MAX_BOARD_SIDE, MAX_BOARD_SIDE, 5)
-    assert "n_keys" not in vars(game)
-    assert ConnectN(3, 3, 3, gravity=False).n_keys == 3**9
-    assert game.n_keys == 3 ** (MAX_BOARD_SIDE**2)
+    assert "num_keys" not in vars(game)
+    assert ConnectN(3, 3, 3, gravity=False).num_keys == 3**9
+    assert game.num_keys == 3 ** (MAX_BOARD_SIDE**2)
+    with pytest.warns(DeprecationWarning, match="use num_keys"):
+        assert game.n_keys == game.num_keys
 
 
 def test_the_largest_dots_board_builds_quickly():

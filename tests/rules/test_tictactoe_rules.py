@@ -146,7 +146,7 @@ def test_compact_keys_are_unique_in_range_and_invertible():
     states = reachable(game)
     keys = {game.key(s) for s in states}
     assert len(keys) == len(states)
-    assert all(0 <= k < game.n_keys == 3**9 for k in keys)
+    assert all(0 <= k < game.num_keys == 3**9 for k in keys)
     for state in list(states)[:500]:
         assert game.from_key(game.key(state)) == state
     assert game.key(game.initial_state()) == 0
