@@ -23,6 +23,9 @@ of the single-agent envs (``game.observation(state, player)``: +1 own, -1 the ot
 with -1 for the offender (``TerminateIllegalWrapper``). :func:`raw_env` has no wrappers and raises
 ``ValueError`` on an illegal move, leaving the game unchanged.
 
+Rendering uses the views of the Gymnasium envs (:mod:`gym_boardgames.render.board`), drawing this game's
+own state and history: no second env runs beside it.
+
 PettingZoo is optional: ``pip install -e '.[pettingzoo]'`` (or ``pip install pettingzoo``).
 ``import gym_boardgames`` never imports this module.
 """
@@ -43,15 +46,17 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
         "install the `pettingzoo` extra with `pip install -e '.[pettingzoo]'` (or `pip install pettingzoo`)"
     ) from error
 
-from gym_boardgames.envs.base import TwoPlayerEnv, check_action
-from gym_boardgames.envs.contract import env_for_game, winner_of_returns
+from gym_boardgames.envs.base import check_action
+from gym_boardgames.envs.contract import winner_of_returns
+from gym_boardgames.render.board import board_marks, board_style, board_text, board_view, status_line
+from gym_boardgames.render.modes import RenderModesMixin
 from gym_boardgames.rules.registry import RULES
 
 AGENTS = ("player_0", "player_1")
 RENDER_MODES = ("human", "rgb_array", "ansi")
 
 
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the unwrapped env
+class raw_env(RenderModesMixin, AECEnv):  # noqa: N801 - PettingZoo's naming convention for the unwrapped env
     """A two-player board game as a PettingZoo AEC environment, without wrappers.
 
     Args:
@@ -82,6 +87,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
         self.game = RULES[game](**game_kwargs)
         self.game_name = game
         self.render_mode = render_mode
+        #: The players' display names and text symbols, and the window title: those of the Gymnasium env.
+        self.style = board_style(self.game)
+        self.window_title = self.style.title
         # An instance copy, so the name is per game without touching the class attribute.
         self.metadata = {**self.metadata, "name": f"gym_boardgames_{game.lower()}_v0"}
 
@@ -100,6 +108,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
         self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in AGENTS}
 
         self.state: Any = self.game.initial_state()
+        #: ``(player, action)`` of every move of this game, for drawing (states carry no history).
+        self.moves: list[tuple[int, int]] = []
+        self._previous: Any = None  # the state before the last move
         #: None while the game goes on; at the end 0 or 1, or -1 for a draw (as ``infos[agent]["winner"]``).
         self.winner: int | None = None
         self.rewards = dict.fromkeys(AGENTS, 0.0)
@@ -108,11 +119,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self.agent_selection = AGENTS[0]
-        # The drawing lives in the Gymnasium env classes; a self-play env mirrors the moves so that its
-        # views (last move, scores, status line) draw this game. It is never consulted for the rules.
-        self._view_env: TwoPlayerEnv | None = None
-        if render_mode is not None:
-            self._view_env = env_for_game(self.game, opponent=None, illegal_action="raise", render_mode=render_mode)
+        self._canvas: Any = None  # the pygame backend, created on the first pygame frame
 
     # ---- the AEC API -------------------------------------------------------------------------
 
@@ -146,6 +153,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
             options: unused.
         """
         self.state = self.game.initial_state()
+        self.moves, self._previous = [], None
         self.winner = None
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
@@ -154,8 +162,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {agent: {} for agent in AGENTS}
         self.agent_selection = AGENTS[self.game.current_player(self.state)]
-        if self._view_env is not None:
-            self._view_env.reset(seed=seed)  # in human mode this also draws the empty board
+        if self.render_mode == "human":
+            self.render()
 
     def step(self, action: int | None) -> None:
         """Play ``action`` for ``agent_selection``; the next agent is the rules' player to move.
@@ -176,9 +184,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
         # The type and range check the Gymnasium envs make (the rules alone would take True as cell 1);
         # apply() then judges legality in the position, so the rules stay the only judge of the game.
         action = check_action(action, self.game.num_actions)
-        self.state = self.game.apply(self.state, action)
-        if self._view_env is not None:
-            self._view_env.step(action)  # in human mode this also draws the new frame
+        mover, previous = self.game.current_player(self.state), self.state
+        self.state = self.game.apply(previous, action)
+        self.moves.append((mover, action))
+        self._previous = previous
         # The acting agent's cumulative reward restarts with its own move, as the AEC contract wants.
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(AGENTS, 0.0)
@@ -191,25 +200,27 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the un
             self.terminations = dict.fromkeys(AGENTS, True)
         self._accumulate_rewards()
         self.agent_selection = AGENTS[self.game.current_player(self.state)]
+        if self.render_mode == "human":
+            self.render()
 
-    def render(self) -> str | np.ndarray | None:
-        """Draw the game with the Gymnasium envs' views.
+    # ---- drawing (render() and close() are RenderModesMixin's) --------------------------------
 
-        Returns:
-            text (``"ansi"``), a ``uint8 (H, W, 3)`` array (``"rgb_array"``), or None (``"human"``,
-            which shows a pygame window, or no render mode).
-        """
-        if self._view_env is None:
-            from gymnasium import logger
+    def _marks(self) -> Any:
+        status = status_line(self.game, self.state, self.style.names, self.winner)
+        return board_marks(self.game, self.moves, self._previous, status, self.winner is not None)
 
-            logger.warn("render() called without a render_mode: pass render_mode='ansi', 'rgb_array' or 'human'")
-            return None
-        return self._view_env.render()
+    def _ansi(self) -> str:
+        return board_text(self.game, self.state, self._marks(), self.style)
 
-    def close(self) -> None:
-        """Release the window or drawing surface, if any; safe to call twice."""
-        if self._view_env is not None:
-            self._view_env.close()
+    def make_view(self) -> Any:
+        """Return a new pygame view of this board (needs pygame)."""
+        return board_view(self.game)
+
+    def _draw(self, view: Any, surface: Any) -> None:
+        view.draw(surface, self.state, self._marks())
+
+    def _maker_call(self) -> str:
+        return f'gym_boardgames.pettingzoo.env("{self.game_name}", render_mode=...)'
 
 
 class _TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):

@@ -40,7 +40,7 @@ from gym_boardgames.envs.contract import (  # noqa: F401  (re-exported: the cont
     winner_of_returns,
 )
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
-from gym_boardgames.render.board import BoardMarks, board_style, board_text, board_view, status_line
+from gym_boardgames.render.board import BoardMarks, board_marks, board_style, board_text, board_view, status_line
 from gym_boardgames.render.modes import RenderModesMixin
 
 OpponentPolicy = Callable[[Any, Any], int]
@@ -391,12 +391,12 @@ class TwoPlayerEnv(RenderModesMixin, gym.Env[np.ndarray, np.int64]):
         return status_line(self.game, self.state, self.player_names, winner, offender)
 
     def marks(self) -> BoardMarks:
-        """Return what a frame of the current position marks: the last move, the status line, the result."""
-        return BoardMarks(self._last_mark(), self.status_text(), self._episode_over)
+        """Return what a frame of the current position marks: the last move, the status line, the result.
 
-    def _last_mark(self) -> int | None:
-        """The cell or edge a frame highlights for the last move (the action itself by default)."""
-        return self.lastaction
+        The views of :mod:`gym_boardgames.render` draw ``(game, state, marks)``; ``play.py`` draws its window
+        the same way.
+        """
+        return board_marks(self.game, self.moves, self._previous, self.status_text(), self._episode_over)
 
     def _ansi(self) -> str:
         return board_text(self.game, self.state, self.marks(), self.style)

@@ -14,6 +14,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_boardgames.envs.base import TwoPlayerEnv
+from gym_boardgames.render.board import last_mark
 from gym_boardgames.rules.connect import BoardState, ConnectN
 
 
@@ -33,11 +34,5 @@ class ConnectBoardEnv(TwoPlayerEnv):
 
     @property
     def last_cell(self) -> int | None:
-        """The board cell (row-major) of the last move, by either side; None before any move."""
-        if self._previous is None or not self.moves:
-            return None
-        # The cell the last action filled in the position it was played in: with gravity, where it landed.
-        return self.game.action_cell(self._previous, self.moves[-1][1])
-
-    def _last_mark(self) -> int | None:
-        return self.last_cell
+        """The cell (row-major) of the last move, by either side (with gravity: where it landed); None before any."""
+        return last_mark(self.game, self.moves, self._previous)

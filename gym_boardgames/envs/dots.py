@@ -9,7 +9,6 @@ from gymnasium import spaces
 
 from gym_boardgames.envs.base import Agent, OpponentPolicy, TwoPlayerEnv
 from gym_boardgames.envs.contract import DOTS_REWARD_MODES, check_reward_mode, score_reward
-from gym_boardgames.render.board import BoardMarks
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 
 REWARD_MODES = DOTS_REWARD_MODES  # the contract's, under the name this module has always exported
@@ -100,9 +99,5 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
         return float(score_reward((after0 - before0) - (after1 - before1), seat))
 
     def edge_drawers(self) -> dict[int, int]:
-        """Return ``{edge: player who drew it}`` for this episode (for drawing edges in their colour)."""
-        return {action: player for player, action in self.moves}
-
-    def marks(self) -> BoardMarks:
-        """The base marks, and who drew each edge (a frame draws edges in their drawer's colour)."""
-        return super().marks()._replace(drawers=self.edge_drawers())
+        """Return ``{edge: player who drew it}`` for this episode (the colours a frame draws edges in)."""
+        return dict(self.marks().drawers)

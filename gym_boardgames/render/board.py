@@ -11,7 +11,7 @@ This module never imports pygame: :func:`board_view` imports the pygame views on
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from gym_boardgames.render.text import connect_text, dots_text
@@ -19,7 +19,16 @@ from gym_boardgames.rules.connect import ConnectN
 from gym_boardgames.rules.dots import DRAW, DotsAndBoxes
 from gym_boardgames.rules.tictactoe import TicTacToe
 
-__all__ = ["BoardMarks", "BoardStyle", "board_style", "board_text", "board_view", "status_line"]
+__all__ = [
+    "BoardMarks",
+    "BoardStyle",
+    "board_marks",
+    "board_style",
+    "board_text",
+    "board_view",
+    "last_mark",
+    "status_line",
+]
 
 
 class BoardMarks(NamedTuple):
@@ -88,6 +97,35 @@ def status_line(
         score0, score1 = game.scores(state)
         text += f" ({score0}-{score1})"
     return text
+
+
+def last_mark(game: Any, moves: Sequence[tuple[int, int]], previous: Any) -> int | None:
+    """Return the cell (Connect-N) or edge (Dots and Boxes) a frame highlights for the last of ``moves``.
+
+    Args:
+        game: the rules object.
+        moves: ``(player, action)`` of every move so far.
+        previous: the state the last move was played in (where a gravity piece landed is a rules
+            question: ``game.action_cell(previous, action)``).
+    """
+    if not moves:
+        return None
+    action = moves[-1][1]
+    return game.action_cell(previous, action) if isinstance(game, ConnectN) else action
+
+
+def board_marks(game: Any, moves: Sequence[tuple[int, int]], previous: Any, status: str, over: bool) -> BoardMarks:
+    """Return the marks of a frame from a game's history: the last move's cell or edge, and who drew each edge.
+
+    Args:
+        game: the rules object.
+        moves: ``(player, action)`` of every move so far.
+        previous: the state the last move was played in.
+        status: the status line.
+        over: whether the game has ended.
+    """
+    drawers = {action: player for player, action in moves} if isinstance(game, DotsAndBoxes) else None
+    return BoardMarks(last_mark(game, moves, previous), status, over, drawers)
 
 
 def board_text(game: Any, state: Any, marks: BoardMarks, style: BoardStyle) -> str:

@@ -35,8 +35,8 @@ class RenderModesMixin:
         """
         if self.render_mode is None:
             gym.logger.warn(
-                "render() called without a render_mode: pass render_mode='ansi', 'rgb_array' or 'human' "
-                f'to gymnasium.make("{self.spec.id if self.spec else type(self).__name__}", render_mode=...)'
+                f"render() called without a render_mode: pass render_mode='ansi', 'rgb_array' or 'human' to "
+                f"{self._maker_call()}"
             )
             return None
         if self.render_mode == "ansi":
@@ -52,6 +52,10 @@ class RenderModesMixin:
             self._canvas.show()
             return None
         return self._canvas.to_array()
+
+    def _maker_call(self) -> str:
+        """How the user makes this env with a render mode, for the warning of ``render()`` without one."""
+        return f'gymnasium.make("{self.spec.id if self.spec else type(self).__name__}", render_mode=...)'
 
     def _draw(self, view: Any, surface: Any) -> None:
         """Draw the current frame with ``view`` on ``surface``: the state and what it marks."""
