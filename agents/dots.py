@@ -1,4 +1,4 @@
-"""Dots and Boxes agents: four bots, the exact layered solver and the layered online Q learner.
+"""Dots and Boxes agents: four bots, the exact layered solver and the layered online value learner.
 
 These reproduce a student study of Dots and Boxes on 3x3 boxes (4x4 dots, 24 edges). Edge numbering is
 that of :mod:`gym_boardgames.rules.dots`; a position is keyed by its drawn-edge bitmask
@@ -6,25 +6,25 @@ that of :mod:`gym_boardgames.rules.dots`; a position is keyed by its drawn-edge 
 
 The value function
 ------------------
-``Q(s)`` is the number of boxes the player to move can still take from ``s`` to the end when both sides
+``V(s)`` is the number of boxes the player to move can still take from ``s`` to the end when both sides
 play to maximise their own boxes. It depends on the drawn edges only: the score so far and the name of
 the player to move do not change the best move, so one table serves both sides. With ``R(a)`` the boxes
 edge ``a`` completes (0, 1 or 2), ``s_a`` the position after it and ``pnb(s)`` the boxes not yet taken::
 
-    f(s, a) = Q(s_a) + R(a)       if R(a) > 0   (the mover moves again)
-    f(s, a) = pnb(s) - Q(s_a)     if R(a) = 0   (the opponent takes Q(s_a) of what is left)
-    Q(s)    = max_a f(s, a),      Q(full board) = 0
+    f(s, a) = V(s_a) + R(a)       if R(a) > 0   (the mover moves again)
+    f(s, a) = pnb(s) - V(s_a)     if R(a) = 0   (the opponent takes V(s_a) of what is left)
+    V(s)    = max_a f(s, a),      V(full board) = 0
 
-The margin the player to move can force from ``s`` is ``2 Q(s) - pnb(s)``; for the empty board it is the
+The margin the player to move can force from ``s`` is ``2 V(s) - pnb(s)``; for the empty board it is the
 game's value for the first player. Maximising boxes is also safe for winning: a player that maximises
 its boxes keeps at least the margin it could force, so it never loses (or draws) a position it could
 win (or draw), whatever the tie rule.
 
 Layers
 ------
-Layer ``m`` holds the positions with ``m`` edges left; ``Q`` on layer ``m`` needs only layer ``m - 1``.
+Layer ``m`` holds the positions with ``m`` edges left; ``V`` on layer ``m`` needs only layer ``m - 1``.
 :func:`solve_layers` computes it exactly by backward induction (retrograde analysis) over every bitmask,
-vectorised with numpy; :class:`LayeredQAgent` learns it online from played games, one dict per layer.
+vectorised with numpy; :class:`LayeredValueAgent` learns it online from played games, one dict per layer.
 
 The bots (each ``act(game, state) -> int``, seeded)
 ---------------------------------------------------
@@ -33,7 +33,7 @@ The bots (each ``act(game, state) -> int``, seeded)
   distance of the edge's midpoint from dot ``(0, 0)`` (the top-left dot), ties by edge number.
 * :class:`Always4Never3Bot`: completes a box whenever it can; otherwise avoids drawing the third edge of
   any box (which would offer it to the opponent); otherwise plays at random. Random among equals.
-* :class:`EndgameBot`: ``EndgameBot(k)`` (the study's bot2(k)) plays optimally, from the exact ``Q``, once
+* :class:`EndgameBot`: ``EndgameBot(k)`` (the study's bot2(k)) plays optimally, from the exact ``V``, once
   ``k`` or fewer edges are left, and like :class:`Always4Never3Bot` before. ``EndgameBot(24)`` on 3x3
   boxes is the exact agent.
 """
@@ -43,6 +43,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -62,7 +63,7 @@ __all__ = [
     "EndgameBot",
     "FirstAvailableBot",
     "LayerTable",
-    "LayeredQAgent",
+    "LayeredValueAgent",
     "RandomBot",
     "first_available_order",
     "solve_layers",
@@ -207,7 +208,7 @@ def _shared_table(rows: int, cols: int, last_k: int) -> LayerTable:
 class EndgameBot:
     """The study's bot2(k): optimal for the last ``k`` moves, Always4Never3 before.
 
-    Once ``k`` or fewer edges are left it plays a move that maximises ``f(s, a)`` under the exact ``Q``
+    Once ``k`` or fewer edges are left it plays a move that maximises ``f(s, a)`` under the exact ``V``
     (uniformly among the best); with more edges left it plays as :class:`Always4Never3Bot`. With ``k``
     at least the number of edges it is the exact agent.
 
@@ -288,9 +289,9 @@ def _make_bot(spec: str, seed: SeedLike = None, table: LayerTable | None = None)
 
 
 class LayerTable:
-    """The exact ``Q`` of a board for every position with at most ``last_k`` edges left.
+    """The exact ``V`` of a board for every position with at most ``last_k`` edges left.
 
-    ``values[key]`` is ``Q`` of the position whose drawn-edge bitmask is ``key`` (an int8 array over all
+    ``values[key]`` is ``V`` of the position whose drawn-edge bitmask is ``key`` (an int8 array over all
     ``2**E`` bitmasks), or -1 for positions with more than ``last_k`` edges left. Methods take a
     :class:`~gym_boardgames.rules.dots.DotsState` or its edge bitmask.
 
@@ -344,32 +345,37 @@ class LayerTable:
         return self.num_edges - self._key(state).bit_count()
 
     def is_solved(self, state: DotsState | int) -> bool:
-        """Return whether ``Q`` of this position is in the table (at most ``last_k`` edges left)."""
+        """Return whether ``V`` of this position is in the table (at most ``last_k`` edges left)."""
         return self.edges_left(state) <= self.last_k
 
-    def _q(self, key: int) -> int:
+    def _value(self, key: int) -> int:
         value = int(self.values[key])
         if value < 0:
             left = self.num_edges - key.bit_count()
             raise ValueError(f"this table holds positions with at most {self.last_k} edges left, not {left}")
         return value
 
-    def q(self, state: DotsState | int) -> int:
-        """Return ``Q(s)``: the boxes the player to move can still take with best play on both sides.
+    def value(self, state: DotsState | int) -> int:
+        """Return ``V(s)``: the boxes the player to move can still take with best play on both sides.
 
         Raises:
             ValueError: if the position has more than ``last_k`` edges left, or is of another board.
         """
-        return self._q(self._key(state))
+        return self._value(self._key(state))
+
+    def q(self, state: DotsState | int) -> int:
+        """Deprecated name of :meth:`value` (kept for one version): ``Q`` now means an action value only."""
+        warnings.warn("LayerTable.q is deprecated: use LayerTable.value", DeprecationWarning, stacklevel=2)
+        return self.value(state)
 
     def margin(self, state: DotsState | int) -> int:
-        """Return ``2 Q(s) - pnb(s)``: the net boxes the player to move can force from here on.
+        """Return ``2 V(s) - pnb(s)``: the net boxes the player to move can force from here on.
 
         Raises:
-            ValueError: as :meth:`q`.
+            ValueError: as :meth:`value`.
         """
         key = self._key(state)
-        return 2 * self._q(key) - self._board.boxes_left(key)
+        return 2 * self._value(key) - self._board.boxes_left(key)
 
     def move_values(self, state: DotsState | int) -> dict[int, int]:
         """Return ``f(s, a)`` for every free edge ``a``: the boxes the mover gets from here by playing ``a``.
@@ -383,8 +389,8 @@ class LayerTable:
         boxes_left = board.boxes_left(key)
         values = {}
         for edge, child, reward in board.successors(key):
-            q_child = self._q(child)
-            values[edge] = q_child + reward if reward else boxes_left - q_child
+            v_child = self._value(child)
+            values[edge] = v_child + reward if reward else boxes_left - v_child
         return values
 
     def best_moves(self, state: DotsState | int) -> list[int]:
@@ -406,6 +412,7 @@ class LayerTable:
             OSError: if the file cannot be written.
         """
         meta = {"rows": self.rows, "cols": self.cols, "last_k": self.last_k}
+        # The array keeps its name "q" in the file (format version 1).
         save_npz(path, {"q": self.values}, format=self.FORMAT, version=self.VERSION, meta=meta)
 
     @classmethod
@@ -465,17 +472,17 @@ def _popcounts(num_edges: int) -> np.ndarray:
 
 
 def solve_layers(game: DotsAndBoxes, last_k: int | None = None, *, progress: bool = False) -> LayerTable:
-    """Compute the exact ``Q`` by backward induction over layers (retrograde analysis).
+    """Compute the exact ``V`` by backward induction over layers (retrograde analysis).
 
-    Layer ``m`` is every bitmask with ``m`` edges left. Going from the full board (``Q = 0``) up to
+    Layer ``m`` is every bitmask with ``m`` edges left. Going from the full board (``V = 0``) up to
     ``last_k``, each layer is solved at once with numpy: for the layer's bitmasks, the ``j``-th free
     edge is the lowest set bit of the still-unvisited free edges, the child is found by indexing the
     table with ``key | bit``, and ``f`` is maximised over the ``m`` free edges. The table is one byte per
     bitmask; while solving, the high nibble also holds the boxes completed in that bitmask, so that one
-    lookup gives both ``Q(child)`` and ``R(a) = completed(child) - completed(key)``.
+    lookup gives both ``V(child)`` and ``R(a) = completed(child) - completed(key)``.
 
     Args:
-        game: the Dots and Boxes rules (its tie rule is irrelevant: ``Q`` counts boxes).
+        game: the Dots and Boxes rules (its tie rule is irrelevant: ``V`` counts boxes).
         last_k: solve the positions with at most this many edges left; None (all positions) or a value
             at least the number of edges solves the whole game.
         progress: show a progress bar over layers.
@@ -502,7 +509,7 @@ def solve_layers(game: DotsAndBoxes, last_k: int | None = None, *, progress: boo
 
     drawn = _popcounts(num_edges)
     unsolved = 0xFF
-    packed = np.full(1 << num_edges, unsolved, dtype=np.uint8)  # (completed boxes << 4) | Q
+    packed = np.full(1 << num_edges, unsolved, dtype=np.uint8)  # (completed boxes << 4) | V
     packed[board.full] = num_boxes << 4
     everything = board.full
     with progress_bar(last_k, "solving layers", progress) as bar:
@@ -517,8 +524,8 @@ def solve_layers(game: DotsAndBoxes, last_k: int | None = None, *, progress: boo
                 free ^= low
                 child = packed[keys | low]
                 reward = (child >> 4).view(np.int8) - completed
-                q_child = (child & 0x0F).view(np.int8)
-                np.maximum(best, np.where(reward > 0, q_child + reward, boxes_left - q_child), out=best)
+                v_child = (child & 0x0F).view(np.int8)
+                np.maximum(best, np.where(reward > 0, v_child + reward, boxes_left - v_child), out=best)
             packed[keys] = (completed.view(np.uint8) << 4) | best.view(np.uint8)
             bar.update(1)
     values = (packed & 0x0F).view(np.int8)
@@ -529,8 +536,8 @@ def solve_layers(game: DotsAndBoxes, last_k: int | None = None, *, progress: boo
 # ---- the online learner ------------------------------------------------------------------------
 
 
-class LayeredQAgent:
-    """The study's online learner of ``Q``, stored by layer (one dict per number of edges left).
+class LayeredValueAgent:
+    """The study's online learner of ``V``, stored by layer (one dict per number of edges left).
 
     Playing (:meth:`act`) is greedy: the move maximising ``f(s, a)`` under the current estimates,
     uniformly among ties. A position not seen yet is estimated by the mean of the known positions
@@ -539,9 +546,9 @@ class LayeredQAgent:
 
     Learning (:meth:`train`): in each training game the agent plays a random move with probability
     ``explore`` and the greedy move otherwise. After the game it walks the played positions from the
-    end back to the start, ``Q(s) <- Q(s) + lr * (max_a f(s, a) - Q(s))``, so that what a game teaches
+    end back to the start, ``V(s) <- V(s) + lr * (max_a f(s, a) - V(s))``, so that what a game teaches
     about its last layers reaches its first ones in the same sweep (the study's upward propagation).
-    Positions where the opponent moved are learned from as well: ``Q`` belongs to whoever is to move.
+    Positions where the opponent moved are learned from as well: ``V`` belongs to whoever is to move.
 
     Args:
         lr: the learning rate in [0, 1]; 0 learns nothing (the study's test setting).
@@ -589,7 +596,7 @@ class LayeredQAgent:
         return sum(len(layer) for layer in self.layers)
 
     def __repr__(self) -> str:
-        return f"LayeredQAgent(lr={self.lr:g}, explore={self.explore:.3g})"
+        return f"LayeredValueAgent(lr={self.lr:g}, explore={self.explore:.3g})"
 
     def _bind(self, game: DotsAndBoxes) -> EdgeKeyRules:
         """Return the board; the first game fixes it, and the layers are made for it."""
@@ -610,25 +617,25 @@ class LayeredQAgent:
         edges, rewards, children = [], [], []
         total, known = 0.0, 0
         for edge, child, reward in board.successors(key):
-            q = get(child)
-            if q is not None:
-                total += q
+            v = get(child)
+            if v is not None:
+                total += v
                 known += 1
             edges.append(edge)
             rewards.append(reward)
-            children.append(q)
+            children.append(v)
         if known < len(children):
             # Unseen children: the mean of the known siblings if at least two are known, else half the
             # boxes the child has left.
             mean = total / known if known >= 2 else None
-            for i, q in enumerate(children):
-                if q is None:
+            for i, v in enumerate(children):
+                if v is None:
                     children[i] = mean if mean is not None else (boxes_left - rewards[i]) * 0.5
-        values = [q + r if r else boxes_left - q for q, r in zip(children, rewards, strict=True)]
+        values = [v + r if r else boxes_left - v for v, r in zip(children, rewards, strict=True)]
         return edges, values
 
     def move_values(self, game: DotsAndBoxes, state: DotsState) -> dict[int, float]:
-        """Return the estimated ``f(s, a)`` of every free edge under the current ``Q``.
+        """Return the estimated ``f(s, a)`` of every free edge under the current ``V``.
 
         Raises:
             ValueError: if ``game`` is not the board this agent learned.
@@ -639,7 +646,7 @@ class LayeredQAgent:
         return dict(zip(edges, values, strict=True))
 
     def value(self, game: DotsAndBoxes, state: DotsState) -> float | None:
-        """Return the learned ``Q(s)``, or None for a position never updated.
+        """Return the learned ``V(s)``, or None for a position never updated.
 
         Raises:
             ValueError: if ``game`` is not the board this agent learned.
@@ -668,7 +675,7 @@ class LayeredQAgent:
         return self._greedy(board, key, board.boxes_left(key))
 
     def _learn(self, board: EdgeKeyRules, path: list[tuple[int, int]]) -> None:
-        """Update ``Q`` along one game's positions ``(key, boxes left)``, from the end back to the start."""
+        """Update ``V`` along one game's positions ``(key, boxes left)``, from the end back to the start."""
         lr = self.lr
         if lr == 0:
             return
@@ -693,7 +700,7 @@ class LayeredQAgent:
             return boxes_left / 2
         parent = path[t - 1][0]
         get = self.layers[board.num_edges - key.bit_count()].get
-        seen = [q for bit in board.bits if not parent & bit and (q := get(parent | bit)) is not None]
+        seen = [v for bit in board.bits if not parent & bit and (v := get(parent | bit)) is not None]
         return sum(seen) / len(seen) if len(seen) >= 2 else boxes_left / 2
 
     def train(
@@ -707,7 +714,7 @@ class LayeredQAgent:
         """Play ``games`` training games against ``opponent``, learning after each one.
 
         The agent moves first in even-numbered games and second in odd ones. Its moves are random with
-        probability :attr:`explore`, greedy otherwise; ``Q`` is updated after every game with the
+        probability :attr:`explore`, greedy otherwise; ``V`` is updated after every game with the
         current :attr:`lr`.
 
         Args:
@@ -776,7 +783,7 @@ class LayeredQAgent:
         save_npz(path, arrays, format=self.FORMAT, version=self.VERSION, meta=meta)
 
     @classmethod
-    def load(cls, path: PathLike, seed: SeedLike = None) -> LayeredQAgent:
+    def load(cls, path: PathLike, seed: SeedLike = None) -> LayeredValueAgent:
         """Read an agent written by :meth:`save`, checking the header and every value.
 
         Args:
@@ -843,13 +850,17 @@ def _unit_interval(name: str, value: float) -> float:
     return float(value)
 
 
-def __getattr__(name: str) -> Any:
-    # make_bot was the second way to build an agent by name; agents.factory.make_agent is the one left.
-    if name == "make_bot":
-        import warnings
+#: Old public names, kept for one version: make_bot was a second way to build an agent by name, and
+#: "Q" named a state value here while it means an action value elsewhere (agents.dp).
+_DEPRECATED = {
+    "make_bot": ("agents.factory.make_agent", lambda: _make_bot),
+    "LayeredQAgent": ("agents.dots.LayeredValueAgent", lambda: LayeredValueAgent),
+}
 
-        warnings.warn(
-            "agents.dots.make_bot is deprecated: use agents.factory.make_agent", DeprecationWarning, stacklevel=2
-        )
-        return _make_bot
+
+def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        new_name, value = _DEPRECATED[name]
+        warnings.warn(f"agents.dots.{name} is deprecated: use {new_name}", DeprecationWarning, stacklevel=2)
+        return value()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

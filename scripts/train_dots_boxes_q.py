@@ -1,10 +1,10 @@
-"""Reproduce the Dots and Boxes study on 3x3 boxes: the exact solve, the Q learner's tables, the learning-rate study.
+"""Reproduce the Dots and Boxes study on 3x3 boxes: the exact solve, the value learner, the learning-rate study.
 
 Experiments (each selectable with --experiments):
   solve   solve_layers on the whole board: the value of the empty board, the time and the memory; the
           values of the 2x2 and 2x3 boards too.
   table1  for each trainer T in {random, first_available, always4never3, endgame(10)}: a fresh
-          LayeredQAgent trains --train-games games against T (exploring with probability --explore),
+          LayeredValueAgent trains --train-games games against T (exploring with probability --explore),
           then plays --test-games games against each bot S with learning off. Cells: [wins, losses].
   table2  the same agents after --train-games more games against endgame(10), tested again.
   lr      the learning-rate study: --warmup-games games against random at lr 1, then --rounds rounds of
@@ -37,7 +37,7 @@ from typing import Any
 
 from agents._rng import make_rng
 from agents.arena import play_game, play_match
-from agents.dots import EndgameBot, LayeredQAgent, LayerTable, solve_layers
+from agents.dots import EndgameBot, LayeredValueAgent, LayerTable, solve_layers
 from agents.factory import make_agent
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 from gym_boardgames.utils import (
@@ -231,11 +231,11 @@ def run_solve(rows: int, cols: int) -> dict[str, Any]:
     for r, c in [(2, 2), (2, 3), (rows, cols)]:
         small = table if (r, c) == (rows, cols) else solve_layers(DotsAndBoxes(r, c))
         state = DotsAndBoxes(r, c).initial_state()
-        values[f"{r}x{c}"] = {"q_empty": small.q(state), "first_player_margin": small.margin(state)}
+        values[f"{r}x{c}"] = {"q_empty": small.value(state), "first_player_margin": small.margin(state)}
     return {
         "board": f"{rows}x{cols}",
         "positions": int(table.values.size),
-        "q_empty": table.q(empty),
+        "q_empty": table.value(empty),
         "first_player_margin": table.margin(empty),
         "optimal_first_moves": table.best_moves(empty),
         "seconds": round(seconds, 2),
@@ -254,7 +254,7 @@ def run_trainer(task: dict[str, Any]) -> dict[str, Any]:
     game = DotsAndBoxes(rows, cols, tie_break="second")
     table = _table(rows, cols)
     rng = make_rng(task["seed"])
-    agent = LayeredQAgent(lr=task["lr"], explore=task["explore"], seed=rng)
+    agent = LayeredValueAgent(lr=task["lr"], explore=task["explore"], seed=rng)
     phases = 2 if task["table2"] else 1
     games = phases * (task["train_games"] + 4 * task["test_games"])
     bar = progress_bar(games, f"trainer {task['trainer']}", task["progress"])
@@ -272,7 +272,7 @@ def run_trainer(task: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _test_all(game: DotsAndBoxes, agent: LayeredQAgent, table: LayerTable, k: int, games: int, rng, bar) -> dict:
+def _test_all(game: DotsAndBoxes, agent: LayeredValueAgent, table: LayerTable, k: int, games: int, rng, bar) -> dict:
     lr, agent.lr = agent.lr, 0.0  # the study tested with learning off (act() never learns anyway)
     cells = {}
     for name in _bots(k):
@@ -290,7 +290,7 @@ def run_lr(task: dict[str, Any]) -> dict[str, Any]:
     rng = make_rng(task["seed"])
     total = task["warmup_games"] + task["rounds"] * (task["round_games"] + task["round_test_games"])
     bar = progress_bar(total, f"lr {task['lr']:g}", task["progress"])
-    agent = LayeredQAgent(lr=1.0, explore=task["explore"], seed=rng)
+    agent = LayeredValueAgent(lr=1.0, explore=task["explore"], seed=rng)
     agent.train(game, make_agent("random", rng), task["warmup_games"], progress=bar.update)
     agent.lr = task["lr"]
     trainer = make_agent(f"endgame:{k}", rng, table=table)

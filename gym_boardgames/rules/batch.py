@@ -36,7 +36,7 @@ _ONE = np.uint64(1)
 
 
 def _index(indices: np.ndarray | None, rows: np.ndarray | None) -> np.ndarray | slice:
-    if rows is not None:  # the argument's name until 0.2: "rows" also meant board rows here
+    if rows is not None:  # the old name, kept for one version: "rows" also meant board rows here
         warnings.warn("reset(rows=...) is deprecated: use reset(indices=...)", DeprecationWarning, stacklevel=3)
         indices = rows
     return slice(None) if indices is None else indices

@@ -1,4 +1,4 @@
-"""Dots and Boxes agents: the exact layered solver against brute force, the bots' rules, the Q learner, files."""
+"""Dots and Boxes agents: the exact layered solver against brute force, the bots' rules, the value learner, files."""
 
 import functools
 
@@ -10,7 +10,7 @@ from agents.dots import (
     Always4Never3Bot,
     EndgameBot,
     FirstAvailableBot,
-    LayeredQAgent,
+    LayeredValueAgent,
     LayerTable,
     RandomBot,
     _make_bot,
@@ -105,11 +105,11 @@ def test_solve_layers_equals_brute_force_minimax_on_every_position(rows, cols):
         stack.extend(game.apply(state, a) for a in game.legal_actions(state))
     for state in state_of.values():
         assert table.best_moves(state) == brute_force_best_moves(game, memo, state)
-        assert table.q(state) == table.q(bitmask(state.edges)) == memo[state.edges]
+        assert table.value(state) == table.value(bitmask(state.edges)) == memo[state.edges]
 
 
 def test_known_values_of_the_empty_boards():
-    # First-player margins 2 Q(empty) - boxes: 1x1 -1, 1x2 0, 2x2 +2 (a first-player win, as in Winning Ways).
+    # First-player margins 2 V(empty) - boxes: 1x1 -1, 1x2 0, 2x2 +2 (a first-player win, as in Winning Ways).
     margins = {(1, 1): -1, (1, 2): 0, (2, 2): 2, (2, 3): -2}
     for (rows, cols), margin in margins.items():
         game = DotsAndBoxes(rows, cols)
@@ -123,7 +123,7 @@ def test_full_3x3_board_solves_and_the_second_player_wins_by_3():
     game = DotsAndBoxes(3, 3)
     table = full_3x3_table()
     assert table.values.shape == (2**24,) and table.last_k == 24
-    assert table.q(game.initial_state()) == 3 and table.margin(game.initial_state()) == -3
+    assert table.value(game.initial_state()) == 3 and table.margin(game.initial_state()) == -3
     assert table.best_moves(game.initial_state()) == list(range(24))  # every opening loses by exactly 3
 
 
@@ -135,7 +135,7 @@ def test_3x3_values_agree_with_brute_force_on_random_endgames():
         state = random_position(game, rng, 13)  # 11 edges left: at most 2**11 sub-positions each
         memo = brute_force_q(game, state)
         for edges, q in memo.items():
-            assert table.q(bitmask(edges)) == q
+            assert table.value(bitmask(edges)) == q
         assert table.best_moves(state) == brute_force_best_moves(game, memo, state)
 
 
@@ -146,7 +146,7 @@ def test_last_k_solves_only_the_last_layers():
     np.testing.assert_array_equal(partial.values[left <= 5], full.values[left <= 5])
     assert np.all(partial.values[left > 5] == -1)
     with pytest.raises(ValueError, match="at most 5 edges left, not 12"):
-        partial.q(game.initial_state())
+        partial.value(game.initial_state())
     # best_moves needs the children only: one layer beyond last_k works, two do not.
     six_left = random_position(game, np.random.default_rng(0), 6)
     assert partial.best_moves(six_left) == full.best_moves(six_left)
@@ -162,7 +162,7 @@ def test_solver_rejects_boards_it_cannot_hold_and_foreign_games():
     with pytest.raises(ValueError, match="play Dots and Boxes"):
         solve_layers(object())
     with pytest.raises(ValueError, match="has 12"):
-        solve_layers(DotsAndBoxes(1, 1)).q(DotsAndBoxes(2, 2).initial_state())
+        solve_layers(DotsAndBoxes(1, 1)).value(DotsAndBoxes(2, 2).initial_state())
 
 
 # ---- the bots --------------------------------------------------------------------------------------
@@ -283,19 +283,24 @@ def test_make_bot_names():
         _make_bot("bot2")
 
 
-def test_make_bot_is_a_deprecated_alias():
+def test_old_names_are_deprecated_aliases():
     import agents.dots
 
     with pytest.warns(DeprecationWarning, match="agents.factory.make_agent"):
         assert agents.dots.make_bot is _make_bot
+    with pytest.warns(DeprecationWarning, match="agents.dots.LayeredValueAgent"):
+        assert agents.dots.LayeredQAgent is LayeredValueAgent
+    table = solve_layers(DotsAndBoxes(1, 1))
+    with pytest.warns(DeprecationWarning, match="use LayerTable.value"):
+        assert table.q(0) == table.value(0) == 0  # the 1x1 box goes to the second player
 
 
-# ---- the layered Q learner ---------------------------------------------------------------------------
+# ---- the layered value learner -----------------------------------------------------------------------
 
 
 def test_unseen_positions_are_estimated_from_known_siblings_or_half_the_boxes_left():
     game = DotsAndBoxes(1, 2)  # edges: tops 0 1, bottoms 2 3, verticals 4 5 6
-    agent = LayeredQAgent(seed=0)
+    agent = LayeredValueAgent(seed=0)
     state = game.apply(game.apply(game.initial_state(), 0), 2)  # box 0 has top and bottom; 2 boxes left
     # Nothing known: a non-scoring move leaves the opponent half of 2 boxes, so f = 2 - 1 = 1 everywhere.
     assert agent.move_values(game, state) == {1: 1.0, 3: 1.0, 4: 1.0, 5: 1.0, 6: 1.0}
@@ -309,7 +314,7 @@ def test_unseen_positions_are_estimated_from_known_siblings_or_half_the_boxes_le
 
 def test_update_walks_the_game_backwards_with_the_learning_rate():
     game = DotsAndBoxes(1, 1)  # four edges; the last one always takes the box
-    agent = LayeredQAgent(lr=0.5, explore=0.0, seed=0)
+    agent = LayeredValueAgent(lr=0.5, explore=0.0, seed=0)
     agent.train(game, FirstAvailableBot(), 1)
     layers = agent.layers
     # One game visits one position per layer. Layer 1: f = 1 exactly; old estimate 1/2 -> 1/2 + (1 - 1/2)/2.
@@ -326,7 +331,7 @@ def test_update_walks_the_game_backwards_with_the_learning_rate():
 
 def test_layered_q_agent_after_a_short_run_beats_random_clearly():
     game = DotsAndBoxes(3, 3, tie_break="second")
-    agent = LayeredQAgent(lr=1.0, seed=0)
+    agent = LayeredValueAgent(lr=1.0, seed=0)
     training = agent.train(game, RandomBot(seed=1), 500)
     assert training.total.win + training.total.loss == 500 and agent.num_states > 5000
     result = play_match(game, agent, RandomBot(seed=2), 200)
@@ -336,7 +341,7 @@ def test_layered_q_agent_after_a_short_run_beats_random_clearly():
 def test_training_teaches_more_than_greedy_box_taking():
     # Untrained, the agent already takes every box (its estimates favour scoring); learning must add more.
     game = DotsAndBoxes(2, 2, tie_break="second")
-    untrained, trained = LayeredQAgent(seed=0), LayeredQAgent(lr=1.0, seed=0)
+    untrained, trained = LayeredValueAgent(seed=0), LayeredValueAgent(lr=1.0, seed=0)
     trained.train(game, RandomBot(seed=1), 1000)
     before = play_match(game, untrained, Always4Never3Bot(seed=3), 200).total.win
     after = play_match(game, trained, Always4Never3Bot(seed=3), 200).total.win
@@ -346,13 +351,13 @@ def test_training_teaches_more_than_greedy_box_taking():
 def test_agent_checks_its_settings_and_board():
     for kwargs in ({"lr": 1.5}, {"lr": -0.1}, {"explore": 2.0}, {"lr": float("nan")}):
         with pytest.raises(ValueError, match="must be a number in \\[0, 1\\]"):
-            LayeredQAgent(**kwargs)
-    agent = LayeredQAgent(seed=0)
+            LayeredValueAgent(**kwargs)
+    agent = LayeredValueAgent(seed=0)
     agent.train(DotsAndBoxes(1, 1), "random", 2)
     with pytest.raises(ValueError, match="learned 1x1 boxes, not 2x2"):
         agent.act(DotsAndBoxes(2, 2), DotsAndBoxes(2, 2).initial_state())
     with pytest.raises(ValueError, match="illegal move"):
-        LayeredQAgent(seed=0).train(DotsAndBoxes(1, 1), lambda game, state: 0, 1)
+        LayeredValueAgent(seed=0).train(DotsAndBoxes(1, 1), lambda game, state: 0, 1)
 
 
 # ---- files ---------------------------------------------------------------------------------------------
@@ -368,22 +373,22 @@ def test_table_save_load_round_trip(tmp_path):
 
 def test_agent_save_load_round_trip(tmp_path):
     game = DotsAndBoxes(2, 2)
-    agent = LayeredQAgent(lr=0.2, explore=0.5, seed=0)
+    agent = LayeredValueAgent(lr=0.2, explore=0.5, seed=0)
     agent.train(game, RandomBot(seed=1), 50)
     agent.save(tmp_path / "q.npz")
-    loaded = LayeredQAgent.load(tmp_path / "q.npz", seed=9)
+    loaded = LayeredValueAgent.load(tmp_path / "q.npz", seed=9)
     assert (loaded.lr, loaded.explore, loaded.games_trained) == (0.2, 0.5, 50)
     assert loaded.layers == agent.layers
     state = random_position(game, np.random.default_rng(3), 4)
     assert loaded.move_values(game, state) == agent.move_values(game, state)
     with pytest.raises(ValueError, match="nothing to save"):
-        LayeredQAgent().save(tmp_path / "empty.npz")
+        LayeredValueAgent().save(tmp_path / "empty.npz")
 
 
 def test_corrupt_and_foreign_files_raise_clear_errors(tmp_path):
     table = solve_layers(DotsAndBoxes(1, 1))
     table.save(tmp_path / "t.npz")
-    agent = LayeredQAgent(seed=0)
+    agent = LayeredValueAgent(seed=0)
     agent.train(DotsAndBoxes(1, 1), "random", 3)
     agent.save(tmp_path / "q.npz")
 
@@ -397,7 +402,7 @@ def test_corrupt_and_foreign_files_raise_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="expected 'gym_boardgames.dots.layer_table'"):
         LayerTable.load(tmp_path / "q.npz")
     with pytest.raises(ValueError, match="expected 'gym_boardgames.dots.layered_q'"):
-        LayeredQAgent.load(tmp_path / "t.npz")
+        LayeredValueAgent.load(tmp_path / "t.npz")
 
     # Right header, impossible content.
     meta = {"rows": 1, "cols": 1, "last_k": 4}
@@ -411,8 +416,8 @@ def test_corrupt_and_foreign_files_raise_clear_errors(tmp_path):
         LayerTable.load(tmp_path / "short.npz")
     arrays = {"keys": np.array([15, 99], np.uint64), "values": np.array([0.0, 0.5])}
     q_meta = {"rows": 1, "cols": 1, "lr": 0.1, "explore": 0.5, "games_trained": 1}
-    save_npz(tmp_path / "badq.npz", arrays, format=LayeredQAgent.FORMAT, version=1, meta=q_meta)
+    save_npz(tmp_path / "badq.npz", arrays, format=LayeredValueAgent.FORMAT, version=1, meta=q_meta)
     with pytest.raises(ValueError, match="bitmasks beyond the 4 edges"):
-        LayeredQAgent.load(tmp_path / "badq.npz")
+        LayeredValueAgent.load(tmp_path / "badq.npz")
     with pytest.raises(FileNotFoundError):
         LayerTable.load(tmp_path / "missing.npz")

@@ -29,7 +29,7 @@ import pytest
 from agents.alphazero.agent import AlphaZeroAgent
 from agents.alphazero.encoding import encoder_for
 from agents.alphazero.network import NetConfig
-from agents.dots import LayeredQAgent, LayerTable, RandomBot, solve_layers
+from agents.dots import LayeredValueAgent, LayerTable, RandomBot, solve_layers
 from agents.factory import make_agent
 from agents.persistence import HEADER, ArraySpec, SavedFileError, load_json, load_npz, save_json, save_npz
 from agents.td import TDAgent
@@ -85,7 +85,7 @@ def loaders(path: Path) -> dict[str, Callable[[], Any]]:
         "TDAgent.load(game)": lambda: TDAgent.load(path, TicTacToe()),
         "make_agent(td:)": lambda: make_agent(f"td:{path}"),
         "LayerTable.load": lambda: LayerTable.load(path),
-        "LayeredQAgent.load": lambda: LayeredQAgent.load(path, seed=0),
+        "LayeredValueAgent.load": lambda: LayeredValueAgent.load(path, seed=0),
         "load_npz(weights)": lambda: load_npz(
             path, format="test.weights", versions={1}, schema=weight_schema, allow_extra=False
         ),
@@ -105,7 +105,7 @@ def real_files(directory: Path) -> dict[str, bytes]:
     TDAgent(ConnectN(2, 3, 2, gravity=True), seed=0).save(directory / "td_connect.npz")
     game = DotsAndBoxes(1, 2)
     solve_layers(game).save(directory / "layers.npz")
-    agent = LayeredQAgent(lr=0.5, explore=0.2, seed=0)
+    agent = LayeredValueAgent(lr=0.5, explore=0.2, seed=0)
     agent.train(game, RandomBot(seed=1), 5)
     agent.save(directory / "layered_q.npz")
     rng = np.random.default_rng(0)
@@ -316,7 +316,7 @@ def test_the_fuzz_itself_loads_the_unmutated_files(tmp_path):
     assert TDAgent.load(tmp_path / "td_ttt.npz").game == TicTacToe()
     assert TDAgent.load(tmp_path / "td_connect.npz").game == ConnectN(2, 3, 2, gravity=True)
     assert LayerTable.load(tmp_path / "layers.npz").rows == 1
-    assert LayeredQAgent.load(tmp_path / "layered_q.npz").games_trained == 5
+    assert LayeredValueAgent.load(tmp_path / "layered_q.npz").games_trained == 5
     assert load_npz(tmp_path / "weights.npz", format="test.weights", versions={1}, schema=weight_schema).meta
     assert load_json(tmp_path / "agent.json", format="test.json", versions={1}).data["steps"] == 3
     assert AlphaZeroAgent.load(tmp_path / "alphazero.npz").config.channels == 4

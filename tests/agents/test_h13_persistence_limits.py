@@ -16,7 +16,7 @@ import numpy.lib.format as npy_format
 import pytest
 
 from agents import persistence
-from agents.dots import LayeredQAgent, LayerTable
+from agents.dots import LayeredValueAgent, LayerTable
 from agents.factory import make_agent
 from agents.persistence import ArraySpec, SavedFileError, load_json, load_npz, save_json, save_npz
 from agents.td import FORMAT as TD_FORMAT
@@ -392,16 +392,16 @@ def test_layered_q_file_with_too_many_entries_is_refused_from_the_header(tmp_pat
     save_npz(
         path,
         {"keys": np.arange(17, dtype=np.uint64), "values": np.zeros(17)},
-        format=LayeredQAgent.FORMAT,
+        format=LayeredValueAgent.FORMAT,
         version=1,
         meta=meta,
     )
     only_the_header_is_read(monkeypatch)
-    refused(lambda: LayeredQAgent.load(path), path, "17 elements, more than the 16 accepted")
+    refused(lambda: LayeredValueAgent.load(path), path, "17 elements, more than the 16 accepted")
 
 
 def test_layered_q_entry_cap_is_documented_and_large_enough_for_the_study():
-    assert LayeredQAgent.MAX_LOAD_ENTRIES >= 1_000_000
+    assert LayeredValueAgent.MAX_LOAD_ENTRIES >= 1_000_000
 
 
 def test_a_board_the_td_rules_accept_still_loads(tmp_path):

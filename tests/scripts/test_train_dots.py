@@ -54,10 +54,10 @@ def test_quick_run_reports_every_experiment(tmp_path):
 
 def test_saves_the_table_and_the_agents(tmp_path):
     run_script("--quick", "--rows", "1", "--cols", "2", "--experiments", "table1", "--save-dir", str(tmp_path))
-    from agents.dots import LayeredQAgent, LayerTable
+    from agents.dots import LayeredValueAgent, LayerTable
 
     assert LayerTable.load(tmp_path / "dots_1x2_table.npz").last_k == 7
-    agent = LayeredQAgent.load(tmp_path / "q_trained_on_random.npz")
+    agent = LayeredValueAgent.load(tmp_path / "q_trained_on_random.npz")
     assert agent.games_trained == 200
 
 
