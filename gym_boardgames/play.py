@@ -1,7 +1,7 @@
 """Play a board game against an agent in a pygame window, with the mouse.
 
-Run ``python -m gym_boardgames.play GAME [options]`` (or ``python scripts/play.py``); ``--help`` lists the
-games, opponents and options. Keys: H hints, U undo, R restart, S swap sides, Esc/Q quit.
+Run ``python scripts/play.py GAME [options]``; ``--help`` lists the games, opponents and options. Keys: H
+hints, U undo, R restart, S swap sides, Esc/Q quit.
 
 Without a screen (``SDL_VIDEODRIVER=dummy``), ``--screenshot FILE`` draws the opening position, saves it
 and exits (``--max-frames N`` runs N frames first).
@@ -9,6 +9,11 @@ and exits (``--max-frames N`` runs N frames first).
 The window draws with the same views as the envs' ``human`` and ``rgb_array`` modes; the game itself is
 an env in self-play mode (the window plays one side, the agent the other). The agent thinks in a worker
 thread, so the window keeps answering while it does.
+
+This module never imports ``agents`` (the env package sits below the algorithms): the caller hands the
+window its agent and its hint provider. :class:`PlayApp` takes them as objects; :func:`main` takes the
+command line, a ``make_agent(spec, seed=..., game=...)`` factory and a hint provider, as
+``scripts/play.py`` passes ``agents.factory.make_agent`` and its exact and searched hints.
 """
 
 from __future__ import annotations
@@ -18,16 +23,22 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gym_boardgames.envs.base import TwoPlayerEnv
 from gym_boardgames.envs.contract import env_for_game
-from gym_boardgames.envs.dots import DotsAndBoxesEnv
+from gym_boardgames.opponents import as_policy
 from gym_boardgames.render.pygame_canvas import font, import_pygame
 from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.rules.registry import make_game
 from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int
+
+#: A hint provider: ``(game, state, player) -> {legal action: label}``, each label ``"win"``, ``"draw"``,
+#: ``"loss"`` or ``"?"`` (unknown) for the mover's result after that action.
+HintProvider = Callable[[Any, Any, int], dict[int, str]]
+#: An agent factory: ``make_agent(spec, seed=..., game=...)``, as ``agents.factory.make_agent``.
+AgentFactory = Callable[..., Any]
 
 KEYS_HELP = "H hints   U undo   R restart   S swap   Q quit"
 HELP_HEIGHT = 26
@@ -35,77 +46,34 @@ MESSAGE_SECONDS = 2.5
 HINT_COLOURS = {"win": (30, 140, 70), "draw": (120, 120, 130), "loss": (200, 50, 50), "?": (150, 150, 160)}
 
 
-def hint_labels(game: Any, state: Any, player: int) -> dict[int, str]:
-    """Return, for each legal move of ``player`` in ``state``, ``"win"``, ``"draw"``, ``"loss"`` or ``"?"``.
-
-    Dots and Boxes up to 26 edges (3x3 boxes included) uses the exact solved table of ``agents.dots``.
-    Other small games (at most 16 cells, or 12 edges) are searched to the end, so the labels are the
-    game-theoretic results. Larger ones are searched a few plies deep: a forced win or loss within that
-    horizon is labelled, anything else is ``"?"``.
-    """
-    from agents.minimax import alphabeta
-
-    if isinstance(game, DotsAndBoxes) and game.num_edges <= 26:
-        return _dots_hint_labels(game, state, player)
-
-    size = getattr(game, "num_cells", None) or getattr(game, "num_edges", 0) + 4
-    depth = None if size <= 16 else 4
-    table: dict = {}
-    labels = {}
-    for action in game.legal_actions(state):
-        child = game.apply(state, action)
-        if game.is_terminal(child):
-            value = game.returns(child)[player]
-        else:
-            child_value = alphabeta(game, child, depth=depth, seed=0, table=table if depth is None else None)[0]
-            value = child_value if game.current_player(child) == player else -child_value
-        if value >= 1:
-            labels[action] = "win"
-        elif value <= -1:
-            labels[action] = "loss"
-        else:
-            labels[action] = "draw" if depth is None else "?"
-    return labels
-
-
-def _dots_hint_labels(game: DotsAndBoxes, state: Any, player: int) -> dict[int, str]:
-    """Exact hints for Dots and Boxes from the solved layer table (solved once per board size)."""
-    from agents.dots import solve_layers
-
-    table = _DOTS_TABLES.get((game.rows, game.cols))
-    if table is None:
-        table = _DOTS_TABLES[game.rows, game.cols] = solve_layers(DotsAndBoxes(game.rows, game.cols))
-    scores = game.scores(state)
-    lead, left = scores[player] - scores[1 - player], game.boxes_left(state)
-    names = {1.0: "win", 0.0: "draw", -1.0: "loss"}
-    # Playing `action` the mover ends with `boxes` of the boxes left, the other player with the rest.
-    return {
-        action: names[game.payoff_of_margin(lead + boxes - (left - boxes), player)]
-        for action, boxes in table.move_values(state).items()
-    }
-
-
-_DOTS_TABLES: dict[tuple[int, int], Any] = {}
-
-
 class PlayApp:
     """The game window: mouse moves for the human, agent replies from a worker thread.
 
     Args:
         env: a board env (TicTacToe, ConnectN or Dots and Boxes); it is used in self-play mode.
-        agent: the opponent, anything with ``act(game, state) -> int``.
+        agent: the opponent: an object with ``act(game, state) -> int`` or such a callable. If it also has
+            ``evaluate(game, states) -> (priors, values)`` (a network), the hints add its priors and value.
         human_player: the side the human plays, 0 (moves first) or 1.
         screenshot: a PNG path written when a game ends and on exit.
         title: the window caption.
+        hints: the hint provider the H key shows, or None (then every move is labelled ``"?"``).
     """
 
     def __init__(
-        self, env: TwoPlayerEnv, agent: Any, human_player: int = 0, screenshot: str | None = None, title: str = ""
+        self,
+        env: TwoPlayerEnv,
+        agent: Any,
+        human_player: int = 0,
+        screenshot: str | None = None,
+        title: str = "",
+        hints: HintProvider | None = None,
     ) -> None:
         if human_player not in (0, 1):
             raise ValueError(f"human_player must be 0 or 1, got {human_player!r}")
         self.pygame = import_pygame()
         self.env, self.game, self.agent = env, env.game, agent
+        self._act = as_policy(agent)
+        self.hint_provider = hints
         self.human = human_player
         self.screenshot = screenshot
         self.view = env.make_view()
@@ -164,14 +132,17 @@ class PlayApp:
 
     def _compute_agent_move(self, generation: int, state: Any) -> None:
         try:
-            result: Any = int(self.agent.act(self.game, state))
+            result: Any = int(self._act(self.game, state))
         except Exception as error:  # shown in the window instead of killing the worker silently
             result = error
         with self._lock:
             self._agent_result = (generation, result)
 
     def _compute_hints(self, generation: int, state: Any) -> None:
-        labels = hint_labels(self.game, state, self.human)
+        if self.hint_provider is not None:
+            labels = self.hint_provider(self.game, state, self.human)
+        else:
+            labels = dict.fromkeys(self.game.legal_actions(state), "?")
         evaluate = getattr(self.agent, "evaluate", None)
         if callable(evaluate):
             # A network opponent (AlphaZero) also shows what it thinks of the human's moves: its prior per
@@ -229,7 +200,7 @@ class PlayApp:
     def action_at(self, pos: tuple[int, int]) -> tuple[int | None, str]:
         """Return (the action a click at ``pos`` means, or None, and why not)."""
         state = self.env.state
-        if isinstance(self.env, DotsAndBoxesEnv):
+        if isinstance(self.game, DotsAndBoxes):
             edge = self.view.edge_at(pos)
             if edge is None:
                 return None, "click closer to an edge"
@@ -293,7 +264,7 @@ class PlayApp:
         if self._thinking:
             return "the agent is thinking..."
         scores = ""
-        if isinstance(self.env, DotsAndBoxesEnv):
+        if isinstance(self.game, DotsAndBoxes):
             mine, theirs = (
                 self.game.scores(self.env.state)[self.human],
                 self.game.scores(self.env.state)[1 - self.human],
@@ -306,7 +277,7 @@ class PlayApp:
         pygame = self.pygame
         surface = self.window
         surface.fill((246, 242, 233))
-        self.view.draw(surface, self.env, status=self.status())
+        self.view.draw(surface, self.env.state, self.env.marks()._replace(status=self.status()))
         if self.human_to_move and not self._thinking:
             self._draw_hover(surface)
         if self.show_hints and self.human_to_move:
@@ -327,7 +298,7 @@ class PlayApp:
         action, _ = self.action_at(self.mouse)
         if action is None:
             return
-        if isinstance(self.env, DotsAndBoxesEnv):
+        if isinstance(self.game, DotsAndBoxes):
             start, end = self.view.edge_segment(action)
             thick_line(surface, (160, 190, 235) if self.human == 0 else (240, 170, 165), start, end, 8)
         elif self.game.gravity:
@@ -345,7 +316,7 @@ class PlayApp:
     def _draw_hints(self, surface: Any) -> None:
         small = font(20, bold=True)
         for action, label in self.hints.items():
-            if isinstance(self.env, DotsAndBoxesEnv):
+            if isinstance(self.game, DotsAndBoxes):
                 start, end = self.view.edge_segment(action)
                 centre = ((start[0] + end[0]) // 2, (start[1] + end[1]) // 2)
             elif self.game.gravity:
@@ -413,7 +384,6 @@ def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(
-        prog="python -m gym_boardgames.play",
         description="Play a board game against an agent with the mouse (click a cell, a column or an edge). "
         "Keys: " + KEYS_HELP + ".",
     )
@@ -455,11 +425,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Open the window and play."""
-    args = parse_args(argv)
-    from agents.factory import make_agent
+def main(argv: list[str] | None = None, *, make_agent: AgentFactory, hints: HintProvider | None = None) -> None:
+    """Parse the command line, build the game and the agent, open the window and play.
 
+    Args:
+        argv: the command line (default ``sys.argv[1:]``).
+        make_agent: builds the opponent named by ``--opponent``: ``make_agent(spec, seed=..., game=...)``,
+            raising ``ValueError`` (or ``OSError`` for an unreadable file) on a bad name.
+        hints: the hint provider of the H key (see :data:`HintProvider`), or None.
+    """
+    args = parse_args(argv)
     try:
         env = make_env(args)
     except ValueError as error:
@@ -476,9 +451,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.screenshot is None:
             sys.exit("error: no screen (SDL_VIDEODRIVER=dummy): give --screenshot FILE to save the position headless")
         max_frames = 1  # headless: draw the position once, save --screenshot, exit
-    app = PlayApp(env, agent, human_player=0 if args.you == "first" else 1, screenshot=args.screenshot)
+    app = PlayApp(env, agent, human_player=0 if args.you == "first" else 1, screenshot=args.screenshot, hints=hints)
     app.run(max_frames=max_frames)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit("the play window takes its agents from its caller: run `python scripts/play.py GAME [options]`")

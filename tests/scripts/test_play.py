@@ -1,5 +1,6 @@
 """The play window's real event loop, driven headless with posted pygame events."""
 
+import importlib.util
 import subprocess
 import sys
 import time
@@ -14,6 +15,17 @@ from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # no
 from gym_boardgames.play import PlayApp  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_play_script():
+    """scripts/play.py as a module: it holds the hint provider it hands the window."""
+    spec = importlib.util.spec_from_file_location("play_script", ROOT / "scripts" / "play.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+hint_labels = load_play_script().hint_labels
 
 
 class Lowest:
@@ -134,7 +146,7 @@ def test_undo_restart_and_swap(close_after):
 
 def test_hints_show_the_value_of_each_move(close_after):
     env = TicTacToeEnv(opponent=None)
-    app = PlayApp(env, Lowest(), human_player=0)
+    app = PlayApp(env, Lowest(), human_player=0, hints=hint_labels)
     close_after(app)
     app.restart([0, 3, 1, 4])  # X to move: 2 wins at once; anything else lets O win with 5
     key(app, "h")
@@ -193,7 +205,6 @@ def test_dots_hints_come_from_the_exact_table_and_agree_with_alphabeta():
     import numpy as np
 
     from agents.minimax import alphabeta
-    from gym_boardgames.play import hint_labels
     from gym_boardgames.rules import DotsAndBoxes
 
     game = DotsAndBoxes(2, 2)
@@ -221,7 +232,7 @@ def test_a_network_opponent_adds_its_priors_and_value_to_the_hints(close_after):
 
     env = ConnectNEnv(6, 7, 4, True, opponent=None)
     agent = load_pretrained("connectfour", n_simulations=20, seed=0)
-    app = PlayApp(env, agent, human_player=0)
+    app = PlayApp(env, agent, human_player=0, hints=hint_labels)
     close_after(app)
     key(app, "h")
     deadline = time.monotonic() + 20
@@ -234,3 +245,29 @@ def test_a_network_opponent_adds_its_priors_and_value_to_the_hints(close_after):
         kind, percent = label.split()
         assert kind in ("win", "draw", "loss", "?") and percent == f"{priors[0][action]:.0%}"
     assert app.message.startswith("network: value ")
+
+
+def test_without_a_hint_provider_every_move_is_unknown(close_after):
+    env = TicTacToeEnv(opponent=None)
+    app = PlayApp(env, Lowest(), human_player=0)
+    close_after(app)
+    key(app, "h")
+    deadline = time.monotonic() + 10
+    while not app.hints and time.monotonic() < deadline:
+        app.frame()
+        time.sleep(0.01)
+    assert app.hints == dict.fromkeys(range(9), "?")
+
+
+def test_a_callable_opponent_plays_too(close_after):
+    env = TicTacToeEnv(opponent=None)
+    app = PlayApp(env, lambda game, state: game.legal_actions(state)[-1], human_player=0)
+    close_after(app)
+    click(app, app.view.cell_rect(0).center)
+    assert env.moves == [(0, 0), (1, 8)]
+
+
+def test_the_window_package_never_imports_agents():
+    code = "import sys, gym_boardgames.play; print(any(m == 'agents' or m.startswith('agents.') for m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
