@@ -53,6 +53,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import numpy as np
 
 from agents._rng import uniform_stream  # re-exported: the tree, its evaluators and AlphaZero import it from here
+from gym_boardgames.rules.common import value_for
 
 # Payoffs are in [-1, 1] (+1 win, -1 loss, 0 draw), so +1 is a win nothing can beat and -1 a loss nothing
 # can save; the solver relies on both bounds.
@@ -521,7 +522,7 @@ class SearchTree:
             else:
                 priors, v, actions = _evaluate_one(evaluator, game, leaf.state)
             expand(leaf, priors, actions)
-            backup(path, (v, -v) if leaf.player == 0 else (-v, v), False)
+            backup(path, _payoffs(v, leaf.player), False)
         return n_simulations
 
     # ---- reading the result --------------------------------------------------------------------------
@@ -621,6 +622,12 @@ class SearchTree:
         return None
 
 
+def _payoffs(value: float, player: int) -> tuple[float, float]:
+    """Both players' payoffs from a zero-sum ``value`` held by ``player`` (an evaluator's leaf value)."""
+    first = value_for(0, value, player)
+    return first, -first
+
+
 def _evaluate_one(evaluator: Any, game: Any, state: Any) -> tuple[list[float], float, list[int]]:
     """Ask a batch evaluator about one state; return the priors on its legal moves, its value, and the moves."""
     priors, values = evaluator.evaluate(game, [state])
@@ -682,4 +689,4 @@ def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulation
             leaf = path[-1]
             if tree.puct:
                 tree.expand(leaf, *_legal_row(game, leaf.state, row))
-            tree.backup(path, (v, -v) if leaf.player == 0 else (-v, v), False)
+            tree.backup(path, _payoffs(v, leaf.player), False)
