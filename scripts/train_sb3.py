@@ -33,7 +33,7 @@ import gymnasium as gym
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from agents.arena import MatchResult, play_match
+from agents.arena import play_match
 from agents.minimax import AlphaBetaAgent
 from gym_boardgames.rules import TicTacToe
 from gym_boardgames.utils import check_output_path, nonnegative_int, progress_bar
@@ -309,19 +309,14 @@ def main(argv: list[str] | None = None) -> dict:
         "eval_illegal_moves": agent.illegal_moves,
         "eval_illegal_games": agent.illegal_games,
         "eval_moves": agent.moves,
-        "vs_random": match_rows(vs_random),
-        "vs_alphabeta": match_rows(vs_alphabeta),
+        "vs_random": vs_random.as_dict(),
+        "vs_alphabeta": vs_alphabeta.as_dict(),
         "win_rate_vs_random": round(win_rate, 4),
         "out": args.out,
     }
     if args.json:
         print(json.dumps(summary))
     return summary
-
-
-def match_rows(result: MatchResult) -> dict[str, dict[str, int]]:
-    """The agent's record as first, as second and in total, JSON-ready."""
-    return result.as_dict()
 
 
 if __name__ == "__main__":
