@@ -5,8 +5,9 @@ this package in its own right (``env.unwrapped`` is it, so ``env.unwrapped.P`` w
 that plays a ``BlackjackEnv`` it holds as ``game``, made directly rather than through ``gymnasium.make``
 so that no second tower of wrappers sits inside it. It adds four things that tabular methods need:
 
-* a single integer state, with :func:`encode` / :func:`decode` to and from Gymnasium's observation
-  ``(player_sum, dealer_card, usable_ace)``;
+* a single integer state, ``env.unwrapped.s`` as in Gymnasium's toy_text envs and GridWorld-v0 (``state``
+  is a deprecated alias for one version), with :func:`encode` / :func:`decode` to and from Gymnasium's
+  observation ``(player_sum, dealer_card, usable_ace)``;
 * the exact infinite-deck model ``P[s][a] = [(prob, next_s, reward, terminated), ...]`` in the format
   of Gymnasium's toy_text environments, and the initial-state distribution of the deal
   (:func:`blackjack_model`), so dynamic programming solves the game exactly and Monte Carlo estimates

@@ -22,6 +22,9 @@ Example: ``gym.make("GridWorld-v0", desc=["T..#", ".#..", "....", "S..T"])``; :f
 A grid has at most :data:`MAX_CELLS` cells (rows times columns), so that building the exact model takes well
 under a second and tens of megabytes; a bigger ``shape`` or map is refused with a ``ValueError`` before
 anything is allocated.
+
+Names are Gymnasium toy_text's: the current state is ``s``, the last action ``lastaction``, the model ``P``
+(with ``nS`` and ``nA``); TabularBlackjack-v0 uses the same ones.
 """
 
 from __future__ import annotations

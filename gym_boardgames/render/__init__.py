@@ -1,5 +1,14 @@
-"""Drawing: ansi text (:mod:`.text`, no pygame) and pygame views (:mod:`.grid_view`, :mod:`.pygame_canvas`).
+"""Drawing, from states: the views take the rules, a state and what the frame marks, never an env.
 
-pygame is imported only inside the pygame modules, which are imported only when a pygame frame is
-first drawn, so ``import gym_boardgames`` and ansi rendering never load it.
+* :mod:`.board`: the marks of a board frame (:class:`~.board.BoardMarks`), the players' names and symbols,
+  the status line, and the entry points :func:`~.board.board_text` (ansi) and :func:`~.board.board_view`;
+* :mod:`.text`: ansi boards (no pygame);
+* :mod:`.connect_view`, :mod:`.dots_view`, :mod:`.gridworld_view`, :mod:`.blackjack_view`: the pygame views;
+* :mod:`.modes`: ``render()``/``close()`` of every env (the render-mode mixin), and :mod:`.pygame_canvas`,
+  the off-screen surface and window behind it.
+
+The envs (and the PettingZoo adapter and the play window) compute the marks and call the views; nothing
+here imports :mod:`gym_boardgames.envs`. pygame is imported only inside the pygame modules, which are
+imported only when a pygame frame is first drawn, so ``import gym_boardgames`` and ansi rendering never
+load it. (``grid_view`` is the deprecated old name of ``connect_view``.)
 """

@@ -4,6 +4,9 @@
 rules object (:mod:`gym_boardgames.rules.batch`) and gives them the single envs' contract
 (:class:`gym_boardgames.envs.base.TwoPlayerEnv`) with a batch axis. Game subclasses supply only the batch
 rules, the spaces and the extra info.
+
+Names: a single board env's position is ``env.state``; sub-env ``i``'s is ``state(i)``, the same word with
+the index a batch needs (Gymnasium's vector envs have no state attribute to follow).
 """
 
 from __future__ import annotations
