@@ -1,7 +1,9 @@
-"""README works as written: its two commands are CI's, every Python block runs, every script flag exists.
+"""README and the docs pages work as written: the two commands are CI's, every Python block runs, every script
+flag exists.
 
-The Python blocks run one by one in a fresh interpreter (a temporary working directory, no display), as a
-reader would paste them. A block that needs an optional extra which CI does not install says so with a
+The documents are README.md and every Markdown page of the site (``docs/**/*.md``, generated folders left
+out). Their Python blocks run one by one in a fresh interpreter (a temporary working directory, no display),
+as a reader would paste them. A block that needs an optional extra which CI does not install says so with a
 marker line naming the importable modules, ``# needs: sb3_contrib, stable_baselines3``; it is skipped only
 when one of them is missing. Pure output examples are fenced ``text``, not ``python``.
 """
@@ -23,38 +25,61 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+# Folders of docs/ that the build writes (gitignored): not pages anyone wrote.
+GENERATED = {"_build", "_generated", "_autosummary"}
 # Generous: the blocks CI runs take about a second each, but the SB3 self-play recipe (run only where the sb3
 # extra is installed) trains for about 2 minutes, more on a loaded machine.
 BLOCK_TIMEOUT_S = 600
 # "# needs: mod_a, mod_b  (any remark)": the comma-separated module names, the remark ignored.
 NEEDS = re.compile(r"^\s*#\s*needs:\s*([\w.]+(?:\s*,\s*[\w.]+)*)", re.M)
-FENCE = re.compile(r"^```(\S*)\s*$")
+FENCE = re.compile(r"^```(\S*)")  # the info string's first word: python, bash, {toctree}, {include}
 
 
 @dataclass(frozen=True)
 class Block:
-    """One fenced block of README.md: its language tag, the README line of its first code line, its text."""
+    """One fenced block of a document: its file, language tag, the line of its first code line, its text."""
 
+    path: str
     lang: str
     line: int
     code: str
 
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
 
-def readme_blocks() -> list[Block]:
-    """Every fenced block of README.md, in order."""
+
+def documents() -> list[Path]:
+    """README.md and every hand-written Markdown page of docs/, in a fixed order."""
+    pages = [page for page in sorted(DOCS.rglob("*.md")) if not GENERATED & set(page.relative_to(DOCS).parts)]
+    return [README, *pages]
+
+
+def blocks_of(path: Path) -> list[Block]:
+    """Every fenced block of a Markdown file, in order (MyST directives such as ```{toctree} included)."""
+    name = path.relative_to(ROOT).as_posix()
     blocks: list[Block] = []
     lang, start, lines = None, 0, []
-    for number, line in enumerate(README.read_text().splitlines(), start=1):
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
         fence = FENCE.match(line)
         if lang is None and fence:
             lang, start, lines = fence.group(1), number + 1, []
         elif lang is not None and line.startswith("```"):
-            blocks.append(Block(lang, start, "\n".join(lines) + "\n"))
+            blocks.append(Block(name, lang, start, "\n".join(lines) + "\n"))
             lang = None
         elif lang is not None:
             lines.append(line)
-    assert lang is None, f"README.md: the block opened at line {start - 1} is never closed"
+    assert lang is None, f"{name}: the block opened at line {start - 1} is never closed"
     return blocks
+
+
+def readme_blocks() -> list[Block]:
+    return blocks_of(README)
+
+
+def all_blocks() -> list[Block]:
+    return [block for path in documents() for block in blocks_of(path)]
 
 
 def missing_needs(code: str) -> list[str]:
@@ -72,7 +97,7 @@ def importable(name: str) -> bool:
 
 
 def python_blocks() -> list[Block]:
-    return [block for block in readme_blocks() if block.lang == "python"]
+    return [block for block in all_blocks() if block.lang == "python"]
 
 
 def readme_commands():
@@ -93,16 +118,26 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert readme_commands()[1] in ci.splitlines()
 
 
-def test_every_readme_block_names_its_language():
-    untagged = [block.line - 1 for block in readme_blocks() if block.lang not in {"python", "bash", "text"}]
-    assert not untagged, f"README.md: fence the blocks at lines {untagged} as python, bash or text"
+def test_every_block_names_its_language():
+    """README's blocks are python, bash or text; the site's may also be console, other data formats and
+    MyST directives (``{toctree}``)."""
+    readme = [block.where for block in readme_blocks() if block.lang not in {"python", "bash", "text"}]
+    assert not readme, f"fence these README blocks as python, bash or text: {readme}"
+    known = {"python", "bash", "console", "text", "json", "toml", "yaml", "ini"}
+    pages = [
+        block.where
+        for path in documents()[1:]
+        for block in blocks_of(path)
+        if block.lang not in known and not block.lang.startswith("{")
+    ]
+    assert not pages, f"fence these docs blocks with a language ({', '.join(sorted(known))}): {pages}"
 
 
-@pytest.mark.parametrize("block", python_blocks(), ids=lambda block: f"README.md:{block.line}")
-def test_readme_python_block_runs_in_a_fresh_interpreter(block: Block, tmp_path: Path):
+@pytest.mark.parametrize("block", python_blocks(), ids=lambda block: block.where)
+def test_python_block_runs_in_a_fresh_interpreter(block: Block, tmp_path: Path):
     missing = missing_needs(block.code)
     if missing:
-        pytest.skip(f"README.md:{block.line} needs {', '.join(missing)}, not installed")
+        pytest.skip(f"{block.where} needs {', '.join(missing)}, not installed")
     env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "MPLBACKEND": "Agg"}
     # The interpreter must not see the checkout through the working directory: the block has to work from
     # the installed package, as it does for a reader.
@@ -117,9 +152,9 @@ def test_readme_python_block_runs_in_a_fresh_interpreter(block: Block, tmp_path:
             timeout=BLOCK_TIMEOUT_S,
         )
     except subprocess.TimeoutExpired:
-        pytest.fail(f"README.md:{block.line}: the Python block did not finish in {BLOCK_TIMEOUT_S} s")
+        pytest.fail(f"{block.where}: the Python block did not finish in {BLOCK_TIMEOUT_S} s")
     assert result.returncode == 0, (
-        f"README.md:{block.line}: the Python block fails in a fresh interpreter:\n{result.stderr[-3000:]}"
+        f"{block.where}: the Python block fails in a fresh interpreter:\n{result.stderr[-3000:]}"
     )
 
 
@@ -138,30 +173,45 @@ def shell_commands(text: str) -> list[str]:
     return commands
 
 
-def script_invocations() -> list[tuple[int, str, list[str]]]:
-    """``(README line, script path, --flags)`` for every ``scripts/X.py`` run in a bash block or inline code."""
+def block_commands(block: Block) -> list[tuple[int, str]]:
+    """``(line, command)`` of a bash block's lines, or of a console block's ``$ `` prompt lines."""
     found = []
-    for block in readme_blocks():
-        if block.lang != "bash":
-            continue
-        for offset, line in enumerate(block.code.splitlines()):
-            for command in shell_commands(line):
-                found += _invocation(block.line + offset, command)
-    text = README.read_text()
+    for offset, line in enumerate(block.code.splitlines()):
+        if block.lang == "console":
+            if not line.startswith("$ "):
+                continue  # output, not a command
+            line = line[2:]
+        found += [(block.line + offset, command) for command in shell_commands(line)]
+    return found
+
+
+def script_invocations(path: Path = README) -> list[tuple[str, str, list[str]]]:
+    """``(file:line, script path, --flags)`` for every ``scripts/X.py`` run in a bash or console block or in
+    inline code of one document."""
+    name = path.relative_to(ROOT).as_posix()
+    found = []
+    for block in blocks_of(path):
+        if block.lang in ("bash", "console"):
+            for line, command in block_commands(block):
+                found += _invocation(f"{name}:{line}", command)
+    text = re.sub(r"^```.*?^```", lambda m: "\n" * m.group(0).count("\n"), path.read_text(), flags=re.S | re.M)
     for span in re.finditer(r"`([^`\n]*(?:\n[^`\n]*)?)`", text):
         if "scripts/" in span.group(1) and ".py" in span.group(1):
             line = text.count("\n", 0, span.start()) + 1
             for command in shell_commands(span.group(1).replace("\n", " ")):
-                found += _invocation(line, command)
+                found += _invocation(f"{name}:{line}", command)
     return found
 
 
-def _invocation(line: int, command: str) -> list[tuple[int, str, list[str]]]:
-    tokens = shlex.split(command)
+def _invocation(where: object, command: str) -> list[tuple[object, str, list[str]]]:
+    try:
+        tokens = shlex.split(command)
+    except ValueError:  # prose in a code span (an unmatched quote): not a command
+        return []
     for i, token in enumerate(tokens):
         if re.fullmatch(r"(\./)?scripts/\w+\.py", token):
             flags = [t.split("=", 1)[0] for t in tokens[i + 1 :] if t.startswith("--")]
-            return [(line, token.removeprefix("./"), flags)]
+            return [(where, token.removeprefix("./"), flags)]
     return []
 
 
@@ -202,16 +252,16 @@ def script_flags(script: str) -> set[str]:
     return set(re.findall(r"--[\w-]+", script_helps()[script]))
 
 
-def test_readme_shell_commands_name_existing_scripts_and_their_flags():
-    invocations = script_invocations()
-    assert len(invocations) >= 10, "the parser should find README's script commands"
+def test_shell_commands_name_existing_scripts_and_their_flags():
+    invocations = [found for path in documents() for found in script_invocations(path)]
+    assert len(invocations) >= 10, "the parser should find the documents' script commands"
     problems = []
-    for line, script, flags in invocations:
+    for where, script, flags in invocations:
         if not (ROOT / script).is_file():
-            problems.append(f"README.md:{line}: {script} does not exist")
+            problems.append(f"{where}: {script} does not exist")
             continue
         accepted = script_flags(script)
-        problems += [f"README.md:{line}: {script} has no {flag} in --help" for flag in flags if flag not in accepted]
+        problems += [f"{where}: {script} has no {flag} in --help" for flag in flags if flag not in accepted]
     assert not problems, "\n".join(problems)
 
 
@@ -236,6 +286,12 @@ def test_shell_parser_reads_flags_after_the_script_only():
     command = '.venv/bin/pip install -e ".[bench]" && .venv/bin/python scripts/bench.py --compare  # --not-this'
     found = [inv for c in shell_commands(command) for inv in _invocation(1, c)]
     assert found == [(1, "scripts/bench.py", ["--compare"])]
+
+
+def test_console_blocks_read_only_prompt_lines():
+    block = Block("x.md", "console", 1, "$ python scripts/solve.py --game tictactoe\n--not-a-flag output\n")
+    commands = block_commands(block)
+    assert commands == [(1, "python scripts/solve.py --game tictactoe")]
 
 
 def layout_paths() -> set[str]:
