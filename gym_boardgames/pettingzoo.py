@@ -88,7 +88,7 @@ class raw_env(RenderModesMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
         self.game_name = game
         self.render_mode = render_mode
         #: The players' display names and text symbols, and the window title: those of the Gymnasium env.
-        self.style = board_style(self.game)
+        self.style = board_style(self.game)  # every game of RULES has one
         self.window_title = self.style.title
         # An instance copy, so the name is per game without touching the class attribute.
         self.metadata = {**self.metadata, "name": f"gym_boardgames_{game.lower()}_v0"}

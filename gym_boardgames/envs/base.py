@@ -40,7 +40,15 @@ from gym_boardgames.envs.contract import (  # noqa: F401  (re-exported: the cont
     winner_of_returns,
 )
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
-from gym_boardgames.render.board import BoardMarks, board_marks, board_style, board_text, board_view, status_line
+from gym_boardgames.render.board import (
+    BoardMarks,
+    BoardStyle,
+    board_marks,
+    board_style,
+    board_text,
+    board_view,
+    status_line,
+)
 from gym_boardgames.render.modes import RenderModesMixin
 
 OpponentPolicy = Callable[[Any, Any], int]
@@ -129,6 +137,10 @@ class TwoPlayerEnv(RenderModesMixin, gym.Env[np.ndarray, np.int64]):
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 4}
+    #: Display names of the players, player 0 first (TicTacToe, ConnectN and Dots and Boxes set their own).
+    player_names: tuple[str, str] = ("Player 0", "Player 1")
+    #: Text symbols of player 0's and player 1's pieces.
+    symbols: tuple[str, str] = ("0", "1")
 
     def __init__(
         self,
@@ -140,8 +152,12 @@ class TwoPlayerEnv(RenderModesMixin, gym.Env[np.ndarray, np.int64]):
         render_mode: str | None = None,
     ) -> None:
         self.game = game
-        #: The players' display names and text symbols, player 0 first, and the window title.
-        self.player_names, self.symbols, self.window_title = self.style = board_style(game)
+        # The players' display names and text symbols, player 0 first, and the window title: the package's
+        # games have their own; another game keeps the class attributes (a subclass may set them).
+        style = board_style(game)
+        if style is not None:
+            self.player_names, self.symbols, self.window_title = style
+        self.style = BoardStyle(self.player_names, self.symbols, self.window_title)
         self.action_space = spaces.Discrete(game.num_actions)
         # The agent name of a named opponent (rebuilt from the seed at each seeded reset); else None.
         self._opponent_spec: str | None = None

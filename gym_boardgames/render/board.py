@@ -56,11 +56,12 @@ class BoardStyle(NamedTuple):
     title: str
 
 
-def board_style(game: Any) -> BoardStyle:
+def board_style(game: Any) -> BoardStyle | None:
     """Return the player names, text symbols and window title of a board game's rules object.
 
-    Raises:
-        ValueError: if ``game`` is none of TicTacToe, ConnectN and DotsAndBoxes.
+    Returns:
+        the style of TicTacToe, ConnectN and DotsAndBoxes; None for a game this package does not draw
+        (a user's own rules, see the new-game tutorial).
     """
     if isinstance(game, TicTacToe):
         return BoardStyle(("X", "O"), ("X", "O"), "Tic-tac-toe")
@@ -70,7 +71,7 @@ def board_style(game: Any) -> BoardStyle:
         return BoardStyle(("X", "O"), ("X", "O"), f"{game.rows},{game.cols},{game.n}-game")
     if isinstance(game, DotsAndBoxes):
         return BoardStyle(("Blue", "Red"), ("B", "R"), "Dots and Boxes")
-    raise ValueError(f"no board style for {game!r}")
+    return None
 
 
 def status_line(
@@ -129,21 +130,32 @@ def board_marks(game: Any, moves: Sequence[tuple[int, int]], previous: Any, stat
 
 
 def board_text(game: Any, state: Any, marks: BoardMarks, style: BoardStyle) -> str:
-    """Return the ansi picture of ``state``: the board with the last move marked, then the status line."""
+    """Return the ansi picture of ``state``: the board with the last move marked, then the status line.
+
+    Raises:
+        NotImplementedError: for a game other than ConnectN (TicTacToe) and DotsAndBoxes.
+    """
     if isinstance(game, DotsAndBoxes):
         return dots_text(game, state, marks.last, marks.status, style.symbols)
-    return connect_text(game, state, marks.last, marks.status, style.symbols)
+    if isinstance(game, ConnectN):
+        return connect_text(game, state, marks.last, marks.status, style.symbols)
+    raise NotImplementedError(f"no text picture of {game!r}: an env of another game draws it itself")
 
 
 def board_view(game: Any, max_board_px: int | None = None) -> Any:
     """Return a new pygame view of a board game (imports pygame): a ConnectView or a DotsView.
 
     Its ``draw(surface, state, marks)`` draws a whole frame; ``size`` is the frame's ``(width, height)``.
+
+    Raises:
+        NotImplementedError: for a game other than ConnectN (TicTacToe) and DotsAndBoxes.
     """
     if isinstance(game, DotsAndBoxes):
         from gym_boardgames.render.dots_view import DotsView
 
         return DotsView(game) if max_board_px is None else DotsView(game, max_board_px)
-    from gym_boardgames.render.connect_view import ConnectView
+    if isinstance(game, ConnectN):
+        from gym_boardgames.render.connect_view import ConnectView
 
-    return ConnectView(game) if max_board_px is None else ConnectView(game, max_board_px)
+        return ConnectView(game) if max_board_px is None else ConnectView(game, max_board_px)
+    raise NotImplementedError(f"no pygame view of {game!r}: an env of another game draws it itself")
