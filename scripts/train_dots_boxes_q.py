@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from agents._rng import make_rng
-from agents.arena import play_game, play_match
+from agents.arena import MatchResult, play_game, play_match
 from agents.dots import EndgameBot, LayeredValueAgent, LayerTable, solve_layers
 from agents.factory import make_agent
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
@@ -325,8 +325,8 @@ def play_audited(game: DotsAndBoxes, table: LayerTable, agent: Any, opponent: An
     ``table.margin(state)``; a game is a violation if it ends with a smaller margin than that, or in a
     worse result (loss < draw < win under the game's tie rule) than one it could force.
     """
-    record = {"win": 0, "draw": 0, "loss": 0, "violations": 0, "could_win": 0, "won_when_could_win": 0}
-    by_seat = [{"win": 0, "draw": 0, "loss": 0}, {"win": 0, "draw": 0, "loss": 0}]
+    result = MatchResult()
+    audit_counts = {"violations": 0, "could_win": 0, "won_when_could_win": 0}
     seat, forced, final = 0, 0, 0
 
     def audit(state: DotsState, action: int, child: DotsState) -> None:
@@ -341,17 +341,14 @@ def play_audited(game: DotsAndBoxes, table: LayerTable, agent: Any, opponent: An
         seat, forced = i % 2, -game.num_boxes - 1
         players = (agent, opponent) if seat == 0 else (opponent, agent)
         payoff = play_game(game, *players, on_move=audit)[seat]
-        outcome = "win" if payoff > 0 else "loss" if payoff < 0 else "draw"
-        record[outcome] += 1
-        by_seat[seat][outcome] += 1
+        (result.first if seat == 0 else result.second).add(payoff)
         could = _result_class(game, forced, seat)
-        if final < forced or _result_class(game, final, seat) < could:
-            record["violations"] += 1
+        audit_counts["violations"] += final < forced or _result_class(game, final, seat) < could
         if could == 2:
-            record["could_win"] += 1
-            record["won_when_could_win"] += outcome == "win"
-    record["first"], record["second"] = by_seat
-    return record
+            audit_counts["could_win"] += 1
+            audit_counts["won_when_could_win"] += payoff > 0
+    by_seat = {"first": result.first.as_dict(), "second": result.second.as_dict()}
+    return {**result.total.as_dict(), **audit_counts, **by_seat}
 
 
 def _result_class(game: DotsAndBoxes, margin: int, seat: int) -> int:
