@@ -31,7 +31,7 @@ from gym_boardgames.envs.contract import env_for_game
 from gym_boardgames.opponents import as_policy
 from gym_boardgames.render.pygame_canvas import font, import_pygame
 from gym_boardgames.rules.dots import DotsAndBoxes
-from gym_boardgames.rules.registry import make_game
+from gym_boardgames.rules.registry import GAME_NAMES, make_game
 from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int
 
 #: A hint provider: ``(game, state, player) -> {legal action: label}``, each label ``"win"``, ``"draw"``,
@@ -387,7 +387,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Play a board game against an agent with the mouse (click a cell, a column or an edge). "
         "Keys: " + KEYS_HELP + ".",
     )
-    parser.add_argument("game", choices=["tictactoe", "connectfour", "connectn", "dots"])
+    parser.add_argument("game", choices=GAME_NAMES)
     parser.add_argument("--rows", type=positive_int, help="board rows (connectn, default 6) or box rows (dots, 3)")
     parser.add_argument(
         "--cols", type=positive_int, help="board columns (connectn, default 7) or box columns (dots, 3)"
