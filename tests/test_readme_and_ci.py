@@ -294,14 +294,15 @@ def test_console_blocks_read_only_prompt_lines():
     assert commands == [(1, "python scripts/solve.py --game tictactoe")]
 
 
+LAYOUT = DOCS / "api" / "layout.md"
+
+
 def layout_paths() -> set[str]:
-    """Every ``.py`` path the Layout section names, resolved against the folder that starts its line."""
-    section = re.search(r"^## Layout\n(.*?)^## ", README.read_text(), re.S | re.M)
-    assert section, "README.md needs a Layout section"
-    blocks = re.findall(r"```\w*\n(.*?)```", section.group(1), re.S)
-    assert blocks, "the Layout section lists the files in a fenced block"
+    """Every ``.py`` path the code layout page names, resolved against the folder that starts its line."""
+    blocks = [block for block in blocks_of(LAYOUT) if block.lang == "text"]
+    assert blocks, "docs/api/layout.md lists the files in a fenced text block"
     named, folder = set(), ""
-    for line in blocks[0].splitlines():
+    for line in blocks[0].code.splitlines():
         if line and not line[0].isspace():
             head = line.split()[0]
             folder = head if head.endswith("/") else head.rsplit("/", 1)[0] + "/"
@@ -313,18 +314,18 @@ def layout_paths() -> set[str]:
 def test_layout_names_every_module_and_only_existing_ones():
     named = layout_paths()
     files = {path for path in named if (ROOT / path).is_file()}
-    assert not named - files, f"README's Layout section names files that do not exist: {sorted(named - files)}"
+    assert not named - files, f"docs/api/layout.md names files that do not exist: {sorted(named - files)}"
     # Sub-package __init__ files only re-export; the top one is the registration, worth naming.
     required = {path for path in shipped_modules() if not path.endswith("/__init__.py")} | {
         "gym_boardgames/__init__.py"
     }
-    assert not required - named, f"README's Layout section does not name {sorted(required - named)}"
+    assert not required - named, f"docs/api/layout.md does not name {sorted(required - named)}"
 
 
 def shipped_modules() -> set[str]:
     """The ``.py`` files of the packages and scripts: git's tracked ones in a checkout, as a fresh clone has them.
 
-    Files another change is still writing (untracked) are not the README's business yet.
+    Files another change is still writing (untracked) are not the layout page's business yet.
     """
     tops = ("gym_boardgames", "agents", "scripts")
     try:
