@@ -6,7 +6,9 @@ env in self-play, so both sides are agents), and for the tabular tasks the optim
 :func:`agents.dp.value_iteration` computes from the env's exact model ``P``. Pillow writes the frames.
 
 Run by the ``envdocs`` extension at every build; a GIF is drawn again only when it is missing or older than
-the code (``gym_boardgames/``, ``agents/`` or this file). By hand: ``python docs/_ext/envgifs.py OUT_DIR``.
+the code (``gym_boardgames/``, ``agents/`` or this file). By hand: ``python docs/_ext/envgifs.py OUT_DIR``;
+``python docs/_ext/envgifs.py --stills docs/screenshots/envs`` writes README's pictures (each game's last
+frame), the only images of these games kept in git.
 """
 
 from __future__ import annotations
@@ -165,27 +167,43 @@ def write_gif(frames: list[tuple[np.ndarray, int]], path: Path) -> None:
     )
 
 
-def write_all(out: Path, logger: Any = None) -> None:
-    """Draw every GIF into ``out`` that is missing or older than the code."""
+def frames_of(game: Game) -> list[tuple[np.ndarray, int]]:
+    """Play ``game`` and return its ``(rgb frame, milliseconds)`` pairs."""
     import gymnasium as gym
 
     import gym_boardgames  # noqa: F401  (registers the ids)
 
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    env = gym.make(game.env_id, render_mode="rgb_array", **game.kwargs)
+    try:
+        return list(game.play(env))
+    finally:
+        env.close()
+
+
+def write_all(out: Path, logger: Any = None) -> None:
+    """Draw every GIF into ``out`` that is missing or older than the code."""
     newest = _newest_source()
-    for spec in GAMES:
-        path = out / gif_name(spec.env_id)
+    for game in GAMES:
+        path = out / gif_name(game.env_id)
         if path.is_file() and path.stat().st_mtime >= newest:
             continue
         start = time.perf_counter()
-        env = gym.make(spec.env_id, render_mode="rgb_array", **spec.kwargs)
-        try:
-            frames = list(spec.play(env))
-        finally:
-            env.close()
+        frames = frames_of(game)
         write_gif(frames, path)
         if logger is not None:
             logger.info(f"envgifs: {path.name}, {len(frames)} frames in {time.perf_counter() - start:.1f} s")
+
+
+def write_stills(out: Path, width: int = 240) -> None:
+    """The last frame of every game as ``<env id>.png``: README's pictures, which must be files in git."""
+    from PIL import Image
+
+    out.mkdir(parents=True, exist_ok=True)
+    for game in GAMES:
+        image = Image.fromarray(frames_of(game)[-1][0])
+        image = image.resize((width, round(image.height * width / image.width)), Image.Resampling.LANCZOS)
+        image.save(out / f"{game.env_id}.png", optimize=True)
 
 
 def caption(env_id: str) -> str:
@@ -194,5 +212,14 @@ def caption(env_id: str) -> str:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Draw the env pages' GIFs (or README's stills) from real games.")
+    parser.add_argument("out", nargs="?", type=Path, default=ROOT / "docs" / "_generated" / "gifs", help="GIF folder")
+    parser.add_argument("--stills", type=Path, metavar="DIR", help="write each game's last frame as a PNG here instead")
+    args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    write_all(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "_generated" / "gifs")
+    if args.stills:
+        write_stills(args.stills)
+    else:
+        write_all(args.out)
