@@ -133,7 +133,9 @@ def summary_table(env_id: str) -> str:
             venv.close()
     else:
         rows.append(("Vector env", "none of its own: " + _code('vectorization_mode="sync"') + ' or `"async"`'))
-    return _table(("", ""), rows)
+    # A list-table: like Gymnasium's summary, two columns and no header row (a Markdown table must have one).
+    items = "".join(f"* - {name}\n  - {value}\n" for name, value in rows)
+    return f"```{{list-table}}\n:widths: 30 70\n\n{items}```\n"
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
@@ -210,16 +212,29 @@ def version_history(env_id: str, doc_history: str) -> str:
 # ---- the page include --------------------------------------------------------------------------------------
 
 
-def class_sections(cls: type, level: str, skip: tuple[str, ...] = ()) -> tuple[str, str, str]:
-    """``(summary, Markdown of the sections, Version History body)`` of an env class's docstring."""
+def class_sections(cls: type, level: str) -> tuple[str, str, str]:
+    """``(summary, Markdown of the sections, Version History body)`` of an env class's docstring.
+
+    A class whose docstring has no sections (``ConnectFourEnv``: "everything else as ConnectNEnv") shows
+    those of the nearest base class that has them, except the base's Arguments prose: the arguments table
+    is always the class's own signature.
+    """
     summary, sections = docstring_sections(cls)
+    inherited = False
+    if not sections:
+        for base in cls.__mro__[1:]:
+            sections = docstring_sections(base)[1]
+            if sections:
+                inherited = True
+                break
     parts, history = [], ""
     for title, body in sections:
         if title == "Version History":
             history = body
         elif title == "Arguments":
-            parts.append(f"{level} Arguments\n\n{myst(body)}\n{arguments_table(cls)}")
-        elif title not in skip:
+            prose = "" if inherited else myst(body) + "\n"
+            parts.append(f"{level} Arguments\n\n{prose}{arguments_table(cls)}")
+        else:
             parts.append(f"{level} {title}\n\n{myst(body)}")
     if not any(title == "Arguments" for title, _ in sections):
         parts.append(f"{level} Arguments\n\n{arguments_table(cls)}")
@@ -238,9 +253,9 @@ def env_include(env_id: str) -> tuple[str, str]:
     text = [
         f"```{{figure}} /_generated/gifs/{envgifs.gif_name(env_id)}\n:alt: A game of {env_id}\n\n"
         f"{envgifs.caption(env_id)}\n```\n",
+        summary,
         f"```{{py:currentmodule}} {module}\n```\n",
         summary_table(env_id),
-        summary,
         sections,
     ]
     if spec.vector_entry_point:
