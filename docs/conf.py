@@ -57,6 +57,10 @@ napoleon_numpy_docstring = False
 # each field a second time beside the one autodoc writes for the field itself (a duplicate-object warning).
 napoleon_use_ivar = True
 autosummary_generate = True
+# Modules of the optional extras (pettingzoo for gym_boardgames.pettingzoo, PyTorch for AlphaZero training) are
+# stood in for while autodoc imports the code: the docs extra alone builds every API page, and the pages
+# read the same whichever extras are installed.
+autodoc_mock_imports = ["pettingzoo", "torch"]
 autodoc_member_order = "bysource"
 # Signatures show the hints; the "Args:" text says what each argument means.
 autodoc_typehints = "signature"

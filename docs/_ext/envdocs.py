@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -296,8 +297,18 @@ def rubric_headings(app: Sphinx, what: str, name: str, obj: Any, options: Any, l
             lines[i : i + 1] = [f"{heading.group(1)}.. rubric:: {heading.group(2)}", ""]
 
 
+def clear_api_stubs(app: Sphinx) -> None:
+    """Delete the API stubs of the last build before autosummary writes this build's.
+
+    autosummary never deletes a stub, so a module renamed since the last build (issue 15 renamed several)
+    would leave a page outside every toctree, a warning, and with ``-W`` a failed build.
+    """
+    shutil.rmtree(Path(app.srcdir) / "api" / "_autosummary", ignore_errors=True)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Register the generator and the docstring hook with Sphinx."""
+    """Register the generator, the stub cleaner and the docstring hook with Sphinx."""
+    app.connect("builder-inited", clear_api_stubs, priority=100)  # before autosummary's (priority 500)
     app.connect("builder-inited", generate)
     app.connect("autodoc-process-docstring", rubric_headings)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
