@@ -12,6 +12,8 @@ from typing import Any
 
 from agents._rng import SeedLike, make_rng
 from agents.random_agent import RandomAgent
+from gym_boardgames.opponents import as_policy as policy_of
+from gym_boardgames.opponents import reset_hook
 
 AgentLike = Any  # an object with act(game, state) -> int, a callable (game, state) -> int, or "random"
 
@@ -70,6 +72,9 @@ class MatchResult:
 def as_policy(agent: AgentLike, rng: SeedLike = None) -> Callable[[Any, Any], int]:
     """Return ``agent`` as a callable ``(game, state) -> int``; ``"random"`` becomes a :class:`RandomAgent`.
 
+    Objects with ``act`` and plain callables follow :func:`gym_boardgames.opponents.as_policy`, the rule
+    the envs' ``opponent=`` follows too.
+
     Raises:
         ValueError: if ``agent`` is none of the accepted forms.
     """
@@ -77,12 +82,7 @@ def as_policy(agent: AgentLike, rng: SeedLike = None) -> Callable[[Any, Any], in
         if agent == "random":
             return RandomAgent(make_rng(rng)).act
         raise ValueError(f"unknown agent name {agent!r}: pass 'random' or an object with act(game, state)")
-    act = getattr(agent, "act", None)
-    if callable(act):
-        return act
-    if callable(agent):
-        return agent
-    raise ValueError(f"{agent!r} is not an agent: it needs act(game, state) -> int or to be callable")
+    return policy_of(agent)
 
 
 def play_game(
@@ -109,8 +109,8 @@ def play_game(
     players = (first, second)
     policies = (as_policy(first), as_policy(second))
     for agent in players:
-        reset = getattr(agent, "reset", None)
-        if callable(reset):
+        reset = reset_hook(agent)
+        if reset is not None:
             reset()
     state = game.initial_state()
     while not game.is_terminal(state):

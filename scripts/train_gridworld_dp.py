@@ -360,7 +360,7 @@ def base_kwargs(base: Any) -> dict[str, Any]:
 
 def render_panel(env: gym.Env, values: np.ndarray | None, policy: np.ndarray | None, label: str) -> np.ndarray:
     """One frame of the env's own renderer with the overlay, captioned with ``label``."""
-    from gym_boardgames.render.gridworld_view import render_gridworld
+    from gym_boardgames.envs.gridworld import render_gridworld
 
     return render_gridworld(env, values=values, policy=policy, caption=label)
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from gym_boardgames.opponents import reset_hook
+
 
 class ExactValues:
     """Every reachable position's game value of a solvable two-player game, for the player to move.
@@ -125,8 +127,8 @@ class RecordingAgent:
 
     def reset(self) -> None:
         """Reset the wrapped agent (the arena calls this before each game)."""
-        reset = getattr(self.agent, "reset", None)
-        if callable(reset):
+        reset = reset_hook(self.agent)
+        if reset is not None:
             reset()
 
     def act(self, game: Any, state: Any) -> int:
