@@ -1,6 +1,6 @@
 """Minimax search with alpha-beta pruning, and exact solving of small games.
 
-Everything here speaks only the rules surface of DESIGN.md (``initial_state``, ``current_player``,
+Everything here speaks only the rules surface (docs/design.md, "Rules surface") (``initial_state``, ``current_player``,
 ``legal_actions``, ``apply``, ``is_terminal``, ``returns``), so it runs on every board game.
 
 Values are zero-sum and taken from the point of view of the player to move. Because Dots and Boxes

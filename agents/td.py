@@ -27,7 +27,7 @@ of positions it has looked at, so it never sees an uninitialised terminal entry.
 the rules' ``apply`` and ``key`` once per position and cached, which is what makes training fast: after
 the first few thousand games no rule code runs at all.
 
-Works for any game whose rules object has the rules surface of DESIGN.md plus ``key(state)`` and
+Works for any game whose rules object has the rules surface (docs/design.md, "Rules surface") plus ``key(state)`` and
 ``num_keys`` (every key is in ``0 .. num_keys - 1``), e.g. tic-tac-toe (19683 keys) and small
 :class:`~gym_boardgames.rules.connect.ConnectN` boards (``3**cells`` keys).
 """

@@ -8,8 +8,8 @@ import gymnasium.error
 class ActionTypeError(TypeError, ValueError):
     """An action that is not an integer at all (a float, a string, an array of several values).
 
-    It is both a ``TypeError`` (the usual Python signal) and a ``ValueError`` (what DESIGN.md promises for
-    any action outside the action space), so either ``except`` clause catches it.
+    It is both a ``TypeError`` (the usual Python signal) and a ``ValueError`` (what docs/design.md, section
+    "Errors", promises for any action outside the action space), so either ``except`` clause catches it.
     """
 
 

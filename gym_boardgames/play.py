@@ -258,7 +258,7 @@ class PlayApp:
         if self.env.episode_over:
             result = self.env.status_text()
             winner = self.env.winner
-            # A draw is -1 (DESIGN.md); envs before 0.1 said None.
+            # A draw is -1 (docs/design.md, "Two-player env contract"); envs before 0.1 said None.
             verdict = "Draw" if winner not in (0, 1) else ("You win!" if winner == self.human else "You lose")
             return f"{verdict} - {result}"
         if self._thinking:

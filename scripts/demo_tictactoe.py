@@ -33,7 +33,7 @@ def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bo
         if show:
             print(env.render())
     winner = info["winner"]
-    # A draw is -1 (DESIGN.md); older envs said None.
+    # A draw is -1 (docs/design.md, "Two-player env contract"); older envs said None.
     return total, -1 if winner is None else int(winner)
 
 

@@ -1,4 +1,6 @@
-"""The two-player environment contract of DESIGN.md, written once for every board game.
+"""The two-player environment contract, written once for every board game.
+
+The contract is documented in docs/design.md, section "Two-player env contract".
 
 :class:`TwoPlayerEnv` turns a rules object (``initial_state``, ``current_player``, ``legal_actions``,
 ``apply``, ``is_terminal``, ``returns``) into a single-agent :class:`gymnasium.Env`: the agent plays one

@@ -1,4 +1,6 @@
-"""The pieces of DESIGN.md's two-player contract, once, for the board, vector and PettingZoo envs.
+"""The pieces of the two-player contract, once, for the board, vector and PettingZoo envs.
+
+The contract is documented in docs/design.md, section "Two-player env contract".
 
 :class:`~gym_boardgames.envs.base.TwoPlayerEnv`, :class:`~gym_boardgames.vector.base.TwoPlayerVectorEnv`
 and :mod:`gym_boardgames.pettingzoo` import these, so a keyword, a reset option, the winner code of a draw

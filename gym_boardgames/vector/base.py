@@ -1,4 +1,6 @@
-"""The two-player env contract of DESIGN.md, batched: one :class:`gymnasium.vector.VectorEnv` for every board game.
+"""The two-player env contract, batched: one :class:`gymnasium.vector.VectorEnv` for every board game.
+
+The contract is documented in docs/design.md, section "Vector env contract".
 
 :class:`TwoPlayerVectorEnv` runs ``num_envs`` games of one configuration in the numpy arrays of a batch
 rules object (:mod:`gym_boardgames.rules.batch`) and gives them the single envs' contract
