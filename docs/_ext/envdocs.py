@@ -134,6 +134,13 @@ def summary_table(env_id: str) -> str:
             venv.close()
     else:
         rows.append(("Vector env", "none of its own: " + _code('vectorization_mode="sync"') + ' or `"async"`'))
+    from gym_boardgames.rules.registry import RULES  # the games the PettingZoo adapter makes, by env name
+
+    if spec.name in RULES:
+        aec = _code(f'gym_boardgames.pettingzoo.env("{spec.name}")')
+        rows.append(
+            ("PettingZoo AEC", aec + " (the `pettingzoo` extra): {py:func}`env <gym_boardgames.pettingzoo.env>`")
+        )
     # A list-table: like Gymnasium's summary, two columns and no header row (a Markdown table must have one).
     items = "".join(f"* - {name}\n  - {value}\n" for name, value in rows)
     return f"```{{list-table}}\n:widths: 30 70\n\n{items}```\n"
