@@ -186,7 +186,7 @@ class Corridor:
 
 
 def test_the_memoised_solver_handles_games_longer_than_the_python_stack():
-    """It used to recurse once per ply: 50x50 boards died with RecursionError (issue 13)."""
+    """It used to recurse once per ply: 50x50 boards died with RecursionError."""
     game = Corridor(5000)
     assert solve(game) == (0.0, 5001)
     assert len(_solve_generic(game, progress=True)) == 5001

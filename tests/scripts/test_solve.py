@@ -1,4 +1,4 @@
-"""solve.py (issue 13): every game choice finishes or is refused at once; --force and progress on long solves."""
+"""scripts/solve.py: every game choice finishes or is refused at once; --force and progress on long solves."""
 
 import importlib.util
 import json
@@ -23,7 +23,7 @@ def run_solve(*args, timeout=30):
 
 @pytest.fixture(scope="module")
 def solve_script():
-    spec = importlib.util.spec_from_file_location("h13_solve_script", SCRIPT)
+    spec = importlib.util.spec_from_file_location("solve_script", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -1,4 +1,4 @@
-"""Issue 13: GridWorld-v0 refuses hostile sizes at once (a documented cell limit), and bad maps are clear errors."""
+"""GridWorld-v0 refuses hostile sizes at once (a documented cell limit), and bad maps are clear errors."""
 
 import itertools
 import os

@@ -1,4 +1,4 @@
-"""Every script fails at once, in one line naming the flag or file, before its long work (issue 13).
+"""Every script fails at once, in one line naming the flag or file, before its long work.
 
 Each check runs the script with its default (long) budget, so a check made after the work would make the
 test slow or fail; the time limit and the absence of any result line show that no work happened.
@@ -43,7 +43,7 @@ def assert_user_error(result, status, message):
 
 
 def load_script(name):
-    spec = importlib.util.spec_from_file_location(f"h13_{name}", ROOT / "scripts" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"script_{name}", ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -94,8 +94,8 @@ def test_an_out_naming_a_folder_is_refused_before_the_work(script, args, tmp_pat
 )
 def test_an_unwritable_place_is_refused_before_the_work(script, flag):
     # /proc takes no new files, even from root: the same failure as a read-only folder.
-    result = run(script, flag, "/proc/h13.json" if script != "train_tictactoe_td.py" else "/proc/h13.png")
-    assert_user_error(result, 2, f"{flag} /proc/h13.")
+    result = run(script, flag, "/proc/out.json" if script != "train_tictactoe_td.py" else "/proc/out.png")
+    assert_user_error(result, 2, f"{flag} /proc/out.")
     assert "cannot write in the folder /proc" in result.stderr
 
 

@@ -1,4 +1,5 @@
-"""The play window's real event loop, driven headless with posted pygame events."""
+"""gym_boardgames.play: the play window's real event loop, driven headless with posted pygame events; and the hints
+scripts/play.py hands it."""
 
 import importlib.util
 import subprocess
@@ -14,7 +15,7 @@ from agents.minimax import AlphaBetaAgent  # noqa: E402
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
 from gym_boardgames.play import PlayApp  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def load_play_script():

@@ -1,4 +1,5 @@
-"""The scripts' shared up-front checks (issue 13): output paths, extras, numeric flags, progress without tqdm."""
+"""gym_boardgames.utils, the scripts' shared up-front checks: output paths, extras, numeric flags, progress without
+tqdm, and atomic writes."""
 
 import argparse
 import io
@@ -16,6 +17,7 @@ from gym_boardgames.utils import (
     positive_int,
     progress_bar,
     require_extra,
+    write_text_atomic,
 )
 
 
@@ -133,3 +135,15 @@ def test_the_text_progress_is_throttled_and_silent_when_disabled(monkeypatch):
     assert stream.getvalue() == ""  # nothing within the interval, and no final line for a quick job
     monkeypatch.setitem(sys.modules, "tqdm", None)
     assert not isinstance(progress_bar(10, "x", enabled=False), utils._TextProgress)
+
+
+def test_atomic_writes_keep_the_usual_file_mode_and_leave_no_temp_files(tmp_path):
+    target = tmp_path / "out.json"
+    write_text_atomic(target, "{}")
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+    os.chmod(target, 0o640)
+    write_text_atomic(target, "[]")
+    assert target.read_text() == "[]" and target.stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["out.json"]

@@ -1,4 +1,4 @@
-"""Issue 13: ``opponent`` takes the agent names every script takes (``agents.factory.make_agent``)."""
+"""The board envs' ``opponent`` takes the agent names every script takes (``agents.factory.make_agent``)."""
 
 from __future__ import annotations
 

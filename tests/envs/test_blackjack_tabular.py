@@ -1,4 +1,4 @@
-"""Issue 13: TabularBlackjack-v0 is an env of this package (unwrapped.P, one wrapper tower), draws the end of a
+"""TabularBlackjack-v0 is an env of this package (unwrapped.P, one wrapper tower), draws the end of a
 hand (the dealer's cards face up, the result), and refuses booleans as the board envs do."""
 
 import gymnasium as gym

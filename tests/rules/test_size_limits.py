@@ -1,4 +1,4 @@
-"""Board sizes (issue 13): every size up to the documented limit builds at once, every larger one is refused.
+"""Board sizes: every size up to the documented limit builds at once, every larger one is refused.
 
 The limits are ``MAX_BOARD_SIDE`` (64) for ConnectN rows and columns, ``MAX_DOTS_SIDE`` (32) boxes for Dots
 and Boxes, and ``MAX_BATCH_BYTES`` for the state of a batch of games.

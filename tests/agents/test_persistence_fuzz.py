@@ -1,4 +1,4 @@
-"""Issue 13: a seeded fuzz of every saved-file loader; only SavedFileError, each call under a second, under 1 GB.
+"""A seeded fuzz of every saved-file loader; only SavedFileError, each call under a second, under 1 GB.
 
 Real saved files (a tic-tac-toe and a ConnectN TD file, a Dots and Boxes layer table, a layered Q agent, a
 float32 weights file, a JSON file) are truncated, bit-flipped, overwritten, rebuilt with hostile header
@@ -6,7 +6,7 @@ values and hostile arrays, or replaced by random bytes, random JSON and header b
 every result. The loop runs in a child process whose address space is capped at its size after the imports
 plus 1 GiB, so any allocation over 1 GB fails the test (as a MemoryError, which is not a SavedFileError).
 
-Run by hand for a longer search: ``python tests/agents/test_h13_loader_fuzz.py DIR SEED ROUNDS``.
+Run by hand for a longer search: ``python tests/agents/test_persistence_fuzz.py DIR SEED ROUNDS``.
 """
 
 from __future__ import annotations

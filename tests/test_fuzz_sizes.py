@@ -1,4 +1,4 @@
-"""Fuzz (issue 13): random sizes at every board constructor, random actions at every board ``step``.
+"""Fuzz: random sizes at every board constructor, random actions at every board ``step``.
 
 A seeded loop draws sizes from a pool of good and hostile values (huge, zero, negative, bools, floats, NaN,
 strings, None, numpy scalars, lists) and actions from another (out of range, bools, floats, numpy

@@ -1,4 +1,4 @@
-"""Issue 13: ``info["winner"]`` is 0, 1 or -1 for a draw, so Gymnasium's vector envs can stack it.
+"""``info["winner"]`` is 0, 1 or -1 for a draw, so Gymnasium's vector envs can stack it.
 
 A None for a draw beside an int for a win in the same step made Gymnasium's ``_add_info`` raise
 ``TypeError`` in sync and async mode.

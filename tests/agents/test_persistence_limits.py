@@ -1,4 +1,4 @@
-"""Issue 13: saved files that hang or take gigabytes are refused at once, as SavedFileError naming the file.
+"""agents.persistence: saved files that hang or take gigabytes are refused at once, as SavedFileError naming the file.
 
 Every hostile file here is small; the loaders must see through it from the file's kind, its size, the
 header's sizes and the arrays' ``.npy`` headers, before building a board or allocating an array.

@@ -1,4 +1,4 @@
-"""Issue 13: the native vector envs take the scripts' agent names as ``opponent`` too."""
+"""The native vector envs take the scripts' agent names as ``opponent`` too."""
 
 from __future__ import annotations
 
