@@ -1,7 +1,7 @@
 """What every reference cross-check asserts about one reset/step output of a two-player board env.
 
-``test_reference_crosscheck.py`` (tic-tac-toe), ``test_reference_connectn.py`` and ``test_reference_dots.py``
-each keep a small ``assert_env_agrees`` that calls :func:`assert_contract_agrees` with their reference's
+``test_reference_connectn.py`` (ConnectN, Connect Four and tic-tac-toe) and ``test_reference_dots.py`` each
+keep a small ``assert_env_agrees`` that calls :func:`assert_contract_agrees` with their reference's
 position and then checks the game's own state fields. With pytest's importlib import mode a sibling module
 is not importable by name, so each of them puts this directory on ``sys.path`` first.
 """
@@ -12,6 +12,12 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+
+def as_action(action: int, rng: np.random.Generator) -> int | np.integer:
+    """Half the time pass a numpy integer: agents often hand back ``np.int64`` from an argmax."""
+    return np.int64(action) if rng.random() < 0.5 else int(action)
+
 
 #: The default ``winner`` of the cross-checks' ``assert_env_agrees``: the step must not have ended the game.
 NO_WINNER_KEY = object()

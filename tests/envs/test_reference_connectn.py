@@ -1,4 +1,4 @@
-"""ConnectN-v0 and ConnectFour-v0 checked step by step against an independent m,n,k / gravity game.
+"""ConnectN-v0, ConnectFour-v0 and TicTacToe-v0 checked step by step against an independent m,n,k / gravity game.
 
 The reference below shares no code with ``gym_boardgames.rules``: it keeps the board as a list of rows of
 owners, drops gravity pieces by scanning a column from the bottom, finds a win by walking the four
@@ -6,15 +6,17 @@ directions from the last piece, and can re-scan the whole board to check itself.
 random games on boards of many shapes then drive ``gymnasium.make(...)`` and every observable
 (observation, mask, current player, reward, terminated, truncated, winner) and the env's internal state
 must agree with it after every single step: in self-play, against the built-in random opponent from
-either side, and after illegal moves (a full column or an occupied cell). Table-driven cases pin the
-rules that random play reaches only by chance: stacking, every win direction, a win on the last free
-cell, and lines longer than ``n``.
+either side, against custom opponents (callables, objects with ``act``, one that cheats), and after
+illegal moves (a full column or an occupied cell). Tic-tac-toe is the 3x3 board with ``n=3`` and no
+gravity. Table-driven cases pin the rules that random play reaches only by chance: stacking, every win
+direction, a win on the last free cell, and lines longer than ``n``.
 """
 
 from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ import pytest
 import gym_boardgames  # noqa: F401  (registers the ids)
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from reference_helpers import NO_WINNER_KEY, assert_contract_agrees  # noqa: E402
+from reference_helpers import NO_WINNER_KEY, as_action, assert_contract_agrees  # noqa: E402
 
 from gym_boardgames.errors import ResetNeeded
 
@@ -173,7 +175,25 @@ def test_reference_finds_lines_of_n_in_every_direction_but_not_split_ones() -> N
     assert diagonals.library_board() == bytes([1, 0, 0, 2, 0, 1, 2, 0, 0, 2, 1, 0, 2, 0, 0, 1])
 
 
+def test_reference_knows_the_textbook_tic_tac_toe_positions() -> None:
+    ref = TTT.reference()
+    for cell in (4, 0, 8, 2, 6, 7, 1, 3, 5):  # a well-known drawn line of play
+        assert ref.winner is None
+        ref.play(cell)
+    assert ref.over() and ref.winner is None and ref.legal() == [] and ref.scan_winners() == set()
+    ref = TTT.reference()
+    for cell in (0, 3, 1, 4, 2):  # X completes the top row
+        ref.play(cell)
+    assert (ref.winner, ref.win_direction) == (0, "horizontal") and ref.legal() == [] and ref.to_move() == 1
+    assert ref.observation(1).tolist() == [[-1, -1, -1], [1, 1, 0], [0, 0, 0]]
+    assert ref.library_board() == bytes([1, 1, 1, 2, 2, 0, 0, 0, 0])
+
+
 # ---- configurations --------------------------------------------------------------------------
+
+
+#: The ids whose board is fixed (they take no size keywords), with their short names in test ids.
+FIXED_IDS = {"ConnectFour-v0": "C4", "TicTacToe-v0": "TTT"}
 
 
 @dataclass(frozen=True)
@@ -185,12 +205,12 @@ class Config:
     env_id: str = "ConnectN-v0"
 
     def __str__(self) -> str:
-        name = "C4" if self.env_id == "ConnectFour-v0" else f"{self.rows}x{self.cols}-n{self.n}"
+        name = FIXED_IDS.get(self.env_id, f"{self.rows}x{self.cols}-n{self.n}")
         return f"{name}-{'gravity' if self.gravity else 'free'}"
 
     def make(self, **kwargs: Any) -> gym.Env:
-        if self.env_id == "ConnectFour-v0":
-            return gym.make("ConnectFour-v0", **kwargs)
+        if self.env_id in FIXED_IDS:
+            return gym.make(self.env_id, **kwargs)
         return gym.make(self.env_id, rows=self.rows, cols=self.cols, n=self.n, gravity=self.gravity, **kwargs)
 
     def reference(self) -> RefConnect:
@@ -204,6 +224,7 @@ class Config:
 
 
 C4 = Config(6, 7, 4, True, env_id="ConnectFour-v0")
+TTT = Config(3, 3, 3, False, env_id="TicTacToe-v0")
 C4_GENERIC = Config(6, 7, 4, True)
 G4x4 = Config(4, 4, 3, True)
 FREE_5x5 = Config(5, 5, 4, False)
@@ -222,14 +243,10 @@ SELF_PLAY = [
     (ROW_1x5, 500, True),
     (FREE_7x3, 400, False),
     (GOMOKU, 25, False),
+    (TTT, 2500, True),
 ]
 
 # ---- comparing the env with the reference ------------------------------------------------------
-
-
-def as_action(action: int, rng: np.random.Generator) -> int | np.integer:
-    """Half the time pass a numpy integer: agents often hand back ``np.int64`` from an argmax."""
-    return np.int64(action) if rng.random() < 0.5 else int(action)
 
 
 def assert_env_agrees(
@@ -262,6 +279,12 @@ def assert_env_agrees(
         assert ref.scan_winners() == (set() if w is None else {w})
 
 
+def assert_fresh(arrays: list[np.ndarray], previous: list[np.ndarray]) -> None:
+    """docs/design.md: a new array on every call, so a caller keeping one never sees it change."""
+    for new, old in zip(arrays, previous, strict=True):
+        assert not np.shares_memory(new, old)
+
+
 def test_connect_four_id_is_the_six_by_seven_gravity_board_with_four_in_a_row() -> None:
     env = gym.make("ConnectFour-v0")
     assert env.unwrapped.game.config == (6, 7, 4, True)
@@ -269,6 +292,9 @@ def test_connect_four_id_is_the_six_by_seven_gravity_board_with_four_in_a_row() 
     assert env.observation_space.shape == (6, 7) and env.observation_space.dtype == np.int8
     free = gym.make("ConnectN-v0", rows=5, cols=5, n=4, gravity=False)
     assert free.action_space == gym.spaces.Discrete(25) and free.observation_space.shape == (5, 5)
+    tictactoe = gym.make("TicTacToe-v0")
+    assert tictactoe.unwrapped.game.config == (3, 3, 3, False)
+    assert tictactoe.action_space == gym.spaces.Discrete(9) and tictactoe.observation_space.shape == (3, 3)
 
 
 # ---- self-play -------------------------------------------------------------------------------
@@ -289,7 +315,9 @@ def test_self_play_matches_reference_at_every_step_of_random_games(
         while not ref.over():
             mover = ref.to_move()
             action = int(rng.choice(ref.legal()))
+            previous = [obs, info["action_mask"]]
             obs, reward, terminated, truncated, info = env.step(as_action(action, rng))
+            assert_fresh([obs, info["action_mask"]], previous)
             ref.play(action)
             assert terminated is ref.over() and truncated is False
             # Self-play: the reward belongs to the player who just moved, who can only win on their move.
@@ -305,16 +333,24 @@ def test_self_play_matches_reference_at_every_step_of_random_games(
     assert outcomes[0] > outcomes[1]  # moving first is an advantage, even for random players
     if draws_expected:
         assert outcomes[None] > 0
+    if config == TTT:
+        assert outcomes[1] > outcomes[None]  # known for random tic-tac-toe: ~58% / ~29% / ~13%
     if games >= 100:
         assert directions - {None} == config.possible_directions()  # wins in every direction the board allows
 
 
-@pytest.mark.parametrize("config", [C4, G4x4, FREE_5x5, ROW_1x5], ids=str)
-def test_self_play_illegal_move_loses_for_the_offender_and_leaves_the_board_unchanged(config: Config) -> None:
+# (config, games, fewest games each player must have lost by an illegal move)
+SELF_PLAY_ILLEGAL = [(C4, 300, 20), (G4x4, 300, 20), (FREE_5x5, 300, 20), (ROW_1x5, 300, 20), (TTT, 1500, 250)]
+
+
+@pytest.mark.parametrize(("config", "games", "fewest"), SELF_PLAY_ILLEGAL, ids=lambda v: str(v))
+def test_self_play_illegal_move_loses_for_the_offender_and_leaves_the_board_unchanged(
+    config: Config, games: int, fewest: int
+) -> None:
     env = config.make(opponent=None, illegal_action="lose")
     rng = np.random.default_rng(7)
     offenders: Counter[int] = Counter()
-    for game_index in range(300):
+    for game_index in range(games):
         obs, info = env.reset(seed=game_index)
         ref = config.reference()
         while not ref.over():
@@ -338,10 +374,10 @@ def test_self_play_illegal_move_loses_for_the_offender_and_leaves_the_board_unch
             assert reward == (1.0 if ref.winner == mover else 0.0)
             assert_env_agrees(env, ref, obs, info, viewer=ref.to_move(), ended=ref.over(), winner=ref.winner)
     # The illegal branch really ran, with either player as the offender.
-    assert offenders[0] > 20 and offenders[1] > 20
+    assert offenders[0] > fewest and offenders[1] > fewest
 
 
-@pytest.mark.parametrize("config", [G4x4, FREE_7x3], ids=str)
+@pytest.mark.parametrize("config", [G4x4, FREE_7x3, TTT], ids=str)
 def test_illegal_move_in_raise_mode_changes_nothing_and_the_game_goes_on(config: Config) -> None:
     env = config.make(opponent=None, illegal_action="raise")
     rng = np.random.default_rng(11)
@@ -366,7 +402,7 @@ def test_illegal_move_in_raise_mode_changes_nothing_and_the_game_goes_on(config:
     assert raised > 100
 
 
-# ---- against the random opponent ---------------------------------------------------------------
+# ---- against an opponent -----------------------------------------------------------------------
 
 
 def opponent_reply(obs: np.ndarray, ref: RefConnect, agent: int) -> int:
@@ -383,6 +419,9 @@ def opponent_reply(obs: np.ndarray, ref: RefConnect, agent: int) -> int:
     return action
 
 
+OpponentHook = Callable[[RefConnect, int], None]
+
+
 def play_against_opponent(
     env: gym.Env,
     ref: RefConnect,
@@ -391,16 +430,15 @@ def play_against_opponent(
     *,
     seed: int | None = None,
     illegal_rate: float = 0.0,
-    choices: Counter[tuple[int, int]] | None = None,
+    on_opponent_move: OpponentHook | None = None,
 ) -> bool:
     """Play one episode as ``agent`` from the empty ``ref``, checking every step; return whether it ended
-    on an illegal agent move. ``choices[(n_legal, rank)]`` tallies the opponent's picks."""
+    on an illegal agent move. ``on_opponent_move(position_before, action)`` sees every opponent move."""
 
     def follow_opponent(obs: np.ndarray) -> None:
         action = opponent_reply(obs, ref, agent)
-        if choices is not None:
-            legal = ref.legal()
-            choices[(len(legal), legal.index(action))] += 1
+        if on_opponent_move is not None:
+            on_opponent_move(ref.copy(), action)
         ref.play(action)
 
     obs, info = env.reset(seed=seed, options={"agent_player": agent})
@@ -436,7 +474,9 @@ def play_against_opponent(
         return False
 
 
-OPPONENT_GAMES = [(C4, 200), (G4x4, 400), (FREE_5x5, 200), (G3x7, 300), (ROW_1x5, 400), (FREE_7x3, 300), (GOMOKU, 8)]
+OPPONENT_GAMES = [
+    (C4, 200), (G4x4, 400), (FREE_5x5, 200), (G3x7, 300), (ROW_1x5, 400), (FREE_7x3, 300), (GOMOKU, 8), (TTT, 1500),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("agent", [0, 1])
@@ -444,20 +484,29 @@ OPPONENT_GAMES = [(C4, 200), (G4x4, 400), (FREE_5x5, 200), (G3x7, 300), (ROW_1x5
 def test_random_opponent_games_match_reference_from_either_side(config: Config, games: int, agent: int) -> None:
     env = config.make(opponent="random", agent_player=agent)
     rng = np.random.default_rng(100 + agent)
+    # choices[(n_legal, rank)]: how often the opponent picked the rank-th of n_legal legal actions.
     choices: Counter[tuple[int, int]] = Counter()
+
+    def tally(position: RefConnect, action: int) -> None:
+        legal = position.legal()
+        choices[(len(legal), legal.index(action))] += 1
+
     outcomes: Counter[int | None] = Counter()
     env.reset(seed=agent)  # seed once; later resets continue the env's stream
     for _ in range(games):
         ref = config.reference()
-        play_against_opponent(env, ref, rng, agent, choices=choices)
+        play_against_opponent(env, ref, rng, agent, on_opponent_move=tally)
         outcomes[ref.winner] += 1
     if games >= 200:
         assert {0, 1} <= set(outcomes)  # the agent both won and lost, so both rewards were checked
-    if not config.gravity:
-        return  # too many choices per position for a frequency check; the gravity boards do it
+    if config == TTT:
+        assert None in outcomes  # and drew
+    num_actions = config.reference().num_actions
+    if num_actions > 9:
+        return  # too many choices per position for a frequency check on the larger free boards
     # "Uniform over legal moves": every rank is picked about equally often for each number of choices.
     checked = 0
-    for n_legal in range(1, config.cols + 1):
+    for n_legal in range(1, num_actions + 1):
         counts = [choices[(n_legal, rank)] for rank in range(n_legal)]
         total = sum(counts)
         if total < 60 * n_legal:
@@ -468,20 +517,28 @@ def test_random_opponent_games_match_reference_from_either_side(config: Config, 
     assert checked >= 1
 
 
+# (config, games, fewest games that must end on an illegal agent move): full columns come late on gravity
+# boards, so fewer games end this way there.
+OPPONENT_ILLEGAL = [(C4, 200, 25), (G4x4, 200, 25), (G3x7, 200, 25), (FREE_5x5, 200, 25), (TTT, 700, 200)]
+
+
 @pytest.mark.parametrize("agent", [0, 1])
-@pytest.mark.parametrize("config", [C4, G4x4, G3x7, FREE_5x5], ids=str)
-def test_agent_illegal_move_against_random_opponent_loses_without_a_reply(config: Config, agent: int) -> None:
+@pytest.mark.parametrize(("config", "games", "fewest"), OPPONENT_ILLEGAL, ids=lambda v: str(v))
+def test_agent_illegal_move_against_random_opponent_loses_without_a_reply(
+    config: Config, games: int, fewest: int, agent: int
+) -> None:
     env = config.make(opponent="random", agent_player=agent, illegal_action="lose")
     rng = np.random.default_rng(300 + agent)
     illegal_endings = 0
-    for game_index in range(200):
+    for game_index in range(games):
         illegal_endings += play_against_opponent(env, config.reference(), rng, agent, seed=game_index, illegal_rate=0.3)
-    assert illegal_endings > 25  # full columns come late on gravity boards, so fewer games end this way
+    assert illegal_endings > fewest
 
 
-def test_seeded_reset_reproduces_the_random_opponents_moves() -> None:
+@pytest.mark.parametrize(("config", "seeds"), [(C4, 10), (TTT, 20)], ids=lambda v: str(v))
+def test_seeded_reset_reproduces_the_random_opponents_moves(config: Config, seeds: int) -> None:
     def trajectory(seed: int) -> list[list[int]]:
-        env = C4.make(opponent="random", agent_player=1)
+        env = config.make(opponent="random", agent_player=1)
         obs, _ = env.reset(seed=seed)
         boards = [obs.ravel().tolist()]
         terminated = False
@@ -491,9 +548,107 @@ def test_seeded_reset_reproduces_the_random_opponents_moves() -> None:
             boards.append(obs.ravel().tolist())
         return boards
 
-    runs = {seed: trajectory(seed) for seed in range(10)}
-    assert all(trajectory(seed) == runs[seed] for seed in range(10))
+    runs = {seed: trajectory(seed) for seed in range(seeds)}
+    assert all(trajectory(seed) == runs[seed] for seed in range(seeds))
     assert len({str(run) for run in runs.values()}) > 1  # and the seed does change the opponent's play
+
+
+# ---- custom opponents --------------------------------------------------------------------------
+
+
+class RecordingOpponent:
+    """A user opponent: uniform over the rules' legal moves with its own generator, logging each call."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.calls: list[tuple[Any, Any, int]] = []  # (game, state, returned move)
+
+    def choose(self, game: Any, state: Any) -> int:
+        move = int(self.rng.choice(game.legal_actions(state)))
+        self.calls.append((game, state, move))
+        return move
+
+
+class CallableOpponent(RecordingOpponent):
+    """Offered to the env as a plain callable ``(game, state) -> int``."""
+
+    def __call__(self, game: Any, state: Any) -> int:
+        return self.choose(game, state)
+
+
+class ActOpponent(RecordingOpponent):
+    """Offered to the env as an object with ``act(game, state) -> int``."""
+
+    def act(self, game: Any, state: Any) -> int:
+        return self.choose(game, state)
+
+
+@pytest.mark.parametrize("style", [CallableOpponent, ActOpponent])
+@pytest.mark.parametrize("agent", [0, 1])
+def test_custom_opponent_is_asked_about_the_reference_position_and_its_move_is_played(
+    style: type[RecordingOpponent], agent: int
+) -> None:
+    opponent = style(seed=agent)
+    env = TTT.make(opponent=opponent, agent_player=agent)
+    rng = np.random.default_rng(500 + agent)
+    seen = 0
+
+    def check_call(position: RefConnect, action: int) -> None:
+        nonlocal seen
+        seen += 1
+        # One call per opponent move, and the move it returned is the one that appeared on the board.
+        assert len(opponent.calls) == seen
+        game, state, move = opponent.calls[-1]
+        assert game is env.unwrapped.game
+        assert state.board == position.library_board()
+        assert game.current_player(state) == position.to_move() == 1 - agent
+        assert move == action
+
+    for _ in range(600):
+        play_against_opponent(env, TTT.reference(), rng, agent, on_opponent_move=check_call)
+    assert seen == len(opponent.calls) > 1500
+
+
+class CheatingOpponent:
+    """Plays a legal move until ``cheat`` is set, then replays an occupied cell."""
+
+    def __init__(self) -> None:
+        self.cheat = False
+
+    def __repr__(self) -> str:
+        return "CheatingOpponent()"
+
+    def act(self, game: Any, state: Any) -> int:
+        if self.cheat:
+            return next(i for i, v in enumerate(state.board) if v != 0)
+        return game.legal_actions(state)[0]
+
+
+def test_custom_opponent_illegal_move_raises_naming_it_and_the_env_rolls_back_to_the_reference() -> None:
+    opponent = CheatingOpponent()
+    env = TTT.make(opponent=opponent)
+    rng = np.random.default_rng(9)
+    for game_index in range(200):
+        obs, info = env.reset(seed=game_index)
+        ref = TTT.reference()
+        while not ref.over():
+            action = int(rng.choice(ref.legal()))
+            after_agent = ref.copy()
+            after_agent.play(action)
+            if not after_agent.over():
+                opponent.cheat = True
+                with pytest.raises(ValueError, match="CheatingOpponent"):
+                    env.step(action)
+                # Nothing half-applied: the agent's move is undone and the position is the reference's.
+                assert env.unwrapped.state.board == ref.library_board()
+                np.testing.assert_array_equal(env.unwrapped.action_masks(), ref.mask())
+                opponent.cheat = False
+            obs, reward, terminated, _, info = env.step(action)
+            ref.play(action)
+            if not ref.over():
+                ref.play(opponent_reply(obs, ref, 0))
+            assert terminated is ref.over()
+            assert_env_agrees(env, ref, obs, info, viewer=0, ended=ref.over(), winner=ref.winner)
 
 
 # ---- table-driven rules ----------------------------------------------------------------------

@@ -27,7 +27,7 @@ import pytest
 import gym_boardgames  # noqa: F401  (registers the ids)
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from reference_helpers import NO_WINNER_KEY, assert_contract_agrees  # noqa: E402
+from reference_helpers import NO_WINNER_KEY, as_action, assert_contract_agrees  # noqa: E402
 
 from gym_boardgames.errors import ResetNeeded
 
@@ -193,11 +193,6 @@ SELF_PLAY = [
 ]
 
 # ---- comparing the env with the reference ------------------------------------------------------
-
-
-def as_action(edge: int, rng: np.random.Generator) -> int | np.integer:
-    """Half the time pass a numpy integer: agents often hand back ``np.int64`` from an argmax."""
-    return np.int64(edge) if rng.random() < 0.5 else int(edge)
 
 
 def assert_env_agrees(
