@@ -1,6 +1,7 @@
 """scripts/train_alphazero.py: every game trains end to end on a tiny budget, resumes, and refuses bad input."""
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,22 +27,36 @@ def run(*args, cwd=None):
     )
 
 
-@pytest.mark.parametrize(
-    "game_args",
-    [
-        ["--game", "tictactoe"],
-        ["--game", "connectn", "--rows", "5", "--cols", "5", "--n", "4", "--no-gravity", "--workers", "1"],
-        ["--game", "dots", "--rows", "2", "--cols", "2", "--workers", "1"],
-    ],
-    ids=["tictactoe", "connectn", "dots"],
-)
-def test_each_game_trains_saves_a_playable_model_and_a_summary(tmp_path, game_args):
-    out = tmp_path / "model.npz"
-    result = run(*game_args, *TINY, "--eval-games", "2", "--baseline-simulations", "5", "--out", out)
+GAME_ARGS = {
+    "tictactoe": ["--game", "tictactoe"],
+    "connectn": ["--game", "connectn", "--rows", "5", "--cols", "5", "--n", "4", "--no-gravity", "--workers", "1"],
+    "dots": ["--game", "dots", "--rows", "2", "--cols", "2", "--workers", "1"],
+}
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """``trained(game)``: the result and model path of the game's tiny training run, made once per module
+    (each run costs a process start with PyTorch; the resume test continues the tic-tac-toe one)."""
+    runs = {}
+
+    def train(game):
+        if game not in runs:
+            out = tmp_path_factory.mktemp(game) / "model.npz"
+            tiny = [*GAME_ARGS[game], *TINY, "--eval-games", "2", "--baseline-simulations", "5"]
+            runs[game] = run(*tiny, "--out", out), out
+        return runs[game]
+
+    return train
+
+
+@pytest.mark.parametrize("game", list(GAME_ARGS))
+def test_each_game_trains_saves_a_playable_model_and_a_summary(trained, game):
+    result, out = trained(game)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout.strip().splitlines()[-1])
     assert summary["iterations"] == 1 and summary["games"] == 4 and summary["positions"] > 0
-    assert out.is_file() and (tmp_path / "model.train.npz").is_file() and (tmp_path / "model_curve.png").is_file()
+    assert out.is_file() and (out.parent / "model.train.npz").is_file() and (out.parent / "model_curve.png").is_file()
     from agents.alphazero import AlphaZeroAgent
 
     agent = AlphaZeroAgent.load(out, n_simulations=8)
@@ -49,9 +64,13 @@ def test_each_game_trains_saves_a_playable_model_and_a_summary(tmp_path, game_ar
     assert agent.act(agent.game, state) in agent.game.legal_actions(state)
 
 
-def test_resume_continues_the_iterations(tmp_path):
-    out = tmp_path / "ttt.npz"
-    assert run(*TINY, "--eval-every", "0", "--out", out).returncode == 0
+def test_resume_continues_the_iterations(trained, tmp_path):
+    first, trained_out = trained("tictactoe")
+    assert first.returncode == 0, first.stderr
+    # Resume a copy, so the model the test above loads stays the one-iteration one.
+    out = tmp_path / "model.npz"
+    for name in ("model.npz", "model.train.npz"):
+        shutil.copy(trained_out.parent / name, tmp_path / name)
     result = run("--resume", out, "--iterations", "2", "--quiet", "--json", "--out", out)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout.strip().splitlines()[-1])
