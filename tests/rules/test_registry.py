@@ -14,6 +14,7 @@ def test_make_game_fills_defaults_and_takes_each_games_options():
     assert make_game("connectn", rows=4, cols=5, n=3, gravity=False).config == (4, 5, 3, False)
     assert make_game("dots").config == (3, 3, "draw")
     assert make_game("dots", rows=2, cols=2, tie_break="second").config == (2, 2, "second")
+    assert make_game("dots", rows=2, cols=2).num_edges == 12
 
 
 def test_make_game_errors_name_the_choices_and_the_refused_option():

@@ -21,6 +21,31 @@ def run_solve(*args, timeout=30):
     )
 
 
+def test_reports_value_positions_and_time(tmp_path):
+    out = tmp_path / "solve.json"
+    result = run_solve("tictactoe", "--json", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout.splitlines()[-1])
+    assert (summary["value"], summary["positions"], summary["result"]) == (0.0, 5478, "draw")
+    assert summary["seconds"] >= 0 and json.loads(out.read_text()) == summary
+
+
+def test_small_connect_n_and_dots_boards_solve_exactly():
+    for args, expected in (
+        (["connectn", "--rows", "4", "--cols", "4", "--n", "3"], {"value": 1.0, "positions": 41750}),
+        (["dots", "--rows", "1", "--cols", "2"], {"positions": 143}),
+    ):
+        result = run_solve(*args, "--json")
+        assert result.returncode == 0, result.stderr
+        summary = json.loads(result.stdout.splitlines()[-1])
+        assert {key: summary[key] for key in expected} == expected
+
+
+def test_options_the_game_does_not_take_are_refused():
+    result = run_solve("tictactoe", "--rows", "4")
+    assert result.returncode != 0 and "tictactoe does not take rows" in result.stderr
+
+
 @pytest.fixture(scope="module")
 def solve_script():
     spec = importlib.util.spec_from_file_location("solve_script", SCRIPT)
