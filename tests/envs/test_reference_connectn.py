@@ -28,7 +28,7 @@ import pytest
 import gym_boardgames  # noqa: F401  (registers the ids)
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from reference_helpers import NO_WINNER_KEY, as_action, assert_contract_agrees  # noqa: E402
+from reference_helpers import NO_WINNER_KEY, as_action, assert_contract_agrees, assert_equal_arrays  # noqa: E402
 
 from gym_boardgames.errors import ResetNeeded
 
@@ -360,7 +360,7 @@ def test_self_play_illegal_move_loses_for_the_offender_and_leaves_the_board_unch
                 action = int(rng.choice(ref.blocked()))
                 obs, reward, terminated, truncated, info = env.step(as_action(action, rng))
                 assert reward == -1.0 and terminated is True and truncated is False
-                np.testing.assert_array_equal(obs, before)  # same viewer (the offender), same board
+                assert_equal_arrays(obs, before)  # same viewer (the offender), same board
                 assert_env_agrees(env, ref, obs, info, viewer=mover, ended=True, winner=1 - mover, illegal=True)
                 assert env.unwrapped.illegal_move_made
                 with pytest.raises(ResetNeeded, match=r"reset\(\)"):
@@ -391,7 +391,7 @@ def test_illegal_move_in_raise_mode_changes_nothing_and_the_game_goes_on(config:
                     env.step(as_action(int(rng.choice(ref.blocked())), rng))
                 raised += 1
                 # Nothing moved: the env still shows the reference position, with the same player to move.
-                np.testing.assert_array_equal(env.unwrapped.action_masks(), ref.mask())
+                assert_equal_arrays(env.unwrapped.action_masks(), ref.mask())
                 assert env.unwrapped.state.board == ref.library_board()
             mover = ref.to_move()
             action = int(rng.choice(ref.legal()))
@@ -452,7 +452,7 @@ def play_against_opponent(
             obs, reward, terminated, truncated, info = env.step(as_action(int(rng.choice(ref.blocked())), rng))
             assert reward == -1.0 and terminated is True and truncated is False
             # No opponent reply after an illegal move: the board is exactly as before.
-            np.testing.assert_array_equal(obs, before)
+            assert_equal_arrays(obs, before)
             assert_env_agrees(env, ref, obs, info, viewer=agent, ended=True, winner=1 - agent, illegal=True)
             return True
         action = int(rng.choice(ref.legal()))
@@ -641,7 +641,7 @@ def test_custom_opponent_illegal_move_raises_naming_it_and_the_env_rolls_back_to
                     env.step(action)
                 # Nothing half-applied: the agent's move is undone and the position is the reference's.
                 assert env.unwrapped.state.board == ref.library_board()
-                np.testing.assert_array_equal(env.unwrapped.action_masks(), ref.mask())
+                assert_equal_arrays(env.unwrapped.action_masks(), ref.mask())
                 opponent.cheat = False
             obs, reward, terminated, _, info = env.step(action)
             ref.play(action)
@@ -678,7 +678,7 @@ def test_gravity_stacks_pieces_bottom_up_and_a_full_column_is_masked_then_loses(
         obs, reward, terminated, _, info = env.step(1)
         to_move = (move_index + 1) % 2
         assert (reward, terminated, info["current_player"]) == (0.0, False, to_move)
-        np.testing.assert_array_equal(obs, picture_view(picture, to_move))
+        assert_equal_arrays(obs, picture_view(picture, to_move))
         assert env.unwrapped.state.board == picture_to_board(picture)
     assert info["action_mask"].tolist() == [1, 0, 1, 1]  # column 1 is full
     # Dropping into the full column: the offender (player 0) loses and the board stays as it was.
@@ -686,7 +686,7 @@ def test_gravity_stacks_pieces_bottom_up_and_a_full_column_is_masked_then_loses(
     assert (reward, terminated, info["winner"], info["current_player"], info["illegal_action"]) == (
         -1.0, True, 1, 0, True,
     )  # fmt: skip
-    np.testing.assert_array_equal(obs, picture_view(pictures[-1], 0))
+    assert_equal_arrays(obs, picture_view(pictures[-1], 0))
     assert env.unwrapped.state.board == picture_to_board(pictures[-1])
 
 
@@ -700,7 +700,7 @@ def test_full_column_in_raise_mode_raises_and_the_piece_goes_elsewhere_afterward
     assert env.unwrapped.state.board == picture_to_board(["..O", "..X"])
     obs, reward, terminated, _, info = env.step(0)
     assert (reward, terminated) == (0.0, False)
-    np.testing.assert_array_equal(obs, picture_view(["..O", "X.X"], 1))
+    assert_equal_arrays(obs, picture_view(["..O", "X.X"], 1))
 
 
 @dataclass(frozen=True)
@@ -818,7 +818,7 @@ def test_scripted_game_ends_exactly_on_its_last_move_with_the_expected_result(ca
     assert (terminated, truncated, info["winner"]) == (True, False, -1 if case.winner is None else case.winner)
     assert reward == (0.0 if case.winner is None else 1.0)  # only the mover can make a line
     assert info["current_player"] == 1 - last_mover and not info["action_mask"].any()
-    np.testing.assert_array_equal(obs, picture_view(list(case.picture), 1 - last_mover))
+    assert_equal_arrays(obs, picture_view(list(case.picture), 1 - last_mover))
     u = env.unwrapped
     assert u.state.board == picture_to_board(list(case.picture))
     if case.winner is not None:

@@ -27,7 +27,7 @@ import pytest
 import gym_boardgames  # noqa: F401  (registers the ids)
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from reference_helpers import NO_WINNER_KEY, as_action, assert_contract_agrees  # noqa: E402
+from reference_helpers import NO_WINNER_KEY, as_action, assert_contract_agrees, assert_equal_arrays  # noqa: E402
 
 from gym_boardgames.errors import ResetNeeded
 
@@ -294,7 +294,7 @@ def test_self_play_illegal_move_loses_for_the_offender_in_either_reward_mode(rew
                 obs, reward, terminated, truncated, info = env.step(as_action(int(rng.choice(ref.taken())), rng))
                 # -1 even in score mode, where a legal step's reward is a box count.
                 assert reward == -1.0 and terminated is True and truncated is False
-                np.testing.assert_array_equal(obs, before)  # same viewer (the offender), same board
+                assert_equal_arrays(obs, before)  # same viewer (the offender), same board
                 assert_env_agrees(env, ref, obs, info, viewer=mover, ended=True, winner=1 - mover, illegal=True)
                 with pytest.raises(ResetNeeded, match=r"reset\(\)"):
                     env.step(0)
@@ -322,7 +322,7 @@ def test_drawn_edge_in_raise_mode_changes_nothing_and_the_game_goes_on() -> None
                 with pytest.raises(ValueError, match="illegal"):
                     env.step(as_action(int(rng.choice(ref.taken())), rng))
                 raised += 1
-                np.testing.assert_array_equal(env.unwrapped.action_masks(), ref.mask())
+                assert_equal_arrays(env.unwrapped.action_masks(), ref.mask())
                 assert env.unwrapped.state.edges == ref.library_edges()
             mover, scores_before = ref.player, ref.scores()
             edge = int(rng.choice(ref.legal()))
@@ -389,7 +389,7 @@ def play_against_opponent(
             before = obs.copy()
             obs, reward, terminated, truncated, info = env.step(as_action(int(rng.choice(ref.taken())), rng))
             assert reward == -1.0 and terminated is True and truncated is False
-            np.testing.assert_array_equal(obs, before)  # no opponent reply after an illegal move
+            assert_equal_arrays(obs, before)  # no opponent reply after an illegal move
             assert_env_agrees(env, ref, obs, info, viewer=agent, ended=True, winner=1 - agent, illegal=True)
             stats.illegal = True
             return ref, stats
@@ -399,7 +399,7 @@ def play_against_opponent(
         completed = ref.play(edge)
         if completed and not ref.over():
             stats.agent_extra_turns += 1
-            np.testing.assert_array_equal(obs, ref.observation(agent))  # no opponent move in between
+            assert_equal_arrays(obs, ref.observation(agent))  # no opponent move in between
         if follow_opponent(env, obs, ref, agent) > 1:
             stats.opponent_runs += 1
         assert terminated is ref.over() and truncated is False
