@@ -1,4 +1,4 @@
-"""The two-player env contract of DESIGN.md, one test (or a few) per bullet, on TicTacToe-v0."""
+"""The two-player env contract (docs/design.md), one test (or a few) per bullet, on TicTacToe-v0."""
 
 import gymnasium as gym
 import numpy as np

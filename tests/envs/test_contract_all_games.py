@@ -1,4 +1,4 @@
-"""The two-player contract of DESIGN.md, bullet by bullet, for every board game and a few board shapes.
+"""The two-player contract (docs/design.md), bullet by bullet, for every board game and a few board shapes.
 
 tests/envs/test_contract.py pins the same bullets down with hand-written tic-tac-toe positions; here
 each test finds its positions through the rules object, so it runs unchanged on every game.

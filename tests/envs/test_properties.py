@@ -171,7 +171,7 @@ def run_program(
             # A finished game stays finished, whatever is passed, until reset.
             assert_rejected(env, action, ResetNeeded, match=r"reset\(\)")
         elif op.kind == "wrong_type":
-            # DESIGN.md: anything outside the space is a ValueError; a non-integer is also a TypeError.
+            # docs/design.md, "Errors": anything outside the space is a ValueError; a non-integer is also a TypeError.
             error = assert_rejected(env, action, ValueError, match=r"\b8\b")
             assert isinstance(error, TypeError) and isinstance(error, ActionTypeError)
         elif op.kind == "out_of_range":

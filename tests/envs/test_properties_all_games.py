@@ -345,7 +345,7 @@ def run_program(
             continue
         previous = u.state
         if kind == "wrong_type":
-            # DESIGN.md: anything outside the space is a ValueError; a non-integer is also a TypeError.
+            # docs/design.md, "Errors": anything outside the space is a ValueError; a non-integer is also a TypeError.
             error = assert_rejected(env, action, ValueError, match=last_action)
             assert isinstance(error, TypeError) and isinstance(error, ActionTypeError)
         elif kind == "out_of_range":

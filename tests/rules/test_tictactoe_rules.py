@@ -1,4 +1,4 @@
-"""Tic-tac-toe rules: table-driven games, the state space, and the rules surface of DESIGN.md."""
+"""Tic-tac-toe rules: table-driven games, the state space, and the rules surface (docs/design.md)."""
 
 from itertools import combinations
 
