@@ -335,3 +335,17 @@ def shipped_modules() -> set[str]:
     except (OSError, subprocess.CalledProcessError):
         listed = [path.relative_to(ROOT).as_posix() for top in tops for path in (ROOT / top).rglob("*.py")]
     return {path for path in listed if path.endswith(".py")}
+
+
+def test_readme_is_a_landing_page_whose_links_and_pictures_resolve():
+    """README stays short (the site holds the details) and every relative link or picture names a file."""
+    text = README.read_text()
+    assert len(text) <= 8000, f"README.md has {len(text)} characters; the landing page keeps to 8,000"
+    targets = re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(r'<img src="([^"]+)"', text)
+    local = [target.split("#")[0] for target in targets if not re.match(r"[a-z]+:", target)]
+    assert local, "README.md links into the docs"
+    missing = sorted(target for target in local if target and not (ROOT / target).exists())
+    assert not missing, f"README.md links to files that do not exist: {missing}"
+    # Every env page is linked from the landing page.
+    pages = {path.relative_to(ROOT).as_posix() for path in (DOCS / "envs").glob("*.md") if path.name != "index.md"}
+    assert not pages - set(local), f"README.md does not link {sorted(pages - set(local))}"
