@@ -59,6 +59,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from gym_boardgames.tabular import MAX_SHOWN, PROBABILITY_TOLERANCE, check_policy
+
 __all__ = [
     "ConvergenceError",
     "TabularModel",
@@ -77,8 +79,6 @@ __all__ = [
 # action, so floating-point noise from stopping at ``theta`` cannot flip a choice back and forth.
 TIE_TOLERANCE = 1e-9
 # How far a row of P or of a policy may be from summing to 1.
-_SUM_TOLERANCE = 1e-6
-_SHOWN = 10  # states listed in an error message
 
 
 class ConvergenceError(RuntimeError):
@@ -177,7 +177,7 @@ def build_model(P: ModelLike) -> TabularModel:
         )
     nS = len(P)
     if isinstance(P, Mapping) and set(P) != set(range(nS)):
-        raise ValueError(f"the states of P must be 0..{nS - 1}, got keys {sorted(P, key=repr)[:_SHOWN]}...")
+        raise ValueError(f"the states of P must be 0..{nS - 1}, got keys {sorted(P, key=repr)[:MAX_SHOWN]}...")
     num_actions = len(P[0])
     if num_actions == 0:
         raise ValueError("P[0] has no actions")
@@ -219,7 +219,7 @@ def build_model(P: ModelLike) -> TabularModel:
     prob, reward, terminated = table[:, 0], table[:, 2], table[:, 3] != 0
     next_state = table[:, 1]
     checks = (
-        (~((prob >= 0) & (prob <= 1 + _SUM_TOLERANCE)), "the probability must be in [0, 1]"),
+        (~((prob >= 0) & (prob <= 1 + PROBABILITY_TOLERANCE)), "the probability must be in [0, 1]"),
         (~np.isfinite(reward), "the reward must be finite"),
         (
             (next_state < 0) | (next_state >= nS) | (next_state != np.floor(next_state)),
@@ -231,7 +231,7 @@ def build_model(P: ModelLike) -> TabularModel:
             raise ValueError(f"{where(int(np.argmax(bad_mask)))}: {problem}")
     next_state = next_state.astype(np.int64)
     sums = np.bincount(row, weights=prob, minlength=nS * num_actions)
-    off = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOLERANCE)
+    off = np.flatnonzero(np.abs(sums - 1.0) > PROBABILITY_TOLERANCE)
     if off.size:
         raise ValueError(
             f"the probabilities of P[{off[0] // num_actions}][{off[0] % num_actions}] sum to {sums[off[0]]:.9g}, not 1"
@@ -391,36 +391,6 @@ def _check_cap(value: int, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{name} must be a positive int, got {value!r}")
     return int(value)
-
-
-def check_policy(policy: Any, num_states: int, num_actions: int) -> np.ndarray:
-    """Return ``policy`` as a new float64 array after checking it is ``(num_states, num_actions)`` probability rows.
-
-    The one check of the policy format of this module, which :mod:`agents.mc` shares.
-
-    Raises:
-        ValueError: on a non-numeric or wrongly shaped array, NaN or infinite entries, negative entries, or a
-            row not summing to 1 (within 1e-6); the message names the offending states.
-    """
-    shape = (num_states, num_actions)
-    try:
-        array = np.array(policy, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"policy must be a {shape} array of action probabilities, got {policy!r:.80}") from None
-    if array.shape != shape:
-        raise ValueError(f"policy must have shape (nS, nA) = {shape}, got {array.shape}")
-    if not np.isfinite(array).all():
-        raise ValueError("policy holds NaN or infinite entries")
-    negative = np.flatnonzero((array < 0).any(axis=1))
-    if negative.size:
-        raise ValueError(f"policy has negative probabilities in states {negative[:_SHOWN].tolist()}")
-    sums = array.sum(axis=1)
-    bad = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOLERANCE)
-    if bad.size:
-        raise ValueError(
-            f"policy rows must sum to 1: states {bad[:_SHOWN].tolist()} sum to {sums[bad[:_SHOWN]].round(9).tolist()}"
-        )
-    return array
 
 
 def _check_values(V: Any, model: TabularModel, name: str) -> np.ndarray:
@@ -595,8 +565,8 @@ def policy_evaluation(
         unbounded = _unbounded_states(model, policy)
         if unbounded.size:
             raise ValueError(
-                f"with gamma=1 this policy never ends an episode from states {unbounded[:_SHOWN].tolist()}"
-                f"{' ...' if unbounded.size > _SHOWN else ''} ({unbounded.size} in all) and collects reward "
+                f"with gamma=1 this policy never ends an episode from states {unbounded[:MAX_SHOWN].tolist()}"
+                f"{' ...' if unbounded.size > MAX_SHOWN else ''} ({unbounded.size} in all) and collects reward "
                 "there, so their values are unbounded: use gamma < 1 or a policy that reaches a terminal state"
             )
     plan = _evaluation_sweeps(model, policy, in_place)
@@ -687,7 +657,7 @@ def _no_end_message(model: TabularModel) -> str:
     if stuck.size == 0:
         return ""
     return (
-        f"; states {stuck[:_SHOWN].tolist()}{' ...' if stuck.size > _SHOWN else ''} can never end an episode, "
+        f"; states {stuck[:MAX_SHOWN].tolist()}{' ...' if stuck.size > MAX_SHOWN else ''} can never end an episode, "
         "so with gamma=1 their values may be unbounded: use gamma < 1"
     )
 

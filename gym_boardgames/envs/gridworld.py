@@ -44,6 +44,7 @@ from gymnasium import spaces
 from gym_boardgames.envs.base import _as_integer
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
 from gym_boardgames.render.modes import RenderModesMixin
+from gym_boardgames.tabular import check_policy
 
 UP, DOWN, LEFT, RIGHT = 0, 1, 2, 3
 ACTION_NAMES = ("UP", "DOWN", "LEFT", "RIGHT")
@@ -579,12 +580,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
                 raise ValueError("values hold NaN or infinite entries")
             values = array.reshape(self.nS)
         if policy is not None:
-            array = np.array(policy, dtype=np.float64)
-            if array.shape != (self.nS, self.nA):
-                raise ValueError(f"policy must have shape (nS, nA) = ({self.nS}, {self.nA}), got {array.shape}")
-            if not np.isfinite(array).all() or (array < 0).any() or not np.allclose(array.sum(axis=1), 1.0, atol=1e-6):
-                raise ValueError("policy rows must be probabilities: non-negative and summing to 1")
-            policy = array
+            policy = check_policy(policy, self.nS, self.nA)
         return values, policy
 
     @property
@@ -734,12 +730,11 @@ def format_policy(env: Any, policy: np.ndarray) -> str:
         policy: ``(nS, nA)`` action probabilities.
 
     Raises:
-        ValueError: if ``policy`` is not ``(nS, 4)``.
+        ValueError: if ``policy`` is not ``(nS, 4)`` rows of probabilities
+            (:func:`gym_boardgames.tabular.check_policy`).
     """
     base = env.unwrapped
-    array = np.asarray(policy, dtype=np.float64)
-    if array.shape != (base.nS, base.nA):
-        raise ValueError(f"policy must have shape ({base.nS}, {base.nA}), got {array.shape}")
+    array = check_policy(policy, base.nS, base.nA)
     symbols = []
     for s in range(base.nS):
         if base.is_wall(s):
