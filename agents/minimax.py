@@ -422,8 +422,8 @@ MAX_LAYERED_POSITIONS = 30_000_000
 #: Largest upper bound for the memoised search: 5 million, about a minute and 2 GB (a dict entry per
 #: position; Dots and Boxes 2x3 has a bound of 387,194 and 211,397 positions: 3.7 s, 110 MB).
 MAX_MEMOISED_POSITIONS = 5_000_000
-# Measured costs per position (README's solve table, 2 cores): layered 4 us and ~40 bytes; memoised about
-# 12 us and ~350 bytes plus the board's own bytes.
+# Measured costs per position (the solve table of docs/agents/minimax.md, 2 cores): layered 4 us and ~40 bytes;
+# memoised about 12 us and ~350 bytes plus the board's own bytes.
 _LAYERED_COST = (4e-6, 40)
 _MEMOISED_COST = (12e-6, 350)
 _BASE_BYTES = 60 * 2**20  # the interpreter, numpy and the package

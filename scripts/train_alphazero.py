@@ -40,7 +40,7 @@ from gym_boardgames.utils import (  # noqa: E402
     require_extra,
 )
 
-# Per-game defaults, chosen by the runs recorded in README (AlphaZero section).
+# Per-game defaults, chosen by the runs recorded in docs/agents/alphazero.md.
 DEFAULTS: dict[str, dict[str, Any]] = {
     "tictactoe": dict(
         iterations=600,
