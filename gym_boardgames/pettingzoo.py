@@ -48,15 +48,15 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 
 from gym_boardgames.envs.base import check_action
 from gym_boardgames.envs.contract import winner_of_returns
-from gym_boardgames.render.board import board_marks, board_style, board_text, board_view, status_line
-from gym_boardgames.render.modes import RenderModesMixin
+from gym_boardgames.render.board import BoardMarks, board_marks, board_style, status_line
+from gym_boardgames.render.modes import BoardRenderMixin
 from gym_boardgames.rules.registry import RULES
 
 AGENTS = ("player_0", "player_1")
 RENDER_MODES = ("human", "rgb_array", "ansi")
 
 
-class raw_env(RenderModesMixin, AECEnv):  # noqa: N801 - PettingZoo's naming convention for the unwrapped env
+class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming convention for the unwrapped env
     """A two-player board game as a PettingZoo AEC environment, without wrappers.
 
     Args:
@@ -203,21 +203,12 @@ class raw_env(RenderModesMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
         if self.render_mode == "human":
             self.render()
 
-    # ---- drawing (render() and close() are RenderModesMixin's) --------------------------------
+    # ---- drawing (render() and close() are BoardRenderMixin's) --------------------------------
 
-    def _marks(self) -> Any:
+    def marks(self) -> BoardMarks:
+        """Return what a frame of the current position marks: the last move, the status line, the result."""
         status = status_line(self.game, self.state, self.style.names, self.winner)
         return board_marks(self.game, self.moves, self._previous, status, self.winner is not None)
-
-    def _ansi(self) -> str:
-        return board_text(self.game, self.state, self._marks(), self.style)
-
-    def make_view(self) -> Any:
-        """Return a new pygame view of this board (needs pygame)."""
-        return board_view(self.game)
-
-    def _draw(self, view: Any, surface: Any) -> None:
-        view.draw(surface, self.state, self._marks())
 
     def _maker_call(self) -> str:
         return f'gym_boardgames.pettingzoo.env("{self.game_name}", render_mode=...)'

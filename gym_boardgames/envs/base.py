@@ -47,11 +47,9 @@ from gym_boardgames.render.board import (
     BoardStyle,
     board_marks,
     board_style,
-    board_text,
-    board_view,
     status_line,
 )
-from gym_boardgames.render.modes import RenderModesMixin
+from gym_boardgames.render.modes import BoardRenderMixin
 
 OpponentPolicy = Callable[[Any, Any], int]
 
@@ -112,7 +110,7 @@ def check_action(action: object, num_actions: int) -> int:
     return as_int
 
 
-class TwoPlayerEnv(RenderModesMixin, gym.Env[np.ndarray, np.int64]):
+class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     """A two-player, zero-sum, perfect-information board game seen by one agent.
 
     Subclasses set ``observation_space`` and implement :meth:`_observation`; the drawing comes from
@@ -415,13 +413,3 @@ class TwoPlayerEnv(RenderModesMixin, gym.Env[np.ndarray, np.int64]):
         the same way.
         """
         return board_marks(self.game, self.moves, self._previous, self.status_text(), self._episode_over)
-
-    def _ansi(self) -> str:
-        return board_text(self.game, self.state, self.marks(), self.style)
-
-    def make_view(self) -> Any:
-        """Return a new pygame view of this board (needs pygame)."""
-        return board_view(self.game)
-
-    def _draw(self, view: Any, surface: Any) -> None:
-        view.draw(surface, self.state, self.marks())

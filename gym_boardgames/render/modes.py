@@ -15,6 +15,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from gym_boardgames.render.board import BoardMarks, board_text, board_view
+
 
 class RenderModesMixin:
     """Implements the render modes once; an env supplies :meth:`_ansi`, :meth:`make_view` and :meth:`_draw`.
@@ -73,3 +75,25 @@ class RenderModesMixin:
         if self._canvas is not None:
             self._canvas.close()
             self._canvas = None
+
+
+class BoardRenderMixin(RenderModesMixin):
+    """:class:`RenderModesMixin` for a board game: every frame is ``(game, state, marks())`` drawn by the board views.
+
+    The class supplies ``game``, ``state``, ``style`` (a :class:`~gym_boardgames.render.board.BoardStyle`) and
+    :meth:`marks`; the single env and the PettingZoo adapter differ only in how they compute the marks.
+    """
+
+    def marks(self) -> BoardMarks:
+        """Return what the current frame marks: the last move, the status line, the result."""
+        raise NotImplementedError
+
+    def _ansi(self) -> str:
+        return board_text(self.game, self.state, self.marks(), self.style)
+
+    def make_view(self) -> Any:
+        """Return a new pygame view of this board (needs pygame)."""
+        return board_view(self.game)
+
+    def _draw(self, view: Any, surface: Any) -> None:
+        view.draw(surface, self.state, self.marks())
