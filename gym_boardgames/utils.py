@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import stat
 import sys
@@ -49,6 +50,19 @@ def _default_file_mode() -> int:
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically, as :func:`write_bytes_atomic`."""
     write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def emit_summary(summary: dict[str, Any], out: str | os.PathLike[str] | None, print_json: bool) -> None:
+    """Finish a script's report: its ``--out FILE`` and ``--json`` flags.
+
+    Writes ``summary`` as one JSON line to ``out`` (atomically) if given, and prints that line as the last line
+    of stdout if ``print_json``.
+    """
+    line = json.dumps(summary)
+    if out:
+        write_text_atomic(out, line + "\n")
+    if print_json:
+        print(line)
 
 
 def positive_int(text: str) -> int:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sys
 
 from agents.arena import play_match
 from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
 from gym_boardgames.rules.registry import GAME_NAMES, make_game
-from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int, progress_bar, write_text_atomic
+from gym_boardgames.utils import check_output_path, emit_summary, nonnegative_int, positive_int, progress_bar
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -85,10 +84,7 @@ def main(argv: list[str] | None = None) -> dict:
             f"{second['win']:>4}/{second['draw']}/{second['loss']}"
         )
     summary = {"game": repr(game), "games_per_pair": args.games, "seed": args.seed, "results": results}
-    if args.out:
-        write_text_atomic(args.out, json.dumps(summary) + "\n")
-    if args.json:
-        print(json.dumps(summary))
+    emit_summary(summary, args.out, args.json)
     return summary
 
 

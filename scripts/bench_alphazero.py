@@ -27,7 +27,6 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # one BLAS thread per process (see train_alphazero.py)
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -35,7 +34,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from gym_boardgames.rules.registry import make_game  # noqa: E402
-from gym_boardgames.utils import check_output_path, positive_int, require_extra, write_text_atomic  # noqa: E402
+from gym_boardgames.utils import check_output_path, emit_summary, positive_int, require_extra  # noqa: E402
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -162,10 +161,7 @@ def main(argv: list[str] | None = None) -> dict:
     if "workers_2_over_1" in summary:
         print(f"2 workers / 1 worker: {summary['workers_2_over_1']}x")
     print(f"load average before {load_before}, after {load_after}")
-    if args.out:
-        write_text_atomic(args.out, json.dumps(summary) + "\n")
-    if args.json:
-        print(json.dumps(summary))
+    emit_summary(summary, args.out, args.json)
     return summary
 
 

@@ -31,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gym_boardgames.utils import check_output_path, positive_int
+from gym_boardgames.utils import check_output_path, positive_int, write_text_atomic
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -168,9 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; at end: {os.getloadavg()[0]:.2f}")
     if args.json is not None:
         report = {"base": args.base, "head": args.head, "repeats": args.repeats, "load_start": load, "workloads": rows}
-        tmp_path = args.json.with_name(args.json.name + ".tmp")
-        tmp_path.write_text(json.dumps(report, indent=2) + "\n")
-        tmp_path.replace(args.json)
+        write_text_atomic(args.json, json.dumps(report, indent=2) + "\n")
     return 0
 
 

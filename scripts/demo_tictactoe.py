@@ -11,13 +11,12 @@ agent, so neither is reported).
 from __future__ import annotations
 
 import argparse
-import json
 
 import gymnasium as gym
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from gym_boardgames.utils import check_output_path, nonnegative_int, write_text_atomic
+from gym_boardgames.utils import check_output_path, emit_summary, nonnegative_int
 
 
 def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bool) -> tuple[float, int]:
@@ -93,10 +92,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"{args.games} game(s): X won {outcomes['X']}, O won {outcomes['O']}, {outcomes['draw']} drawn")
     if not args.self_play:
         print(f"the agent: {agent_record['win']} won, {agent_record['draw']} drawn, {agent_record['loss']} lost")
-    if args.out:
-        write_text_atomic(args.out, json.dumps(summary) + "\n")
-    if args.json:
-        print(json.dumps(summary))
+    emit_summary(summary, args.out, args.json)
     return summary
 
 

@@ -20,7 +20,6 @@ Examples:
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import resource
 import sys
@@ -28,7 +27,7 @@ import time
 
 from agents.minimax import SolveEstimate, estimate_solve, solve
 from gym_boardgames.rules.registry import GAME_NAMES, make_game
-from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int, write_text_atomic
+from gym_boardgames.utils import check_output_path, emit_summary, nonnegative_int, positive_int
 
 RESULT_NAMES = {1.0: "first player wins", 0.0: "draw", -1.0: "second player wins"}
 #: Solves estimated to take longer than this show a progress bar.
@@ -155,10 +154,7 @@ def main(argv: list[str] | None = None) -> dict:
     }
     print(f"{game!r}: {summary['result']} (value {value:+g} for the first player)")
     print(f"{positions:,} reachable positions, solved in {seconds:.2f} s, peak memory {peak_mb:,.0f} MB")
-    if args.out:
-        write_text_atomic(args.out, json.dumps(summary) + "\n")
-    if args.json:
-        print(json.dumps(summary))
+    emit_summary(summary, args.out, args.json)
     return summary
 
 

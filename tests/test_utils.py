@@ -147,3 +147,14 @@ def test_atomic_writes_keep_the_usual_file_mode_and_leave_no_temp_files(tmp_path
     write_text_atomic(target, "[]")
     assert target.read_text() == "[]" and target.stat().st_mode & 0o777 == 0o640
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_emit_summary_writes_the_json_line_and_prints_it_last(tmp_path, capsys):
+    from gym_boardgames.utils import emit_summary
+
+    out = tmp_path / "summary.json"
+    emit_summary({"wins": 3, "seed": 0}, out, print_json=True)
+    assert out.read_text() == '{"wins": 3, "seed": 0}\n'
+    assert capsys.readouterr().out.splitlines()[-1] == '{"wins": 3, "seed": 0}'
+    emit_summary({"wins": 4}, None, print_json=False)  # neither flag: nothing written, nothing printed
+    assert capsys.readouterr().out == "" and out.read_text() == '{"wins": 3, "seed": 0}\n'
