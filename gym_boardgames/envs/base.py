@@ -157,7 +157,6 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         style = board_style(game)
         if style is not None:
             self.player_names, self.symbols, self.window_title = style
-        self.style = BoardStyle(self.player_names, self.symbols, self.window_title)
         self.action_space = spaces.Discrete(game.num_actions)
         # The agent name of a named opponent (rebuilt from the seed at each seeded reset); else None.
         self._opponent_spec: str | None = None
@@ -405,6 +404,11 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
             offender = self.game.current_player(self.state)
         winner = self._winner if self._episode_over else None
         return status_line(self.game, self.state, self.player_names, winner, offender)
+
+    @property
+    def style(self) -> BoardStyle:
+        """The players' names, their text symbols and the window title, as the views take them."""
+        return BoardStyle(self.player_names, self.symbols, self.window_title)
 
     def marks(self) -> BoardMarks:
         """Return what a frame of the current position marks: the last move, the status line, the result.
