@@ -18,13 +18,14 @@ ALPHAZERO_SIMULATIONS = 200
 DOTS_AGENT_NAMES = ("first_available", "always4never3", "endgame:K", "exact")
 
 
-def _positive_int(text: str, what: str, spec: str) -> int:
+def _positive_int(text: str, what: str, spec: str, low: int = 1) -> int:
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(f"bad agent {spec!r}: {what} must be a positive integer, got {text!r}")
+        value = low - 1
+    if value < low:
+        kind = "a positive integer" if low == 1 else f"an integer >= {low}"
+        raise ValueError(f"bad agent {spec!r}: {what} must be {kind}, got {text!r}")
     return value
 
 
@@ -36,7 +37,7 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None, *, table: Any
             simulations) or ``"mcts:200"``, ``"td:path/to/file.npz"``; for Dots and Boxes also
             ``"first_available"``, ``"always4never3"``, ``"endgame:10"`` and ``"exact"``; ``"alphazero"`` (the
             shipped model of ``game``, 200 simulations), ``"alphazero:50"``, ``"alphazero:model.npz"`` or
-            ``"alphazero:model.npz:50"``.
+            ``"alphazero:model.npz:50"`` (0 simulations: the raw network's most probable move).
         seed: seeds the agent's tie-breaking and exploration.
         game: the rules object the agent will play; needed for ``"exact"`` (the board size). Given, it
             also lets every agent be checked against the game before any match: Dots and Boxes bots are
@@ -111,10 +112,11 @@ def _alphazero(spec: str, arg: str, rng: Any, game: Any) -> Any:
 
     path, simulations = arg, ALPHAZERO_SIMULATIONS
     head, sep, tail = arg.rpartition(":")
+    # 0 simulations is the raw network: its most probable legal move, no search.
     if arg.isdigit():
-        path, simulations = "", _positive_int(arg, "the simulations", spec)
+        path, simulations = "", _positive_int(arg, "the simulations", spec, low=0)
     elif sep and tail.isdigit():
-        path, simulations = head, _positive_int(tail, "the simulations", spec)
+        path, simulations = head, _positive_int(tail, "the simulations", spec, low=0)
     if path:
         return AlphaZeroAgent.load(path, game=game, n_simulations=simulations, seed=rng)
     if game is None:

@@ -52,6 +52,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
+from agents import gumbel
 from agents._rng import uniform_stream  # re-exported: the tree, its evaluators and AlphaZero import it from here
 from gym_boardgames.rules.common import value_for
 
@@ -287,6 +288,7 @@ class _Node:
         "children",
         "n_expanded",
         "priors",
+        "v",
     )
 
     def __init__(self, state: Any, player: int, mover: int, proven: tuple[float, ...] | None) -> None:
@@ -303,6 +305,7 @@ class _Node:
         self.children: list[_Node | None] = []
         self.n_expanded = 0
         self.priors: list[float] | None = None
+        self.v = 0.0  # the evaluator's value for ``player`` (Gumbel's completed Q reads it)
 
 
 class SearchTree:
@@ -318,14 +321,25 @@ class SearchTree:
         c: the exploration constant of UCT or PUCT (a finite number >= 0).
         puct: PUCT with the evaluator's priors if True, else UCT (priors unused).
         uniform: the tree's :func:`uniform_stream`; it orders untried moves and breaks ties.
+        gumbel: select as Gumbel AlphaZero (:mod:`agents.gumbel`) instead of PUCT: deterministically by the
+            improved policy below the root, and at the root by the sequential halving that
+            :meth:`plan_gumbel_root` sets up (needs ``puct=True``: the priors; ``c`` is unused).
     """
 
-    def __init__(self, game: Any, state: Any, c: float, puct: bool, uniform: Callable[[], float]) -> None:
+    def __init__(
+        self, game: Any, state: Any, c: float, puct: bool, uniform: Callable[[], float], gumbel: bool = False
+    ) -> None:
+        if gumbel and not puct:
+            raise ValueError("gumbel=True needs puct=True (Gumbel selection reads the evaluator's priors)")
         self.game = game
         self.c = c
         self.puct = puct
+        self.gumbel = gumbel
         self.uniform = uniform
         self.root = self._new_root(state)
+        self._root_noise: list[float] = []  # Gumbel(0, 1) per root move, aligned with root.actions
+        self._schedule: list[int] = []  # sequential halving: the visits a root move needs, per simulation
+        self._root_simulations = 0
 
     def _new_root(self, state: Any) -> _Node:
         player = self.game.current_player(state)
@@ -347,8 +361,13 @@ class SearchTree:
                 self.root = node
                 return True
             queue.extend(child for child in node.children if child is not None)
-        self.root = self._new_root(state)
+        self.restart(state)
         return False
+
+    def restart(self, state: Any) -> None:
+        """Start a fresh tree at ``state``, keeping nothing (Gumbel self-play searches each move afresh)."""
+        self.root = self._new_root(state)
+        self._root_noise, self._schedule, self._root_simulations = [], [], 0
 
     def advance(self, action: int) -> None:
         """Move the root to the child reached by ``action`` (a fresh node if that move was never tried)."""
@@ -383,7 +402,14 @@ class SearchTree:
                 actions = self._list_moves(node)
             children = node.children
             p = node.player
-            if puct:
+            if self.gumbel:
+                if node is self.root and self._root_simulations < len(self._schedule):
+                    i = gumbel.root_choice(node, self._root_noise, self._schedule[self._root_simulations])
+                    self._root_simulations += 1
+                else:
+                    i = gumbel.select_child(node)
+                child = children[i]
+            elif puct:
                 # N counts as at least 1, so the first choice at a fresh root follows the prior too instead
                 # of a tie among zero scores.
                 k = c * sqrt(node.n or 1)
@@ -440,7 +466,9 @@ class SearchTree:
             node.priors = [1.0 / len(actions)] * len(actions)  # not evaluated (a root): uniform
         return actions
 
-    def expand(self, node: _Node, priors: Sequence[float] | None, actions: list[int] | None = None) -> None:
+    def expand(
+        self, node: _Node, priors: Sequence[float] | None, actions: list[int] | None = None, value: float = 0.0
+    ) -> None:
         """Give the new leaf ``node`` its priors, aligned with its ascending legal moves (None: uniform).
 
         In PUCT the moves and priors are shuffled together with the tree's stream, so equal scores resolve
@@ -451,7 +479,9 @@ class SearchTree:
             priors: probabilities aligned with ``actions``, or None for uniform.
             actions: the leaf's legal moves, ascending, if the caller has listed them already (the list is
                 taken over and shuffled); listed here if None.
+            value: the evaluator's value of the leaf for its player to move (kept for Gumbel's completed Q).
         """
+        node.v = value
         if not self.puct:
             return
         if actions is None:
@@ -495,8 +525,8 @@ class SearchTree:
         """Ask ``evaluator`` for the root's priors if PUCT needs them and the root has none yet."""
         root = self.root
         if self.puct and root.priors is None and root.proven is None:
-            priors, _, actions = _evaluate_one(evaluator, self.game, root.state)
-            self.expand(root, priors, actions)
+            priors, value, actions = _evaluate_one(evaluator, self.game, root.state)
+            self.expand(root, priors, actions, value)
 
     def run(self, evaluator: Any, n_simulations: int) -> int:
         """Run up to ``n_simulations`` simulations, asking ``evaluator`` about one leaf at a time.
@@ -521,9 +551,55 @@ class SearchTree:
                 actions = None
             else:
                 priors, v, actions = _evaluate_one(evaluator, game, leaf.state)
-            expand(leaf, priors, actions)
+            expand(leaf, priors, actions, v)
             backup(path, _payoffs(v, leaf.player), False)
         return n_simulations
+
+    # ---- Gumbel AlphaZero at the root -----------------------------------------------------------------
+
+    def plan_gumbel_root(self, n_simulations: int, rng: np.random.Generator, max_considered: int) -> None:
+        """Draw the root's Gumbel noise and the sequential-halving schedule of the next ``n_simulations``.
+
+        The root must be evaluated (:meth:`evaluate_root` or :func:`expand_roots`) and not yet visited:
+        the schedule counts visits from zero.
+
+        Raises:
+            ValueError: if the tree is not a Gumbel tree, or the root is not evaluated or already visited.
+        """
+        root = self.root
+        if not self.gumbel:
+            raise ValueError("plan_gumbel_root needs a tree built with gumbel=True")
+        if root.proven is not None:
+            return
+        if root.priors is None or root.n:
+            raise ValueError("plan_gumbel_root needs an evaluated root that has not been searched yet")
+        self._root_noise = rng.gumbel(size=len(root.priors)).tolist()
+        considered = min(max_considered, len(root.priors))
+        self._schedule = gumbel.halving_schedule(considered, n_simulations)
+        self._root_simulations = 0
+
+    def gumbel_action(self) -> int:
+        """Return Gumbel AlphaZero's move: of the most visited root moves, the best by ``g + logits + sigma(q)``.
+
+        A proven root plays a move proven to keep its value, as :meth:`best_action` does.
+        """
+        root = self.root
+        if root.proven is not None or not self._root_noise:
+            return self.best_action()
+        return int(root.actions[gumbel.final_choice(root, self._root_noise)])
+
+    def improved_policy(self) -> tuple[np.ndarray, bool]:
+        """Return Gumbel's training target at the root, a ``(num_actions,)`` distribution, and whether it is exact.
+
+        ``softmax(logits + sigma(completed Q))`` over the legal moves; a proven root gets the exact policy of
+        :meth:`search_policy` instead.
+        """
+        root = self.root
+        if root.proven is not None:
+            return self.search_policy()
+        policy = np.zeros(self.game.num_actions)
+        policy[root.actions] = gumbel.improved_policy(root)
+        return policy, False
 
     # ---- reading the result --------------------------------------------------------------------------
 
@@ -649,9 +725,9 @@ def expand_roots(trees: Sequence[SearchTree], evaluator: Evaluator) -> None:
     need = [t for t in trees if t.puct and t.root.priors is None and t.root.proven is None]
     if need:
         game = need[0].game
-        priors, _ = evaluator.evaluate(game, [t.root.state for t in need])
-        for tree, row in zip(need, priors, strict=True):
-            tree.expand(tree.root, *_legal_row(game, tree.root.state, row))
+        priors, values = evaluator.evaluate(game, [t.root.state for t in need])
+        for tree, row, value in zip(need, priors, np.asarray(values, dtype=float).tolist(), strict=True):
+            tree.expand(tree.root, *_legal_row(game, tree.root.state, row), value)
 
 
 def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulations: int) -> None:
@@ -688,5 +764,5 @@ def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulation
         for (tree, path), row, v in zip(pending, priors, np.asarray(values, dtype=float).tolist(), strict=True):
             leaf = path[-1]
             if tree.puct:
-                tree.expand(leaf, *_legal_row(game, leaf.state, row))
+                tree.expand(leaf, *_legal_row(game, leaf.state, row), v)
             tree.backup(path, _payoffs(v, leaf.player), False)

@@ -61,6 +61,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         inference="numpy",
         time_limit=170.0,
         workers=1,
+        algorithm="puct",
     ),
     "connectfour": dict(
         iterations=10_000,
@@ -81,6 +82,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         inference="torch",
         time_limit=3600.0,
         workers=2,
+        algorithm="puct",
     ),
 }
 # The other boards start from Connect Four's settings: a 20-minute budget, and for Dots and Boxes' many
@@ -103,6 +105,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--games", type=positive_int, help="self-play games per iteration")
     parser.add_argument("--simulations", type=positive_int, help="PUCT simulations per self-play move")
     parser.add_argument("--parallel-games", type=positive_int, help="games played at once (the network's batch)")
+    parser.add_argument(
+        "--algorithm",
+        choices=("puct", "gumbel"),
+        help="self-play search: AlphaZero's PUCT or Gumbel AlphaZero (sequential halving, improved-policy targets)",
+    )
+    parser.add_argument("--max-considered", type=positive_int, default=16, help="gumbel: root moves sampled (default 16)")
     parser.add_argument("--c-puct", type=float, default=1.5, help="PUCT exploration constant (default 1.5)")
     parser.add_argument("--alpha", type=float, help="Dirichlet noise concentration at the self-play roots")
     parser.add_argument("--epsilon", type=float, default=0.25, help="weight of the root noise (default 0.25)")
@@ -187,6 +195,8 @@ def build_config(args: argparse.Namespace) -> Any:
         dirichlet_alpha=d["alpha"],
         dirichlet_epsilon=args.epsilon,
         temperature_moves=d["temperature_moves"],
+        algorithm=d["algorithm"],
+        max_considered=args.max_considered,
     )
     return TrainConfig(
         iterations=d["iterations"],
@@ -227,7 +237,7 @@ def plot_curve(curve: list[Any], path: str, title: str) -> None:
     ax_loss.set_xlabel("training time (minutes)")
     ax_loss.legend()
     ax_loss.grid(alpha=0.3)
-    evaluated = [p for p in curve if p.optimal_rate is not None or p.scores]
+    evaluated = [p for p in curve if p.optimal_rate is not None or p.scores or p.outcome_kept is not None]
     if any(p.optimal_rate is not None for p in evaluated):
         points = [p for p in evaluated if p.optimal_rate is not None]
         ax_score.plot(
@@ -241,6 +251,13 @@ def plot_curve(curve: list[Any], path: str, title: str) -> None:
         points = [p for p in evaluated if name in p.scores]
         ax_score.plot(
             [p.seconds / 60 for p in points], [100 * p.scores[name] for p in points], "o-", label=f"score vs {name} %"
+        )
+    labelled = [p for p in curve if p.outcome_kept is not None]
+    if labelled:
+        minutes_l = [p.seconds / 60 for p in labelled]
+        ax_score.plot(minutes_l, [100 * p.outcome_kept for p in labelled], "o-", label="raw net: outcome kept %")
+        ax_score.plot(
+            minutes_l, [100 * p.outcome_kept_critical for p in labelled], "o-", label="... on critical positions %"
         )
     ax_score.set_ylim(0, 102)
     ax_score.set_xlabel("training time (minutes)")
@@ -277,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             workers=args.workers,
             ray_address=args.ray_address,
             log=log,
+            time_limit=args.time_limit,
         )
     else:
         game_options = {"rows": args.rows, "cols": args.cols}

@@ -16,6 +16,12 @@ Per move, as in AlphaZero:
    uniform over the moves that keep its value, and plays one of them;
 4. the root moves to the child played (tree reuse).
 
+With ``algorithm="gumbel"`` the search is Gumbel AlphaZero's (:mod:`agents.gumbel`): no Dirichlet noise
+and no temperature; each move searches a fresh tree whose root spends the ``n_simulations`` on the
+Gumbel-top-k moves by sequential halving, the move played is the last survivor (the Gumbel draw is the
+exploration), and the training target is the improved policy ``softmax(logits + sigma(completed Q))``
+instead of the visit counts. A root the solver has proven plays and targets the exact policy, as above.
+
 When a game ends, each of its positions becomes a training sample ``(planes, pi, z)``, ``z`` the final
 result for the player who was to move there. (Where the solver proved a position, both sides then play
 moves that keep its value, so ``z`` is that exact value.)
@@ -34,6 +40,10 @@ from agents.alphazero.encoding import BoardEncoder
 from agents.search import SearchTree, expand_roots, search_batch, uniform_stream
 
 
+#: The self-play searches: AlphaZero's PUCT, or Gumbel AlphaZero.
+ALGORITHMS = ("puct", "gumbel")
+
+
 @dataclass(frozen=True)
 class SelfPlayConfig:
     """How self-play games are searched and played.
@@ -44,7 +54,10 @@ class SelfPlayConfig:
         c_puct: PUCT's exploration constant.
         dirichlet_alpha: concentration of the root noise (AlphaZero: about 10 / typical legal moves).
         dirichlet_epsilon: weight of the noise in the root priors.
-        temperature_moves: moves per game drawn from the visit counts; later moves are greedy.
+        temperature_moves: moves per game drawn from the visit counts; later moves are greedy (PUCT only).
+        algorithm: ``"puct"`` (AlphaZero: noise, visit counts, tree reuse) or ``"gumbel"`` (Gumbel AlphaZero:
+            sequential halving at the root, the improved policy as target; ``c_puct`` and the noise unused).
+        max_considered: Gumbel: moves sampled at the root (Gumbel-top-k), at most the legal moves.
     """
 
     n_simulations: int = 50
@@ -53,8 +66,13 @@ class SelfPlayConfig:
     dirichlet_alpha: float = 0.5
     dirichlet_epsilon: float = 0.25
     temperature_moves: int = 8
+    algorithm: str = "puct"
+    max_considered: int = 16
 
     def __post_init__(self) -> None:
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
+        check_int("max_considered", self.max_considered, 1)
         check_int("n_simulations", self.n_simulations, 1)
         check_int("parallel_games", self.parallel_games, 1)
         check_int("temperature_moves", self.temperature_moves, 0)
@@ -121,30 +139,40 @@ def play_games(
         The samples of every position of every game, and a summary per game.
     """
     uniform = uniform_stream(rng)
+    use_gumbel = config.algorithm == "gumbel"
     started, slots, parts, summaries = 0, [], [], []
     while started < n_games or slots:
         while started < n_games and len(slots) < config.parallel_games:
-            slots.append(_Slot(SearchTree(game, game.initial_state(), config.c_puct, True, uniform)))
+            tree = SearchTree(game, game.initial_state(), config.c_puct, True, uniform, gumbel=use_gumbel)
+            slots.append(_Slot(tree))
             started += 1
         trees = [slot.tree for slot in slots]
         expand_roots(trees, evaluator)
         for tree in trees:
-            tree.add_dirichlet_noise(config.dirichlet_alpha, config.dirichlet_epsilon, rng)
+            if use_gumbel:
+                tree.plan_gumbel_root(config.n_simulations, rng, config.max_considered)
+            else:
+                tree.add_dirichlet_noise(config.dirichlet_alpha, config.dirichlet_epsilon, rng)
         search_batch(trees, evaluator, config.n_simulations)
         still_playing = []
         for slot in slots:
             tree = slot.tree
             state = tree.root.state
-            policy, exact = tree.search_policy()
-            if exact or len(slot.states) < config.temperature_moves:
+            policy, exact = tree.improved_policy() if use_gumbel else tree.search_policy()
+            if exact or (not use_gumbel and len(slot.states) < config.temperature_moves):
                 action = int(rng.choice(len(policy), p=policy))
+            elif use_gumbel:
+                action = tree.gumbel_action()
             else:
                 best = np.flatnonzero(policy == policy.max())
                 action = int(best[int(uniform() * len(best))])
             slot.states.append(state)
             slot.policies.append(policy.astype(np.float32))
             slot.players.append(tree.root.player)
-            tree.advance(action)
+            if use_gumbel:
+                tree.restart(game.apply(state, action))
+            else:
+                tree.advance(action)
             if game.is_terminal(tree.root.state):
                 payoff = game.returns(tree.root.state)
                 values = np.array([payoff[p] for p in slot.players], dtype=np.float32)

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from agents.alphazero._checks import check_int, check_number
-from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator, game_from_spec, game_spec
+from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator, game_from_spec, game_spec, same_game
 from agents.alphazero.encoding import BoardEncoder, encoder_for
 from agents.alphazero.network import NetConfig, NumpyNet
 from agents.alphazero.selfplay import GameSummary, Samples, SelfPlayConfig, play_games
@@ -312,6 +312,10 @@ class CurvePoint:
     value_loss: float
     optimal_rate: float | None = None
     scores: dict[str, float] = field(default_factory=dict)
+    #: Connect Four 6x7: the raw network's share of moves that keep the result on the shipped label set
+    #: (:mod:`agents.perfect_play`), over all positions and over the critical ones.
+    outcome_kept: float | None = None
+    outcome_kept_critical: float | None = None
 
 
 class Trainer:
@@ -444,6 +448,8 @@ class Trainer:
         )
         if point.optimal_rate is not None:
             message += f", optimal {100 * point.optimal_rate:.1f}%"
+        if point.outcome_kept is not None:
+            message += f", outcome kept {100 * point.outcome_kept:.1f}% ({100 * point.outcome_kept_critical:.1f}% critical)"
         if point.scores:
             message += ", " + ", ".join(f"vs {k} {100 * v:.0f}%" for k, v in point.scores.items())
         if adopted is not None:
@@ -532,6 +538,13 @@ class Trainer:
         from agents.mcts import MCTSAgent
 
         config = self.config
+        labels = self._label_set()
+        if labels is not None:
+            from agents.perfect_play import grade, network_moves
+
+            report = grade(labels, network_moves(self.agent(0).evaluator, labels))
+            point.outcome_kept = report["outcome_kept"]
+            point.outcome_kept_critical = report["critical"]["outcome_kept"]
         exact = self._solved_game()
         if exact is not None:
             from agents.alphazero.evaluation import greedy_moves, optimal_move_rate
@@ -545,6 +558,14 @@ class Trainer:
                 player = self.agent(config.eval_simulations, seed=config.seed + self.iteration)
                 total = play_match(self.game, player, opponent, config.eval_games, seed=config.seed).total
                 point.scores[name] = (total.win + total.draw / 2) / config.eval_games
+
+    def _label_set(self) -> Any:
+        """The shipped Connect Four label set if the game is Connect Four 6x7, else None (loaded once)."""
+        if not hasattr(self, "_labels"):
+            from agents.perfect_play import connect_four, load_labels
+
+            self._labels = load_labels() if same_game(self.game, connect_four()) else None
+        return self._labels
 
     def _solved_game(self) -> Any:
         """The exact values of the game if it is small enough to solve in seconds (tic-tac-toe), else None."""
@@ -607,6 +628,7 @@ class Trainer:
         ray_address: str | None = None,
         log: Callable[[str], None] | None = None,
         on_game: Callable[[GameSummary], None] | None = None,
+        time_limit: float | None = None,
     ) -> Trainer:
         """Continue a run from its training state (``MODEL.train.npz``, or the model path beside it).
 
@@ -618,6 +640,9 @@ class Trainer:
             ray_address: as for the constructor.
             log: as for the constructor.
             on_game: as for the constructor.
+            time_limit: a new total training time in seconds (default: the saved one). A longer one
+                extends a finished run; the learning rate follows the new length, so it rises again from
+                where the old schedule had decayed it (a warm restart).
 
         Raises:
             SavedFileError: if the file is not a valid training state.
@@ -675,6 +700,8 @@ class Trainer:
             changes["iterations"] = iterations
         if workers is not None:
             changes["workers"] = workers
+        if time_limit is not None:
+            changes["time_limit"] = time_limit
         if changes:
             config = TrainConfig(**{**asdict(config), **changes, "selfplay": config.selfplay})
         trainer = cls(

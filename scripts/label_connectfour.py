@@ -1,0 +1,244 @@
+"""Build a Connect Four label set: positions from varied games, every legal move scored by an exact solver.
+
+Games are played between players of different strengths, drawn at random per game from --players
+(random, MCTS, alpha-beta, the shipped AlphaZero network with and without search), and each move is
+replaced by a uniformly random one with probability --noise so that even deterministic players
+diverge. From each game one position per stage (plies 0-7, 8-15, 16-23, 24+) is kept while that stage
+still needs positions; a position already kept (or in an --exclude file) is not taken twice. Every
+legal move of every kept position is then scored by BitBully with its opening book.
+
+The solver is an optional extra under the AGPL-3.0 (`pip install -e ".[solver]"`): only this script and
+the games against it in eval_alphazero.py import it, never the package. The label files it writes are
+plain data that the package grades players with, numpy alone (agents/perfect_play.py).
+
+The shipped sets were made by (about 8 minutes each on 2 cores):
+
+    python scripts/label_connectfour.py --per-stage 800 --seed 0 --out agents/data/connectfour_labels.npz
+    python scripts/label_connectfour.py --per-stage 250 --seed 1 \\
+        --exclude agents/data/connectfour_labels.npz --out agents/data/connectfour_heldout.npz
+"""
+
+from __future__ import annotations
+
+import os
+
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import multiprocessing  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int, require_extra  # noqa: E402
+
+DEFAULT_PLAYERS = ["random", "mcts:100", "mcts:1000", "alphabeta:2", "alphabeta:4", "alphazero:0", "alphazero:100"]
+
+
+def solver_board(state: Any) -> Any:
+    """Return a ConnectN 6x7 state as a BitBully board (both store row 0 at the top, player 0 as 1)."""
+    from bitbully import Board
+
+    return Board.from_array(np.frombuffer(state.board, dtype=np.uint8).reshape(6, 7).tolist())
+
+
+class SolverPlayer:
+    """A perfect Connect Four player (BitBully): a uniformly random move among the best-scored ones.
+
+    Args:
+        seed: seeds the choice among equally scored moves.
+    """
+
+    def __init__(self, seed: int | None = None) -> None:
+        require_extra("solver", "bitbully", needed_for="the exact Connect Four solver")
+        from bitbully import BitBully
+
+        self.solver = BitBully()
+        self.rng = np.random.default_rng(seed)
+
+    def __repr__(self) -> str:
+        return "SolverPlayer(BitBully)"
+
+    def scores(self, state: Any) -> dict[int, int]:
+        """Return every legal column's exact score for the player to move at ``state``."""
+        return {int(c): int(s) for c, s in self.solver.score_all_moves(solver_board(state)).items()}
+
+    def act(self, game: Any, state: Any) -> int:
+        """Return one of the best-scored columns of ``state``."""
+        scores = self.scores(state)
+        top = max(scores.values())
+        best = sorted(c for c, s in scores.items() if s == top)
+        return best[int(self.rng.integers(len(best)))]
+
+
+_WORKER: SolverPlayer | None = None
+
+
+def _score_task(moves: list[int]) -> list[int]:
+    """Score one position (a worker process keeps one solver and its transposition table)."""
+    global _WORKER
+    from agents.perfect_play import COLS, NO_MOVE, connect_four
+
+    if _WORKER is None:
+        _WORKER = SolverPlayer()
+    game = connect_four()
+    state = game.initial_state()
+    for column in moves:
+        state = game.apply(state, column)
+    scores = _WORKER.scores(state)
+    return [scores.get(c, NO_MOVE) for c in range(COLS)]
+
+
+def sample_positions(
+    players: list[str], per_stage: int, noise: float, seed: int, exclude: set[bytes], log: Any
+) -> tuple[list[list[int]], list[int], list[str]]:
+    """Play games until every stage has ``per_stage`` new positions; return their moves and sources."""
+    from agents.factory import make_agent
+    from agents.perfect_play import STAGES, connect_four, stage_index
+    from gym_boardgames.opponents import as_policy, reset_hook
+
+    game = connect_four()
+    rng = np.random.default_rng(seed)
+    agents = {name: make_agent(name, seed=seed + i, game=game) for i, name in enumerate(players)}
+    kept: list[list[int]] = [[] for _ in STAGES]
+    kept_sources: list[list[str]] = [[] for _ in STAGES]
+    seen = set(exclude)
+    games = 0
+    while min(len(k) for k in kept) < per_stage:
+        first, second = (players[int(i)] for i in rng.integers(len(players), size=2))
+        for name in (first, second):
+            reset = reset_hook(agents[name])
+            if reset is not None:
+                reset()
+        policies = (as_policy(agents[first]), as_policy(agents[second]))
+        state, moves, history = game.initial_state(), [], []
+        while not game.is_terminal(state):
+            history.append((list(moves), state))
+            legal = game.legal_actions(state)
+            if rng.random() < noise:
+                action = int(legal[int(rng.integers(len(legal)))])
+            else:
+                action = int(policies[game.current_player(state)](game, state))
+            moves.append(action)
+            state = game.apply(state, action)
+        games += 1
+        by_stage: list[list[tuple[list[int], Any]]] = [[] for _ in STAGES]
+        for position in history:
+            by_stage[stage_index(len(position[0]))].append(position)
+        for stage, candidates in enumerate(by_stage):
+            fresh = [c for c in candidates if c[1].board not in seen]
+            if len(kept[stage]) >= per_stage or not fresh:
+                continue
+            position_moves, position = fresh[int(rng.integers(len(fresh)))]
+            seen.add(position.board)
+            kept[stage].append(position_moves)
+            kept_sources[stage].append(f"{first} vs {second}")
+        if games % 50 == 0:
+            log(f"{games} games: {[len(k) for k in kept]} positions per stage")
+    log(f"{games} games played")
+    names = sorted({s for stage in kept_sources for s in stage})
+    moves_out = [m for stage in kept for m in stage]
+    source_out = [names.index(s) for stage in kept_sources for s in stage]
+    return moves_out, source_out, names
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Parse the command line (bad values exit with status 2 naming the flag)."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False
+    )
+    parser.add_argument("--out", required=True, help="the label file to write (.npz)")
+    parser.add_argument("--per-stage", type=positive_int, default=800, help="positions per stage (default 800)")
+    parser.add_argument("--players", nargs="+", default=DEFAULT_PLAYERS, help="agent names the games are drawn from")
+    parser.add_argument("--noise", type=float, default=0.1, help="chance a move is random instead (default 0.1)")
+    parser.add_argument("--exclude", help="a label file whose positions are not taken again (a held-out set)")
+    parser.add_argument("--workers", type=positive_int, default=2, help="solver processes (default 2)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the games (default 0)")
+    parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    args = parser.parse_args(argv)
+    if not 0.0 <= args.noise <= 1.0:
+        parser.error(f"--noise must be in [0, 1], got {args.noise}")
+    if args.workers > 64:
+        parser.error(f"--workers must be at most 64, got {args.workers}")
+    if os.path.exists(args.out) and not args.overwrite:
+        parser.error(f"--out {args.out} exists: pass --overwrite to replace it")
+    try:
+        check_output_path(args.out, "--out")
+    except ValueError as error:
+        parser.error(str(error))
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = parse_args(argv)
+    try:
+        require_extra("solver", "bitbully", needed_for="labelling positions with the exact solver")
+    except ImportError as error:
+        print(f"label_connectfour.py: error: {error}", file=sys.stderr)
+        return 2
+    from agents.factory import make_agent
+    from agents.perfect_play import LabelSet, connect_four, grade, load_labels, save_labels
+
+    game = connect_four()
+    for name in args.players:
+        try:
+            make_agent(name, game=game)
+        except (ValueError, OSError) as error:
+            print(f"label_connectfour.py: error: --players {name}: {error}", file=sys.stderr)
+            return 2
+    exclude: set[bytes] = set()
+    if args.exclude:
+        try:
+            exclude = {s.board for s in load_labels(args.exclude).states()}
+        except (OSError, ValueError) as error:
+            print(f"label_connectfour.py: error: --exclude: {error}", file=sys.stderr)
+            return 2
+    start = time.perf_counter()
+    moves, source, names = sample_positions(
+        args.players, args.per_stage, args.noise, args.seed, exclude, lambda m: print(m, flush=True)
+    )
+    sampled = time.perf_counter() - start
+    print(f"sampled {len(moves)} positions in {sampled:.0f} s; scoring them", flush=True)
+    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+        scores = pool.map(_score_task, moves, chunksize=8)
+    solved = time.perf_counter() - start - sampled
+    padded = np.full((len(moves), 42), 255, dtype=np.uint8)
+    for row, m in zip(padded, moves, strict=True):
+        row[: len(m)] = m
+    meta = {
+        "command": "scripts/label_connectfour.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "players": args.players,
+        "noise": args.noise,
+        "seed": args.seed,
+        "solver": "BitBully (AGPL-3.0) with its default opening book",
+    }
+    labels = LabelSet(padded, np.array(scores, dtype=np.int8), np.array(source, dtype=np.uint8), tuple(names), meta)
+    save_labels(args.out, labels)
+    labels = load_labels(args.out)  # the written file passes the loader's checks
+    best = grade(labels, np.argmax(np.where(labels.scores == -128, -127, labels.scores), axis=1))
+    summary = {
+        "out": args.out,
+        "positions": len(labels),
+        "critical": int(labels.critical().sum()),
+        "bytes": os.path.getsize(args.out),
+        "sample_seconds": round(sampled, 1),
+        "solve_seconds": round(solved, 1),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+    if best["best_score"] != 1.0:  # the solver's own moves must grade perfect: the file and the grader agree
+        print("label_connectfour.py: error: the solver's best moves do not grade perfect", file=sys.stderr)
+        return 1
+    print(f"wrote {args.out}: {len(labels)} positions ({summary['critical']} critical), {summary['bytes']:,} bytes")
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
