@@ -171,17 +171,22 @@ def load_labels(path: str | os.PathLike[str] | None = None) -> LabelSet:
     meta = dict(found["meta"])
     sources = tuple(meta.pop("sources"))
     if not len(moves) == len(scores) == len(source):
-        raise SavedFileError(path, f"moves, scores and source differ in length ({len(moves)}, {len(scores)}, {len(source)})")
+        raise SavedFileError(
+            path, f"moves, scores and source differ in length ({len(moves)}, {len(scores)}, {len(source)})"
+        )
     if not 0 < len(moves) <= MAX_POSITIONS:
         raise SavedFileError(path, f"a label set holds 1..{MAX_POSITIONS} positions, got {len(moves)}")
     if np.any(source >= len(sources)):
         raise SavedFileError(path, f"a source index is out of range (there are {len(sources)} sources)")
     labels = LabelSet(moves, scores, source, sources, meta)
     game = connect_four()
-    for i, (row, state) in enumerate(zip(labels.moves, _replay(path, labels), strict=True)):
+    for i, state in enumerate(_replay(path, labels)):
         legal = game.legal_mask(state).astype(bool)
         if not np.array_equal(legal, scores[i] != NO_MOVE):
-            raise SavedFileError(path, f"position {i} scores columns {np.flatnonzero(scores[i] != NO_MOVE).tolist()}, but {np.flatnonzero(legal).tolist()} are legal")
+            scored = np.flatnonzero(scores[i] != NO_MOVE).tolist()
+            raise SavedFileError(
+                path, f"position {i} scores columns {scored}, but {np.flatnonzero(legal).tolist()} are legal"
+            )
         if np.any(np.abs(scores[i][legal].astype(np.int64)) > MAX_PLIES // 2):
             raise SavedFileError(path, f"position {i} has a score outside -21..21: {scores[i].tolist()}")
     return labels

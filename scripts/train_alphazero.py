@@ -62,6 +62,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         time_limit=170.0,
         workers=1,
         algorithm="puct",
+        random_opening_moves=0,
     ),
     "connectfour": dict(
         iterations=10_000,
@@ -83,6 +84,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         time_limit=3600.0,
         workers=2,
         algorithm="puct",
+        random_opening_moves=0,
     ),
 }
 # The other boards start from Connect Four's settings: a 20-minute budget, and for Dots and Boxes' many
@@ -110,7 +112,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         choices=("puct", "gumbel"),
         help="self-play search: AlphaZero's PUCT or Gumbel AlphaZero (sequential halving, improved-policy targets)",
     )
-    parser.add_argument("--max-considered", type=positive_int, default=16, help="gumbel: root moves sampled (default 16)")
+    parser.add_argument(
+        "--random-opening-moves", type=nonnegative_int, help="start each game after 0..K random moves (not recorded)"
+    )
+    parser.add_argument(
+        "--max-considered", type=positive_int, default=16, help="gumbel: root moves sampled (default 16)"
+    )
     parser.add_argument("--c-puct", type=float, default=1.5, help="PUCT exploration constant (default 1.5)")
     parser.add_argument("--alpha", type=float, help="Dirichlet noise concentration at the self-play roots")
     parser.add_argument("--epsilon", type=float, default=0.25, help="weight of the root noise (default 0.25)")
@@ -197,6 +204,7 @@ def build_config(args: argparse.Namespace) -> Any:
         temperature_moves=d["temperature_moves"],
         algorithm=d["algorithm"],
         max_considered=args.max_considered,
+        random_opening_moves=d["random_opening_moves"],
     )
     return TrainConfig(
         iterations=d["iterations"],

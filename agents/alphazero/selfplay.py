@@ -22,6 +22,11 @@ Gumbel-top-k moves by sequential halving, the move played is the last survivor (
 exploration), and the training target is the improved policy ``softmax(logits + sigma(completed Q))``
 instead of the visit counts. A root the solver has proven plays and targets the exact policy, as above.
 
+With ``random_opening_moves = K > 0`` a game starts after ``U{0..K}`` uniformly random moves, which are
+not recorded: self-play between two good players never reaches the positions a blunder leads to, and a
+network never trained on them misplays them (most of the tic-tac-toe network's remaining mistakes were
+won positions reached only after the opponent's blunder).
+
 When a game ends, each of its positions becomes a training sample ``(planes, pi, z)``, ``z`` the final
 result for the player who was to move there. (Where the solver proved a position, both sides then play
 moves that keep its value, so ``z`` is that exact value.)
@@ -38,7 +43,6 @@ import numpy as np
 from agents.alphazero._checks import check_int, check_number
 from agents.alphazero.encoding import BoardEncoder
 from agents.search import SearchTree, expand_roots, search_batch, uniform_stream
-
 
 #: The self-play searches: AlphaZero's PUCT, or Gumbel AlphaZero.
 ALGORITHMS = ("puct", "gumbel")
@@ -58,6 +62,7 @@ class SelfPlayConfig:
         algorithm: ``"puct"`` (AlphaZero: noise, visit counts, tree reuse) or ``"gumbel"`` (Gumbel AlphaZero:
             sequential halving at the root, the improved policy as target; ``c_puct`` and the noise unused).
         max_considered: Gumbel: moves sampled at the root (Gumbel-top-k), at most the legal moves.
+        random_opening_moves: each game starts after 0..this many uniformly random moves (not recorded).
     """
 
     n_simulations: int = 50
@@ -68,8 +73,10 @@ class SelfPlayConfig:
     temperature_moves: int = 8
     algorithm: str = "puct"
     max_considered: int = 16
+    random_opening_moves: int = 0
 
     def __post_init__(self) -> None:
+        check_int("random_opening_moves", self.random_opening_moves, 0)
         if self.algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
         check_int("max_considered", self.max_considered, 1)
@@ -115,6 +122,18 @@ class _Slot:
         self.players: list[int] = []
 
 
+def _opening(game: Any, max_moves: int, rng: np.random.Generator) -> Any:
+    """Return the state after ``U{0..max_moves}`` uniformly random moves (stopping before the game would end)."""
+    state = game.initial_state()
+    for _ in range(int(rng.integers(max_moves + 1)) if max_moves else 0):
+        legal = game.legal_actions(state)
+        child = game.apply(state, int(legal[int(rng.integers(len(legal)))]))
+        if game.is_terminal(child):
+            break
+        state = child
+    return state
+
+
 def play_games(
     game: Any,
     encoder: BoardEncoder,
@@ -143,7 +162,9 @@ def play_games(
     started, slots, parts, summaries = 0, [], [], []
     while started < n_games or slots:
         while started < n_games and len(slots) < config.parallel_games:
-            tree = SearchTree(game, game.initial_state(), config.c_puct, True, uniform, gumbel=use_gumbel)
+            tree = SearchTree(
+                game, _opening(game, config.random_opening_moves, rng), config.c_puct, True, uniform, gumbel=use_gumbel
+            )
             slots.append(_Slot(tree))
             started += 1
         trees = [slot.tree for slot in slots]

@@ -449,7 +449,9 @@ class Trainer:
         if point.optimal_rate is not None:
             message += f", optimal {100 * point.optimal_rate:.1f}%"
         if point.outcome_kept is not None:
-            message += f", outcome kept {100 * point.outcome_kept:.1f}% ({100 * point.outcome_kept_critical:.1f}% critical)"
+            message += (
+                f", outcome kept {100 * point.outcome_kept:.1f}% ({100 * point.outcome_kept_critical:.1f}% critical)"
+            )
         if point.scores:
             message += ", " + ", ".join(f"vs {k} {100 * v:.0f}%" for k, v in point.scores.items())
         if adopted is not None:

@@ -9,6 +9,7 @@ import pytest
 from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator, game_from_spec, game_spec
 from agents.alphazero.encoding import encoder_for
 from agents.alphazero.network import NetConfig, NumpyNet
+from agents.alphazero.selfplay import SelfPlayConfig, play_games
 from agents.persistence import SavedFileError
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
@@ -305,3 +306,24 @@ def test_shipped_models_play_without_pytorch():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+class _ZeroEvaluator:
+    def evaluate(self, game, states):
+        from agents.search import uniform_priors
+
+        return uniform_priors(game, states), np.zeros(len(states))
+
+
+def test_random_openings_start_games_elsewhere_and_are_not_recorded():
+    config = SelfPlayConfig(n_simulations=4, parallel_games=8, random_opening_moves=4)
+    encoder = encoder_for(TicTacToe())
+    samples, summaries = play_games(TicTacToe(), encoder, _ZeroEvaluator(), 16, config, np.random.default_rng(0))
+    first_planes = []
+    start = 0
+    for summary in summaries:
+        first_planes.append(samples.planes[start].tobytes())
+        start += summary.moves
+    # Games of tic-tac-toe start from the empty board without openings; with them, from several positions.
+    assert len(set(first_planes)) > 3
+    assert min(s.moves for s in summaries) < 5 <= max(s.moves for s in summaries)

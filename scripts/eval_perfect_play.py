@@ -1,0 +1,183 @@
+"""Grade Connect Four players against perfect play: the label set's exact scores, and games against the solver.
+
+Each player (an agent name: alphazero, alphazero:FILE:N, alphazero:0 for the raw network, mcts:N,
+alphabeta:D, random) is asked for its move in every position of a label set (the shipped graded set by
+default, --labels heldout for the held-out one, or a file from label_connectfour.py), with its search
+reset before each position. The table gives the share of positions where its move keeps the result
+(win, draw or loss), on the critical positions (where some move changes it), per stage, and the share
+of best-scored moves. --per-stage N grades a seeded sample of N positions per stage, for slow players.
+
+--solver-games N also plays N games as first player against the exact solver (BitBully, the `solver`
+extra, AGPL-3.0, installed separately), which picks at random among its best moves. The first player
+wins Connect Four under perfect play, so perfect play wins every game; a lost or drawn game reports the
+ply of the player's first move that changed the result. --fresh-search makes the player drop its search
+tree before every move of those games (no tree reuse), to see what reuse changes.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from gym_boardgames.utils import (  # noqa: E402
+    check_output_path,
+    emit_summary,
+    nonnegative_int,
+    positive_int,
+    progress_bar,
+    require_extra,
+)
+
+#: Most solver games per player (each takes seconds to a minute).
+MAX_SOLVER_GAMES = 1000
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Parse the command line (bad values exit with status 2 naming the flag)."""
+    parser = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, max_help_position=32),
+        allow_abbrev=False,
+    )
+    parser.add_argument("players", nargs="+", help="agent names, e.g. alphazero:0 alphazero:800 mcts:1000")
+    parser.add_argument("--labels", default="labels", help="labels (default), heldout, or a label file")
+    parser.add_argument("--per-stage", type=positive_int, help="grade a sample of this many positions per stage")
+    parser.add_argument("--solver-games", type=nonnegative_int, default=0, help="games as first vs the solver (0)")
+    parser.add_argument("--fresh-search", action="store_true", help="solver games: no tree reuse between moves")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of players, sample, solver (0)")
+    parser.add_argument("--out", help="also write the JSON summary to this file")
+    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if args.solver_games > MAX_SOLVER_GAMES:
+        parser.error(f"--solver-games must be at most {MAX_SOLVER_GAMES}, got {args.solver_games}")
+    try:
+        if args.out is not None:
+            check_output_path(args.out, "--out")
+        if args.solver_games:
+            require_extra("solver", "bitbully", needed_for="--solver-games")
+    except (ImportError, ValueError) as error:
+        parser.error(str(error))
+    return args
+
+
+class FreshSearch:
+    """Wraps an agent so that it resets (drops its search tree) before every move."""
+
+    def __init__(self, agent: Any) -> None:
+        from gym_boardgames.opponents import as_policy, reset_hook
+
+        self.agent, self._act, self._reset = agent, as_policy(agent), reset_hook(agent)
+
+    def __repr__(self) -> str:
+        return f"FreshSearch({self.agent!r})"
+
+    def act(self, game: Any, state: Any) -> int:
+        """Reset the agent, then return its move."""
+        if self._reset is not None:
+            self._reset()
+        return int(self._act(game, state))
+
+
+def solver_games(agent: Any, games: int, seed: int, progress: Any) -> dict[str, Any]:
+    """Play ``games`` games with ``agent`` first against the exact solver; return results and first mistakes."""
+    from label_connectfour import SolverPlayer
+
+    from agents.arena import play_game
+    from agents.perfect_play import connect_four
+
+    game = connect_four()
+    solver = SolverPlayer(seed=seed)
+    judge = SolverPlayer(seed=seed)
+    results = {"win": 0, "draw": 0, "loss": 0}
+    first_mistakes: list[dict[str, Any]] = []
+    for _ in range(games):
+        moves: list[int] = []
+        mistakes: list[int] = []  # plies of the player's moves that changed the result
+
+        def watch(
+            state: Any, action: int, _child: Any, moves: list[int] = moves, mistakes: list[int] = mistakes
+        ) -> None:
+            if game.current_player(state) == 0 and not mistakes:
+                scores = judge.scores(state)
+                if np.sign(scores[action]) != np.sign(max(scores.values())):
+                    mistakes.append(len(moves))
+            moves.append(action)
+
+        payoff = play_game(game, agent, solver, on_move=watch)
+        outcome = "win" if payoff[0] > 0 else "draw" if payoff[0] == 0 else "loss"
+        results[outcome] += 1
+        if outcome != "win":
+            first_mistakes.append({"moves": "".join(map(str, moves)), "first_mistake_ply": (mistakes or [None])[0]})
+        progress.update(1)
+    return {**results, "games": games, "not_won": first_mistakes}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = parse_args(argv)
+    from agents.factory import make_agent
+    from agents.perfect_play import STAGES, agent_moves, connect_four, format_report, grade, load_labels
+    from agents.perfect_play import shipped_labels_path as shipped
+
+    game = connect_four()
+    try:
+        path = shipped(args.labels) if args.labels in ("labels", "heldout") else args.labels
+        labels = load_labels(path)
+    except (OSError, ValueError) as error:
+        print(f"eval_perfect_play.py: error: --labels: {error}", file=sys.stderr)
+        return 2
+    agents = {}
+    for i, name in enumerate(args.players):
+        try:
+            agents[name] = make_agent(name, seed=args.seed + i, game=game)
+        except (ValueError, OSError) as error:
+            print(f"eval_perfect_play.py: error: {name}: {error}", file=sys.stderr)
+            return 2
+    if args.per_stage is not None:
+        rng = np.random.default_rng(args.seed)
+        stages = labels.stages()
+        picked = [rng.permutation(np.flatnonzero(stages == i))[: args.per_stage] for i in range(len(STAGES))]
+        labels = labels.subset(np.sort(np.concatenate(picked)))
+    states = labels.states()
+    summary: dict[str, Any] = {"labels": path, "positions": len(labels), "players": {}}
+    reports = {}
+    for name, agent in agents.items():
+        bar = progress_bar(len(labels), name, enabled=not args.quiet)
+        start = time.perf_counter()
+        moves = agent_moves(agent, labels, progress=bar.update, states=states)
+        bar.close()
+        reports[name] = grade(labels, moves)
+        summary["players"][name] = {**reports[name], "seconds": round(time.perf_counter() - start, 1)}
+        if args.solver_games:
+            bar = progress_bar(args.solver_games, f"{name} vs solver", enabled=not args.quiet)
+            player = FreshSearch(agent) if args.fresh_search else agent
+            games = solver_games(player, args.solver_games, args.seed, bar)
+            bar.close()
+            summary["players"][name]["solver_games"] = games
+    critical = int(labels.critical().sum())
+    print(f"{len(labels):,} positions ({critical:,} critical) of {path}:")
+    print(format_report(reports))
+    for name, entry in summary["players"].items():
+        games = entry.get("solver_games")
+        if games:
+            record = f"{games['win']}/{games['draw']}/{games['loss']}"
+            print(f"`{name}` as first player vs the solver: {record} (win/draw/loss)")
+            for lost in games["not_won"]:
+                print(f"  not won: {lost['moves']} (first result-changing move at ply {lost['first_mistake_ply']})")
+    summary["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    emit_summary(summary, args.out, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

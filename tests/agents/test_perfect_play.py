@@ -1,0 +1,141 @@
+"""The Connect Four label sets and the grader: the files as the issue asks, checked against our own solver."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from agents.minimax import alphabeta
+from agents.perfect_play import (
+    NO_MOVE,
+    PAD,
+    STAGES,
+    LabelSet,
+    agent_moves,
+    connect_four,
+    format_report,
+    grade,
+    load_labels,
+    network_moves,
+    save_labels,
+    shipped_labels_path,
+)
+from agents.persistence import SavedFileError
+
+GAME = connect_four()
+
+
+@pytest.fixture(scope="module")
+def labels():
+    return load_labels()
+
+
+def test_the_shipped_sets_are_large_staged_small_and_disjoint(labels):
+    heldout = load_labels(shipped_labels_path("heldout"))
+    assert len(labels) >= 3000 and len(heldout) >= 1000
+    for subset in (labels, heldout):
+        counts = np.bincount(subset.stages(), minlength=len(STAGES))
+        assert counts.min() >= len(subset) // 4 - 1  # four equal stages
+        assert subset.critical().sum() > len(subset) // 4
+        assert len(subset.sources) >= 10  # drawn from games of many kinds of player
+    for name in ("labels", "heldout"):
+        assert os.path.getsize(shipped_labels_path(name)) < 1_000_000
+    boards = {s.board for s in labels.states()}
+    assert len(boards) == len(labels)  # no position twice
+    assert boards.isdisjoint(s.board for s in heldout.states())
+
+
+def test_late_positions_agree_with_our_own_exact_search(labels):
+    # An independent check of the solver's labels without the solver: every move of 150 positions of 26+
+    # plies, solved to the end by alpha-beta, has the same result (win, draw, loss) as its label.
+    states = labels.states()
+    late = np.flatnonzero(labels.plies >= 26)[:150]
+    checked = 0
+    for i in late:
+        state = states[i]
+        for action in GAME.legal_actions(state):
+            child = GAME.apply(state, action)
+            value = GAME.returns(child)[state.player] if GAME.is_terminal(child) else -alphabeta(GAME, child)[0]
+            assert np.sign(value) == np.sign(labels.scores[i, action]), (labels.move_lists()[i], action)
+            checked += 1
+    assert checked > 400
+
+
+def test_grade_scores_perfect_and_losing_moves(labels):
+    best = np.argmax(np.where(labels.scores == NO_MOVE, -127, labels.scores), axis=1)
+    report = grade(labels, best)
+    assert report["outcome_kept"] == report["best_score"] == report["critical"]["outcome_kept"] == 1.0
+    assert sum(report["stages"][name]["positions"] for name, _, _ in STAGES) == len(labels)
+    worst = np.argmin(np.where(labels.scores == NO_MOVE, 127, labels.scores), axis=1)
+    bad = grade(labels, worst)
+    assert bad["critical"]["outcome_kept"] == 0.0  # on a critical position the worst move changes the result
+    assert "| `best` | 100.0% | 100.0% |" in format_report({"best": report})
+
+
+def test_grade_refuses_illegal_or_missing_moves(labels):
+    full = np.flatnonzero((labels.scores == NO_MOVE).any(axis=1))[0]
+    moves = np.argmax(labels.scores, axis=1)
+    moves[full] = int(np.flatnonzero(labels.scores[full] == NO_MOVE)[0])
+    with pytest.raises(ValueError, match="not legal in position"):
+        grade(labels, moves)
+    with pytest.raises(ValueError, match="one action per position"):
+        grade(labels, moves[:-1])
+
+
+def test_agents_and_the_raw_network_are_graded_alike(labels):
+    from agents.factory import make_agent
+
+    sample = labels.subset(np.arange(0, len(labels), 80))
+    raw = make_agent("alphazero:0", game=GAME)
+    assert agent_moves(raw, sample) == network_moves(raw.evaluator, sample)
+    report = grade(sample, agent_moves(make_agent("random", seed=0), sample))
+    assert 0.0 < report["outcome_kept"] < 1.0
+
+
+def _rewrite(tmp_path, labels, **changes):
+    fields = {"moves": labels.moves.copy(), "scores": labels.scores.copy(), "source": labels.source.copy()}
+    fields.update(changes)
+    path = tmp_path / "bad.npz"
+    save_labels(path, LabelSet(fields["moves"], fields["scores"], fields["source"], labels.sources))
+    return path
+
+
+def test_the_loader_refuses_labels_that_disagree_with_the_rules(tmp_path, labels):
+    small = labels.subset(np.arange(40))
+    save_labels(tmp_path / "ok.npz", small)
+    assert len(load_labels(tmp_path / "ok.npz")) == 40
+    scores = small.scores.copy()
+    legal = int(np.flatnonzero(scores[0] != NO_MOVE)[0])
+    scores[0, legal] = NO_MOVE
+    with pytest.raises(SavedFileError, match="position 0 scores columns"):
+        load_labels(_rewrite(tmp_path, small, scores=scores))
+    moves = small.moves.copy()
+    moves[1, :7] = 3  # seven pieces in one column of six
+    moves[1, 7:] = PAD
+    with pytest.raises(SavedFileError, match="position 1: move 3 is not legal"):
+        load_labels(_rewrite(tmp_path, small, moves=moves))
+    moves = small.moves.copy()
+    moves[2, :] = PAD
+    moves[2, :7] = [0, 1, 0, 1, 0, 1, 0]  # four in column 0: the game is over
+    with pytest.raises(SavedFileError, match="position 2: the game is over"):
+        load_labels(_rewrite(tmp_path, small, moves=moves))
+    source = small.source.copy()
+    source[3] = 250
+    with pytest.raises(SavedFileError, match="source index"):
+        load_labels(_rewrite(tmp_path, small, source=source))
+    with pytest.raises(ValueError, match="no shipped label set 'x'"):
+        shipped_labels_path("x")
+
+
+def test_the_solver_player_agrees_with_the_labels(labels):
+    pytest.importorskip("bitbully", reason="the solver extra (bitbully, AGPL-3.0) is not installed")
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
+    from label_connectfour import SolverPlayer
+
+    solver = SolverPlayer(seed=0)
+    states = labels.states()
+    for i in range(0, len(labels), 400):
+        scores = solver.scores(states[i])
+        assert [scores.get(c, NO_MOVE) for c in range(7)] == labels.scores[i].tolist()
+        assert labels.scores[i, solver.act(GAME, states[i])] == labels.best_scores()[i]

@@ -1,0 +1,65 @@
+"""scripts/eval_perfect_play.py and scripts/label_connectfour.py end to end (the solver parts when it is installed)."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HAS_SOLVER = importlib.util.find_spec("bitbully") is not None
+
+
+def run(script, *args):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / script), *args], capture_output=True, text=True, cwd=ROOT
+    )
+
+
+def test_grades_players_by_stage_as_a_table_and_json(tmp_path):
+    out = tmp_path / "grades.json"
+    done = run(
+        "eval_perfect_play.py", "alphazero:0", "random", "--per-stage", "10", "--quiet", "--json", "--out", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["positions"] == 40 and set(summary["players"]) == {"alphazero:0", "random"}
+    raw, random = summary["players"]["alphazero:0"], summary["players"]["random"]
+    assert raw["outcome_kept"] > random["outcome_kept"]
+    assert set(raw["stages"]) == {"0-7", "8-15", "16-23", "24+"}
+    assert "| `alphazero:0` |" in done.stdout and "| player | outcome kept | critical |" in done.stdout
+    assert json.loads(out.read_text()) == summary
+
+
+def test_bad_players_and_label_files_fail_in_one_line(tmp_path):
+    done = run("eval_perfect_play.py", "minimax")
+    assert done.returncode == 2 and "error: minimax: unknown agent" in done.stderr
+    bad = tmp_path / "labels.npz"
+    bad.write_bytes(b"not a zip")
+    done = run("eval_perfect_play.py", "random", "--labels", str(bad))
+    assert done.returncode == 2 and "error: --labels:" in done.stderr and "Traceback" not in done.stderr
+    done = run("eval_perfect_play.py", "random", "--solver-games", "100000")
+    assert done.returncode == 2 and "at most 1000" in done.stderr
+
+
+@pytest.mark.skipif(HAS_SOLVER, reason="checks the message shown without the solver extra")
+def test_solver_games_need_the_solver_extra():
+    done = run("eval_perfect_play.py", "random", "--solver-games", "1")
+    assert done.returncode == 2 and "solver" in done.stderr
+
+
+@pytest.mark.skipif(not HAS_SOLVER, reason="the solver extra (bitbully, AGPL-3.0) is not installed")
+def test_solver_games_and_a_small_label_file(tmp_path):
+    done = run("eval_perfect_play.py", "random", "--per-stage", "2", "--solver-games", "2", "--quiet", "--json")
+    assert done.returncode == 0, done.stderr
+    games = json.loads(done.stdout.splitlines()[-1])["players"]["random"]["solver_games"]
+    assert games["games"] == 2 and games["loss"] == 2  # a random first player loses to perfect play
+    assert all(lost["first_mistake_ply"] is not None for lost in games["not_won"])
+    out = tmp_path / "labels.npz"
+    done = run("label_connectfour.py", "--per-stage", "3", "--players", "random", "--out", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["positions"] == 12
+    done = run("label_connectfour.py", "--per-stage", "3", "--out", str(out))
+    assert done.returncode == 2 and "pass --overwrite" in done.stderr
