@@ -3,8 +3,10 @@
 Run ``python scripts/play.py GAME [options]``; ``--help`` lists the games, opponents and options. Keys: H
 hints, U undo, R restart, S swap sides, Esc/Q quit.
 
-Without a screen (``SDL_VIDEODRIVER=dummy``), ``--screenshot FILE`` draws the opening position, saves it
-and exits (``--max-frames N`` runs N frames first).
+Without a screen (``SDL_VIDEODRIVER=dummy`` or ``offscreen``, or on Linux neither ``DISPLAY`` nor
+``WAYLAND_DISPLAY`` set: :func:`no_screen_reason`), ``--screenshot FILE`` draws the opening position, saves it
+and exits (``--max-frames N`` runs N frames first); without ``--screenshot`` the script says how to get a
+window instead of running one nobody can see.
 
 The window draws with the same views as the envs' ``human`` and ``rgb_array`` modes; the game itself is
 an env in self-play mode (the window plays one side, the agent the other). The agent thinks in a worker
@@ -23,13 +25,14 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from gym_boardgames.cli import make_parser
 from gym_boardgames.envs.base import TwoPlayerEnv
 from gym_boardgames.envs.contract import env_for_game
 from gym_boardgames.opponents import as_policy
-from gym_boardgames.render.pygame_canvas import font, import_pygame
+from gym_boardgames.render.pygame_canvas import import_pygame
 from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.rules.registry import GAME_NAMES, make_game
 from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int
@@ -43,7 +46,11 @@ AgentFactory = Callable[..., Any]
 KEYS_HELP = "H hints   U undo   R restart   S swap   Q quit"
 HELP_HEIGHT = 26
 MESSAGE_SECONDS = 2.5
-HINT_COLOURS = {"win": (30, 140, 70), "draw": (120, 120, 130), "loss": (200, 50, 50), "?": (150, 150, 160)}
+# Hint labels are drawn on a white badge (the board, a disc or the hover's ghost disc may be under it), in
+# colours dark enough to read on white: each has a contrast ratio of at least 5.5 with it (WCAG asks 4.5).
+HINT_COLOURS = {"win": (22, 122, 58), "draw": (78, 78, 90), "loss": (186, 38, 38), "?": (92, 92, 106)}
+HINT_BADGE = (255, 255, 255)
+SOLVING = "solving the hints..."
 
 
 class PlayApp:
@@ -93,6 +100,7 @@ class PlayApp:
         self._agent_result: tuple[int, Any] | None = None
         self._hint_result: tuple[int, dict[int, str]] | None = None
         self._thinking = False
+        self._hints_pending = False  # hints are being computed (the Dots 3x3 table takes seconds to solve)
         self._saved_end = False
         self.restart()
 
@@ -102,6 +110,7 @@ class PlayApp:
         """Start a new game (or rebuild one from ``moves``) and let the agent move if it is its turn."""
         self._generation += 1
         self._thinking = False
+        self._hints_pending = False
         self.env.reset(seed=0)
         for action in moves:
             self.env.step(action)
@@ -121,7 +130,7 @@ class PlayApp:
         if self.human_to_move:
             self.hints = {}
             if self.show_hints:
-                self._start_worker(self._compute_hints)
+                self._request_hints()
         else:
             self._thinking = True
             self._start_worker(self._compute_agent_move)
@@ -129,6 +138,11 @@ class PlayApp:
     def _start_worker(self, target: Any) -> None:
         thread = threading.Thread(target=target, args=(self._generation, self.env.state), daemon=True)
         thread.start()
+
+    def _request_hints(self) -> None:
+        """Compute the hints in a worker; until they arrive the status line says it is solving."""
+        self._hints_pending = True
+        self._start_worker(self._compute_hints)
 
     def _compute_agent_move(self, generation: int, state: Any) -> None:
         try:
@@ -139,6 +153,15 @@ class PlayApp:
             self._agent_result = (generation, result)
 
     def _compute_hints(self, generation: int, state: Any) -> None:
+        try:
+            labels = self._hint_labels(state)
+        except Exception as error:  # shown in the window; without a result the status would say "solving" forever
+            labels = {}
+            self.say(f"the hints failed: {error!r}", seconds=10)
+        with self._lock:
+            self._hint_result = (generation, labels)
+
+    def _hint_labels(self, state: Any) -> dict[int, str]:
         if self.hint_provider is not None:
             labels = self.hint_provider(self.game, state, self.human)
         else:
@@ -150,8 +173,7 @@ class PlayApp:
             priors, values = evaluate(self.game, [state])
             labels = {a: f"{label} {priors[0][a]:.0%}" for a, label in labels.items()}
             self.say(f"network: value {float(values[0]):+.2f} for you; % = its prior for each move", seconds=8)
-        with self._lock:
-            self._hint_result = (generation, labels)
+        return labels
 
     def _collect_worker_results(self) -> None:
         with self._lock:
@@ -159,6 +181,7 @@ class PlayApp:
             hint_result, self._hint_result = self._hint_result, None
         if hint_result is not None and hint_result[0] == self._generation:
             self.hints = hint_result[1]
+            self._hints_pending = False
         if agent_result is None or agent_result[0] != self._generation:
             return
         self._thinking = False
@@ -237,9 +260,12 @@ class PlayApp:
                 self.running = False
             elif event.key == pygame.K_h:
                 self.show_hints = not self.show_hints
-                self.say("hints on" if self.show_hints else "hints off")
                 if self.show_hints and self.human_to_move:
-                    self._start_worker(self._compute_hints)
+                    self.message_until = 0.0  # the status line says "solving" until the hints show
+                    self._request_hints()
+                else:
+                    self._hints_pending = False
+                    self.say("hints on" if self.show_hints else "hints off")
             elif event.key == pygame.K_u:
                 self.undo()
             elif event.key == pygame.K_r:
@@ -270,10 +296,14 @@ class PlayApp:
                 self.game.scores(self.env.state)[1 - self.human],
             )
             scores = f" - you {mine}, agent {theirs}"
+        if self.show_hints and self._hints_pending:
+            return f"your move ({you}){scores} - {SOLVING}"
         return f"your move ({you}){scores}"
 
     def draw(self) -> None:
         """Draw the board, the mouse feedback, hints, the status and the key help."""
+        from gym_boardgames.render.primitives import fitted_text
+
         pygame = self.pygame
         surface = self.window
         surface.fill((246, 242, 233))
@@ -284,11 +314,7 @@ class PlayApp:
             self._draw_hints(surface)
         help_bar = pygame.Rect(0, self.view.size[1], self.view.size[0], HELP_HEIGHT)
         pygame.draw.rect(surface, (214, 208, 194), help_bar)
-        size = 20
-        label = font(size).render(KEYS_HELP, True, (60, 60, 66))
-        while label.get_width() > help_bar.width - 8 and size > 10:  # fit small boards
-            size -= 1
-            label = font(size).render(KEYS_HELP, True, (60, 60, 66))
+        label = fitted_text(KEYS_HELP, help_bar.inflate(-8, -2).size, (60, 60, 66), 20, smallest=10)
         surface.blit(label, label.get_rect(center=help_bar.center))
 
     def _draw_hover(self, surface: Any) -> None:
@@ -313,18 +339,32 @@ class PlayApp:
             rect = self.view.cell_rect(action).inflate(-6, -6)
             pygame.draw.rect(surface, (200, 220, 245), rect, border_radius=6)
 
+    def hint_centre(self, action: int) -> tuple[int, int]:
+        """Return the pixel centre of ``action``'s hint label: its cell, its landing cell, or its edge's middle."""
+        if isinstance(self.game, DotsAndBoxes):
+            start, end = self.view.edge_segment(action)
+            return ((start[0] + end[0]) // 2, (start[1] + end[1]) // 2)
+        if self.game.gravity:
+            return self.view.cell_rect(self.game.action_cell(self.env.state, action)).center
+        return self.view.cell_rect(action).center
+
     def _draw_hints(self, surface: Any) -> None:
-        small = font(20, bold=True)
+        from gym_boardgames.render.primitives import fitted_text
+
+        # Labels scale with the board: a fifth to a quarter of a cell (or of the dot spacing) high, within
+        # the cell's width less the badge's margins.
+        if isinstance(self.game, DotsAndBoxes):
+            largest, room = max(12, min(24, self.view.spacing // 5)), int(self.view.spacing * 0.6)
+        else:
+            largest, room = max(12, min(26, int(self.view.cell * 0.28))), self.view.cell - 16
         for action, label in self.hints.items():
-            if isinstance(self.game, DotsAndBoxes):
-                start, end = self.view.edge_segment(action)
-                centre = ((start[0] + end[0]) // 2, (start[1] + end[1]) // 2)
-            elif self.game.gravity:
-                centre = self.view.cell_rect(self.game.action_cell(self.env.state, action)).center
-            else:
-                centre = self.view.cell_rect(action).center
-            text = small.render(label, True, HINT_COLOURS[label.split()[0]])
-            surface.blit(text, text.get_rect(center=centre))
+            text = fitted_text(label, (room, 2 * largest), HINT_COLOURS[label.split()[0]], largest, bold=True)
+            badge = text.get_rect(center=self.hint_centre(action)).inflate(10, 6)
+            self.pygame.draw.rect(surface, HINT_BADGE, badge, border_radius=badge.height // 2)
+            self.pygame.draw.rect(
+                surface, HINT_COLOURS[label.split()[0]], badge, width=2, border_radius=badge.height // 2
+            )
+            surface.blit(text, text.get_rect(center=badge.center))
 
     def _save_screenshot(self) -> None:
         if self.screenshot and not self._saved_end:
@@ -381,13 +421,18 @@ def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
     return env_for_game(make_game(args.game, args.rows, args.cols, args.n, args.gravity), opponent=None)
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """Parse the command line."""
-    parser = argparse.ArgumentParser(
-        description="Play a board game against an agent with the mouse (click a cell, a column or an edge). "
+def parse_args(argv: list[str] | None, opponents: str | None = None) -> argparse.Namespace:
+    """Parse the command line.
+
+    Args:
+        argv: the command line (default ``sys.argv[1:]``).
+        opponents: the agent names ``--help`` lists for ``--opponent`` (the caller's factory knows them).
+    """
+    parser = make_parser(
+        "Play a board game against an agent with the mouse (click a cell, a column or an edge).\n"
         "Keys: " + KEYS_HELP + ".",
     )
-    parser.add_argument("game", choices=GAME_NAMES)
+    parser.add_argument("game", choices=GAME_NAMES, help="the game to play")
     parser.add_argument("--rows", type=positive_int, help="board rows (connectn, default 6) or box rows (dots, 3)")
     parser.add_argument(
         "--cols", type=positive_int, help="board columns (connectn, default 7) or box columns (dots, 3)"
@@ -399,16 +444,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--opponent",
         default="alphabeta",
-        help="random, alphabeta[:DEPTH], mcts[:SIMULATIONS], td:FILE; for dots also always4never3, "
-        "endgame:K, exact (default: alphabeta; use alphabeta:4 or mcts on big boards)",
+        help=f"the agent you play: {opponents or 'a name the agent factory takes'} (default: alphabeta; use "
+        "alphabeta:4 or mcts on big boards)",
     )
     parser.add_argument("--you", choices=["first", "second"], default="first", help="your side")
     parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the agent")
     parser.add_argument(
         "--screenshot",
         metavar="FILE",
-        help="save the window as PNG when a game ends and on exit; without a screen (SDL_VIDEODRIVER=dummy) "
-        "save the opening position and exit",
+        help="save the window as PNG when a game ends and on exit; without a screen (SDL_VIDEODRIVER=dummy, or "
+        "on Linux no DISPLAY) save the opening position and exit",
     )
     parser.add_argument(
         "--max-frames",
@@ -425,7 +470,38 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None, *, make_agent: AgentFactory, hints: HintProvider | None = None) -> None:
+def no_screen_reason(environ: Mapping[str, str] | None = None, platform: str | None = None) -> str | None:
+    """Return why SDL would open no visible window here, or None if it can as far as the environment tells.
+
+    SDL's ``dummy`` and ``offscreen`` drivers draw nowhere; on Linux without ``DISPLAY`` or ``WAYLAND_DISPLAY``
+    SDL falls back to ``offscreen`` by itself, so the window would run without anyone seeing it.
+
+    Args:
+        environ: the environment (default ``os.environ``).
+        platform: ``sys.platform`` (default the running one).
+    """
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    driver = environ.get("SDL_VIDEODRIVER", "")
+    if driver in ("dummy", "offscreen"):
+        return f"SDL_VIDEODRIVER={driver}"
+    if (
+        not driver
+        and platform.startswith("linux")
+        and not environ.get("DISPLAY")
+        and not environ.get("WAYLAND_DISPLAY")
+    ):
+        return "neither DISPLAY nor WAYLAND_DISPLAY is set"
+    return None
+
+
+def main(
+    argv: list[str] | None = None,
+    *,
+    make_agent: AgentFactory,
+    hints: HintProvider | None = None,
+    opponents: str | None = None,
+) -> None:
     """Parse the command line, build the game and the agent, open the window and play.
 
     Args:
@@ -433,8 +509,9 @@ def main(argv: list[str] | None = None, *, make_agent: AgentFactory, hints: Hint
         make_agent: builds the opponent named by ``--opponent``: ``make_agent(spec, seed=..., game=...)``,
             raising ``ValueError`` (or ``OSError`` for an unreadable file) on a bad name.
         hints: the hint provider of the H key (see :data:`HintProvider`), or None.
+        opponents: the agent names ``make_agent`` takes, listed by ``--help``.
     """
-    args = parse_args(argv)
+    args = parse_args(argv, opponents)
     try:
         env = make_env(args)
     except ValueError as error:
@@ -447,10 +524,17 @@ def main(argv: list[str] | None = None, *, make_agent: AgentFactory, hints: Hint
         reason = f"cannot read {error.filename}: {error.strerror}" if error.strerror else str(error)
         sys.exit(f"error: --opponent {args.opponent}: {reason}")
     max_frames = args.max_frames
-    if max_frames is None and os.environ.get("SDL_VIDEODRIVER") == "dummy":
+    reason = no_screen_reason()
+    if reason is not None:
         if args.screenshot is None:
-            sys.exit("error: no screen (SDL_VIDEODRIVER=dummy): give --screenshot FILE to save the position headless")
-        max_frames = 1  # headless: draw the position once, save --screenshot, exit
+            sys.exit(
+                f"error: no screen to show the window on ({reason}): run it in a desktop session (or under xvfb-run "
+                "for a virtual one), or give --screenshot FILE to save the position headless"
+            )
+        # Headless: draw the position once, save --screenshot, exit. The dummy driver spares SDL probing for
+        # a display server that is not there.
+        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+        max_frames = 1 if max_frames is None else max_frames
     app = PlayApp(env, agent, human_player=0 if args.you == "first" else 1, screenshot=args.screenshot, hints=hints)
     app.run(max_frames=max_frames)
 

@@ -33,13 +33,14 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from gym_boardgames.cli import make_parser  # noqa: E402
 from gym_boardgames.rules.registry import make_game  # noqa: E402
 from gym_boardgames.utils import check_output_path, emit_summary, positive_int, require_extra  # noqa: E402
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("--game", choices=("tictactoe", "connectfour"), default="connectfour", help="the board")
     parser.add_argument("--model", help="a saved AlphaZero model of the game (default: a fresh 32x3 network)")
     parser.add_argument("--simulations", type=positive_int, default=50, help="simulations per move")

@@ -22,7 +22,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -31,6 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from gym_boardgames.cli import make_parser
 from gym_boardgames.utils import check_output_path, positive_int, write_text_atomic
 
 REPO = Path(__file__).resolve().parent.parent
@@ -130,15 +130,20 @@ def run_workload(code: str, root: Path) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments, time every workload on both revisions, print a table (and write JSON)."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = make_parser(__doc__.split("\n\n")[0])
     parser.add_argument("base", help="the revision to compare against (A), e.g. a commit or tag")
     parser.add_argument("head", nargs="?", default="HEAD", help="the revision under test (B) (default HEAD)")
     parser.add_argument("--repeats", type=positive_int, default=5, help="interleaved repeats per revision")
-    parser.add_argument("--workloads", nargs="+", choices=list(WORKLOADS), default=list(WORKLOADS))
-    parser.add_argument("--json", type=Path, help="also write the medians and ratios here")
+    parser.add_argument(
+        "--workloads", nargs="+", choices=list(WORKLOADS), default=list(WORKLOADS), help="the workloads to time"
+    )
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the medians and ratios here")
     args = parser.parse_args(argv)
     if args.json is not None:
-        check_output_path(args.json, "--json")
+        try:
+            check_output_path(args.json, "--json")
+        except ValueError as error:
+            parser.error(str(error))
     for revision in (args.base, args.head):
         found = subprocess.run(
             ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", revision + "^{commit}"], capture_output=True

@@ -16,6 +16,7 @@ import gymnasium as gym
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers the ids)
+from gym_boardgames.cli import make_parser
 from gym_boardgames.utils import check_output_path, emit_summary, nonnegative_int
 
 
@@ -38,7 +39,7 @@ def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bo
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = make_parser(__doc__)
     parser.add_argument("--games", type=int, default=1, help="number of games (boards are printed for the first)")
     parser.add_argument("--self-play", action="store_true", help="play both sides instead of facing the opponent")
     parser.add_argument("--agent-player", default="0", choices=["0", "1", "random"], help="the agent's side")

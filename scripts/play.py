@@ -2,6 +2,7 @@
 
 Examples:
   python scripts/play.py tictactoe --opponent alphabeta
+  python scripts/play.py connectfour --opponent alphazero
   python scripts/play.py connectfour --opponent mcts:2000 --you second
   python scripts/play.py connectn --rows 9 --cols 9 --n 5 --no-gravity --opponent alphabeta:2
   python scripts/play.py dots --rows 3 --cols 3 --opponent exact
@@ -14,10 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.factory import make_agent
+from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
 from gym_boardgames.play import main as play_main
 from gym_boardgames.rules.common import value_for
 from gym_boardgames.rules.dots import DotsAndBoxes
+
+# What --help lists for --opponent: every name agents.factory.make_agent takes.
+OPPONENTS = f"{', '.join(AGENT_NAMES)}; for dots also {', '.join(DOTS_AGENT_NAMES)}"
 
 # Solved Dots and Boxes tables, once per board size.
 _DOTS_TABLES: dict[tuple[int, int], Any] = {}
@@ -75,7 +79,7 @@ def _dots_hint_labels(game: DotsAndBoxes, state: Any, player: int) -> dict[int, 
 
 def main(argv: list[str] | None = None) -> None:
     """Open the window with the agent named by ``--opponent`` and this script's hints."""
-    play_main(argv, make_agent=make_agent, hints=hint_labels)
+    play_main(argv, make_agent=make_agent, hints=hint_labels, opponents=OPPONENTS)
 
 
 if __name__ == "__main__":

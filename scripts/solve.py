@@ -26,6 +26,7 @@ import sys
 import time
 
 from agents.minimax import SolveEstimate, estimate_solve, solve
+from gym_boardgames.cli import make_parser
 from gym_boardgames.rules.registry import GAME_NAMES, make_game
 from gym_boardgames.utils import check_output_path, emit_summary, nonnegative_int, positive_int
 
@@ -36,7 +37,7 @@ PROGRESS_SECONDS = 2.0
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("game", choices=GAME_NAMES, help="the game to solve")
     parser.add_argument("--rows", type=positive_int, help="board rows (connectn, at most 64) or box rows (dots, 32)")
     parser.add_argument("--cols", type=positive_int, help="board columns (connectn) or box columns (dots)")

@@ -39,6 +39,7 @@ import gym_boardgames  # noqa: F401  (registers TabularBlackjack-v0)
 from agents._rng import make_rng
 from agents.dp import build_model, policy_evaluation, value_iteration
 from agents.mc import mc_control_es, mc_prediction
+from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser
 from gym_boardgames.envs.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
 from gym_boardgames.utils import (
     MissingExtraError,
@@ -57,20 +58,18 @@ OUT_FILES = ("figure_5_1.png", "figure_5_2.png", "error_vs_episodes.png", "summa
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--episodes", type=int, nargs="+", default=[10_000, 500_000], help="Figure 5.1 budgets (10000 500000)"
-    )
+    parser = make_parser(__doc__)
+    parser.add_argument("--episodes", type=int, nargs="+", default=[10_000, 500_000], help="Figure 5.1 budgets")
     parser.add_argument(
         "--curve-episodes",
         type=int,
         nargs="*",
         default=[1_000, 3_000, 30_000, 100_000],
-        help="extra budgets for the error-vs-episodes plot (1000 3000 30000 100000)",
+        help="extra budgets for the error-vs-episodes plot",
     )
-    parser.add_argument("--es-episodes", type=int, default=500_000, help="MC exploring-starts episodes (500000)")
+    parser.add_argument("--es-episodes", type=int, default=500_000, help="MC exploring-starts episodes")
     parser.add_argument(
-        "--es-every", type=int, default=10_000, help="episodes between exact evaluations of the ES policy (10000)"
+        "--es-every", type=int, default=10_000, help="episodes between exact evaluations of the ES policy"
     )
     parser.add_argument("--no-timing", action="store_true", help="skip the bare Blackjack-v1 loop (halves the time)")
     parser.add_argument(
@@ -79,6 +78,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", help="directory for the PNG figures (created if missing) and summary.json")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_overwrite_flag(parser)
     args = parser.parse_args(argv)
     for name in ("episodes", "curve_episodes"):
         if any(n < 1 for n in getattr(args, name)):
@@ -91,7 +91,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             check_output_path(args.out, "--out", kind="dir")
             if os.path.isdir(args.out):
                 for name in OUT_FILES:
-                    check_output_path(os.path.join(args.out, name), "--out")
+                    check_new_output(os.path.join(args.out, name), "--out", args.overwrite)
         except ValueError as error:
             parser.error(str(error))
         try:
@@ -194,6 +194,16 @@ def run_es(args: argparse.Namespace, seed: int, model: Any, mu: np.ndarray, opti
         "q": q,
         "policy": policy,
     }
+
+
+def within_text(es: dict[str, Any]) -> str:
+    """When the ES policy's exact return came within ``WITHIN`` of the optimum, in words (it may never have)."""
+    first, stays, checks = es["first_within_0.005_at"], es["stays_within_0.005_from"], len(es["curve"])
+    if first is None:
+        return f"not within {WITHIN} of it at any of the {checks} evaluations"
+    if stays is None:
+        return f"first within {WITHIN} at {first:,} episodes, but not at the last evaluation"
+    return f"first within {WITHIN} at {first:,} episodes, within from {stays:,} on"
 
 
 def pyplot() -> Any:
@@ -343,8 +353,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(
         f"MC exploring starts, {es['episodes']:,} episodes ({es['seconds']:.0f} s): "
         f"exact return {es['expected_return']:+.6f} "
-        f"(optimum {optimum:+.6f}, gap {es['gap_to_optimum']:.6f}); first within {WITHIN} at "
-        f"{es['first_within_0.005_at']} episodes, within from {es['stays_within_0.005_from']} on; "
+        f"(optimum {optimum:+.6f}, gap {es['gap_to_optimum']:.6f}); {within_text(es)}; "
         f"{differs} of 200 states differ from the DP policy"
     )
 

@@ -39,6 +39,7 @@ from agents._rng import make_rng
 from agents.arena import MatchResult, play_game, play_match
 from agents.dots import EndgameBot, LayeredValueAgent, LayerTable, solve_layers
 from agents.factory import make_agent
+from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 from gym_boardgames.utils import (
     MissingExtraError,
@@ -127,7 +128,7 @@ QUICK = {
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("--rows", type=int, default=3, help="box rows (the study: 3)")
     parser.add_argument("--cols", type=int, default=3, help="box columns (the study: 3)")
     parser.add_argument(
@@ -137,7 +138,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--train-games", type=int, help="training games per table (default and study: 5000)")
     parser.add_argument("--test-games", type=int, help="test games per table cell (default and study: 1000)")
     parser.add_argument("--lr", type=float, default=1.0, help="learning rate for tables 1 and 2 (study: 1)")
-    parser.add_argument("--explore", type=float, default=2 / 3, help="random-move probability in training (2/3)")
+    parser.add_argument(
+        "--explore", type=float, default=2 / 3, help="random-move probability in training (default: 2/3)"
+    )
     parser.add_argument("--lrs", type=float, nargs="+", default=[1, 0.5, 0.2, 0.1, 0.05], help="learning rates")
     parser.add_argument("--warmup-games", type=int, help="lr study: games against random at lr 1 (default 5000)")
     parser.add_argument("--rounds", type=int, help="lr study: rounds against endgame(k) (default 14)")
@@ -147,13 +150,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     quick_help = "small budgets for a smoke test (budget options given still win): " + json.dumps(QUICK)
     parser.add_argument("--quick", action="store_true", help=quick_help)
     parser.add_argument("--workers", type=int, default=1, help="processes for the independent runs")
-    parser.add_argument("--save-dir", help="save the solved table and the trained agents (.npz) here")
+    parser.add_argument(
+        "--save-dir",
+        metavar="DIR",
+        help="save the solved table and the trained agents (.npz) in this folder (created if missing)",
+    )
     parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of every agent, bot and match")
     parser.add_argument(
         "--out", action="append", default=[], help="write results: .md (tables beside the study's), .png, .json"
     )
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_overwrite_flag(parser)
     args = parser.parse_args(argv)
     for name, value in (QUICK if args.quick else FULL).items():
         if getattr(args, name) is None:
@@ -171,9 +179,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         for out in args.out:
             if Path(out).suffix.lower() not in (".md", ".png", ".json"):
                 raise ValueError(f"--out {out}: use a .md, .png or .json file")
-            check_output_path(out, "--out")
+            check_new_output(out, "--out", args.overwrite)
         if args.save_dir is not None:
             check_output_path(args.save_dir, "--save-dir", kind="dir")
+            for name in saved_files(args):
+                check_new_output(Path(args.save_dir) / name, "--save-dir", args.overwrite)
     except ValueError as error:
         parser.error(str(error))
     if any(Path(out).suffix.lower() == ".png" for out in args.out):
@@ -182,6 +192,31 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         except MissingExtraError as error:
             sys.exit(f"error: {error}")
     return args
+
+
+def table_file(rows: int, cols: int) -> str:
+    """The file name under --save-dir of the solved table of ``rows`` x ``cols`` boxes."""
+    return f"dots_{rows}x{cols}_table.npz"
+
+
+def trainer_file(trainer: str) -> str:
+    """The file name under --save-dir of the agent of tables 1 and 2 trained against ``trainer``."""
+    return f"q_trained_on_{trainer.replace(':', '')}.npz"
+
+
+def lr_file(lr: float) -> str:
+    """The file name under --save-dir of the learning-rate study's agent at ``lr``."""
+    return f"q_lr_{lr:g}.npz"
+
+
+def saved_files(args: argparse.Namespace) -> list[str]:
+    """Every file name the run will write under --save-dir (checked before the experiments)."""
+    names = [table_file(args.rows, args.cols)]
+    if "table1" in args.experiments or "table2" in args.experiments:
+        names += [trainer_file(trainer) for trainer in _bots(args.endgame_k)]
+    if "lr" in args.experiments:
+        names += [lr_file(lr) for lr in args.lrs]
+    return names
 
 
 # ---- shared state of the worker processes ------------------------------------------------------
@@ -268,7 +303,7 @@ def run_trainer(task: dict[str, Any]) -> dict[str, Any]:
         out["states_after_table2"] = agent.num_states
     bar.close()
     if task["save_dir"]:
-        agent.save(Path(task["save_dir"]) / f"q_trained_on_{task['trainer'].replace(':', '')}.npz")
+        agent.save(Path(task["save_dir"]) / trainer_file(task["trainer"]))
     return out
 
 
@@ -305,7 +340,7 @@ def run_lr(task: dict[str, Any]) -> dict[str, Any]:
         records.append(_record(result))
     bar.close()
     if task["save_dir"]:
-        agent.save(Path(task["save_dir"]) / f"q_lr_{task['lr']:g}.npz")
+        agent.save(Path(task["save_dir"]) / lr_file(task["lr"]))
     # One test of 100 games is noisy (a standard deviation of about 5 wins near 35%): the mean of the last
     # rounds says more about where a learning rate ends up than the best single round.
     tail = wins[-5:]
@@ -556,7 +591,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     except ValueError as error:
         sys.exit(f"error: {error}")
     if args.save_dir:
-        _table(args.rows, args.cols).save(Path(args.save_dir) / f"dots_{args.rows}x{args.cols}_table.npz")
+        _table(args.rows, args.cols).save(Path(args.save_dir) / table_file(args.rows, args.cols))
 
     # Every run gets its own seed, fixed by --seed and its place in this list (not by --workers).
     seeds = make_rng(args.seed).integers(2**32, size=16).tolist()

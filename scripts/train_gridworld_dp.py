@@ -34,8 +34,9 @@ import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers GridWorld-v0)
 from agents import dp
+from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser
 from gym_boardgames.envs.gridworld import format_policy, format_values
-from gym_boardgames.utils import check_output_path, nonnegative_int, progress_bar, write_bytes_atomic
+from gym_boardgames.utils import nonnegative_int, progress_bar, write_bytes_atomic
 
 METHODS = ("random", "pi", "vi", "async")
 MAX_PRINTED_CELLS = 400  # larger grids are not printed; see --out
@@ -44,7 +45,7 @@ MAX_MAP_BYTES = 16 * 2**20  # a map file is read whole; far above any grid the e
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__)
     grid = parser.add_argument_group("the grid")
     grid.add_argument("--rows", type=int, help="grid rows (default 4); terminals in the top-left and bottom-right")
     grid.add_argument("--cols", type=int, help="grid columns (default 4)")
@@ -53,7 +54,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     grid.add_argument("--slip", type=float, default=0.0, help="probability of moving in a random other direction")
     solve = parser.add_argument_group("the solvers")
-    solve.add_argument("--gamma", type=float, default=1.0, help="discount factor in [0, 1] (default 1, as the book)")
+    solve.add_argument("--gamma", type=float, default=1.0, help="discount factor in [0, 1] (default 1, as in the book)")
     solve.add_argument("--theta", type=float, default=1e-10, help="stop a sweep loop when no value changes by this")
     solve.add_argument(
         "--methods",
@@ -70,6 +71,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", help="write the value heat map with policy arrows to this PNG file")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_overwrite_flag(parser)
     args = parser.parse_args(argv)
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -93,7 +95,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
     if args.out:
         try:
-            check_output_path(args.out, "--out")
+            check_new_output(args.out, "--out", args.overwrite)
         except ValueError as error:
             parser.error(str(error))
 

@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from gym_boardgames.cli import make_parser
 from gym_boardgames.utils import nonnegative_int
 
 ENV_NAME = "gym_boardgames/TicTacToe-v0"
@@ -40,7 +41,7 @@ def make_env(config: dict) -> object:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("--address", default=None, help="Ray address: none starts a local instance; 'auto' joins one")
     parser.add_argument("--env-runners", type=int, default=2, help="parallel env runners (Ray actors)")
     parser.add_argument("--iterations", type=int, default=20, help="PPO training iterations")

@@ -35,8 +35,9 @@ import numpy as np
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.arena import play_match
 from agents.minimax import AlphaBetaAgent
+from gym_boardgames.cli import add_overwrite_flag, check_new_output, default_output, make_parser
 from gym_boardgames.rules import TicTacToe
-from gym_boardgames.utils import check_output_path, nonnegative_int, progress_bar
+from gym_boardgames.utils import nonnegative_int, progress_bar
 
 ALGOS = ("maskableppo", "ppo", "dqn")
 OPPONENTS = ("random", "alphabeta")
@@ -50,7 +51,7 @@ MISSING_EXTRA = (
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line (bad values exit with status 2 and a message)."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("--algo", choices=ALGOS, default="maskableppo", help="learning algorithm")
     parser.add_argument("--opponent", choices=OPPONENTS, default="random", help="the env's opponent in training")
     parser.add_argument("--timesteps", type=int, default=200_000, help="training steps (agent moves)")
@@ -60,22 +61,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--alphabeta-games", type=int, default=200, help="games against alpha-beta (seats alternate)")
     parser.add_argument(
         "--out",
-        default=None,
-        help="where to save the model (SB3 .zip; default sb3_tictactoe_ALGO.zip). SB3 zips contain pickled "
-        "parts: load only files you trust",
+        metavar="FILE",
+        help="where to save the model (SB3 .zip; default: sb3_tictactoe_ALGO.zip, or if that exists the first free "
+        "of sb3_tictactoe_ALGO_2.zip, _3, ... so an earlier run's model is kept). SB3 zips contain pickled parts: "
+        "load only files you trust",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    add_overwrite_flag(parser)
     args = parser.parse_args(argv)
     for name in ("timesteps", "n_envs", "eval_games", "alphabeta_games"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    args.out_note = None
     if args.out is None:
-        args.out = f"sb3_tictactoe_{args.algo}.zip"
+        args.out, args.out_note = default_output(f"sb3_tictactoe_{args.algo}.zip", args.overwrite)
     if not args.out.endswith(".zip"):
         parser.error("--out must end with .zip (SB3 adds the suffix otherwise)")
     try:
-        check_output_path(args.out, "--out")
+        check_new_output(args.out, "--out", args.overwrite)
     except ValueError as error:
         parser.error(str(error))
     return args
@@ -174,21 +178,33 @@ def make_model(algo: str, venv: Any, seed: int) -> Any:
     )
 
 
-def train(model: Any, timesteps: int, show: bool) -> None:
-    """Run ``model.learn`` for ``timesteps`` steps, with a progress bar unless ``show`` is False."""
+def train(model: Any, timesteps: int, show: bool) -> int:
+    """Run ``model.learn`` for ``timesteps`` steps, with a progress bar unless ``show`` is False.
+
+    Returns:
+        the steps SB3 actually took: it only stops between rollouts (PPO collects ``n_steps`` per env), so
+        often more than ``timesteps``.
+    """
     from stable_baselines3.common.callbacks import BaseCallback
 
     class _Progress(BaseCallback):
         def __init__(self, bar: Any) -> None:
             super().__init__()
             self.bar = bar
+            self.shown = 0
 
         def _on_step(self) -> bool:
-            self.bar.update(self.training_env.num_envs)
+            # The bar counts the asked-for steps only: SB3's last rollout runs past them, and a bar at
+            # "6,144/5,000 (110%)" looks like a bug. The real count is reported after training.
+            step = min(self.training_env.num_envs, timesteps - self.shown)
+            if step > 0:
+                self.bar.update(step)
+                self.shown += step
             return True
 
     with progress_bar(timesteps, "training", enabled=show) as bar:
         model.learn(total_timesteps=timesteps, callback=_Progress(bar))
+    return int(model.num_timesteps)
 
 
 class SB3Agent:
@@ -258,11 +274,13 @@ def main(argv: list[str] | None = None) -> dict:
 
     torch.set_num_threads(1)  # a 128x128 MLP: more threads only add overhead
     show = not args.no_progress
+    if args.out_note:
+        print(args.out_note, flush=True)
 
     start = time.perf_counter()
     venv = make_vec_env(args.opponent, args.n_envs, args.seed)
     model = make_model(args.algo, venv, args.seed)
-    train(model, args.timesteps, show)
+    steps_done = train(model, args.timesteps, show)
     train_seconds = time.perf_counter() - start
     train_illegal = illegal_moves_in(venv)
     save_model(model, args.out)
@@ -276,8 +294,11 @@ def main(argv: list[str] | None = None) -> dict:
         vs_alphabeta = play_match(game, agent, perfect, args.alphabeta_games, progress=bar.update)
     eval_seconds = time.perf_counter() - began
 
+    steps = f"{steps_done:,} steps" + (
+        f" (--timesteps {args.timesteps:,}, rounded up to whole rollouts)" if steps_done != args.timesteps else ""
+    )
     print(
-        f"{args.algo} on {ENV_ID} against {args.opponent}: {args.timesteps} steps in {train_seconds:.1f} s "
+        f"{args.algo} on {ENV_ID} against {args.opponent}: {steps} in {train_seconds:.1f} s "
         f"({args.n_envs} envs, seed {args.seed}); illegal moves in training: {train_illegal}"
     )
     print(f"{'policy vs':<12} {'as':<11} {'games':>6} {'win':>6} {'draw':>6} {'loss':>6}")
@@ -301,6 +322,7 @@ def main(argv: list[str] | None = None) -> dict:
         "algo": args.algo,
         "opponent": args.opponent,
         "timesteps": args.timesteps,
+        "timesteps_done": steps_done,
         "n_envs": args.n_envs,
         "seed": args.seed,
         "train_seconds": round(train_seconds, 3),

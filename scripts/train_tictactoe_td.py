@@ -27,21 +27,17 @@ import time
 from agents.arena import MatchResult, play_match
 from agents.minimax import AlphaBetaAgent, position_values
 from agents.td import TDAgent, audit_all_positions, audit_seat, train_self_play
+from gym_boardgames.cli import add_overwrite_flag, check_new_output, default_output, make_parser
 from gym_boardgames.rules import TicTacToe
-from gym_boardgames.utils import (
-    MissingExtraError,
-    check_output_path,
-    nonnegative_int,
-    progress_bar,
-    require_extra,
-)
+from gym_boardgames.utils import MissingExtraError, nonnegative_int, progress_bar, require_extra
 
 SIDES = (("X (first)", "first"), ("O (second)", "second"))
+DEFAULT_OUT = "td_tictactoe.npz"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line (bad values exit with status 2 and a message)."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("--episodes", type=int, default=100_000, help="self-play training games")
     parser.add_argument("--alpha", type=float, default=0.8, help="step size at the first episode, in (0, 1]")
     parser.add_argument(
@@ -60,7 +56,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--seed", type=nonnegative_int, default=0, help="seed of training, of tie-breaks and of the evaluation"
     )
-    parser.add_argument("--out", default="td_tictactoe.npz", help="where to save both seats' tables (.npz)")
+    parser.add_argument(
+        "--out",
+        help=f"where to save both seats' tables (.npz) (default: {DEFAULT_OUT}; if that exists, the first free of "
+        f"{DEFAULT_OUT.replace('.npz', '_2.npz')}, _3, ... so an earlier run's player is kept)",
+    )
     parser.add_argument("--plot", metavar="FILE", help="write the learning curve (PNG; needs the 'plot' extra)")
     parser.add_argument("--curve-points", type=int, default=20, help="learning-curve points over the run (with --plot)")
     parser.add_argument("--curve-games", type=int, default=200, help="games against random per curve point")
@@ -68,6 +68,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--alphabeta-games", type=int, default=200, help="games against alpha-beta from each side")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    add_overwrite_flag(parser)
     args = parser.parse_args(argv)
     for name in ("alpha", "alpha_final"):
         if not 0.0 < getattr(args, name) <= 1.0:
@@ -78,11 +79,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("episodes", "eval_games", "alphabeta_games", "curve_points", "curve_games"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    args.out_note = None
+    if args.out is None:
+        args.out, args.out_note = default_output(DEFAULT_OUT, args.overwrite)
     # Everything that would fail after training fails now: the output paths and the plot extra.
     try:
         for option, path in (("--out", args.out), ("--plot", args.plot)):
             if path is not None:
-                check_output_path(path, option)
+                check_new_output(path, option, args.overwrite)
         if args.plot is not None and os.path.abspath(args.plot) == os.path.abspath(args.out):
             raise ValueError(f"--plot {args.plot}: the same file as --out")
     except ValueError as error:
@@ -139,6 +143,8 @@ def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     plt = load_pyplot() if args.plot else None
 
+    if args.out_note:
+        print(args.out_note, flush=True)
     game = TicTacToe()
     show = not args.no_progress
     solved = position_values(game)  # the game-theoretic value of every reachable position (5478)
@@ -180,6 +186,13 @@ def main(argv: list[str] | None = None) -> dict:
         )
     train_seconds = time.perf_counter() - start - curve_seconds
     agent.save(args.out)
+    # The training line comes before the evaluation's progress bar (on stderr), so flush it: through a pipe
+    # or a log file stdout is block-buffered and would otherwise appear after the evaluation.
+    print(
+        f"TD self-play: {args.episodes} episodes in {train_seconds:.1f} s (alpha {args.alpha} -> {args.alpha_final}, "
+        f"epsilon {args.epsilon} -> {args.epsilon_final}, seed {args.seed})",
+        flush=True,
+    )
 
     total_games = 2 * (args.eval_games + args.alphabeta_games)
     with progress_bar(total_games, "evaluation", enabled=show) as bar:
@@ -190,10 +203,6 @@ def main(argv: list[str] | None = None) -> dict:
     seats = {side: audit_seat(agent, game, solved, seat) for seat, (_, side) in enumerate(SIDES)}
     total_seconds = time.perf_counter() - start
 
-    print(
-        f"TD self-play: {args.episodes} episodes in {train_seconds:.1f} s (alpha {args.alpha} -> {args.alpha_final}, "
-        f"epsilon {args.epsilon} -> {args.epsilon_final}, seed {args.seed})"
-    )
     print(f"{'greedy player vs':<18} {'as':<11} {'games':>6} {'win':>6} {'draw':>6} {'loss':>6}")
     for label, result in (("random", vs_random), ("alpha-beta", vs_alphabeta)):
         for side_label, side in SIDES:

@@ -15,6 +15,7 @@ STATUS_BAR = (228, 222, 208)
 RESULT_BAR = (52, 58, 74)
 RESULT_TEXT = (255, 255, 255)
 STATUS_HEIGHT = 44
+STATUS_PADDING = 8  # px kept free at each end of the status line
 
 
 def thick_line(
@@ -32,14 +33,85 @@ def thick_line(
         pygame.draw.aacircle(surface, colour, point, width / 2)
 
 
+def fitted_text(
+    text: str,
+    size: tuple[int, int],
+    colour: tuple[int, int, int],
+    largest: int,
+    bold: bool = False,
+    smallest: int = 12,
+) -> Any:
+    """Render ``text`` as large as it fits in ``size`` (width, height), on a transparent surface.
+
+    Tried in this order: one line, shrinking down to three quarters of ``largest``; two lines split at a
+    space, from ``largest`` down to ``smallest``; one line down to ``smallest``; at last one line at
+    ``smallest`` cut short with "...". A text wider than its bar is never cut at both ends.
+
+    Args:
+        text: the text.
+        size: the room for it in pixels, ``(width, height)``.
+        colour: the text colour.
+        largest: the font size to start from (pygame's default font, in px).
+        bold: bold text.
+        smallest: the smallest font size to use.
+
+    Returns:
+        a pygame surface with the line(s) centred, at most ``size`` (less only when even the cut text
+        at ``smallest`` is taller than ``size``).
+    """
+    width, height = size
+    halves = _split_in_two(text)
+    attempts = [(s, [text]) for s in range(largest, max(smallest, largest * 3 // 4) - 1, -1)]
+    attempts += [(s, halves) for s in range(largest, smallest - 1, -1) if halves]
+    attempts += [(s, [text]) for s in range(max(smallest, largest * 3 // 4) - 1, smallest - 1, -1)]
+    for point_size, lines in attempts:
+        face = font(point_size, bold)
+        if len(lines) * face.get_linesize() <= height and all(face.size(line)[0] <= width for line in lines):
+            return _render_lines(face, lines, colour)
+    face = font(smallest, bold)
+    cut = text
+    while cut and face.size(cut.rstrip() + "...")[0] > width:
+        cut = cut[:-1]
+    return _render_lines(face, [cut.rstrip() + "..."], colour)
+
+
+def _split_in_two(text: str) -> list[str] | None:
+    """Split ``text`` at the space that makes the longer half shortest, or None if it has no space."""
+    spaces = [i for i, char in enumerate(text) if char == " "]
+    if not spaces:
+        return None
+    middle = min(spaces, key=lambda i: max(i, len(text) - i - 1))
+    return [text[:middle], text[middle + 1 :]]
+
+
+def _render_lines(face: Any, lines: list[str], colour: tuple[int, int, int]) -> Any:
+    """Render ``lines`` in ``face``, each centred, on one transparent surface."""
+    rendered = [face.render(line, True, colour) for line in lines]
+    if len(rendered) == 1:
+        return rendered[0]
+    step = face.get_linesize()
+    surface = pygame.Surface(
+        (max(label.get_width() for label in rendered), step * (len(lines) - 1) + rendered[-1].get_height()),
+        pygame.SRCALPHA,
+    )
+    # Transparent pixels of the text's own colour: blending the anti-aliased edges onto them keeps their
+    # colour (onto transparent black they would come out darker).
+    surface.fill((*colour, 0))
+    for row, label in enumerate(rendered):
+        surface.blit(label, label.get_rect(midtop=(surface.get_width() // 2, row * step)))
+    return surface
+
+
 def draw_status_bar(surface: Any, text: str, over: bool, bottom: int | None = None) -> None:
     """Draw the status line in a bar ending at ``bottom`` (default: the bottom of ``surface``).
 
-    The bar turns dark with bold text once the game is ``over``.
+    The bar turns dark with bold text once the game is ``over``. A line too long for the bar is drawn
+    smaller or on two lines (:func:`fitted_text`), so a narrow window shows all of it.
     """
     width, height = surface.get_size()
     bottom = height if bottom is None else bottom
     bar = pygame.Rect(0, bottom - STATUS_HEIGHT, width, STATUS_HEIGHT)
     pygame.draw.rect(surface, RESULT_BAR if over else STATUS_BAR, bar)
-    label = font(28, bold=over).render(text, True, RESULT_TEXT if over else TEXT)
+    room = bar.inflate(-2 * STATUS_PADDING, -4)
+    label = fitted_text(text, room.size, RESULT_TEXT if over else TEXT, 28, bold=over)
     surface.blit(label, label.get_rect(center=bar.center))
