@@ -1,7 +1,29 @@
-"""Shared test set-up: every test runs headless."""
+"""Shared test set-up: every test runs headless, and bounds on work are counted, not timed."""
 
+import importlib.util
 import os
+import sys
+from pathlib import Path
+
+import pytest
 
 # pygame reads these when the display starts; tests never need a screen or a sound card.
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+
+def _load_work_budget():
+    # The importlib import mode puts no test folder on sys.path: load the helper module from its file, once.
+    name = "work_budget"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("work_budget.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@pytest.fixture(scope="session")
+def work_budget():
+    """tests/work_budget.py: ``work_budget.bounded(max_lines=..., max_bytes=...)`` and the script runner."""
+    return _load_work_budget()

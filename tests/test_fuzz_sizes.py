@@ -4,14 +4,14 @@ A seeded loop draws sizes from a pool of good and hostile values (huge, zero, ne
 strings, None, numpy scalars, lists) and actions from another (out of range, bools, floats, numpy
 scalars, arrays of every shape, None). Every call must return or raise one of the documented exceptions
 (``ValueError``, which ``gym_boardgames.errors.ActionTypeError`` also is; ``TypeError`` only where Python
-itself rejects a keyword a game does not take), take under a second, and allocate under 1 GB (tracemalloc
-peak, which numpy reports to).
+itself rejects a keyword a game does not take), run at most ``CALL_LINES`` Python lines (counted, not timed, so
+a busy machine changes nothing: tests/work_budget.py), and allocate under 1 GB (tracemalloc peak, which numpy
+reports to).
 """
 
 from __future__ import annotations
 
 import math
-import time
 import tracemalloc
 import warnings
 from collections.abc import Callable
@@ -28,7 +28,9 @@ from gym_boardgames.rules.common import MAX_BOARD_SIDE, MAX_DOTS_SIDE
 
 gym.register_envs(gym_boardgames)
 
-SECOND = 1.0
+#: The most Python lines one call may run. The largest board that builds, 64x64 with n=32, runs about 490,000
+#: (its geometry); a hostile size that reached a loop over it (10**18 rows) would run without end.
+CALL_LINES = 2_000_000
 GIGABYTE = 2**30
 SEED = 13
 
@@ -109,26 +111,30 @@ def _actions(num_actions: int) -> list[Any]:
     ]
 
 
-def _call(
-    what: str, allowed: tuple[type[BaseException], ...], function: Callable[..., Any], *args: Any, **kwargs: Any
-) -> Any:
-    """Return ``function(*args, **kwargs)`` or the exception of ``allowed`` it raised.
+@pytest.fixture
+def call(work_budget):
+    """``call(what, allowed, function, *args, **kwargs)``: the result, or the exception of ``allowed`` it raised.
 
-    Any other exception, a call over a second or a peak allocation over 1 GB fails the test.
+    Any other exception, a call that runs more than ``CALL_LINES`` Python lines or a peak allocation over
+    1 GB fails the test.
     """
-    tracemalloc.reset_peak()
-    start = time.perf_counter()
-    try:
-        result = function(*args, **kwargs)
-    except allowed as error:
-        result = error
-    except Exception as error:  # pragma: no cover - the failure message is the point
-        pytest.fail(f"{what} raised an undocumented {type(error).__name__}: {error}")
-    seconds = time.perf_counter() - start
-    peak = tracemalloc.get_traced_memory()[1]
-    assert seconds < SECOND, f"{what} took {seconds:.2f} s"
-    assert peak < GIGABYTE, f"{what} allocated {peak / GIGABYTE:.1f} GB"
-    return result
+
+    def call(
+        what: str, allowed: tuple[type[BaseException], ...], function: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> Any:
+        try:
+            with work_budget.bounded(max_lines=CALL_LINES, max_bytes=GIGABYTE):
+                try:
+                    result = function(*args, **kwargs)
+                except allowed as error:
+                    result = error
+                except Exception as error:  # pragma: no cover - the failure message is the point
+                    pytest.fail(f"{what} raised an undocumented {type(error).__name__}: {error}")
+        except (AssertionError, work_budget.WorkBudgetExceeded) as error:
+            pytest.fail(f"{what}: {error}")
+        return result
+
+    return call
 
 
 @pytest.fixture(autouse=True)
@@ -149,26 +155,26 @@ def _pick(rng: np.random.Generator, pool: list[Any], good: list[Any] | None = No
     return pool[int(rng.integers(len(pool)))]
 
 
-def test_rules_constructors_take_any_size_safely():
+def test_rules_constructors_take_any_size_safely(call):
     rng = np.random.default_rng(SEED)
     built = dots_built = 0
     for _ in range(2000):
         rows, cols, n = (_pick(rng, SIZES, GOOD_SIZES) for _ in range(3))
         gravity, tie_break = _pick(rng, GRAVITIES, GOOD_GRAVITIES), _pick(rng, TIE_BREAKS, GOOD_TIE_BREAKS)
-        game = _call(
+        game = call(
             f"ConnectN({rows!r}, {cols!r}, {n!r}, {gravity!r})", (ValueError,), ConnectN, rows, cols, n, gravity
         )
         built += not isinstance(game, BaseException)
-        dots = _call(
+        dots = call(
             f"DotsAndBoxes({rows!r}, {cols!r}, {tie_break!r})", (ValueError,), DotsAndBoxes, rows, cols, tie_break
         )
         dots_built += not isinstance(dots, BaseException)
-        _call(f"ConnectN(rows={rows!r})", (ValueError,), ConnectN, rows=rows)
-        _call(f"DotsAndBoxes(cols={cols!r})", (ValueError,), DotsAndBoxes, cols=cols)
+        call(f"ConnectN(rows={rows!r})", (ValueError,), ConnectN, rows=rows)
+        call(f"DotsAndBoxes(cols={cols!r})", (ValueError,), DotsAndBoxes, cols=cols)
     assert built > 100 and dots_built > 100  # the pools have good sizes too
     # TicTacToe has a fixed size: any argument is Python's TypeError.
-    _call("TicTacToe()", (), TicTacToe)
-    _call("TicTacToe(10**6)", (TypeError,), TicTacToe, 10**6)
+    call("TicTacToe()", (), TicTacToe)
+    call("TicTacToe(10**6)", (TypeError,), TicTacToe, 10**6)
 
 
 def _make_kwargs(rng: np.random.Generator, env_id: str) -> dict[str, Any]:
@@ -192,22 +198,22 @@ SIZED = {"ConnectN-v0", "DotsAndBoxes-v0"}
 BOARD_IDS = ["TicTacToe-v0", "ConnectN-v0", "ConnectFour-v0", "DotsAndBoxes-v0"]
 
 
-def test_gym_make_takes_any_size_safely():
+def test_gym_make_takes_any_size_safely(call):
     rng = np.random.default_rng(SEED + 1)
     built = 0
     for _ in range(200):
         for env_id in BOARD_IDS:
             kwargs = _make_kwargs(rng, env_id)
             allowed = (ValueError,) if env_id in SIZED or not kwargs else (TypeError,)
-            env = _call(f"gym.make({env_id!r}, **{kwargs!r})", allowed, gym.make, env_id, **kwargs)
+            env = call(f"gym.make({env_id!r}, **{kwargs!r})", allowed, gym.make, env_id, **kwargs)
             if not isinstance(env, BaseException):
                 built += 1
-                _call(f"{env_id} {kwargs!r} reset", (), env.reset, seed=0)
+                call(f"{env_id} {kwargs!r} reset", (), env.reset, seed=0)
                 env.close()
     assert built > 100
 
 
-def test_gym_make_vec_takes_any_size_and_count_safely():
+def test_gym_make_vec_takes_any_size_and_count_safely(call):
     rng = np.random.default_rng(SEED + 2)
     built = 0
     for _ in range(80):
@@ -216,12 +222,12 @@ def test_gym_make_vec_takes_any_size_and_count_safely():
             num_envs = _pick(rng, NUM_ENVS, [1, 2, 3])
             allowed = (ValueError,) if env_id in SIZED or not kwargs else (TypeError,)
             what = f"gym.make_vec({env_id!r}, num_envs={num_envs!r}, **{kwargs!r})"
-            envs = _call(
+            envs = call(
                 what, allowed, gym.make_vec, env_id, num_envs, vectorization_mode="vector_entry_point", **kwargs
             )
             if not isinstance(envs, BaseException):
                 built += 1
-                _call(f"{what} reset", (), envs.reset, seed=0)
+                call(f"{what} reset", (), envs.reset, seed=0)
                 envs.close()
     assert built > 40
 
@@ -237,7 +243,7 @@ STEP_CONFIGS = [
 
 
 @pytest.mark.parametrize(("env_id", "kwargs"), STEP_CONFIGS, ids=lambda value: str(value))
-def test_step_takes_any_action_safely(env_id, kwargs):
+def test_step_takes_any_action_safely(env_id, kwargs, call):
     rng = np.random.default_rng(SEED + 3)
     env = gym.make(env_id, **kwargs)
     n = env.action_space.n
@@ -248,7 +254,7 @@ def test_step_takes_any_action_safely(env_id, kwargs):
         action = _pick(rng, pool)
         what = f"{env_id} step({action!r})"
         # After the end, step raises ResetNeeded (documented); a bad action raises ValueError.
-        result = _call(what, (ValueError, ResetNeeded) if ended else (ValueError,), env.step, action)
+        result = call(what, (ValueError, ResetNeeded) if ended else (ValueError,), env.step, action)
         if isinstance(result, ResetNeeded):
             env.reset(seed=i)
             ended = False
@@ -258,7 +264,7 @@ def test_step_takes_any_action_safely(env_id, kwargs):
 
 
 @pytest.mark.parametrize(("env_id", "kwargs"), STEP_CONFIGS, ids=lambda value: str(value))
-def test_vector_step_takes_any_actions_safely(env_id, kwargs):
+def test_vector_step_takes_any_actions_safely(env_id, kwargs, call):
     rng = np.random.default_rng(SEED + 4)
     envs = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", **kwargs)
     n = envs.single_action_space.n
@@ -282,17 +288,17 @@ def test_vector_step_takes_any_actions_safely(env_id, kwargs):
     envs.reset(seed=0)
     for _ in range(100):
         actions = _pick(rng, pool)
-        _call(f"{env_id} vector step({actions!r})", (ValueError,), envs.step, actions)
+        call(f"{env_id} vector step({actions!r})", (ValueError,), envs.step, actions)
     envs.close()
 
 
-def test_rules_apply_takes_any_action_safely():
+def test_rules_apply_takes_any_action_safely(call):
     rng = np.random.default_rng(SEED + 5)
     for game in (TicTacToe(), ConnectN(MAX_BOARD_SIDE, MAX_BOARD_SIDE, 4), DotsAndBoxes(MAX_DOTS_SIDE, 3)):
         pool = _actions(game.num_actions)
         state = game.initial_state()
         for _ in range(100):
             action = _pick(rng, pool)
-            result = _call(f"{game!r}.apply({action!r})", (ValueError,), game.apply, state, action)
+            result = call(f"{game!r}.apply({action!r})", (ValueError,), game.apply, state, action)
             if not isinstance(result, BaseException):
                 state = game.initial_state() if game.is_terminal(result) else result

@@ -5,27 +5,38 @@ and Boxes, and ``MAX_BATCH_BYTES`` for the state of a batch of games.
 """
 
 import re
-import time
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import gym_boardgames
+import gym_boardgames.rules.connect as connect_rules
+import gym_boardgames.rules.dots as dots_rules
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, board_geometry
 from gym_boardgames.rules.batch import MAX_BATCH_BYTES, ConnectNBatch, DotsAndBoxesBatch, connect_tables
 from gym_boardgames.rules.common import MAX_BOARD_SIDE, MAX_DOTS_SIDE
 
 gym.register_envs(gym_boardgames)
 
-#: Generous for a loaded 2-core machine; before the fix the 64x64 geometry alone took 1.8 s on a quiet one.
-FAST = 1.0
+# Work is counted in Python lines run and bytes allocated (tests/work_budget.py), never timed: the counts are
+# the same on a busy machine as on a quiet one.
+#: A refusal runs some hundred lines (the first gym.make_vec of an id a few thousand, for gymnasium's lookups)
+#: and allocates some KB. The sizes refused would run millions of lines (a 1000x1000 board has 4 million win
+#: lines) or allocate terabytes (10**12 games), so a refusal over these bounds is one that started the work.
+REFUSAL_LINES = 50_000
+REFUSAL_BYTES = 16 * 2**20
+#: The largest board's geometry takes about 280,000 lines and its batch tables 420,000 (linear in the
+#: board's win lines times n); the pass of every cell over every win line that the fix replaced took 60 million.
+LARGEST_BUILD_LINES = 1_000_000
+STEPS_LINES = 400_000
 
 
-def _timed(build):
-    start = time.perf_counter()
-    result = build()
-    return result, time.perf_counter() - start
+def _never_called(what):
+    def fail(*args, **kwargs):
+        pytest.fail(f"{what} was built for {args} before the size was refused")
+
+    return fail
 
 
 @pytest.mark.parametrize(
@@ -38,32 +49,32 @@ def _timed(build):
         {"rows": 6, "cols": MAX_BOARD_SIDE + 1, "gravity": False},
     ],
 )
-def test_connectn_over_the_limit_is_refused_at_once_naming_it(kwargs):
-    start = time.perf_counter()
-    with pytest.raises(ValueError, match=f"at most {MAX_BOARD_SIDE} \\(the documented limit\\)"):
-        ConnectN(**kwargs)
-    assert time.perf_counter() - start < FAST
+def test_connectn_over_the_limit_is_refused_naming_it_before_building_anything(kwargs, work_budget, monkeypatch):
+    monkeypatch.setattr(connect_rules, "board_geometry", _never_called("the board geometry"))
+    with work_budget.bounded(max_lines=REFUSAL_LINES, max_bytes=REFUSAL_BYTES):
+        with pytest.raises(ValueError, match=f"at most {MAX_BOARD_SIDE} \\(the documented limit\\)"):
+            ConnectN(**kwargs)
 
 
 @pytest.mark.parametrize("kwargs", [{"rows": 10**6, "cols": 10**6}, {"rows": 33, "cols": 1}, {"rows": 1, "cols": 33}])
-def test_dots_over_the_limit_is_refused_at_once_naming_it(kwargs):
-    start = time.perf_counter()
-    with pytest.raises(ValueError, match=f"at most {MAX_DOTS_SIDE} \\(the documented limit\\)"):
-        DotsAndBoxes(**kwargs)
-    assert time.perf_counter() - start < FAST
+def test_dots_over_the_limit_is_refused_naming_it_before_building_anything(kwargs, work_budget, monkeypatch):
+    monkeypatch.setattr(dots_rules, "dots_geometry", _never_called("the board geometry"))
+    with work_budget.bounded(max_lines=REFUSAL_LINES, max_bytes=REFUSAL_BYTES):
+        with pytest.raises(ValueError, match=f"at most {MAX_DOTS_SIDE} \\(the documented limit\\)"):
+            DotsAndBoxes(**kwargs)
 
 
 @pytest.mark.parametrize(
     ("n", "gravity"), [(5, True), (5, False), (MAX_BOARD_SIDE, True), (MAX_BOARD_SIDE, False), (1, False), (2, True)]
 )
-def test_the_largest_connectn_boards_build_and_batch_quickly(n, gravity):
+def test_the_largest_connectn_boards_build_and_batch_in_linear_work(n, gravity, work_budget):
     side = MAX_BOARD_SIDE
-    board_geometry.cache_clear()
+    board_geometry.cache_clear()  # count the whole build, not a cached one
     connect_tables.cache_clear()
-    game, seconds = _timed(lambda: ConnectN(side, side, n, gravity))
-    assert seconds < FAST
-    batch, seconds = _timed(lambda: ConnectNBatch(game, 2))
-    assert seconds < FAST
+    with work_budget.bounded(max_lines=LARGEST_BUILD_LINES, max_bytes=MAX_BATCH_BYTES):
+        game = ConnectN(side, side, n, gravity)
+    with work_budget.bounded(max_lines=LARGEST_BUILD_LINES, max_bytes=MAX_BATCH_BYTES):
+        batch = ConnectNBatch(game, 2)
     assert batch.board.shape == (2, side * side)
 
 
@@ -98,9 +109,10 @@ def test_num_keys_is_computed_on_first_use():
         assert game.n_keys == game.num_keys
 
 
-def test_the_largest_dots_board_builds_quickly():
-    game, seconds = _timed(lambda: DotsAndBoxes(MAX_DOTS_SIDE, MAX_DOTS_SIDE))
-    assert seconds < FAST
+def test_the_largest_dots_board_builds_in_bounded_work(work_budget):
+    # About 42,000 lines and 2 MB; the board has 2,112 edges and 1,024 boxes.
+    with work_budget.bounded(max_lines=LARGEST_BUILD_LINES, max_bytes=MAX_BATCH_BYTES):
+        game = DotsAndBoxes(MAX_DOTS_SIDE, MAX_DOTS_SIDE)
     assert game.num_edges == 2 * MAX_DOTS_SIDE * (MAX_DOTS_SIDE + 1)
     assert DotsAndBoxesBatch(game, 2).edges.shape == (2, game.num_edges)
 
@@ -127,19 +139,18 @@ def test_batch_bitboards_on_a_large_board_agree_with_the_scalar_rules():
 
 
 @pytest.mark.parametrize("env_id", ["ConnectN-v0", "DotsAndBoxes-v0"])
-def test_vector_envs_inherit_the_size_limits(env_id):
-    start = time.perf_counter()
-    with pytest.raises(ValueError, match="the documented limit"):
-        gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point", rows=1000, cols=1000)
-    assert time.perf_counter() - start < FAST
+def test_vector_envs_inherit_the_size_limits(env_id, work_budget):
+    with work_budget.bounded(max_lines=REFUSAL_LINES, max_bytes=REFUSAL_BYTES):
+        with pytest.raises(ValueError, match="the documented limit"):
+            gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point", rows=1000, cols=1000)
 
 
 @pytest.mark.parametrize("env_id", ["TicTacToe-v0", "ConnectFour-v0", "ConnectN-v0", "DotsAndBoxes-v0"])
-def test_a_huge_num_envs_is_refused_before_allocating(env_id):
-    start = time.perf_counter()
-    with pytest.raises(ValueError, match="MAX_BATCH_BYTES"):
-        gym.make_vec(env_id, num_envs=10**12, vectorization_mode="vector_entry_point")
-    assert time.perf_counter() - start < FAST
+def test_a_huge_num_envs_is_refused_before_allocating(env_id, work_budget):
+    # 10**12 games would take terabytes: a refusal after the allocation would show in the peak (or fail in it).
+    with work_budget.bounded(max_lines=REFUSAL_LINES, max_bytes=REFUSAL_BYTES):
+        with pytest.raises(ValueError, match="MAX_BATCH_BYTES"):
+            gym.make_vec(env_id, num_envs=10**12, vectorization_mode="vector_entry_point")
 
 
 def test_the_largest_batch_that_fits_is_accepted():
@@ -159,16 +170,17 @@ def test_the_largest_batch_that_fits_is_accepted():
         ("DotsAndBoxes-v0", {"rows": MAX_DOTS_SIDE, "cols": MAX_DOTS_SIDE}),
     ],
 )
-def test_envs_at_the_largest_sizes_reset_and_step(env_id, kwargs):
+def test_envs_at_the_largest_sizes_reset_and_step(env_id, kwargs, work_budget):
     env = gym.make(env_id, **kwargs)
     _, info = env.reset(seed=0)
-    start = time.perf_counter()
     rng = np.random.default_rng(0)
-    for _ in range(20):
-        _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
-        if terminated or truncated:
-            _, info = env.reset()
-    assert time.perf_counter() - start < FAST
+    # 20 steps take at most about 85,000 lines (64x64 with n=64); a step that scanned every cell's win lines
+    # in Python would take millions.
+    with work_budget.bounded(max_lines=STEPS_LINES):
+        for _ in range(20):
+            _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            if terminated or truncated:
+                _, info = env.reset()
     vec = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", **kwargs)
     vec.reset(seed=0)
     for _ in range(20):
