@@ -18,13 +18,16 @@ ALPHAZERO_SIMULATIONS = 200
 DOTS_AGENT_NAMES = ("first_available", "always4never3", "endgame:K", "exact")
 
 
-def _positive_int(text: str, what: str, spec: str, low: int = 1) -> int:
+def _positive_int(text: str, what: str, spec: str, low: int = 1, high: int | None = None) -> int:
+    """Return ``text`` as an integer in ``[low, high]``, or raise ``ValueError`` naming ``spec`` and the range."""
     try:
         value = int(text)
     except ValueError:
         value = low - 1
-    if value < low:
+    if value < low or (high is not None and value > high):
         kind = "a positive integer" if low == 1 else f"an integer >= {low}"
+        if high is not None:
+            kind += f" and <= {high}"
         raise ValueError(f"bad agent {spec!r}: {what} must be {kind}, got {text!r}")
     return value
 
@@ -41,31 +44,44 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None, *, table: Any
         seed: seeds the agent's tie-breaking and exploration.
         game: the rules object the agent will play; needed for ``"exact"`` (the board size). Given, it
             also lets every agent be checked against the game before any match: Dots and Boxes bots are
-            refused on other games, and a ``td:`` file holding tables for another game is refused with
-            the file's game named.
+            refused on other games, a ``td:`` file holding tables for another game is refused with the
+            file's game named, and an agent with a ``check(game)`` method (alpha-beta: a search deeper
+            than it can go) is asked.
         table: for ``"endgame:K"`` and ``"exact"``, a solved :class:`~agents.dots.LayerTable` of the board
             to share (without one, bots of the same board and ``K`` share a table solved on first use).
 
     Raises:
-        ValueError: on an unknown name or a bad parameter, naming the valid forms; on an agent that
-            cannot play ``game`` (:class:`~agents.persistence.SavedFileError`, a ``ValueError``, for a TD
-            file that is not a TD file or is for another game).
+        ValueError: on an unknown name or a bad parameter (a count past its upper bound included), naming
+            the valid forms or the range; on an agent that cannot play ``game``
+            (:class:`~agents.persistence.SavedFileError`, a ``ValueError``, for a TD file that is not a TD
+            file or is for another game).
         OSError: if a ``td:`` file cannot be read (``FileNotFoundError`` if it does not exist).
     """
+    agent = _build(spec, make_rng(seed), game, table)
+    check = getattr(agent, "check", None)
+    if game is not None and callable(check):
+        check(game)  # e.g. exact alpha-beta on a board too long to search: refused now, not at its first move
+    return agent
+
+
+def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
+    """Build the agent of ``spec`` (see :func:`make_agent`) from the generator ``rng``."""
     kind, _, arg = spec.partition(":")
-    rng = make_rng(seed)
     if kind == "random" and not arg:
         from agents.random_agent import RandomAgent
 
         return RandomAgent(rng)
     if kind == "alphabeta":
-        from agents.minimax import AlphaBetaAgent
+        from agents.minimax import MAX_SEARCH_PLIES, AlphaBetaAgent
 
-        return AlphaBetaAgent(depth=_positive_int(arg, "the depth", spec) if arg else None, seed=rng)
+        # The search itself stops at MAX_SEARCH_PLIES plies (Python's stack), so a deeper limit never helps.
+        depth = _positive_int(arg, "the depth", spec, high=MAX_SEARCH_PLIES) if arg else None
+        return AlphaBetaAgent(depth=depth, seed=rng)
     if kind == "mcts":
-        from agents.mcts import MCTSAgent
+        from agents.mcts import MAX_SIMULATIONS, MCTSAgent
 
-        return MCTSAgent(n_simulations=_positive_int(arg, "the simulations", spec) if arg else 1000, seed=rng)
+        simulations = _positive_int(arg, "the simulations", spec, high=MAX_SIMULATIONS) if arg else 1000
+        return MCTSAgent(n_simulations=simulations, seed=rng)
     if kind == "td" and arg:
         from agents.persistence import SavedFileError
         from agents.td import TDAgent
@@ -108,15 +124,16 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None, *, table: Any
 
 def _alphazero(spec: str, arg: str, rng: Any, game: Any) -> Any:
     """Build ``alphazero[:FILE][:SIMULATIONS]`` (see :func:`make_agent`)."""
-    from agents.alphazero.agent import AlphaZeroAgent, load_pretrained, pretrained_name
+    from agents.alphazero.agent import MAX_SIMULATIONS, AlphaZeroAgent, load_pretrained, pretrained_name
 
     path, simulations = arg, ALPHAZERO_SIMULATIONS
     head, sep, tail = arg.rpartition(":")
-    # 0 simulations is the raw network: its most probable legal move, no search.
+    # 0 simulations is the raw network: its most probable legal move, no search. The count is checked here,
+    # before a model file is read, with the agent's own bound.
     if arg.isdigit():
-        path, simulations = "", _positive_int(arg, "the simulations", spec, low=0)
+        path, simulations = "", _positive_int(arg, "the simulations", spec, low=0, high=MAX_SIMULATIONS)
     elif sep and tail.isdigit():
-        path, simulations = head, _positive_int(tail, "the simulations", spec, low=0)
+        path, simulations = head, _positive_int(tail, "the simulations", spec, low=0, high=MAX_SIMULATIONS)
     if path:
         return AlphaZeroAgent.load(path, game=game, n_simulations=simulations, seed=rng)
     if game is None:

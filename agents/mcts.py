@@ -43,7 +43,12 @@ from agents.search import (
     ValueFn,
 )
 
-__all__ = ["ChildStats", "MCTSAgent", "PriorFn", "RolloutPolicy", "ValueFn"]
+__all__ = ["MAX_SIMULATIONS", "ChildStats", "MCTSAgent", "PriorFn", "RolloutPolicy", "ValueFn"]
+
+#: Most simulations per move. Random playouts run at roughly 10^5 simulations a second on tic-tac-toe and
+#: far fewer on bigger boards, so 10^7 is already minutes per move; a larger count is a typo (an extra digit,
+#: a pasted number), and refusing it beats a first move that never returns.
+MAX_SIMULATIONS = 10_000_000
 
 
 def _check_callable(name: str, fn: object, signature: str) -> None:
@@ -55,8 +60,8 @@ class MCTSAgent:
     """Monte Carlo tree search player for any two-player rules object of this package.
 
     Args:
-        n_simulations: simulations per move (an integer >= 1). The search stops earlier when the root is
-            proven won, drawn or lost.
+        n_simulations: simulations per move, an integer from 1 to :data:`MAX_SIMULATIONS` (10^7). The
+            search stops earlier when the root is proven won, drawn or lost.
         c: exploration constant (a finite number >= 0): UCT's ``c`` in ``Q + c * sqrt(ln N / N(a))``, or
             PUCT's in ``Q + c * P(a) * sqrt(N) / (1 + N(a))`` when a prior or an evaluator is given. 0 is
             pure greed.
@@ -80,10 +85,10 @@ class MCTSAgent:
             :class:`agents.search.Evaluator`) for PUCT; it replaces ``rollout``, ``prior`` and ``value``.
 
     Raises:
-        ValueError: on ``n_simulations < 1`` or not an integer, ``c`` negative or not finite, a bad seed,
-            ``rollout``/``prior``/``value`` not callable, both ``rollout`` and ``value`` given (a value
-            function replaces rollouts), an ``evaluator`` without ``evaluate`` or given with a hook, or
-            ``reuse_tree`` not a bool.
+        ValueError: on ``n_simulations`` not an integer in ``[1, MAX_SIMULATIONS]``, ``c`` negative or not
+            finite, a bad seed, ``rollout``/``prior``/``value`` not callable, both ``rollout`` and ``value``
+            given (a value function replaces rollouts), an ``evaluator`` without ``evaluate`` or given with a
+            hook, or ``reuse_tree`` not a bool.
     """
 
     def __init__(
@@ -97,10 +102,13 @@ class MCTSAgent:
         reuse_tree: bool = True,
         evaluator: Evaluator | None = None,
     ) -> None:
-        if isinstance(n_simulations, (bool, np.bool_)) or not isinstance(n_simulations, (int, np.integer)):
-            raise ValueError(f"n_simulations must be an integer >= 1, got {n_simulations!r}")
-        if n_simulations < 1:
-            raise ValueError(f"n_simulations must be an integer >= 1, got {n_simulations}")
+        if (
+            isinstance(n_simulations, (bool, np.bool_))
+            or not isinstance(n_simulations, (int, np.integer))
+            or not 1 <= n_simulations <= MAX_SIMULATIONS
+        ):
+            bound = f"an integer >= 1 and <= {MAX_SIMULATIONS} (MAX_SIMULATIONS)"
+            raise ValueError(f"n_simulations must be {bound}, got {n_simulations!r}")
         if isinstance(c, (bool, np.bool_)) or not isinstance(c, numbers.Real) or not math.isfinite(c) or c < 0:
             raise ValueError(f"c must be a finite number >= 0, got {c!r}")
         _check_callable("rollout", rollout, "(game, state, rng) -> action")

@@ -17,6 +17,8 @@ with an explicit stack (no recursion, so no ``RecursionError`` however long the 
 
 Alpha-beta recurses once per ply; a search that would go deeper than :data:`MAX_SEARCH_PLIES` plies stops
 with a ``ValueError`` asking for a depth limit, instead of overflowing Python's stack.
+:meth:`AlphaBetaAgent.check` tells before the first move whether a game is that long (a 64x64 board), from
+:func:`longest_game`, so a match can refuse the agent before it starts.
 """
 
 from __future__ import annotations
@@ -196,6 +198,21 @@ def alphabeta(
     return best_value + 0.0, best_action  # + 0.0: a negated draw is 0.0, not -0.0
 
 
+def longest_game(game: Any) -> int | None:
+    """Return the most moves a game of ``game`` can last, or None when unknown for this rules object.
+
+    Every move of these games fills a cell (ConnectN, tic-tac-toe) or draws an edge (Dots and Boxes), so a
+    game lasts at most ``num_cells`` or ``num_edges`` moves.
+    """
+    from gym_boardgames.rules.dots import DotsAndBoxes
+
+    if isinstance(game, ConnectN):
+        return game.num_cells
+    if isinstance(game, DotsAndBoxes):
+        return game.num_edges
+    return None
+
+
 class AlphaBetaAgent:
     """Plays the move alpha-beta finds best; exact (perfect play) when ``depth`` is None.
 
@@ -234,6 +251,26 @@ class AlphaBetaAgent:
     def reset(self) -> None:
         """Forget the transposition table."""
         self._table, self._game = {}, None
+
+    def check(self, game: Any) -> None:
+        """Refuse, before any move, a ``game`` whose search could pass :data:`MAX_SEARCH_PLIES` plies.
+
+        The search would otherwise raise at its first move, in the middle of a match; a depth limit (at most
+        the limit) or a game of at most that many moves passes. A game of unknown length passes too.
+
+        Raises:
+            ValueError: naming the game, the plies and the limit, and asking for a depth.
+        """
+        longest = longest_game(game)
+        if longest is None:
+            return
+        plies = longest if self.depth is None else min(self.depth, longest)
+        if plies > MAX_SEARCH_PLIES:
+            search = "exact alpha-beta" if self.depth is None else f"alpha-beta to depth {self.depth}"
+            raise ValueError(
+                f"{search} could search {plies} plies deep on {game!r}, more than MAX_SEARCH_PLIES="
+                f"{MAX_SEARCH_PLIES}: give a depth of at most {MAX_SEARCH_PLIES} (alphabeta:DEPTH)"
+            )
 
     def __repr__(self) -> str:
         return f"AlphaBetaAgent(depth={self.depth})"
