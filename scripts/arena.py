@@ -2,8 +2,9 @@
 
 Agents: random, alphabeta[:DEPTH], mcts[:SIMULATIONS], td:FILE (a file saved for the same game), and on
 dots also first_available, always4never3, endgame:K, exact. Each pair plays --games games (the row agent
-moves first in half of them); the table gives the row agent's wins/draws/losses. Every agent and --out are
-checked before the first match.
+moves first in half of them); the table gives the row agent's wins/draws/losses. Every agent is built and
+checked against the game (a Dots and Boxes bot elsewhere, a TD file of another game, exact alpha-beta on a
+board too long to search), and --out too, before the first match: a refusal is one line, exit status 2.
 
 Example:
   python scripts/arena.py --game tictactoe --agents random alphabeta mcts:200 --games 50
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import sys
+from typing import Any
 
 from agents.arena import play_match
 from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
@@ -21,8 +22,8 @@ from gym_boardgames.rules.registry import GAME_NAMES, make_game
 from gym_boardgames.utils import check_output_path, emit_summary, nonnegative_int, positive_int, progress_bar
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """Parse the command line."""
+def build_parser() -> argparse.ArgumentParser:
+    """Return the command line's parser."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="tictactoe", choices=GAME_NAMES, help="the game")
     parser.add_argument("--rows", type=positive_int, help="board rows (connectn) or box rows (dots)")
@@ -39,6 +40,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the agents and the random players")
     parser.add_argument("--out", help="also write the JSON summary to this file")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    return parser
+
+
+def parse_args(argv: list[str] | None, parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
+    """Parse the command line and check the numbers and --out (``parser``: :func:`build_parser`'s, if None)."""
+    parser = build_parser() if parser is None else parser
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be >= 1")
@@ -52,24 +59,38 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None) -> dict:
-    """Run the round robin and return the summary."""
-    args = parse_args(argv)
-    try:
-        game = make_game(args.game, args.rows, args.cols, args.n, args.gravity)
-    except ValueError as error:
-        sys.exit(f"error: {error}")
+def build_players(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """Return the game and every agent by name, each agent built and checked against the game.
+
+    Raises:
+        ValueError: a board the game refuses (the rules' message names the parameter), or an agent that
+            cannot play it, naming ``--agents`` and the agent: e.g. a Dots and Boxes bot on another game, a
+            TD file of another game or an unreadable one, or exact alpha-beta on a board longer than its
+            search can go.
+    """
+    game = make_game(args.game, args.rows, args.cols, args.n, args.gravity)
     agents = {}
     for i, name in enumerate(args.agents):
-        # Every agent is built against the game before any match: a Dots bot on another game, a TD file
-        # for another board, or 'exact' (which needs the board size) fail here, naming the agent.
+        # make_agent with the game checks the agent against it (agents.factory.make_agent), so every
+        # refusal comes here, before the first match, not at some agent's first move.
         try:
             agents[name] = make_agent(name, seed=args.seed + i, game=game)
         except ValueError as error:
-            sys.exit(f"error: --agents {name}: {error}")
+            raise ValueError(f"--agents {name}: {error}") from None
         except OSError as error:
             reason = f"cannot read {error.filename}: {error.strerror}" if error.strerror else str(error)
-            sys.exit(f"error: --agents {name}: {reason}")
+            raise ValueError(f"--agents {name}: {reason}") from None
+    return game, agents
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the round robin and return the summary."""
+    parser = build_parser()
+    args = parse_args(argv, parser)
+    try:
+        game, agents = build_players(args)
+    except ValueError as error:
+        parser.error(str(error))
     pairs = list(itertools.combinations(args.agents, 2))
     results = {}
     with progress_bar(len(pairs) * args.games, "arena") as bar:

@@ -450,7 +450,36 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             check_output_path(args.out, "--out")
         except ValueError as error:
             parser.error(str(error))
+    try:
+        check_vector_sizes(args)
+    except ValueError as error:
+        parser.error(str(error))
     return args
+
+
+def check_vector_sizes(args: argparse.Namespace) -> None:
+    """Make each game's vector env at the largest --num-envs and --memory-envs, so the library judges them now.
+
+    The vector envs refuse a size whose arrays would pass their memory limit before allocating anything
+    (``gym_boardgames.rules.batch.MAX_BATCH_BYTES``); asking them here turns that refusal into a flag error
+    before any timing (the memory probes would otherwise fail only at the end). The limit grows with the
+    size, so the largest size of each flag is the one to ask about.
+
+    Raises:
+        ValueError: naming the flag, its value and the game, with the library's message.
+    """
+    import gymnasium as gym
+
+    sizes = {"--num-envs": max(args.num_envs, default=0), "--memory-envs": args.memory_envs if args.num_envs else 0}
+    for label in args.games:
+        env_id, kwargs, _ = GAMES[label]
+        for flag, size in sizes.items():
+            if size < 1:
+                continue
+            try:
+                gym.make_vec(env_id, num_envs=size, **kwargs).close()
+            except ValueError as error:
+                raise ValueError(f"{flag} {size} ({label}): {error}") from None
 
 
 def build_workloads(args: argparse.Namespace, pgx_ok: bool) -> dict[tuple[str, str], Workload]:

@@ -13,7 +13,7 @@ import pytest
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.factory import make_agent
 from agents.mcts import MCTSAgent
-from agents.minimax import AlphaBetaAgent, longest_game
+from agents.minimax import AlphaBetaAgent
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 HUGE = "99999999999999999999"
@@ -117,6 +117,8 @@ def test_a_kept_proven_root_runs_no_simulation_at_the_next_move():
 
 
 def test_longest_game_counts_cells_or_edges():
+    from agents.minimax import longest_game  # imported here: it is new, and the other tests need not wait for it
+
     assert longest_game(TicTacToe()) == 9
     assert longest_game(ConnectN(**LONG_BOARD)) == 4096
     assert longest_game(DotsAndBoxes(2, 3)) == DotsAndBoxes(2, 3).num_edges == 17
