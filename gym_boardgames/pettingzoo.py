@@ -54,6 +54,19 @@ from gym_boardgames.rules.registry import RULES
 
 AGENTS = ("player_0", "player_1")
 RENDER_MODES = ("human", "rgb_array", "ansi")
+_SEAT = {agent: player for player, agent in enumerate(AGENTS)}
+
+
+def _seat_of(agent: str) -> int:
+    """Return the player number (0 or 1) of an agent name, for every method that takes one.
+
+    Raises:
+        ValueError: on any other name, listing the valid agents.
+    """
+    try:
+        return _SEAT[agent]
+    except (KeyError, TypeError):  # TypeError: an unhashable "name", such as a list
+        raise ValueError(f"unknown agent {agent!r}: the agents are {', '.join(map(repr, AGENTS))}") from None
 
 
 class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming convention for the unwrapped env
@@ -124,20 +137,31 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
     # ---- the AEC API -------------------------------------------------------------------------
 
     def observation_space(self, agent: str) -> spaces.Space:
-        """Return the observation space of ``agent`` (the same for both players)."""
-        return self.observation_spaces[agent]
+        """Return the observation space of ``agent`` (the same for both players).
+
+        Raises:
+            ValueError: if ``agent`` is not ``"player_0"`` or ``"player_1"``.
+        """
+        return self.observation_spaces[AGENTS[_seat_of(agent)]]
 
     def action_space(self, agent: str) -> spaces.Space:
-        """Return ``Discrete(num_actions)``, the action space of ``agent``."""
-        return self.action_spaces[agent]
+        """Return ``Discrete(num_actions)``, the action space of ``agent``.
+
+        Raises:
+            ValueError: if ``agent`` is not ``"player_0"`` or ``"player_1"``.
+        """
+        return self.action_spaces[AGENTS[_seat_of(agent)]]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Return ``agent``'s view: the board from its side, and its legal moves (none unless it is to move).
 
         Args:
             agent: ``"player_0"`` or ``"player_1"``.
+
+        Raises:
+            ValueError: on another name, listing the valid agents.
         """
-        player = AGENTS.index(agent)
+        player = _seat_of(agent)
         to_move = agent == self.agent_selection and not self.terminations.get(agent, True)
         if to_move:
             mask = self.game.legal_mask(self.state)

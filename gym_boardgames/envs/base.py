@@ -38,6 +38,7 @@ from gym_boardgames.envs.contract import (  # noqa: F401  (re-exported: the cont
     check_illegal_action,
     make_named_opponent,
     opponent_seed,
+    reset_needed,
     reset_side,
     winner_of_returns,
 )
@@ -256,10 +257,8 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
                 ``TypeError``, for a non-integer); an illegal move with ``illegal_action="raise"``;
                 an illegal move by a custom opponent (the env is then rolled back to before the step).
         """
-        if self._needs_reset:
-            raise ResetNeeded("step() called before reset(): call reset() to start an episode")
-        if self._episode_over:
-            raise ResetNeeded("step() called after the episode ended: call reset() to start a new one")
+        if self._needs_reset or self._episode_over:
+            raise reset_needed(ended=not self._needs_reset)
         action = self._check_action(action)
         game, state = self.game, self.state
         mover = game.current_player(state)

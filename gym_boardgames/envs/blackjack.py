@@ -63,7 +63,8 @@ from gymnasium import spaces
 from gymnasium.envs.toy_text.blackjack import BlackjackEnv, is_natural, sum_hand, usable_ace
 
 from gym_boardgames.envs.base import _as_integer
-from gym_boardgames.errors import ActionTypeError, ResetNeeded
+from gym_boardgames.envs.contract import reset_needed
+from gym_boardgames.errors import ActionTypeError
 from gym_boardgames.render.modes import RenderModesMixin
 
 STICK = 0
@@ -354,8 +355,10 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
 
     ## Episode End
     Terminated when the player sticks or busts; the observation is then ``TERMINAL`` (290) and
-    ``info["raw_obs"]`` holds Gymnasium's final observation. Stepping on from ``TERMINAL`` returns
-    ``(290, 0.0, True, False, {})`` without touching the game, as the absorbing state of ``P`` does.
+    ``info["raw_obs"]`` holds Gymnasium's final observation. After the end, ``step`` raises
+    :class:`~gym_boardgames.errors.ResetNeeded` (a ``RuntimeError``) saying to call ``reset()``, as every env
+    of this package does (and as it does before the first ``reset()``); ``TERMINAL`` stays absorbing in the
+    model ``P``, which gives it value 0 in dynamic programming.
     Never truncated (unless ``max_episode_steps`` is passed to ``gymnasium.make``).
 
     ## Starting State
@@ -420,7 +423,16 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
     @np_random.setter
     def np_random(self, value: np.random.Generator) -> None:
         self.game.np_random = value
-        self._np_random, self._np_random_seed = self.game._np_random, self.game._np_random_seed
+        self._mirror_generator()
+
+    def _mirror_generator(self) -> None:
+        """Point this env's own ``_np_random`` at the game's generator, read through its public property.
+
+        Gymnasium's env checker inspects ``env.unwrapped._np_random`` (the attribute ``gymnasium.Env`` keeps
+        for its subclasses), so it must be the generator that deals. The seed needs no copy: the
+        :attr:`np_random_seed` property reads the game's.
+        """
+        self._np_random = self.game.np_random
 
     @property
     def np_random_seed(self) -> int:
@@ -497,7 +509,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
             start = options["start_state"]
             decode(start)  # validates before the game is touched
         raw, info = self.game.reset(seed=seed)
-        self._np_random, self._np_random_seed = self.game._np_random, self.game._np_random_seed
+        self._mirror_generator()
         if start is None:
             self._state = _DEAL_INDEX[raw]
         else:
@@ -533,15 +545,14 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         Raises:
             ValueError: for an action outside ``Discrete(2)`` (``ActionTypeError``, also a ``TypeError``,
                 for a non-integer such as ``True`` or ``0.5``).
-            ResetNeeded: before the first ``reset`` (a ``gymnasium.error.ResetNeeded``).
+            ResetNeeded: before the first ``reset`` or after the hand ended (a ``gymnasium.error.ResetNeeded``
+                and a ``RuntimeError``).
         """
         # A plain int is checked cheaply: the full check costs as much as a card draw.
         if action.__class__ is not int or not 0 <= action <= 1:
             action = _check_action(action)
         if self._state == TERMINAL:
-            if self._raw is None:
-                raise ResetNeeded("call reset() before step() on TabularBlackjack-v0")
-            return TERMINAL, 0.0, True, False, {}
+            raise reset_needed(ended=self._raw is not None)
         raw, reward, terminated, truncated, info = self.game.step(action)
         # After a hit the hand has at least three cards, so a soft 21 here is never a natural.
         self._state = TERMINAL if terminated else _PLAY_INDEX[raw]

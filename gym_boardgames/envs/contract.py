@@ -5,7 +5,8 @@ The contract is documented in docs/design.md, section "Two-player env contract".
 :class:`~gym_boardgames.envs.base.TwoPlayerEnv`, :class:`~gym_boardgames.vector.base.TwoPlayerVectorEnv`
 and :mod:`gym_boardgames.pettingzoo` import these, so a keyword, a reset option, the winner code of a draw
 or the Dots and Boxes score reward reads the same in every one of them. Functions that take a seat work
-on an int or on a numpy array of seats alike.
+on an int or on a numpy array of seats alike. :func:`reset_needed` is also the tabular envs' (GridWorld-v0,
+TabularBlackjack-v0): every single env refuses ``step`` before ``reset`` and after the end alike.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from gym_boardgames.errors import ResetNeeded
 from gym_boardgames.opponents import as_policy, reset_hook
 from gym_boardgames.rules.dots import DRAW
 
@@ -31,6 +33,7 @@ __all__ = [
     "env_for_game",
     "make_named_opponent",
     "opponent_seed",
+    "reset_needed",
     "reset_side",
     "score_reward",
     "winner_of_returns",
@@ -92,6 +95,21 @@ def reset_side(options: dict[str, Any] | None, default: int | str) -> int | str:
     if "agent_player" in options:
         return check_agent_player(options["agent_player"], 'options["agent_player"]')
     return default
+
+
+def reset_needed(ended: bool) -> ResetNeeded:
+    """Return the error of a ``step`` out of order, for the caller to raise: before ``reset()`` or after the end.
+
+    Every single env (the four board envs and the two tabular ones) raises it, so the rule and its words are
+    the same everywhere (docs/design.md, section "Two-player env contract", **Order**). The caller tests its
+    own state first, so a step in order costs no call.
+
+    Args:
+        ended: True if the episode ended (terminated), False if no episode was started.
+    """
+    if ended:
+        return ResetNeeded("step() called after the episode ended: call reset() to start a new one")
+    return ResetNeeded("step() called before reset(): call reset() to start an episode")
 
 
 def winner_of_returns(payoff: Sequence[float]) -> int:

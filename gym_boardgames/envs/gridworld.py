@@ -42,7 +42,8 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_boardgames.envs.base import _as_integer
-from gym_boardgames.errors import ActionTypeError, ResetNeeded
+from gym_boardgames.envs.contract import reset_needed
+from gym_boardgames.errors import ActionTypeError
 from gym_boardgames.render.modes import RenderModesMixin
 from gym_boardgames.tabular import check_policy
 
@@ -296,8 +297,11 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
 
     ## Episode End
     Terminated on entering a terminal cell. ``gymnasium.make`` adds a 100-step limit (truncation), so that
-    a random policy's episodes end. A step taken in a terminal state follows ``P`` (it stays, with
-    reward 0, and is terminated again).
+    a random policy's episodes end. After the end, ``step`` raises
+    :class:`~gym_boardgames.errors.ResetNeeded` (a ``RuntimeError``) saying to call ``reset()``, as every env
+    of this package does (and as it does before the first ``reset()``). The model still loops a terminal
+    state to itself (see Model), which is what gives it value 0 in dynamic programming. (A truncation is
+    the ``TimeLimit`` wrapper's: the env itself would go on.)
 
     ## Info
     ``prob``: the probability of the transition just sampled (at reset: of the start cell), as in
@@ -529,12 +533,12 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
             ``{"prob": probability of the sampled outcome}``.
 
         Raises:
-            ResetNeeded: before the first ``reset()``.
+            ResetNeeded: before the first ``reset()`` or after the episode ended (a terminal cell entered).
             ValueError: an action outside ``Discrete(4)`` (``ActionTypeError``, also a ``TypeError``,
                 for a non-integer).
         """
-        if self.s is None:
-            raise ResetNeeded("step() called before reset(): call reset() to start an episode")
+        if self.s is None or self._terminal_mask[self.s]:
+            raise reset_needed(ended=self.s is not None)
         a = _as_integer(action)
         if a is None:
             raise ActionTypeError(f"action must be an integer in 0..3 (Discrete(4)), got {action!r}")
