@@ -1,0 +1,230 @@
+"""Every script's command line: no abbreviated options, every default in --help, no output replaced by surprise.
+
+The parsers are taken from the scripts themselves: ``ArgumentParser.parse_args`` is replaced by a stub that
+hands back the parser, and the script's ``main([])`` is called, so each script is checked as it runs.
+"""
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = (
+    "train_tictactoe_td",
+    "train_dots_boxes_q",
+    "train_blackjack_mc",
+    "train_gridworld_dp",
+    "train_sb3",
+    "train_rllib",
+    "demo_tictactoe",
+    "solve",
+    "play",
+    "bench_alphazero",
+    "bench_revisions",
+)
+
+
+def load_script(name):
+    environ = dict(os.environ)  # bench_alphazero sets BLAS thread counts at import: keep them out of this process
+    try:
+        spec = importlib.util.spec_from_file_location(f"flags_{name}", ROOT / "scripts" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        os.environ.clear()
+        os.environ.update(environ)
+    return module
+
+
+class Captured(Exception):
+    def __init__(self, parser):
+        super().__init__()
+        self.parser = parser
+
+
+def script_parser(name, monkeypatch):
+    """The ArgumentParser the script builds, taken at its parse_args call."""
+
+    def capture(self, args=None, namespace=None):
+        raise Captured(self)
+
+    module = load_script(name)
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", capture)
+    with pytest.raises(Captured) as info:
+        module.main([])
+    return info.value.parser
+
+
+def has_default(action):
+    """Whether --help owes the reader this option's default: an option taking a value, with a default."""
+    default = action.default
+    if default is None or default is argparse.SUPPRESS or action.nargs == 0:
+        return False
+    return not (isinstance(default, (list, tuple)) and not default)
+
+
+def help_entry(parser, action):
+    """The option's entry in --help, as the parser's own formatter writes it."""
+    formatter = parser.formatter_class(prog=parser.prog)
+    formatter.add_argument(action)
+    return " ".join(formatter.format_help().split())
+
+
+def run(script, *args, cwd=ROOT):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / script), *args], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
+
+
+# ---- abbreviations --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_no_parser_takes_an_abbreviated_option(name, monkeypatch):
+    parser = script_parser(name, monkeypatch)
+    longs = [option for action in parser._actions for option in action.option_strings if option.startswith("--")]
+    positionals = []
+    for action in parser._actions:
+        if not action.option_strings and action.nargs in (None, 1):
+            positionals.append(str(list(action.choices)[0]) if action.choices else "x")
+    checked = 0
+    for action in parser._actions:
+        for option in action.option_strings:
+            abbreviation = option[:-1]
+            # Only a prefix that names this option alone: argparse would take it for the option.
+            if not option.startswith("--") or len(abbreviation) < 3 or abbreviation in longs or action.dest == "help":
+                continue  # (--hel for --help would print the help and exit)
+            if [other for other in longs if other.startswith(abbreviation)] != [option]:
+                continue
+            value = [] if action.nargs == 0 else [str(list(action.choices)[0]) if action.choices else "1"]
+            _, unknown = parser.parse_known_args([*positionals, abbreviation, *value])
+            assert abbreviation in unknown, f"{name}: {abbreviation} was taken as {option}"
+            checked += 1
+    assert checked >= 3
+
+
+def test_an_abbreviation_stops_the_td_script_before_it_trains(tmp_path):
+    result = run("train_tictactoe_td.py", "--episode", "100", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        "train_tictactoe_td.py: error: unrecognized arguments: --episode 100"
+    )
+    assert list(tmp_path.iterdir()) == []  # no td_tictactoe.npz written or replaced
+
+
+# ---- defaults in --help ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_help_shows_every_default(name, monkeypatch):
+    parser = script_parser(name, monkeypatch)
+    missing = [
+        action.option_strings[-1] if action.option_strings else action.dest
+        for action in parser._actions
+        if has_default(action) and "default" not in help_entry(parser, action).lower()
+    ]
+    assert not missing, f"{name}: --help shows no default for {missing}"
+
+
+def test_help_shows_the_default_values_themselves(monkeypatch):
+    help_text = " ".join(script_parser("train_blackjack_mc", monkeypatch).format_help().split())
+    assert "(default: 10000 500000)" in help_text and "(default: 500000)" in help_text
+    help_text = " ".join(script_parser("train_tictactoe_td", monkeypatch).format_help().split())
+    assert "(default: 100000)" in help_text and "(default: td_tictactoe.npz;" in help_text
+
+
+def test_play_help_lists_alphazero_among_the_opponents(monkeypatch):
+    entry = next(
+        help_entry(parser, action)
+        for parser in [script_parser("play", monkeypatch)]
+        for action in parser._actions
+        if "--opponent" in action.option_strings
+    )
+    for name in ("alphazero", "alphabeta", "mcts", "td:FILE", "exact"):
+        assert name in entry
+
+
+# ---- no output replaced without --overwrite -------------------------------------------------------
+
+# (script, arguments with OUT for the folder, the file that exists, the flag named in the refusal)
+OUTPUTS = [
+    ("train_tictactoe_td", ["--out", "OUT/td.npz"], "td.npz", "--out"),
+    ("train_tictactoe_td", ["--out", "OUT/new.npz", "--plot", "OUT/curve.png"], "curve.png", "--plot"),
+    ("train_sb3", ["--out", "OUT/model.zip"], "model.zip", "--out"),
+    ("train_dots_boxes_q", ["--out", "OUT/study.md"], "study.md", "--out"),
+    ("train_dots_boxes_q", ["--rows", "2", "--cols", "2", "--save-dir", "OUT"], "dots_2x2_table.npz", "--save-dir"),
+    ("train_dots_boxes_q", ["--experiments", "lr", "--lrs", "0.5", "--save-dir", "OUT"], "q_lr_0.5.npz", "--save-dir"),
+    ("train_blackjack_mc", ["--out", "OUT"], "summary.json", "--out"),
+    ("train_gridworld_dp", ["--out", "OUT/gridworld.png"], "gridworld.png", "--out"),
+]
+
+
+@pytest.mark.parametrize(("name", "argv", "existing", "flag"), OUTPUTS)
+def test_an_existing_output_is_refused_without_overwrite(name, argv, existing, flag, tmp_path, capsys):
+    pytest.importorskip("matplotlib")  # --plot and blackjack's --out check the 'plot' extra first
+    kept = tmp_path / existing
+    kept.write_bytes(b"an earlier run's file")
+    argv = [arg.replace("OUT", str(tmp_path)) for arg in argv]
+    module = load_script(name)
+    with pytest.raises(SystemExit) as info:
+        module.parse_args(argv)
+    assert info.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.endswith(f": error: {flag} {kept} exists: pass --overwrite to replace it"), last
+    args = module.parse_args([*argv, "--overwrite"])  # accepted with --overwrite
+    assert args.overwrite
+    assert kept.read_bytes() == b"an earlier run's file"
+
+
+def test_the_refusal_comes_before_any_training(tmp_path):
+    out = tmp_path / "td.npz"
+    out.write_bytes(b"a good player")
+    result = run("train_tictactoe_td.py", "--out", str(out))  # the default budget: minutes, were it to start
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"train_tictactoe_td.py: error: --out {out} exists: pass --overwrite to replace it"
+    )
+    assert out.read_bytes() == b"a good player"
+
+
+@pytest.mark.parametrize(
+    ("name", "argv", "default", "numbered"),
+    [
+        ("train_tictactoe_td", [], "td_tictactoe.npz", "td_tictactoe_{}.npz"),
+        ("train_sb3", ["--algo", "dqn"], "sb3_tictactoe_dqn.zip", "sb3_tictactoe_dqn_{}.zip"),
+    ],
+)
+def test_the_default_output_goes_to_the_next_free_number(name, argv, default, numbered, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    module = load_script(name)
+    args = module.parse_args(argv)
+    assert args.out == default and args.out_note is None
+    (tmp_path / default).write_bytes(b"first")
+    args = module.parse_args(argv)
+    assert args.out == numbered.format(2)
+    note = f"{default} exists, so this run saves to {args.out} (--out {default} --overwrite replaces it)"
+    assert args.out_note == note
+    (tmp_path / numbered.format(2)).write_bytes(b"second")
+    assert module.parse_args(argv).out == numbered.format(3)
+    assert module.parse_args([*argv, "--overwrite"]).out == default
+
+
+def test_running_the_readme_command_twice_keeps_the_first_player(tmp_path):
+    tiny = ["--episodes", "300", "--eval-games", "2", "--alphabeta-games", "1", "--no-progress"]
+    first = run("train_tictactoe_td.py", *tiny, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    saved = (tmp_path / "td_tictactoe.npz").read_bytes()
+    second = run("train_tictactoe_td.py", *tiny, "--seed", "1", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.splitlines()[0] == (
+        "td_tictactoe.npz exists, so this run saves to td_tictactoe_2.npz "
+        "(--out td_tictactoe.npz --overwrite replaces it)"
+    )
+    assert "saved to td_tictactoe_2.npz" in second.stdout
+    assert (tmp_path / "td_tictactoe.npz").read_bytes() == saved
+    assert (tmp_path / "td_tictactoe_2.npz").is_file()
