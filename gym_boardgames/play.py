@@ -351,19 +351,18 @@ class PlayApp:
     def _draw_hints(self, surface: Any) -> None:
         from gym_boardgames.render.primitives import fitted_text
 
-        # Labels scale with the board: a fifth to a quarter of a cell (or of the dot spacing) high, within
-        # the cell's width less the badge's margins.
+        # Labels scale with the board: their font about a quarter of a cell (a fifth of the dot spacing), the
+        # text no wider than the cell less the badge's margins (shrunk to fit, as "draw 11%" needs).
         if isinstance(self.game, DotsAndBoxes):
             largest, room = max(12, min(24, self.view.spacing // 5)), int(self.view.spacing * 0.6)
         else:
-            largest, room = max(12, min(26, int(self.view.cell * 0.28))), self.view.cell - 16
+            largest, room = max(14, min(26, int(self.view.cell * 0.28))), self.view.cell - 16
         for action, label in self.hints.items():
-            text = fitted_text(label, (room, 2 * largest), HINT_COLOURS[label.split()[0]], largest, bold=True)
+            colour = HINT_COLOURS[label.split()[0]]
+            text = fitted_text(label, (room, 2 * largest), colour, largest, bold=True)
             badge = text.get_rect(center=self.hint_centre(action)).inflate(10, 6)
             self.pygame.draw.rect(surface, HINT_BADGE, badge, border_radius=badge.height // 2)
-            self.pygame.draw.rect(
-                surface, HINT_COLOURS[label.split()[0]], badge, width=2, border_radius=badge.height // 2
-            )
+            self.pygame.draw.rect(surface, colour, badge, width=2, border_radius=badge.height // 2)
             surface.blit(text, text.get_rect(center=badge.center))
 
     def _save_screenshot(self) -> None:

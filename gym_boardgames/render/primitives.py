@@ -81,7 +81,7 @@ def _split_in_two(text: str) -> list[str] | None:
     if not spaces:
         return None
     middle = min(spaces, key=lambda i: max(i, len(text) - i - 1))
-    return [text[:middle], text[middle + 1 :]]
+    return [text[:middle].rstrip(), text[middle + 1 :].lstrip()]
 
 
 def _render_lines(face: Any, lines: list[str], colour: tuple[int, int, int]) -> Any:
