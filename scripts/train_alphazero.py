@@ -93,54 +93,105 @@ DEFAULTS["connectn"] = {**DEFAULTS["connectfour"], "time_limit": 1200.0}
 DEFAULTS["dots"] = {**DEFAULTS["connectfour"], "time_limit": 1200.0, "alpha": 0.5, "temperature_moves": 6}
 
 
+def _per_game(key: str) -> str:
+    """Return the per-game defaults of a setting for its --help text, e.g. " (tictactoe: 600; others: 10000)"."""
+    groups: dict[str, list[str]] = {}
+    for game, values in DEFAULTS.items():
+        groups.setdefault(f"{values[key]:g}" if isinstance(values[key], float) else str(values[key]), []).append(game)
+    return " (default " + "; ".join(f"{', '.join(games)}: {value}" for value, games in groups.items()) + ")"
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line (bad values exit with status 2 and one line naming the flag)."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", choices=sorted(DEFAULTS), default="tictactoe", help="the game to learn")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False
+    )
+    parser.add_argument("--game", choices=sorted(DEFAULTS), default="tictactoe", help="the game to learn (tictactoe)")
     parser.add_argument("--rows", type=positive_int, help="connectn: board rows (default 6); dots: box rows (3)")
     parser.add_argument("--cols", type=positive_int, help="connectn: board columns (default 7); dots: box columns")
     parser.add_argument("--n", type=positive_int, help="connectn: pieces in a row to win (default 4)")
     gravity = parser.add_mutually_exclusive_group()
     gravity.add_argument("--gravity", dest="gravity", action="store_true", default=None, help="connectn: gravity")
     gravity.add_argument("--no-gravity", dest="gravity", action="store_false", help="connectn: no gravity (m,n,k)")
-    parser.add_argument("--iterations", type=positive_int, help="self-play + training rounds")
-    parser.add_argument("--games", type=positive_int, help="self-play games per iteration")
-    parser.add_argument("--simulations", type=positive_int, help="PUCT simulations per self-play move")
-    parser.add_argument("--parallel-games", type=positive_int, help="games played at once (the network's batch)")
+    parser.add_argument("--iterations", type=positive_int, help="self-play + training rounds" + _per_game("iterations"))
+    parser.add_argument("--games", type=positive_int, help="self-play games per iteration" + _per_game("games"))
+    parser.add_argument(
+        "--simulations", type=positive_int, help="PUCT simulations per self-play move" + _per_game("simulations")
+    )
+    parser.add_argument(
+        "--parallel-games",
+        type=positive_int,
+        help="games played at once (the network's batch)" + _per_game("parallel_games"),
+    )
     parser.add_argument(
         "--algorithm",
         choices=("puct", "gumbel"),
-        help="self-play search: AlphaZero's PUCT or Gumbel AlphaZero (sequential halving, improved-policy targets)",
+        help="self-play search: AlphaZero's PUCT or Gumbel AlphaZero (sequential halving, improved-policy targets)"
+        + _per_game("algorithm"),
     )
     parser.add_argument(
-        "--random-opening-moves", type=nonnegative_int, help="start each game after 0..K random moves (not recorded)"
+        "--random-opening-moves",
+        type=nonnegative_int,
+        help="start each game after 0..K random moves (not recorded)" + _per_game("random_opening_moves"),
     )
     parser.add_argument(
         "--max-considered", type=positive_int, default=16, help="gumbel: root moves sampled (default 16)"
     )
     parser.add_argument("--c-puct", type=float, default=1.5, help="PUCT exploration constant (default 1.5)")
-    parser.add_argument("--alpha", type=float, help="Dirichlet noise concentration at the self-play roots")
+    parser.add_argument(
+        "--alpha", type=float, help="Dirichlet noise concentration at the self-play roots" + _per_game("alpha")
+    )
     parser.add_argument("--epsilon", type=float, default=0.25, help="weight of the root noise (default 0.25)")
-    parser.add_argument("--temperature-moves", type=nonnegative_int, help="moves per game drawn from visit counts")
-    parser.add_argument("--channels", type=positive_int, help="network trunk width")
-    parser.add_argument("--blocks", type=nonnegative_int, help="residual blocks")
-    parser.add_argument("--policy-channels", type=positive_int, help="filters of the policy head's 1x1 conv")
-    parser.add_argument("--value-channels", type=positive_int, help="filters of the value head's 1x1 conv")
-    parser.add_argument("--epochs", type=float, help="gradient samples per new position (steps = epochs*new/batch)")
-    parser.add_argument("--batch-size", type=positive_int, default=256, help="samples per gradient step")
-    parser.add_argument("--lr", type=float, help="AdamW learning rate at the start (decays linearly to 10%%)")
+    parser.add_argument(
+        "--temperature-moves",
+        type=nonnegative_int,
+        help="moves per game drawn from visit counts" + _per_game("temperature_moves"),
+    )
+    parser.add_argument("--channels", type=positive_int, help="network trunk width" + _per_game("channels"))
+    parser.add_argument("--blocks", type=nonnegative_int, help="residual blocks" + _per_game("blocks"))
+    parser.add_argument(
+        "--policy-channels",
+        type=positive_int,
+        help="filters of the policy head's 1x1 conv" + _per_game("policy_channels"),
+    )
+    parser.add_argument(
+        "--value-channels", type=positive_int, help="filters of the value head's 1x1 conv" + _per_game("value_channels")
+    )
+    parser.add_argument(
+        "--epochs",
+        type=float,
+        help="gradient samples per new position (steps = epochs*new/batch)" + _per_game("epochs"),
+    )
+    parser.add_argument("--batch-size", type=positive_int, default=256, help="samples per gradient step (default 256)")
+    parser.add_argument(
+        "--lr", type=float, help="AdamW learning rate at the start (decays linearly to 10%%)" + _per_game("lr")
+    )
     parser.add_argument("--weight-decay", type=float, default=1e-4, help="AdamW weight decay (the L2 term)")
-    parser.add_argument("--window", type=positive_int, help="replay window, in positions")
-    parser.add_argument("--workers", type=positive_int, help="self-play processes")
+    parser.add_argument("--window", type=positive_int, help="replay window, in positions" + _per_game("window"))
+    parser.add_argument("--workers", type=positive_int, help="self-play processes" + _per_game("workers"))
     parser.add_argument("--ray-address", help="run the self-play workers as Ray tasks on this cluster (rllib extra)")
     parser.add_argument("--threads", type=positive_int, default=1, help="PyTorch threads for training (default 1)")
-    parser.add_argument("--inference", choices=("torch", "numpy"), help="what runs the network in self-play")
-    parser.add_argument("--time-limit", type=float, help="stop after this many seconds of training (0: none)")
-    parser.add_argument("--eval-every", type=nonnegative_int, help="iterations between evaluations (0: never)")
-    parser.add_argument("--eval-games", type=nonnegative_int, help="games against each baseline per evaluation")
-    parser.add_argument("--baseline-simulations", type=positive_int, default=200, help="MCTS baseline simulations")
-    parser.add_argument("--gate-games", type=nonnegative_int, default=0, help="games against the best net (0: off)")
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="the run's seed")
+    parser.add_argument(
+        "--inference", choices=("torch", "numpy"), help="what runs the network in self-play" + _per_game("inference")
+    )
+    parser.add_argument(
+        "--time-limit", type=float, help="stop after this many seconds of training (0: none)" + _per_game("time_limit")
+    )
+    parser.add_argument(
+        "--eval-every", type=nonnegative_int, help="iterations between evaluations (0: never)" + _per_game("eval_every")
+    )
+    parser.add_argument(
+        "--eval-games",
+        type=nonnegative_int,
+        help="games against each baseline per evaluation" + _per_game("eval_games"),
+    )
+    parser.add_argument(
+        "--baseline-simulations", type=positive_int, default=200, help="MCTS baseline simulations (default 200)"
+    )
+    parser.add_argument(
+        "--gate-games", type=nonnegative_int, default=0, help="games against the best net (default 0: off)"
+    )
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="the run's seed (default 0)")
     parser.add_argument("--out", help="the model file (default alphazero_GAME.npz); OUT.train.npz holds the state")
     parser.add_argument("--resume", help="continue from a training state (OUT.train.npz or its model file)")
     parser.add_argument("--plot", help="learning-curve PNG (default OUT_curve.png when matplotlib is installed)")
@@ -174,9 +225,50 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             require_extra("rllib", "ray", needed_for="--ray-address")
     except (MissingExtraError, ValueError) as error:
         parser.error(str(error))
-    if args.resume is not None and not os.path.isfile(args.resume) and not os.path.isfile(_state_of(args.resume)):
-        parser.error(f"--resume: no training state at {args.resume!r} (nor {_state_of(args.resume)!r})")
+    if args.resume is not None:
+        if not os.path.isfile(_state_of(args.resume)):
+            parser.error(
+                f"--resume: no training state at {_state_of(args.resume)!r}: give the run's MODEL.train.npz "
+                "(or the model file beside it)"
+            )
+    else:
+        try:  # every setting is checked here, before PyTorch loads or a worker starts
+            args.config = build_config(args)
+            args.made_game = _make_game(args)
+            from agents.alphazero.encoding import encoder_for
+            from agents.alphazero.training import MAX_REPLAY_BYTES, replay_bytes
+
+            encoder = encoder_for(args.made_game)
+            if replay_bytes(args.config.replay_window, encoder) > MAX_REPLAY_BYTES:
+                most = MAX_REPLAY_BYTES // replay_bytes(1, encoder)
+                raise ValueError(f"--window {args.config.replay_window:,} is too large for this game: at most {most:,}")
+            _net_config(args.config, encoder)
+        except ValueError as error:
+            parser.error(str(error))
     return args
+
+
+def _make_game(args: argparse.Namespace) -> Any:
+    """Return the rules object the command line names (the board flags checked by the rules' limits)."""
+    options = {"rows": args.rows, "cols": args.cols}
+    if args.game == "connectn":
+        options.update(n=args.n, gravity=args.gravity)
+    return make_game(args.game, **{k: v for k, v in options.items() if v is not None})
+
+
+def _net_config(config: Any, encoder: Any) -> Any:
+    """Return the network shape of ``config`` for the game (raises ValueError on too big a network)."""
+    from agents.alphazero.network import NetConfig
+
+    return NetConfig(
+        *encoder.shape,
+        encoder.num_actions,
+        channels=config.channels,
+        blocks=config.blocks,
+        value_hidden=config.value_hidden,
+        policy_channels=config.policy_channels,
+        value_channels=config.value_channels,
+    )
 
 
 def _state_of(path: str) -> str:
@@ -228,6 +320,32 @@ def build_config(args: argparse.Namespace) -> Any:
         threads=args.threads,
         inference=d["inference"],
         seed=args.seed,
+    )
+
+
+def describe_config(game: Any, config: Any) -> str:
+    """Return the run's settings as a few readable lines (the full settings are saved with the model)."""
+    sp = config.selfplay
+    search = (
+        f"Gumbel AlphaZero, {sp.n_simulations} simulations, {sp.max_considered} root moves considered"
+        if sp.algorithm == "gumbel"
+        else f"PUCT, {sp.n_simulations} simulations, c_puct {sp.c_puct:g}, Dirichlet({sp.dirichlet_alpha:g}) "
+        f"x {sp.dirichlet_epsilon:g}, {sp.temperature_moves} moves at temperature 1"
+    )
+    stop = f"{config.iterations:,} iterations" + (
+        f" or {config.time_limit:,.0f} s of training, whichever comes first" if config.time_limit else ""
+    )
+    return "\n".join(
+        [
+            f"training AlphaZero on {game!r} until {stop}",
+            f"  self-play: {config.games_per_iteration} games per iteration, {sp.parallel_games} at once, "
+            f"{config.workers} worker(s); {search}"
+            + (f"; openings of up to {sp.random_opening_moves} random moves" if sp.random_opening_moves else ""),
+            f"  network: {config.channels} channels x {config.blocks} blocks; AdamW lr {config.lr:g} "
+            f"(to 10%), weight decay {config.weight_decay:g}, batch {config.batch_size}, "
+            f"{config.epochs:g} samples per new position, window {config.replay_window:,}",
+            f"  evaluation every {config.eval_every} iterations" if config.eval_every else "  no evaluation",
+        ]
     )
 
 
@@ -294,38 +412,49 @@ def main(argv: list[str] | None = None) -> int:
     def log(message: str) -> None:
         print(message, file=sys.stderr if bar is not None else sys.stdout, flush=True)
 
-    if args.resume is not None:
-        trainer = Trainer.resume(
-            args.resume,
-            out=args.out,
-            iterations=args.iterations,
-            workers=args.workers,
-            ray_address=args.ray_address,
-            log=log,
-            time_limit=args.time_limit,
-        )
-    else:
-        game_options = {"rows": args.rows, "cols": args.cols}
-        if args.game == "connectn":
-            game_options.update(n=args.n, gravity=args.gravity)
-        game_options = {k: v for k, v in game_options.items() if v is not None}
-        try:
-            game = make_game(args.game, **game_options)
-        except ValueError as error:
-            print(f"train_alphazero.py: error: {error}", file=sys.stderr)
-            return 2
-        trainer = Trainer(game, build_config(args), args.out, ray_address=args.ray_address, log=log)
+    try:
+        if args.resume is not None:
+            trainer = Trainer.resume(
+                args.resume,
+                out=args.out,
+                iterations=args.iterations,
+                workers=args.workers,
+                ray_address=args.ray_address,
+                log=log,
+                time_limit=args.time_limit,
+            )
+        else:
+            trainer = Trainer(args.made_game, args.config, args.out, ray_address=args.ray_address, log=log)
+    except (OSError, ValueError, ConnectionError) as error:  # SavedFileError is a ValueError naming the file
+        print(f"train_alphazero.py: error: {error}", file=sys.stderr)
+        return 2
     config = trainer.config
-    print(f"{trainer.game!r}: {json.dumps(config.to_dict())}", flush=True)
-    bar = progress_bar(config.iterations * config.games_per_iteration, "self-play games", enabled=not args.quiet)
-    bar.update(trainer.games)
-    trainer.on_game = lambda summary: bar.update(1)
+    print(describe_config(trainer.game, config), flush=True)
+    # With a time limit the bar counts training seconds, so its percentage and time left are the run's own.
+    if config.time_limit:
+        bar = progress_bar(int(config.time_limit), "training seconds", enabled=not args.quiet)
+        shown = [min(int(trainer.seconds), int(config.time_limit))]
+        bar.update(shown[0])
+
+        def advance(_summary: Any) -> None:
+            now = min(int(trainer.seconds), int(config.time_limit))
+            bar.update(now - shown[0])
+            shown[0] = now
+
+        trainer.on_game = advance
+    else:
+        bar = progress_bar(config.iterations * config.games_per_iteration, "self-play games", enabled=not args.quiet)
+        bar.update(trainer.games)
+        trainer.on_game = lambda summary: bar.update(1)
     started = time.perf_counter()
     try:
         curve = trainer.run()
     except KeyboardInterrupt:
         print("interrupted: the last finished iteration is saved; continue with --resume", file=sys.stderr)
         return 130
+    except (OSError, ValueError) as error:  # a full disk, a diverged network: the last good files are kept
+        print(f"train_alphazero.py: error: {error}", file=sys.stderr)
+        return 1
     finally:
         bar.close()
     wall = time.perf_counter() - started

@@ -35,6 +35,8 @@ VERSION = 1
 PRETRAINED = {"tictactoe": "tictactoe.npz", "connectfour": "connectfour.npz"}
 #: Default PUCT exploration constant.
 C_PUCT = 1.5
+#: Most simulations per move (a million takes minutes per move on a CPU; more is a typo, not a plan).
+MAX_SIMULATIONS = 1_000_000
 
 
 def game_spec(game: Any) -> dict[str, Any]:
@@ -104,7 +106,15 @@ class NetworkEvaluator:
         self.states_evaluated += len(states)
         logits, values = self.net.forward(self.encoder.encode(states))
         mask = np.stack([game.legal_mask(s) for s in states]).astype(bool)
-        return masked_softmax(np.asarray(logits, dtype=np.float64), mask), np.asarray(values, dtype=np.float64)
+        logits, values = np.asarray(logits, dtype=np.float64), np.asarray(values, dtype=np.float64)
+        broken = ~(np.isfinite(np.where(mask, logits, 0.0)).all(axis=1) & np.isfinite(values))
+        if broken.any():
+            # Weights that passed the load checks can still overflow on some input; never search on NaN.
+            raise ValueError(
+                f"the network's output is not finite (NaN or infinite) for {int(broken.sum())} of {len(states)} "
+                "positions: the model is broken; retrain it or load another"
+            )
+        return masked_softmax(logits, mask), values
 
 
 class AlphaZeroAgent:
@@ -135,7 +145,7 @@ class AlphaZeroAgent:
         reuse_tree: bool = True,
         meta: dict[str, Any] | None = None,
     ) -> None:
-        check_int("n_simulations (0: the raw network)", n_simulations, 0)
+        check_int("n_simulations (0: the raw network)", n_simulations, 0, MAX_SIMULATIONS)
         check_number("c_puct", c_puct, 0.0, 1e6)
         encoder = encoder_for(game)
         expected = (encoder.shape[0], encoder.shape[1], encoder.shape[2], encoder.num_actions)
@@ -185,7 +195,9 @@ class AlphaZeroAgent:
             raise ValueError(f"this network plays {self.game!r}, not {game!r}")
         if self.n_simulations == 0:
             priors, _ = self.evaluate(game, [state])
-            return int(np.argmax(priors[0]))
+            legal = list(game.legal_actions(state))
+            # Only legal moves are candidates, whatever the priors hold elsewhere.
+            return int(max(legal, key=lambda a: priors[0][a]))
         return self.search(game, state).best_action()
 
     def search(self, game: Any, state: Any) -> SearchTree:
@@ -236,20 +248,24 @@ class AlphaZeroAgent:
             found.update(game=stored_game, config=config, info=meta.get("info", {}))
             return {name: ArraySpec(shape, np.float32, finite=True) for name, shape in config.param_shapes().items()}
 
+        check_int("n_simulations (0: the raw network)", n_simulations, 0, MAX_SIMULATIONS)
         loaded = load_npz(path, format=FORMAT, versions={VERSION}, schema=schema, allow_extra=False)
         stored_game = found["game"]
         if game is not None and not same_game(game, stored_game):
             raise SavedFileError(path, f"a model of {stored_game!r}, not of {game!r}")
         info = found["info"] if isinstance(found["info"], dict) else {}
-        return cls(
-            game if game is not None else stored_game,
-            found["config"],
-            dict(loaded.arrays),
-            n_simulations=n_simulations,
-            c_puct=c_puct,
-            seed=seed,
-            meta=info,
-        )
+        try:
+            return cls(
+                game if game is not None else stored_game,
+                found["config"],
+                dict(loaded.arrays),
+                n_simulations=n_simulations,
+                c_puct=c_puct,
+                seed=seed,
+                meta=info,
+            )
+        except ValueError as error:  # poisoned weights: a negative variance, an overflow when folding
+            raise SavedFileError(path, str(error)) from None
 
 
 def pretrained_path(name: str) -> str:

@@ -32,6 +32,10 @@ from agents.alphazero._checks import check_int
 
 #: PyTorch's default batch-norm epsilon; the numpy pass must fold with the same value.
 BN_EPS = 1e-5
+#: Most multiply-adds one position may cost (about 80x the shipped Connect Four net's 2.4 million, and 4x a
+#: 64-channel, 6-block net on 9x9). The byte limits of a file do not bound compute: a 194 KB file of zeros
+#: can describe a 512-channel net on a 64x64 board that takes seconds per call, minutes per move.
+MAX_MACS_PER_POSITION = 200_000_000
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,21 @@ class NetConfig:
         }
         for name, limit in limits.items():
             check_int(f"network {name}", getattr(self, name), 0 if name == "blocks" else 1, limit)
+        if self.macs() > MAX_MACS_PER_POSITION:
+            raise ValueError(
+                f"network of {self.channels} channels x {self.blocks} blocks on a {self.height}x{self.width} board "
+                f"costs {self.macs():,} multiply-adds per position, more than the limit of "
+                f"{MAX_MACS_PER_POSITION:,}: use fewer channels or blocks"
+            )
+
+    def macs(self) -> int:
+        """Return the multiply-adds of one position's forward pass (convolutions and linear layers)."""
+        cells, c = self.height * self.width, self.channels
+        convs = cells * (
+            9 * self.in_planes * c + self.blocks * 2 * 9 * c * c + c * (self.policy_channels + self.value_channels)
+        )
+        linear = cells * (self.policy_channels * self.num_actions + self.value_channels * self.value_hidden)
+        return int(convs + linear + self.value_hidden)
 
     def to_dict(self) -> dict[str, int]:
         """Return the configuration as plain ints (for a file's JSON metadata)."""
@@ -109,12 +128,19 @@ def _fold(params: dict[str, np.ndarray], prefix: str) -> tuple[np.ndarray, np.nd
     weight = params[f"{prefix}.conv.weight"].astype(np.float64)  # (out, in, k, k)
     gamma, beta = params[f"{prefix}.bn.weight"], params[f"{prefix}.bn.bias"]
     mean, var = params[f"{prefix}.bn.running_mean"], params[f"{prefix}.bn.running_var"]
+    if not np.all(var >= 0):  # also refuses NaN; a negative variance makes every output NaN
+        raise ValueError(f"network parameter '{prefix}.bn.running_var' has negative entries (a variance is >= 0)")
     scale = gamma / np.sqrt(var.astype(np.float64) + BN_EPS)
     weight = weight * scale[:, None, None, None]
     bias = beta - mean * scale
     # Patches are laid out (dy, dx, channel), matching _patches below.
     matrix = weight.transpose(2, 3, 1, 0).reshape(-1, weight.shape[0])
-    return matrix.astype(np.float32), bias.astype(np.float32)
+    with np.errstate(over="ignore"):
+        folded = matrix.astype(np.float32), bias.astype(np.float32)
+    if not all(np.all(np.isfinite(x)) for x in folded):
+        # Finite float32 weights (say 3e38) can overflow once scaled by the batch norm.
+        raise ValueError(f"network layer {prefix!r} overflows float32 once its batch norm is folded in")
+    return folded
 
 
 def _patches(x: np.ndarray) -> np.ndarray:
@@ -134,7 +160,8 @@ class NumpyNet:
         params: every parameter of :meth:`NetConfig.param_shapes`, by name.
 
     Raises:
-        ValueError: if a parameter is missing or has the wrong shape.
+        ValueError: if a parameter is missing, has the wrong shape or is not finite, a batch-norm variance is
+            negative, or a layer overflows float32 once its batch norm is folded in.
     """
 
     def __init__(self, config: NetConfig, params: dict[str, np.ndarray]) -> None:
@@ -143,6 +170,8 @@ class NumpyNet:
                 raise ValueError(f"network parameter {name!r} is missing")
             if tuple(params[name].shape) != shape:
                 raise ValueError(f"network parameter {name!r} has shape {params[name].shape}, expected {shape}")
+            if not np.all(np.isfinite(params[name])):
+                raise ValueError(f"network parameter {name!r} holds NaN or infinite values")
         self.config = config
         self._stem = _fold(params, "stem")
         self._blocks = [(_fold(params, f"blocks.{b}.a"), _fold(params, f"blocks.{b}.b")) for b in range(config.blocks)]

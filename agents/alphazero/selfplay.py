@@ -76,13 +76,13 @@ class SelfPlayConfig:
     random_opening_moves: int = 0
 
     def __post_init__(self) -> None:
-        check_int("random_opening_moves", self.random_opening_moves, 0)
+        check_int("random_opening_moves", self.random_opening_moves, 0, 1_000_000)
         if self.algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
-        check_int("max_considered", self.max_considered, 1)
-        check_int("n_simulations", self.n_simulations, 1)
-        check_int("parallel_games", self.parallel_games, 1)
-        check_int("temperature_moves", self.temperature_moves, 0)
+        check_int("max_considered", self.max_considered, 1, 65_536)
+        check_int("n_simulations", self.n_simulations, 1, 1_000_000)
+        check_int("parallel_games", self.parallel_games, 1, 65_536)
+        check_int("temperature_moves", self.temperature_moves, 0, 1_000_000)
         check_number("c_puct", self.c_puct, 0, 1e6)
         check_number("dirichlet_alpha", self.dirichlet_alpha, 1e-6, 1e6)
         check_number("dirichlet_epsilon", self.dirichlet_epsilon, 0, 1)

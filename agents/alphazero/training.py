@@ -46,6 +46,35 @@ TRAIN_FORMAT = "gym_boardgames.alphazero.training"
 TRAIN_VERSION = 1
 #: Largest training-state file accepted on resume (the replay window dominates it).
 MAX_TRAIN_FILE_BYTES = 1 << 30
+#: Most memory the replay window may take (float32 planes, policies and values of every kept position):
+#: checked from the settings before allocating, so neither a flag nor a small file can ask for terabytes.
+MAX_REPLAY_BYTES = 4 << 30
+#: Upper bounds of the settings that size processes, threads and loops (far above any run on one machine;
+#: a larger value is a typo that would otherwise spawn processes or threads until the machine gives out).
+MAX_WORKERS = 64
+MAX_THREADS = 64
+MAX_SEED = 2**63 - 1
+
+
+_UPPER = {
+    "iterations": 10_000_000,
+    "games_per_iteration": 100_000,
+    "batch_size": 65_536,
+    "replay_window": 100_000_000,  # and MAX_REPLAY_BYTES, checked with the game's encoding
+    "workers": MAX_WORKERS,
+    "threads": MAX_THREADS,
+    "baseline_simulations": 1_000_000,
+    "eval_games": 100_000,
+    "eval_simulations": 1_000_000,
+    "gate_games": 100_000,
+    "seed": MAX_SEED,
+    "eval_every": 10_000_000,
+}
+
+
+def replay_bytes(window: int, encoder: BoardEncoder) -> int:
+    """Return the bytes a replay window of ``window`` positions of ``encoder``'s game takes (float32)."""
+    return window * 4 * (math.prod(encoder.shape) + encoder.num_actions + 1)
 
 
 @dataclass(frozen=True)
@@ -121,9 +150,9 @@ class TrainConfig:
             "baseline_simulations",
             "threads",
         ):
-            check_int(name, getattr(self, name), 1)
+            check_int(name, getattr(self, name), 1, _UPPER.get(name))
         for name in ("blocks", "eval_every", "gate_games", "seed", "eval_games", "eval_simulations"):
-            check_int(name, getattr(self, name), 0)
+            check_int(name, getattr(self, name), 0, _UPPER.get(name))
         if self.inference not in ("torch", "numpy"):
             raise ValueError(f"inference must be 'torch' or 'numpy', got {self.inference!r}")
         check_number("lr", self.lr, 1e-8, 10.0)
@@ -226,6 +255,36 @@ def _init_worker() -> None:
     os.environ["OMP_NUM_THREADS"] = "1"
 
 
+#: Iterations between log lines when a run has no evaluations.
+LOG_EVERY = 10
+#: Seconds to wait for a Ray cluster's port before giving up (ray.init itself retries for minutes).
+RAY_CONNECT_TIMEOUT = 5.0
+
+
+def check_ray_reachable(address: str, timeout: float = RAY_CONNECT_TIMEOUT) -> None:
+    """Check that something listens at a Ray address (``host:port`` or ``ray://host:port``) before ``ray.init``.
+
+    ``"auto"`` and ``"local"`` are left to Ray. ``ray.init`` on an address where nothing listens keeps
+    retrying for minutes; this fails in ``timeout`` seconds instead.
+
+    Raises:
+        ConnectionError: naming the address, if it cannot be reached or has no port.
+    """
+    if address in ("auto", "local"):
+        return
+    import socket
+
+    rest = address.split("://", 1)[-1]
+    host, sep, port = rest.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConnectionError(f"cannot reach the Ray cluster at {address!r}: give HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout):
+            pass
+    except OSError as error:
+        raise ConnectionError(f"cannot reach the Ray cluster at {address}: {error.strerror or error}") from None
+
+
 class SelfPlayPool:
     """Runs self-play in this process, in local worker processes, or as Ray tasks on a cluster.
 
@@ -244,6 +303,7 @@ class SelfPlayPool:
         self._ray: Any = None
         if ray_address is not None:
             require_extra("rllib", "ray", needed_for="--ray-address")
+            check_ray_reachable(ray_address)
             import ray
 
             ray.init(address=ray_address, ignore_reinit_error=True, log_to_driver=False)
@@ -352,6 +412,13 @@ class Trainer:
         self.log = log or (lambda message: None)
         self.on_game = on_game
         self.encoder = encoder_for(game)
+        needed = replay_bytes(config.replay_window, self.encoder)
+        if needed > MAX_REPLAY_BYTES:
+            most = MAX_REPLAY_BYTES // replay_bytes(1, self.encoder)
+            raise ValueError(
+                f"a replay window of {config.replay_window:,} positions of {game!r} takes {needed / 2**30:.1f} GiB, "
+                f"more than the {MAX_REPLAY_BYTES / 2**30:.0f} GiB limit: use at most {most:,} positions"
+            )
         self.net_config = NetConfig(
             *self.encoder.shape,
             self.encoder.num_actions,
@@ -433,10 +500,14 @@ class Trainer:
         self.seconds += time.perf_counter() - start
         adopted = self._gate()
         point = CurvePoint(self.iteration, self.seconds, self.games, self.positions, policy_loss, value_loss)
-        if config.eval_every and (self.iteration % config.eval_every == 0 or self.iteration == config.iterations):
+        evaluated = bool(
+            config.eval_every and (self.iteration % config.eval_every == 0 or self.iteration == config.iterations)
+        )
+        eval_seconds = 0.0
+        if evaluated:
             eval_start = time.perf_counter()
             self._evaluate(point)
-            self.log(f"  (evaluation took {time.perf_counter() - eval_start:.1f} s, not counted as training)")
+            eval_seconds = time.perf_counter() - eval_start
         self.curve.append(point)
         self.save()
         results = f"{sum(s.result > 0 for s in summaries)}/{sum(s.result == 0 for s in summaries)}/"
@@ -456,7 +527,11 @@ class Trainer:
             message += ", " + ", ".join(f"vs {k} {100 * v:.0f}%" for k, v in point.scores.items())
         if adopted is not None:
             message += f", gate {'adopted' if adopted else 'kept the best'}"
-        self.log(message)
+        if evaluated:
+            message += f" (evaluation {eval_seconds:.1f} s, not counted)"
+        # One line per evaluation (or every LOG_EVERY iterations without them), so a run's log stays short.
+        if evaluated or (not config.eval_every and self.iteration % LOG_EVERY == 0):
+            self.log(message)
 
     def _self_play(self, pool: SelfPlayPool) -> tuple[Samples, list[GameSummary]]:
         config = self.config
@@ -585,7 +660,23 @@ class Trainer:
     # ---- files ---------------------------------------------------------------------------------
 
     def save(self) -> None:
-        """Write the model to ``out`` and the training state beside it, both atomically."""
+        """Write the training state and then the model (``out``), each atomically.
+
+        The state holds the model's parameters too, so it is written first: a crash or a full disk between
+        the two writes leaves a state that resumes (and rewrites the model), never a model newer than its
+        state. A model with NaN or infinite parameters (a diverged run) is never written over a good one.
+
+        Raises:
+            ValueError: if the network's parameters are not finite (nothing is written).
+            OSError: if a file cannot be written (the previous files are kept, whole).
+        """
+        params = self.params()
+        broken = [name for name, value in params.items() if not np.all(np.isfinite(value))]
+        if broken:
+            raise ValueError(
+                f"training diverged at iteration {self.iteration}: parameters {broken[:3]} hold NaN or infinite "
+                f"values; {self.out} and its training state keep the last good iteration"
+            )
         info = {
             "training": self.config.to_dict(),
             "iteration": self.iteration,
@@ -593,8 +684,7 @@ class Trainer:
             "games": self.games,
             "positions": self.positions,
         }
-        AlphaZeroAgent(self.game, self.net_config, self.params(), n_simulations=0, meta=info).save(self.out)
-        arrays: dict[str, np.ndarray] = {f"model.{k}": v for k, v in self.params().items()}
+        arrays: dict[str, np.ndarray] = {f"model.{k}": v for k, v in params.items()}
         optimizer_state = self.optimizer.state_dict()
         parameter_names = [n for n, _ in self.model.named_parameters()]
         for index, name in enumerate(parameter_names):
@@ -619,6 +709,7 @@ class Trainer:
             "curve": [asdict(p) for p in self.curve],
         }
         save_npz(training_state_path(self.out), arrays, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta=meta)
+        AlphaZeroAgent(self.game, self.net_config, params, n_simulations=0, meta=info).save(self.out)
 
     @classmethod
     def resume(
@@ -669,6 +760,11 @@ class Trainer:
             )
             if meta.get("net") != net.to_dict():
                 raise ValueError(f"network {meta.get('net')} does not match the training settings {net.to_dict()}")
+            if replay_bytes(config.replay_window, encoder) > MAX_REPLAY_BYTES:
+                raise ValueError(
+                    f"its replay window of {config.replay_window:,} positions would take more than "
+                    f"{MAX_REPLAY_BYTES / 2**30:.0f} GiB"
+                )
             found.update(game=game, config=config, meta=meta)
             specs = {f"model.{k}": ArraySpec(s, np.float32, finite=True) for k, s in net.param_shapes().items()}
             for name, shape in net.param_shapes().items():
@@ -682,9 +778,9 @@ class Trainer:
                 (None, *encoder.shape), np.uint8, max_size=window * math.prod(encoder.shape)
             )
             specs["replay.policies"] = ArraySpec(
-                (None, encoder.num_actions), np.float32, max_size=window * encoder.num_actions
+                (None, encoder.num_actions), np.float32, finite=True, max_size=window * encoder.num_actions
             )
-            specs["replay.values"] = ArraySpec((None,), np.float32, max_size=window)
+            specs["replay.values"] = ArraySpec((None,), np.float32, finite=True, max_size=window)
             return specs
 
         loaded = load_npz(
@@ -697,6 +793,19 @@ class Trainer:
             max_data_bytes=MAX_TRAIN_FILE_BYTES,
         )
         meta, config = found["meta"], found["config"]
+        from agents.persistence import SavedFileError
+
+        arrays = loaded.arrays
+        negative = [k for k, v in arrays.items() if k.startswith("adam.exp_avg_sq.") and np.any(v < 0)]
+        if negative:
+            raise SavedFileError(state_path, f"optimizer second moments must be >= 0, {negative[0]} is not")
+        try:
+            counters = {key: _meta_int(meta, key) for key in ("iteration", "games", "positions")}
+            seconds = {key: _meta_seconds(meta, key) for key in ("seconds", "selfplay_seconds")}
+            curve = [CurvePoint(**p) for p in meta.get("curve", [])]
+            _check_curve(curve)
+        except (TypeError, ValueError) as error:
+            raise SavedFileError(state_path, f"bad run record: {error}") from None
         changes = {}
         if iterations is not None:
             changes["iterations"] = iterations
@@ -709,7 +818,6 @@ class Trainer:
         trainer = cls(
             found["game"], config, out if out is not None else _model_path(state_path), ray_address, log, on_game
         )
-        arrays = loaded.arrays
         from agents.alphazero.torch_model import load_params
 
         load_params(trainer.model, {k[len("model.") :]: v for k, v in arrays.items() if k.startswith("model.")})
@@ -728,28 +836,46 @@ class Trainer:
         quarters, policies, values = (arrays[f"replay.{k}"] for k in ("planes", "policies", "values"))
         planes = quarters.astype(np.float32) / 4
         if not len(planes) == len(policies) == len(values) or quarters.max(initial=0) > 4:
-            from agents.persistence import SavedFileError
-
             raise SavedFileError(state_path, "the replay arrays have different lengths or planes above 1")
         trainer.replay.add(Samples(planes, policies, values))
-        trainer.iteration = _meta_int(meta, "iteration")
-        trainer.games = _meta_int(meta, "games")
-        trainer.positions = _meta_int(meta, "positions")
-        trainer.seconds = float(meta.get("seconds", 0.0))
-        trainer.selfplay_seconds = float(meta.get("selfplay_seconds", 0.0))
+        trainer.iteration, trainer.games, trainer.positions = (counters[k] for k in ("iteration", "games", "positions"))
+        trainer.seconds, trainer.selfplay_seconds = seconds["seconds"], seconds["selfplay_seconds"]
         try:
             trainer.rng.bit_generator.state = meta["rng"]
-        except (KeyError, TypeError, ValueError):
-            pass  # an older or edited file: continue with the seed's stream
-        trainer.curve = [CurvePoint(**p) for p in meta.get("curve", []) if isinstance(p, dict)]
+        except (KeyError, TypeError, ValueError, OverflowError):
+            # An edited RNG state: continue with the seed's stream (reproducibility is lost, nothing else).
+            log = log or (lambda message: None)
+            log(f"note: {state_path}: the saved random state is not usable; continuing from the run's seed")
+        trainer.curve = curve
         return trainer
 
 
 def _meta_int(meta: dict[str, Any], key: str) -> int:
     value = meta.get(key, 0)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"training state {key} must be an integer >= 0, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+        raise ValueError(f"training state {key} must be an integer in [0, {MAX_SEED}], got {value!r}")
     return value
+
+
+def _meta_seconds(meta: dict[str, Any], key: str) -> float:
+    value = meta.get(key, 0.0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1e9:
+        raise ValueError(f"training state {key} must be a number of seconds in [0, 1e9], got {value!r}")
+    return float(value)
+
+
+def _check_curve(curve: list[CurvePoint]) -> None:
+    """Refuse a learning curve whose entries are not numbers of the right kind (a hand-edited file)."""
+    for point in curve:
+        for name in ("iteration", "games", "positions"):
+            if isinstance(getattr(point, name), bool) or not isinstance(getattr(point, name), int):
+                raise ValueError(f"curve {name} must be an integer, got {getattr(point, name)!r}")
+        for name in ("seconds", "policy_loss", "value_loss"):
+            value = getattr(point, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"curve {name} must be a number, got {value!r}")
+        if not isinstance(point.scores, dict):
+            raise ValueError(f"curve scores must be an object, got {point.scores!r}")
 
 
 def training_state_path(model_path: str) -> str:
