@@ -108,6 +108,7 @@ def test_no_parser_takes_an_abbreviated_option(name, monkeypatch):
     assert checked >= 3
 
 
+@pytest.mark.slow  # a subprocess run of the script
 def test_an_abbreviation_stops_the_td_script_before_it_trains(tmp_path):
     result = run("train_tictactoe_td.py", "--episode", "100", cwd=tmp_path)
     assert result.returncode == 2
@@ -181,6 +182,7 @@ def test_an_existing_output_is_refused_without_overwrite(name, argv, existing, f
     assert kept.read_bytes() == b"an earlier run's file"
 
 
+@pytest.mark.slow  # a subprocess run of the script
 def test_the_refusal_comes_before_any_training(tmp_path):
     out = tmp_path / "td.npz"
     out.write_bytes(b"a good player")
@@ -214,6 +216,7 @@ def test_the_default_output_goes_to_the_next_free_number(name, argv, default, nu
     assert module.parse_args([*argv, "--overwrite"]).out == default
 
 
+@pytest.mark.slow  # a subprocess run of the script
 def test_running_the_readme_command_twice_keeps_the_first_player(tmp_path):
     tiny = ["--episodes", "300", "--eval-games", "2", "--alphabeta-games", "1", "--no-progress"]
     first = run("train_tictactoe_td.py", *tiny, cwd=tmp_path)

@@ -57,6 +57,7 @@ def test_td_prints_its_training_line_before_the_evaluation_starts(bars, monkeypa
     assert stdout.index("[progress bar: self-play]") < training < stdout.index("[progress bar: evaluation]")
 
 
+@pytest.mark.slow  # trains a MaskablePPO model (imports torch)
 def test_sb3_progress_never_passes_the_asked_steps(bars, monkeypatch, capsys, tmp_path):
     for extra in ("torch", "stable_baselines3", "sb3_contrib"):
         pytest.importorskip(extra)
@@ -103,6 +104,7 @@ def headless_env(**extra):
     return {**env, **extra}
 
 
+@pytest.mark.slow  # a subprocess run of play.py
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="DISPLAY and WAYLAND_DISPLAY are Linux's")
 def test_play_without_a_display_says_how_to_get_a_window(tmp_path):
     # Before, SDL fell back to its offscreen driver and the window ran where nobody could see it.
@@ -120,6 +122,7 @@ def test_play_without_a_display_says_how_to_get_a_window(tmp_path):
     assert "desktop session" in lines[0] and "xvfb-run" in lines[0] and "--screenshot FILE" in lines[0]
 
 
+@pytest.mark.slow  # a subprocess run of play.py
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="DISPLAY and WAYLAND_DISPLAY are Linux's")
 def test_play_without_a_display_still_saves_a_screenshot(tmp_path):
     shot = tmp_path / "board.png"
