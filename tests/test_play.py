@@ -4,7 +4,7 @@ scripts/play.py hands it."""
 import importlib.util
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,8 @@ from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # no
 from gym_boardgames.play import PlayApp  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Only for a worker that never ends: how long one takes is not what these tests check.
+HANG_GUARD_S = 600
 
 
 def load_play_script():
@@ -46,6 +48,19 @@ def key(app, name):
     pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=getattr(pygame, f"K_{name}")))
     app.frame()
     app.wait_for_agent()
+
+
+def show_hints(app):
+    """Press H and wait for the hint worker to finish, however long a busy machine makes it take: no deadline.
+
+    The worker is the thread the key press starts; once it is joined, one frame collects its labels.
+    """
+    before = set(threading.enumerate())
+    key(app, "h")
+    for worker in set(threading.enumerate()) - before:
+        worker.join(timeout=HANG_GUARD_S)
+        assert not worker.is_alive(), f"the hint worker still runs after {HANG_GUARD_S} s: it hangs"
+    app.frame()
 
 
 def edge_centre(app, edge):
@@ -150,11 +165,7 @@ def test_hints_show_the_value_of_each_move(close_after):
     app = PlayApp(env, Lowest(), human_player=0, hints=hint_labels)
     close_after(app)
     app.restart([0, 3, 1, 4])  # X to move: 2 wins at once; anything else lets O win with 5
-    key(app, "h")
-    deadline = time.monotonic() + 10
-    while not app.hints and time.monotonic() < deadline:
-        app.frame()
-        time.sleep(0.01)
+    show_hints(app)
     assert app.hints[2] == "win" and app.hints[5] == "draw" and app.hints[8] == "loss"
 
 
@@ -235,11 +246,7 @@ def test_a_network_opponent_adds_its_priors_and_value_to_the_hints(close_after):
     agent = load_pretrained("connectfour", n_simulations=20, seed=0)
     app = PlayApp(env, agent, human_player=0, hints=hint_labels)
     close_after(app)
-    key(app, "h")
-    deadline = time.monotonic() + 20
-    while not app.hints and time.monotonic() < deadline:
-        app.frame()
-        time.sleep(0.01)
+    show_hints(app)
     priors, _ = agent.evaluate(env.game, [env.state])
     assert set(app.hints) == set(range(7))
     for action, label in app.hints.items():
@@ -252,11 +259,7 @@ def test_without_a_hint_provider_every_move_is_unknown(close_after):
     env = TicTacToeEnv(opponent=None)
     app = PlayApp(env, Lowest(), human_player=0)
     close_after(app)
-    key(app, "h")
-    deadline = time.monotonic() + 10
-    while not app.hints and time.monotonic() < deadline:
-        app.frame()
-        time.sleep(0.01)
+    show_hints(app)
     assert app.hints == dict.fromkeys(range(9), "?")
 
 
