@@ -327,3 +327,75 @@ def test_random_openings_start_games_elsewhere_and_are_not_recorded():
     # Games of tic-tac-toe start from the empty board without openings; with them, from several positions.
     assert len(set(first_planes)) > 3
     assert min(s.moves for s in summaries) < 5 <= max(s.moves for s in summaries)
+
+
+def _poisoned(tmp_path, name, change):
+    """Save a tic-tac-toe model whose parameters ``change`` edits in place; return its path."""
+    agent = small_agent(TicTacToe())
+    params = {k: v.copy() for k, v in agent.params.items()}
+    change(params)
+    path = tmp_path / name
+    from agents.alphazero.agent import FORMAT, VERSION
+    from agents.persistence import save_npz
+
+    # Written as AlphaZeroAgent.save writes (the constructor itself refuses such parameters).
+    meta = {"game": game_spec(TicTacToe()), "net": agent.config.to_dict(), "info": {}}
+    save_npz(path, params, format=FORMAT, version=VERSION, meta=meta)
+    return path
+
+
+def test_poisoned_models_are_refused_at_load_naming_the_file(tmp_path):
+    def negative_variance(params):
+        params["stem.bn.running_var"][0] = -1.0
+
+    def overflow_when_folded(params):
+        params["stem.conv.weight"][:] = 3e38
+        params["stem.bn.weight"][:] = 10.0
+
+    for name, change, message in (
+        ("var.npz", negative_variance, "running_var"),
+        ("huge.npz", overflow_when_folded, "overflows float32"),
+    ):
+        path = _poisoned(tmp_path, name, change)
+        with pytest.raises(SavedFileError, match=f"{name}.*{message}"):
+            AlphaZeroAgent.load(path)
+
+
+def test_a_network_too_costly_per_position_is_refused_from_a_small_file(tmp_path):
+    from agents.persistence import save_npz
+
+    # 512 channels on a 64x64 board: a few hundred bytes of metadata, billions of multiply-adds per call.
+    meta = {
+        "game": {"name": "connectn", "rows": 64, "cols": 64, "n": 5, "gravity": False},
+        "net": {"in_planes": 4, "height": 64, "width": 64, "num_actions": 4096, "channels": 512, "blocks": 1},
+    }
+    path = tmp_path / "costly.npz"
+    save_npz(path, {"x": np.zeros(1, np.float32)}, format="gym_boardgames.alphazero", version=1, meta=meta)
+    with pytest.raises(SavedFileError, match="multiply-adds per position"):
+        AlphaZeroAgent.load(path)
+
+
+def test_the_raw_network_never_plays_an_illegal_move_and_never_searches_on_nan(monkeypatch):
+    game = TicTacToe()
+    agent = small_agent(game, n_simulations=0)
+    state = play(game, [4, 0])  # cells 4 and 0 are taken
+
+    def favours_a_taken_cell(_game, states):
+        priors = np.zeros((len(states), 9))
+        priors[:, 4] = 1.0  # whatever the network says about an occupied cell
+        priors[:, 8] = 0.1
+        return priors, np.zeros(len(states))
+
+    monkeypatch.setattr(agent, "evaluate", favours_a_taken_cell)
+    assert agent.act(game, state) == 8
+    broken = small_agent(game, n_simulations=0)
+    monkeypatch.setattr(
+        broken.evaluator.net, "forward", lambda planes: (np.full((len(planes), 9), np.nan), np.zeros(len(planes)))
+    )
+    with pytest.raises(ValueError, match="not finite"):
+        broken.act(game, state)
+
+
+def test_simulations_are_bounded():
+    with pytest.raises(ValueError, match=r"n_simulations .* in \[0, 1000000\]"):
+        small_agent(TicTacToe(), n_simulations=10**12)

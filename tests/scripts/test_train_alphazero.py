@@ -101,3 +101,169 @@ def test_ray_workers_run_the_same_self_play(tmp_path):
     result = run(*TINY, "--ray-address", "local", "--workers", "2", "--eval-every", "0", "--out", out)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1])["games"] == 4 and out.is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--window", str(10**12)], "replay_window must be an integer in [1, 100000000]"),
+        (["--window", str(90_000_000)], "--window 90,000,000 is too large for this game: at most"),
+        (["--threads", str(10**9)], "threads must be an integer in [1, 64]"),
+        (["--workers", str(10**7)], "workers must be an integer in [1, 64]"),
+        (["--channels", "100000"], "network channels must be an integer in [1, 512]"),
+        (["--seed", str(10**30)], "seed must be an integer in [0,"),
+        (
+            [
+                "--game",
+                "connectn",
+                "--rows",
+                "64",
+                "--cols",
+                "64",
+                "--no-gravity",
+                "--channels",
+                "512",
+                "--window",
+                "1000",
+            ],
+            "multiply-adds",
+        ),
+        (["--episode", "3"], "unrecognized arguments: --episode"),
+    ],
+)
+def test_unbounded_flags_are_refused_in_one_line(tmp_path, args, message):
+    result = run(*args, "--quiet", cwd=tmp_path)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not list(tmp_path.iterdir())
+
+
+def _tiny_state(trained, tmp_path):
+    """A copy of the tic-tac-toe tiny run's model and training state in ``tmp_path``."""
+    first, trained_out = trained("tictactoe")
+    assert first.returncode == 0, first.stderr
+    for name in ("model.npz", "model.train.npz"):
+        shutil.copy(trained_out.parent / name, tmp_path / name)
+    return tmp_path / "model.npz", tmp_path / "model.train.npz"
+
+
+def _rewrite_state(path, arrays=None, meta=None):
+    """Rewrite a training state with some arrays or metadata replaced (as a hostile edit would)."""
+    import numpy as np
+
+    from agents.alphazero.training import TRAIN_FORMAT, TRAIN_VERSION
+    from agents.persistence import save_npz
+
+    with np.load(path, allow_pickle=False) as data:
+        header = json.loads(str(data["__header__"]))
+        kept = {k: data[k] for k in data.files if k != "__header__"}
+    kept.update(arrays or {})
+    save_npz(path, kept, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta={**header["meta"], **(meta or {})})
+
+
+def test_bad_training_states_are_refused_in_one_line_naming_the_file(trained, tmp_path):
+    import numpy as np
+
+    model, state = _tiny_state(trained, tmp_path)
+    with np.load(state, allow_pickle=False) as data:
+        values = data["replay.values"].copy()
+        second = next(k for k in data.files if k.startswith("adam.exp_avg_sq."))
+        moments = data[second].copy()
+    values[0] = np.nan
+    moments.flat[0] = -1.0
+    for arrays, meta, message in (
+        ({"replay.values": values}, None, "NaN"),
+        ({second: moments}, None, "second moments must be >= 0"),
+        (None, {"seconds": "soon"}, "seconds must be a number"),
+        (None, {"curve": [{"iteration": "x"}]}, "bad run record"),
+        (None, {"iteration": 10**30}, "iteration must be an integer"),
+    ):
+        shutil.copy(trained("tictactoe")[1].parent / "model.train.npz", state)
+        _rewrite_state(state, arrays, meta)
+        result = run("--resume", model, "--iterations", "2", "--quiet", "--out", model)
+        assert result.returncode == 2, result.stderr
+        assert "error:" in result.stderr and "model.train.npz" in result.stderr and message in result.stderr
+        assert "Traceback" not in result.stderr
+    state.unlink()
+    result = run("--resume", model, "--quiet")
+    assert result.returncode == 2 and "no training state at" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_diverged_network_is_never_saved_over_a_good_one(tmp_path):
+    import numpy as np
+
+    from agents.alphazero import training
+    from agents.alphazero.selfplay import SelfPlayConfig
+    from agents.alphazero.training import TrainConfig, Trainer
+    from gym_boardgames.rules import TicTacToe
+
+    out = tmp_path / "model.npz"
+    config = TrainConfig(
+        iterations=1,
+        games_per_iteration=2,
+        channels=8,
+        blocks=1,
+        eval_every=0,
+        selfplay=SelfPlayConfig(n_simulations=2, parallel_games=2),
+    )
+    trainer = Trainer(TicTacToe(), config, out)
+    trainer.step(training.SelfPlayPool(1))  # one iteration: self-play, training and its save
+    before = (out.read_bytes(), (tmp_path / "model.train.npz").read_bytes())
+    with trainer.torch.no_grad():
+        next(trainer.model.parameters()).fill_(float("nan"))
+    with pytest.raises(ValueError, match="training diverged"):
+        trainer.save()
+    assert (out.read_bytes(), (tmp_path / "model.train.npz").read_bytes()) == before
+    assert np.isfinite(Trainer.resume(out).params()["stem.conv.weight"]).all()
+
+
+def test_a_full_disk_ends_the_run_in_one_line_and_keeps_resumable_files(tmp_path, monkeypatch, capsys):
+    import errno
+    import importlib.util
+
+    from agents.alphazero import training
+
+    spec = importlib.util.spec_from_file_location("train_alphazero_script", SCRIPT)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "model.npz"
+    calls = []
+
+    def full_disk_after_first(path, data):
+        calls.append(str(path))
+        if len(calls) > 2:  # the first iteration's state and model are written, then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        write(path, data)
+
+    write = training.save_npz.__globals__["write_bytes_atomic"]
+    monkeypatch.setitem(training.save_npz.__globals__, "write_bytes_atomic", full_disk_after_first)
+    status = script.main(
+        [
+            "--iterations",
+            "3",
+            "--games",
+            "2",
+            "--parallel-games",
+            "2",
+            "--simulations",
+            "2",
+            "--eval-every",
+            "0",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert status == 1 and "error:" in err and "No space left on device" in err and "model.train.npz" in err
+    assert calls[2].endswith("model.train.npz")  # the state is written before the model
+    monkeypatch.undo()
+    assert training.Trainer.resume(out).iteration == 1  # what was saved resumes
+
+
+def test_an_unreachable_ray_cluster_fails_at_once():
+    from agents.alphazero.training import check_ray_reachable
+
+    with pytest.raises(ConnectionError, match="cannot reach the Ray cluster at 127.0.0.1:1"):
+        check_ray_reachable("127.0.0.1:1", timeout=2.0)
+    with pytest.raises(ConnectionError, match="HOST:PORT"):
+        check_ray_reachable("nowhere")
