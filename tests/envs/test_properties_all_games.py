@@ -168,14 +168,16 @@ class DotsSpec:
         return reward == (game.returns(after)[seat] if terminated else 0.0)
 
 
+#: Hypothesis runs 50 programs per game and mode: ``pytest -m "not slow"`` keeps one ConnectN and one Dots board.
+SLOW = pytest.mark.slow
 GAMES = [
     ConnectSpec(4, 4, 3, gravity=True),
-    ConnectSpec(6, 7, 4, gravity=True),
-    ConnectSpec(4, 5, 3, gravity=False),
+    pytest.param(ConnectSpec(6, 7, 4, gravity=True), marks=SLOW),
+    pytest.param(ConnectSpec(4, 5, 3, gravity=False), marks=SLOW),
     DotsSpec(2, 2, "win"),
-    DotsSpec(2, 2, "score"),
-    DotsSpec(3, 3, "win"),
-    DotsSpec(3, 3, "score"),
+    pytest.param(DotsSpec(2, 2, "score"), marks=SLOW),
+    pytest.param(DotsSpec(3, 3, "win"), marks=SLOW),
+    pytest.param(DotsSpec(3, 3, "score"), marks=SLOW),
 ]
 
 # ---- what hypothesis draws -----------------------------------------------------------------

@@ -233,17 +233,20 @@ ROW_1x5 = Config(1, 5, 2, False)
 FREE_7x3 = Config(7, 3, 3, False)
 GOMOKU = Config(15, 15, 5, False)
 
+#: Most boards of each comparison run only in the full suite: ``pytest -m "not slow"`` keeps the smallest ones.
+SLOW = pytest.mark.slow
+
 # (config, random self-play games, whether random play reaches draws there often enough to require one)
 SELF_PLAY = [
-    (C4, 250, False),
-    (C4_GENERIC, 150, False),
-    (G4x4, 500, False),  # draws are ~0.2% of random games on gravity boards: see the table cases instead
-    (FREE_5x5, 350, True),
-    (G3x7, 400, False),
+    pytest.param(C4, 250, False, marks=SLOW),
+    pytest.param(C4_GENERIC, 150, False, marks=SLOW),
+    pytest.param(G4x4, 500, False, marks=SLOW),  # draws are ~0.2% of random games on gravity boards: see the tables
+    pytest.param(FREE_5x5, 350, True, marks=SLOW),
+    pytest.param(G3x7, 400, False, marks=SLOW),
     (ROW_1x5, 500, True),
-    (FREE_7x3, 400, False),
-    (GOMOKU, 25, False),
-    (TTT, 2500, True),
+    pytest.param(FREE_7x3, 400, False, marks=SLOW),
+    pytest.param(GOMOKU, 25, False, marks=SLOW),
+    pytest.param(TTT, 2500, True, marks=SLOW),
 ]
 
 # ---- comparing the env with the reference ------------------------------------------------------
@@ -340,7 +343,13 @@ def test_self_play_matches_reference_at_every_step_of_random_games(
 
 
 # (config, games, fewest games each player must have lost by an illegal move)
-SELF_PLAY_ILLEGAL = [(C4, 300, 20), (G4x4, 300, 20), (FREE_5x5, 300, 20), (ROW_1x5, 300, 20), (TTT, 1500, 250)]
+SELF_PLAY_ILLEGAL = [
+    pytest.param(C4, 300, 20, marks=SLOW),
+    pytest.param(G4x4, 300, 20, marks=SLOW),
+    (FREE_5x5, 300, 20),
+    (ROW_1x5, 300, 20),
+    pytest.param(TTT, 1500, 250, marks=SLOW),
+]
 
 
 @pytest.mark.parametrize(("config", "games", "fewest"), SELF_PLAY_ILLEGAL, ids=lambda v: str(v))
@@ -475,7 +484,9 @@ def play_against_opponent(
 
 
 OPPONENT_GAMES = [
-    (C4, 200), (G4x4, 400), (FREE_5x5, 200), (G3x7, 300), (ROW_1x5, 400), (FREE_7x3, 300), (GOMOKU, 8), (TTT, 1500),
+    pytest.param(C4, 200, marks=SLOW), pytest.param(G4x4, 400, marks=SLOW), pytest.param(FREE_5x5, 200, marks=SLOW),
+    pytest.param(G3x7, 300, marks=SLOW), (ROW_1x5, 400), pytest.param(FREE_7x3, 300, marks=SLOW),
+    pytest.param(GOMOKU, 8, marks=SLOW), pytest.param(TTT, 1500, marks=SLOW),
 ]  # fmt: skip
 
 
@@ -519,7 +530,13 @@ def test_random_opponent_games_match_reference_from_either_side(config: Config, 
 
 # (config, games, fewest games that must end on an illegal agent move): full columns come late on gravity
 # boards, so fewer games end this way there.
-OPPONENT_ILLEGAL = [(C4, 200, 25), (G4x4, 200, 25), (G3x7, 200, 25), (FREE_5x5, 200, 25), (TTT, 700, 200)]
+OPPONENT_ILLEGAL = [
+    pytest.param(C4, 200, 25, marks=SLOW),
+    (G4x4, 200, 25),
+    pytest.param(G3x7, 200, 25, marks=SLOW),
+    pytest.param(FREE_5x5, 200, 25, marks=SLOW),
+    pytest.param(TTT, 700, 200, marks=SLOW),
+]
 
 
 @pytest.mark.parametrize("agent", [0, 1])

@@ -179,17 +179,19 @@ class Config:
 DEFAULT = Config(defaults=True)
 
 # (config, games): every size in both reward modes, and both tie rules on boards with an even number of boxes.
+#: The boards past 1x1 run only in the full suite: ``pytest -m "not slow"`` keeps the smallest ones.
+SLOW = pytest.mark.slow
 SELF_PLAY = [
-    (DEFAULT, 300),
-    (Config(3, 3, "second", "score"), 250),
+    pytest.param(DEFAULT, 300, marks=SLOW),
+    pytest.param(Config(3, 3, "second", "score"), 250, marks=SLOW),
     (Config(1, 1, "draw", "score"), 300),
     (Config(1, 1, "second", "win"), 200),
-    (Config(2, 3, "second", "win"), 350),
-    (Config(2, 3, "draw", "score"), 300),
-    (Config(1, 4, "draw", "win"), 350),
-    (Config(1, 4, "second", "score"), 300),
-    (Config(4, 4, "draw", "score"), 80),
-    (Config(4, 4, "second", "win"), 80),
+    pytest.param(Config(2, 3, "second", "win"), 350, marks=SLOW),
+    pytest.param(Config(2, 3, "draw", "score"), 300, marks=SLOW),
+    pytest.param(Config(1, 4, "draw", "win"), 350, marks=SLOW),
+    pytest.param(Config(1, 4, "second", "score"), 300, marks=SLOW),
+    pytest.param(Config(4, 4, "draw", "score"), 80, marks=SLOW),
+    pytest.param(Config(4, 4, "second", "win"), 80, marks=SLOW),
 ]
 
 # ---- comparing the env with the reference ------------------------------------------------------
@@ -418,12 +420,12 @@ def play_against_opponent(
 
 
 OPPONENT_GAMES = [
-    (DEFAULT, 200),
-    (Config(3, 3, "draw", "score"), 200),
+    pytest.param(DEFAULT, 200, marks=SLOW),
+    pytest.param(Config(3, 3, "draw", "score"), 200, marks=SLOW),
     (Config(1, 1, "second", "score"), 200),
-    (Config(2, 3, "second", "win"), 250),
-    (Config(1, 4, "draw", "score"), 250),
-    (Config(4, 4, "second", "score"), 50),
+    pytest.param(Config(2, 3, "second", "win"), 250, marks=SLOW),
+    pytest.param(Config(1, 4, "draw", "score"), 250, marks=SLOW),
+    pytest.param(Config(4, 4, "second", "score"), 50, marks=SLOW),
 ]
 
 
