@@ -155,6 +155,7 @@ def _pick(rng: np.random.Generator, pool: list[Any], good: list[Any] | None = No
     return pool[int(rng.integers(len(pool)))]
 
 
+@pytest.mark.slow
 def test_rules_constructors_take_any_size_safely(call):
     rng = np.random.default_rng(SEED)
     built = dots_built = 0
@@ -198,6 +199,7 @@ SIZED = {"ConnectN-v0", "DotsAndBoxes-v0"}
 BOARD_IDS = ["TicTacToe-v0", "ConnectN-v0", "ConnectFour-v0", "DotsAndBoxes-v0"]
 
 
+@pytest.mark.slow
 def test_gym_make_takes_any_size_safely(call):
     rng = np.random.default_rng(SEED + 1)
     built = 0
@@ -213,6 +215,7 @@ def test_gym_make_takes_any_size_safely(call):
     assert built > 100
 
 
+@pytest.mark.slow
 def test_gym_make_vec_takes_any_size_and_count_safely(call):
     rng = np.random.default_rng(SEED + 2)
     built = 0

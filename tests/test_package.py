@@ -92,6 +92,7 @@ def test_py_typed_is_in_the_package_and_declared_as_package_data() -> None:
     assert section is not None and re.search(r'^gym_boardgames = \[.*"py\.typed".*\]', section.group(1), re.MULTILINE)
 
 
+@pytest.mark.slow
 def test_the_built_wheel_ships_py_typed(tmp_path: Path) -> None:
     pytest.importorskip("setuptools")
     # Build from a copy of the sources, so the checkout gets no build/ or egg-info, with the venv's setuptools:

@@ -178,6 +178,7 @@ def test_escape_quits_and_the_screenshot_is_saved(tmp_path):
     assert pygame.image.load(str(shot)).get_size() == (app.view.size[0], app.view.size[1] + 26)
 
 
+@pytest.mark.slow
 def test_play_script_runs_headless_with_a_screenshot(tmp_path):
     shot = tmp_path / "dots.png"
     result = subprocess.run(
@@ -213,6 +214,7 @@ def test_play_script_rejects_bad_opponents():
     assert result.returncode != 0 and "plays Dots and Boxes only" in result.stderr
 
 
+@pytest.mark.slow
 def test_dots_hints_come_from_the_exact_table_and_agree_with_alphabeta():
     import numpy as np
 

@@ -133,6 +133,7 @@ def test_every_block_names_its_language():
     assert not pages, f"fence these docs blocks with a language ({', '.join(sorted(known))}): {pages}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", python_blocks(), ids=lambda block: block.where)
 def test_python_block_runs_in_a_fresh_interpreter(block: Block, tmp_path: Path):
     missing = missing_needs(block.code)

@@ -119,6 +119,7 @@ def test_known_values_of_the_empty_boards():
     assert alphabeta(DotsAndBoxes(1, 2), DotsAndBoxes(1, 2).initial_state())[0] == 0.0
 
 
+@pytest.mark.slow
 def test_full_3x3_board_solves_and_the_second_player_wins_by_3():
     game = DotsAndBoxes(3, 3)
     table = full_3x3_table()
@@ -127,6 +128,7 @@ def test_full_3x3_board_solves_and_the_second_player_wins_by_3():
     assert table.best_moves(game.initial_state()) == list(range(24))  # every opening loses by exactly 3
 
 
+@pytest.mark.slow
 def test_3x3_values_agree_with_brute_force_on_random_endgames():
     game = DotsAndBoxes(3, 3)
     table = full_3x3_table()

@@ -148,6 +148,7 @@ def test_first_visit_and_every_visit_coincide_on_blackjack_where_no_state_recurs
     np.testing.assert_array_equal(first, every)
 
 
+@pytest.mark.slow
 def test_prediction_with_10000_episodes_is_within_tolerance_of_the_exact_values(model, exact_stick_on_20):
     env = gym.make("TabularBlackjack-v0")
     estimate = mc_prediction(env, stick_on_20_array(), 10_000, seed=0)
@@ -238,6 +239,7 @@ def test_exploring_starts_try_every_state_action_pair_and_find_the_optimal_polic
     assert set(np.unique(policy)) == {0.0, 1.0} and np.all(policy.sum(axis=1) == 1)
 
 
+@pytest.mark.slow
 def test_exploring_starts_on_blackjack_beat_the_starting_policy_by_far(model, optimum):
     env = gym.make("TabularBlackjack-v0")
     _, policy = mc_control_es(env, 10_000, seed=0, initial_policy=stick_on_20_array())
@@ -282,6 +284,7 @@ def test_epsilon_soft_control_finds_the_greedy_optimum_and_returns_an_epsilon_so
     assert q[1].tolist() == [1.0, -1.0]
 
 
+@pytest.mark.slow
 def test_epsilon_soft_control_on_blackjack_learns_a_policy_far_better_than_random(model, optimum):
     env = gym.make("TabularBlackjack-v0")
     _, policy = mc_control_epsilon_soft(env, 10_000, epsilon=0.1, seed=0)

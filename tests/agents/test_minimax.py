@@ -74,7 +74,7 @@ def test_takes_a_win_in_one_and_blocks_a_loss_in_one():
 @pytest.mark.parametrize(
     ("game", "min_moves"),
     [
-        (TicTacToe(), 1),
+        pytest.param(TicTacToe(), 1, marks=pytest.mark.slow),  # every position of the game
         (ConnectN(4, 4, 3, gravity=True), 6),
         (ConnectN(3, 4, 3, gravity=False), 5),
         (DotsAndBoxes(2, 2), 5),
@@ -94,6 +94,7 @@ def test_value_and_move_agree_with_plain_minimax(game, min_moves):
         assert (child_value if game.current_player(child) == mover else -child_value) == expected
 
 
+@pytest.mark.slow
 def test_layered_solver_matches_the_generic_search_and_counts():
     for game in (ConnectN(3, 3, 3, gravity=True), ConnectN(3, 4, 3, gravity=False), ConnectN(4, 4, 3, gravity=True)):
         values = _solve_generic(game)

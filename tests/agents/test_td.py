@@ -290,6 +290,7 @@ def test_audit_of_perfect_play_finds_every_move_optimal(solved):
         assert 0 < audit.positions < overall.positions and audit.losing == 0
 
 
+@pytest.mark.slow
 def test_audit_finds_the_losing_moves_of_an_untrained_player(solved):
     fresh = TDAgent(GAME)  # every non-terminal afterstate ties at 0.5
     assert audit_seat(fresh, GAME, solved, 1).losing > 0

@@ -82,6 +82,7 @@ def internal_targets(site: Path) -> list[tuple[Path, str, Path, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_site_builds_and_every_internal_link_and_image_resolves(site: Path):
     problems = []
     for page, raw, target, fragment in internal_targets(site):
@@ -95,6 +96,7 @@ def test_site_builds_and_every_internal_link_and_image_resolves(site: Path):
     assert not problems, f"{len(problems)} broken links:\n" + "\n".join(sorted(set(problems))[:50])
 
 
+@pytest.mark.slow
 def test_every_env_page_is_two_clicks_from_the_front_page_and_shows_its_game(site: Path):
     """The front page links each env page (one click); each env page shows its animated GIF."""
     front = {target.resolve() for page, _, target, _ in internal_targets(site) if page == site / "index.html"}
@@ -110,6 +112,7 @@ def test_every_env_page_is_two_clicks_from_the_front_page_and_shows_its_game(sit
                 assert image.n_frames >= 3, f"{gif.name} has {image.n_frames} frames"
 
 
+@pytest.mark.slow
 def test_every_registered_id_has_an_env_page(site: Path):
     import gymnasium as gym
 

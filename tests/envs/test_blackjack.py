@@ -251,6 +251,7 @@ def test_gymnasium_transitions_from_a_chosen_state_have_the_frequencies_of_P(mod
     assert_frequencies_match(sample_outcomes(env, start, action, n), P[start][action], n)
 
 
+@pytest.mark.slow
 def test_whole_episodes_from_the_deal_follow_P(model):
     """Random play from Gymnasium's deal: the start states and every well-sampled transition match P."""
     P, mu = model

@@ -26,6 +26,7 @@ def test_a_grid_over_the_limit_is_refused_at_once_naming_the_limit(shape, work_b
             GridWorldEnv(shape=shape)
 
 
+@pytest.mark.slow
 def test_the_largest_grid_builds_with_slip_and_its_model_is_exact(work_budget):
     # The model is one entry per state and action: about 68 Python lines and 2 KB per cell (2.7 million lines,
     # 83 MB), the slip rows shared through a few dozen templates. The bounds leave room, not a second template

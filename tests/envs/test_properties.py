@@ -250,6 +250,7 @@ def observe(board: bytes, viewer: int) -> np.ndarray:
 # ---- the properties --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("illegal_action", ["lose", "raise"])
 @pytest.mark.parametrize("opponent", [None, "random"], ids=["self-play", "random-opponent"])
 @settings(max_examples=150, deadline=None)

@@ -65,7 +65,16 @@ def test_dots_over_the_limit_is_refused_naming_it_before_building_anything(kwarg
 
 
 @pytest.mark.parametrize(
-    ("n", "gravity"), [(5, True), (5, False), (MAX_BOARD_SIDE, True), (MAX_BOARD_SIDE, False), (1, False), (2, True)]
+    ("n", "gravity"),
+    [
+        # The boards with the most win lines take a second or more with every line counted.
+        pytest.param(5, True, marks=pytest.mark.slow),
+        pytest.param(5, False, marks=pytest.mark.slow),
+        (MAX_BOARD_SIDE, True),
+        (MAX_BOARD_SIDE, False),
+        (1, False),
+        pytest.param(2, True, marks=pytest.mark.slow),
+    ],
 )
 def test_the_largest_connectn_boards_build_and_batch_in_linear_work(n, gravity, work_budget):
     side = MAX_BOARD_SIDE

@@ -3,10 +3,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "bench_revisions.py"
 
 
+@pytest.mark.slow
 def test_compares_two_revisions_and_writes_ratios(tmp_path):
     out = tmp_path / "bench.json"
     done = subprocess.run(

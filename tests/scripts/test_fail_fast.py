@@ -3,7 +3,8 @@
 Each check runs the script with its default (long) budget, under a budget of Python lines of this project's code
 (tests/work_budget.py): a script that ran past ``FAIL_FAST_LINES`` is stopped with a status the checks do not
 accept. The count, unlike a time limit, is the same on a busy machine; with the absence of any result line it
-shows that no work happened.
+shows that no work happened. Each run starts an interpreter, so most are marked slow: ``pytest -m "not slow"``
+keeps one run of each kind of refusal and the checks made in process.
 """
 
 import importlib.util
@@ -74,6 +75,7 @@ def test_arena_refuses_an_out_in_a_missing_folder_before_the_matches():
     assert_user_error(result, 2, "--out /nonexistent/dir/x.json: the folder /nonexistent/dir does not exist")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("script", "args"),
     [
@@ -90,6 +92,7 @@ def test_an_out_naming_a_folder_is_refused_before_the_work(script, args, tmp_pat
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("script", "flag"),
     [
@@ -106,12 +109,14 @@ def test_an_unwritable_place_is_refused_before_the_work(script, flag):
     assert "cannot write in the folder /proc" in result.stderr
 
 
+@pytest.mark.slow
 def test_blackjack_refuses_an_out_that_is_a_file_before_the_experiments(tmp_path):
     existing = tmp_path / "figures"
     existing.write_text("not a folder")
     assert_user_error(run("train_blackjack_mc.py", "--out", str(existing)), 2, "exists and is not a folder")
 
 
+@pytest.mark.slow
 def test_dots_refuses_bad_save_dir_and_out_before_the_experiments(tmp_path):
     a_file = tmp_path / "file"
     a_file.write_text("x")
@@ -166,6 +171,7 @@ def test_a_missing_plot_extra_is_reported_before_any_experiment(
 # ---- agents and games -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_arena_plays_exact_on_dots():
     result = run("arena.py", "--game", "dots", "--rows", "2", "--cols", "2", "--agents", "exact", "random",
                  "--games", "4", "--json", max_lines=None)  # fmt: skip
@@ -174,20 +180,24 @@ def test_arena_plays_exact_on_dots():
     assert record["first"]["loss"] == 0  # 2x2 is a first-player win: exact never loses moving first
 
 
+@pytest.mark.slow
 def test_arena_refuses_a_dots_bot_on_tictactoe_before_any_match():
     result = run("arena.py", "--game", "tictactoe", "--agents", "random", "always4never3")
     assert_user_error(result, 1, "error: --agents always4never3: 'always4never3' plays Dots and Boxes only")
 
 
+@pytest.mark.slow
 def test_arena_refuses_a_td_file_of_another_game_naming_its_game(tictactoe_td_file):
     result = run("arena.py", "--game", "connectfour", "--agents", "random", f"td:{tictactoe_td_file}")
     assert_user_error(result, 1, "holds tables for TicTacToe(), not for ConnectN(rows=6, cols=7, n=4, gravity=True)")
 
 
+@pytest.mark.slow
 def test_arena_reports_a_missing_td_file_in_one_line():
     assert_user_error(run("arena.py", "--agents", "random", "td:/nonexistent.npz"), 1, "--agents td:/nonexistent.npz")
 
 
+@pytest.mark.slow
 def test_arena_help_lists_the_dots_bots():
     result = run("arena.py", "--help")
     assert all(name in result.stdout for name in ("first_available", "always4never3", "endgame:K", "exact"))
@@ -207,6 +217,7 @@ def test_make_agent_refuses_a_td_file_for_another_game(tictactoe_td_file):
 # ---- arguments ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -220,10 +231,12 @@ def test_play_refuses_bad_numbers_naming_the_flag(args, message):
     assert_user_error(run("play.py", *args, "--screenshot", "x.png"), 2, message)
 
 
+@pytest.mark.slow
 def test_play_refuses_options_the_game_does_not_take():
     assert_user_error(run("play.py", "tictactoe", "--rows", "4"), 1, "tictactoe does not take rows")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "script",
     ["arena.py", "demo_tictactoe.py", "train_tictactoe_td.py", "train_gridworld_dp.py", "train_blackjack_mc.py"],
@@ -232,6 +245,7 @@ def test_a_negative_seed_names_the_flag(script):
     assert_user_error(run(script, "--seed", "-1"), 2, "argument --seed: must be an integer >= 0, got '-1'")
 
 
+@pytest.mark.slow
 def test_gridworld_refuses_a_binary_map_in_one_line(tmp_path):
     binary = tmp_path / "map.bin"
     binary.write_bytes(bytes(range(256)))
@@ -245,6 +259,7 @@ def test_gridworld_refuses_a_device_as_map_without_reading_it():
 # ---- headless play --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_play_screenshot_works_headless_by_itself(tmp_path):
     shot = tmp_path / "x.png"
     result = run("play.py", "tictactoe", "--screenshot", str(shot))
@@ -252,10 +267,12 @@ def test_play_screenshot_works_headless_by_itself(tmp_path):
     assert shot.stat().st_size > 1000  # and it ended by itself within FAIL_FAST_LINES lines
 
 
+@pytest.mark.slow
 def test_play_headless_without_a_screenshot_says_what_to_do():
     assert_user_error(run("play.py", "tictactoe"), 1, "give --screenshot FILE")
 
 
+@pytest.mark.slow
 def test_play_help_shows_max_frames():
     assert "--max-frames N" in run("play.py", "--help").stdout
 
@@ -284,6 +301,7 @@ def test_a_draw_reported_as_minus_one_reads_as_a_draw(monkeypatch):
 # ---- the demo's summary ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_demo_self_play_reports_each_sides_record():
     result = run("demo_tictactoe.py", "--self-play", "--games", "20", "--json", max_lines=None)
     summary = json.loads(result.stdout.splitlines()[-1])
@@ -295,6 +313,7 @@ def test_demo_self_play_reports_each_sides_record():
     assert sum(wins.values()) == 20 and "mean_return" not in summary and "agent" not in summary
 
 
+@pytest.mark.slow
 def test_demo_against_the_opponent_reports_the_agents_record_and_return():
     result = run("demo_tictactoe.py", "--agent-player", "random", "--games", "30", "--json", max_lines=None)
     summary = json.loads(result.stdout.splitlines()[-1])

@@ -28,6 +28,7 @@ def test_demo_prints_boards_and_a_json_summary(tmp_path):
     assert json.loads(out.read_text()) == summary
 
 
+@pytest.mark.slow
 def test_demo_is_reproducible_from_its_seed():
     assert run_script("demo_tictactoe.py", "--games", "5", "--seed", "9") == run_script(
         "demo_tictactoe.py", "--games", "5", "--seed", "9"
@@ -41,6 +42,7 @@ def test_demo_rejects_bad_arguments():
     assert result.returncode == 2 and "--games must be >= 1" in result.stderr
 
 
+@pytest.mark.slow
 def test_bench_reports_moves_per_second_as_json(tmp_path):
     out = tmp_path / "bench.json"
     stdout = run_script("bench.py", "--moves", "2000", "--repeats", "1", "--warmup", "100", "--out", str(out))
@@ -71,6 +73,7 @@ def test_bench_compare_times_pettingzoo_in_the_same_run():
     assert entry["pettingzoo_connect_four_v3_moves_per_s"] > 0 and entry["selfplay_vs_pettingzoo_ratio"] > 0
 
 
+@pytest.mark.slow
 def test_bench_compare_without_the_bench_extra_names_it(tmp_path):
     import importlib.util
 

@@ -20,6 +20,7 @@ def run_solve(*args, timeout=300):  # a hang guard only: what the tests check is
     )
 
 
+@pytest.mark.slow
 def test_reports_value_positions_and_time(tmp_path):
     out = tmp_path / "solve.json"
     result = run_solve("tictactoe", "--json", "--out", str(out))
@@ -29,6 +30,7 @@ def test_reports_value_positions_and_time(tmp_path):
     assert summary["seconds"] >= 0 and json.loads(out.read_text()) == summary
 
 
+@pytest.mark.slow
 def test_small_connect_n_and_dots_boards_solve_exactly():
     for args, expected in (
         (["connectn", "--rows", "4", "--cols", "4", "--n", "3"], {"value": 1.0, "positions": 41750}),
@@ -90,6 +92,7 @@ def test_what_cannot_finish_is_refused_in_one_line_with_status_2(args):
     assert "--force" in lines[0] and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "positions"),
     [

@@ -29,6 +29,7 @@ def smoke(tmp_path_factory):
     return out, result.stdout, json.loads(result.stdout.splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_the_summary_is_the_last_line_and_holds_the_exact_optimum(smoke):
     _, _, summary = smoke
     assert round(summary["optimal_return_from_deal"], 6) == -0.043113
@@ -36,6 +37,7 @@ def test_the_summary_is_the_last_line_and_holds_the_exact_optimum(smoke):
     assert summary["figure_5_1_episodes"] == [1500]
 
 
+@pytest.mark.slow
 def test_every_budget_has_an_error_for_both_visit_rules_and_they_coincide_on_blackjack(smoke):
     _, _, summary = smoke
     assert set(summary["rms_error"]["first_visit"]) == {"300", "1500"}
@@ -45,6 +47,7 @@ def test_every_budget_has_an_error_for_both_visit_rules_and_they_coincide_on_bla
     assert curve["episodes"] == [300, 1500] and curve["first_visit"][1] < curve["first_visit"][0]
 
 
+@pytest.mark.slow
 def test_timing_and_exploring_starts_are_reported(smoke):
     _, _, summary = smoke
     timing = summary["timing"]
@@ -56,6 +59,7 @@ def test_timing_and_exploring_starts_are_reported(smoke):
     assert 0 <= es["gap_to_optimum"] < 0.3
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_PLOT, reason="the figures need the 'plot' extra (matplotlib): pip install -e '.[plot]'")
 def test_the_figures_and_the_full_summary_are_written(smoke):
     out, stdout, summary = smoke

@@ -28,6 +28,7 @@ def load_script():
     return module
 
 
+@pytest.mark.slow
 def test_quick_run_reports_every_experiment(tmp_path):
     md, png, js = tmp_path / "r.md", tmp_path / "r.png", tmp_path / "r.json"
     figure = ["--out", str(png)] if HAS_PLOT else []
@@ -55,6 +56,7 @@ def test_quick_run_reports_every_experiment(tmp_path):
         assert png.read_bytes().startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
 def test_saves_the_table_and_the_agents(tmp_path):
     run_script("--quick", "--rows", "1", "--cols", "2", "--experiments", "table1", "--save-dir", str(tmp_path))
     from agents.dots import LayeredValueAgent, LayerTable

@@ -64,6 +64,7 @@ def test_default_run_prints_figure_4_1_and_a_json_summary_last(tmp_path):
     assert width > 1.8 * height
 
 
+@pytest.mark.slow
 def test_a_map_file_with_slip_and_discount(tmp_path):
     maze = tmp_path / "maze.txt"
     maze.write_text("T..#..\n.#....\n...#.S\n.....T\n")
@@ -74,6 +75,7 @@ def test_a_map_file_with_slip_and_discount(tmp_path):
     assert summary["rollouts"]["truncated"] == 0
 
 
+@pytest.mark.slow
 def test_a_large_grid_is_summarised_not_printed():
     stdout = run("--rows", "30", "--cols", "40", "--methods", "vi,async", "--episodes", "20", "--json").stdout
     summary = json.loads(stdout.splitlines()[-1])

@@ -64,6 +64,7 @@ def test_missing_extra_gives_a_clear_message(tmp_path):
     assert not (tmp_path / "m.zip").exists()
 
 
+@pytest.mark.slow
 def test_maskable_ppo_never_plays_an_illegal_move():
     needs_sb3()
     import torch
@@ -81,6 +82,7 @@ def test_maskable_ppo_never_plays_an_illegal_move():
     venv.close()
 
 
+@pytest.mark.slow
 def test_script_trains_evaluates_saves_and_prints_json(tmp_path):
     needs_sb3()
     out = tmp_path / "model.zip"

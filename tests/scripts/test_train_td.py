@@ -36,6 +36,7 @@ def tiny_run(tmp_path_factory):
     return result, out
 
 
+@pytest.mark.slow
 def test_prints_the_evaluation_table_and_a_json_summary_last(tiny_run):
     result, out = tiny_run
     lines = result.stdout.splitlines()
@@ -55,6 +56,7 @@ def test_prints_the_evaluation_table_and_a_json_summary_last(tiny_run):
     assert "reachable non-terminal positions" in result.stdout
 
 
+@pytest.mark.slow
 def test_saved_file_loads_as_an_agent_for_both_sides(tiny_run):
     _, out = tiny_run
     agent = TDAgent.load(out)
@@ -65,6 +67,7 @@ def test_saved_file_loads_as_an_agent_for_both_sides(tiny_run):
     assert agent.act(game, state) in game.legal_actions(state)  # now O to move
 
 
+@pytest.mark.slow
 def test_same_seed_saves_the_same_tables(tiny_run, tmp_path):
     _, out = tiny_run
     again = tmp_path / "again.npz"
@@ -72,6 +75,7 @@ def test_same_seed_saves_the_same_tables(tiny_run, tmp_path):
     np.testing.assert_array_equal(TDAgent.load(again).values, TDAgent.load(out).values)
 
 
+@pytest.mark.slow
 def test_plot_writes_a_learning_curve_png(tmp_path):
     pytest.importorskip("matplotlib")
     png, out = tmp_path / "curve.png", tmp_path / "td.npz"
