@@ -22,11 +22,15 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same folder and a rename.
 
     Readers see the old file or the new one, never half of one; on any error the temporary file is
-    removed and ``path`` is untouched.
+    removed and ``path`` is untouched. The temporary file's name carries the writer's process id
+    (``.NAME.PID.XXXX.tmp``), so a later write removes the ones left by a writer that was killed (``kill -9``
+    skips every cleanup) while it leaves those of writers still running alone.
     """
     target = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(target))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
+    base = os.path.basename(target)
+    _remove_dead_writers_temps(directory, base)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{base}.{os.getpid()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -38,6 +42,38 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def _remove_dead_writers_temps(directory: str, base: str) -> None:
+    """Delete ``.BASE.PID.*.tmp`` files in ``directory`` whose writer process no longer exists."""
+    start = f".{base}."
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return  # the write itself will report the folder's problem
+    for name in names:
+        if not (name.startswith(start) and name.endswith(".tmp")):
+            continue
+        pid_text = name[len(start) :].split(".", 1)[0]
+        if not pid_text.isdigit() or _process_exists(int(pid_text)):
+            continue  # a name without a pid is not ours to judge; a live writer is still writing
+        try:
+            os.unlink(os.path.join(directory, name))
+        except OSError:
+            pass  # another writer removed it first, or it is not ours to remove
+
+
+def _process_exists(pid: int) -> bool:
+    """Return whether a process with this id exists on this machine (signal 0 checks without sending)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process (or an id too large to ask about): leave its file alone
+    return True
 
 
 def _default_file_mode() -> int:
