@@ -300,11 +300,14 @@ def test_a_dealt_soft_21_is_the_natural_and_a_drawn_one_is_not():
     assert seen_natural and seen_drawn
 
 
-def test_stepping_on_from_the_terminal_state_is_absorbing():
+def test_stepping_on_from_the_terminal_state_needs_a_reset_while_the_model_stays_absorbing():
+    # step() after the end raises ResetNeeded, as in the board envs; P keeps the self-loop dynamic programming reads.
     env = gym.make("TabularBlackjack-v0")
     env.reset(seed=0, options={"start_state": encode(20, 5, 0)})
     assert env.step(STICK)[0] == TERMINAL
-    assert env.step(HIT) == (TERMINAL, 0.0, True, False, {})
+    with pytest.raises(gym.error.ResetNeeded, match="reset"):
+        env.step(HIT)
+    assert env.unwrapped.P[TERMINAL][HIT] == [(1.0, TERMINAL, 0.0, True)]
 
 
 def test_step_before_reset_names_reset():

@@ -226,8 +226,10 @@ def test_an_episode_reaches_the_terminal_and_counts_the_return():
     assert env.step(UP)[:3] == (1, -1.0, False)
     assert env.step(LEFT)[:3] == (0, -1.0, True)
     assert env.render().splitlines()[-1] == "done: return -3 in 3 steps"
-    # Stepping on follows P: the terminal loops, reward 0, terminated again.
-    assert env.step(DOWN)[:3] == (0, 0.0, True)
+    # Stepping on needs a reset (as in the board envs); P still loops the terminal with reward 0.
+    with pytest.raises(gym.error.ResetNeeded, match=r"reset\(\)"):
+        env.step(DOWN)
+    assert env.P[0][DOWN] == [(1.0, 0, 0.0, True)]
 
 
 @pytest.mark.parametrize("render_mode", [None, "ansi", "rgb_array", "human"])

@@ -183,18 +183,18 @@ def test_arena_plays_exact_on_dots():
 @pytest.mark.slow
 def test_arena_refuses_a_dots_bot_on_tictactoe_before_any_match():
     result = run("arena.py", "--game", "tictactoe", "--agents", "random", "always4never3")
-    assert_user_error(result, 1, "error: --agents always4never3: 'always4never3' plays Dots and Boxes only")
+    assert_user_error(result, 2, "error: --agents always4never3: 'always4never3' plays Dots and Boxes only")
 
 
 @pytest.mark.slow
 def test_arena_refuses_a_td_file_of_another_game_naming_its_game(tictactoe_td_file):
     result = run("arena.py", "--game", "connectfour", "--agents", "random", f"td:{tictactoe_td_file}")
-    assert_user_error(result, 1, "holds tables for TicTacToe(), not for ConnectN(rows=6, cols=7, n=4, gravity=True)")
+    assert_user_error(result, 2, "holds tables for TicTacToe(), not for ConnectN(rows=6, cols=7, n=4, gravity=True)")
 
 
 @pytest.mark.slow
 def test_arena_reports_a_missing_td_file_in_one_line():
-    assert_user_error(run("arena.py", "--agents", "random", "td:/nonexistent.npz"), 1, "--agents td:/nonexistent.npz")
+    assert_user_error(run("arena.py", "--agents", "random", "td:/nonexistent.npz"), 2, "--agents td:/nonexistent.npz")
 
 
 @pytest.mark.slow
