@@ -141,6 +141,7 @@ def test_numpy_forward_pass_equals_pytorch_to_1e_5(game):
     np.testing.assert_allclose(np_values, values.numpy(), atol=1e-5)
 
 
+@pytest.mark.slow
 def test_loss_falls_on_a_fixed_batch():
     pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to train")
     from agents.alphazero.selfplay import SelfPlayConfig
@@ -252,6 +253,7 @@ def test_network_evaluator_refuses_another_game():
 # ---- a real (short) training -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_short_tictactoe_training_makes_the_raw_network_optimal_in_90_percent_of_positions(tmp_path):
     pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to train")
     from agents.alphazero.evaluation import ExactValues, greedy_moves, optimal_move_rate

@@ -168,6 +168,7 @@ def test_a_proven_loss_is_never_visited_again_even_with_strong_exploration(prior
             assert stats.visits <= 1 + len(CONNECT_FOUR.legal_actions(C4_BLOCK)), stats
 
 
+@pytest.mark.slow
 def test_never_loses_to_random_play_from_either_side_at_1000_simulations():
     # play_match alternates seats: 50 games as the first player and 50 as the second.
     result = play_match(TTT, MCTSAgent(n_simulations=1000, seed=1), "random", games=100, seed=2)

@@ -31,6 +31,7 @@ def load_bench():
     return module
 
 
+@pytest.mark.slow
 def test_vector_sizes_memory_and_the_old_keys_are_in_the_json(tmp_path):
     out = tmp_path / "bench.json"
     result = run_bench(

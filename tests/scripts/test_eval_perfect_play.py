@@ -33,6 +33,7 @@ def test_grades_players_by_stage_as_a_table_and_json(tmp_path):
     assert json.loads(out.read_text()) == summary
 
 
+@pytest.mark.slow
 def test_bad_players_and_label_files_fail_in_one_line(tmp_path):
     done = run("eval_perfect_play.py", "minimax")
     assert done.returncode == 2 and "error: minimax: unknown agent" in done.stderr
@@ -51,6 +52,7 @@ def test_solver_games_need_the_solver_extra():
 
 
 @pytest.mark.skipif(not HAS_SOLVER, reason="the solver extra (bitbully, AGPL-3.0) is not installed")
+@pytest.mark.slow
 def test_solver_games_and_a_small_label_file(tmp_path):
     done = run("eval_perfect_play.py", "random", "--per-stage", "2", "--solver-games", "2", "--quiet", "--json")
     assert done.returncode == 0, done.stderr

@@ -51,6 +51,7 @@ def trained(tmp_path_factory):
 
 
 @pytest.mark.parametrize("game", list(GAME_ARGS))
+@pytest.mark.slow
 def test_each_game_trains_saves_a_playable_model_and_a_summary(trained, game):
     result, out = trained(game)
     assert result.returncode == 0, result.stderr
@@ -64,6 +65,7 @@ def test_each_game_trains_saves_a_playable_model_and_a_summary(trained, game):
     assert agent.act(agent.game, state) in agent.game.legal_actions(state)
 
 
+@pytest.mark.slow
 def test_resume_continues_the_iterations(trained, tmp_path):
     first, trained_out = trained("tictactoe")
     assert first.returncode == 0, first.stderr
@@ -84,8 +86,8 @@ def test_resume_continues_the_iterations(trained, tmp_path):
         (["--games", "0"], "argument --games"),
         (["--epsilon", "2"], "--epsilon must be in"),
         (["--out", "/nonexistent/dir/model.npz"], "--out"),
-        (["--resume", "/nonexistent/state.train.npz"], "--resume"),
-        (["--game", "connectn", "--rows", "100"], "at most 64"),
+        pytest.param(["--resume", "/nonexistent/state.train.npz"], "--resume", marks=pytest.mark.slow),
+        pytest.param(["--game", "connectn", "--rows", "100"], "at most 64", marks=pytest.mark.slow),
     ],
 )
 def test_bad_input_is_one_line_and_status_2_before_any_work(tmp_path, args, message):
@@ -131,6 +133,7 @@ def test_ray_workers_run_the_same_self_play(tmp_path):
         (["--episode", "3"], "unrecognized arguments: --episode"),
     ],
 )
+@pytest.mark.slow
 def test_unbounded_flags_are_refused_in_one_line(tmp_path, args, message):
     result = run(*args, "--quiet", cwd=tmp_path)
     assert result.returncode == 2 and message in result.stderr, result.stderr
@@ -160,6 +163,7 @@ def _rewrite_state(path, arrays=None, meta=None):
     save_npz(path, kept, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta={**header["meta"], **(meta or {})})
 
 
+@pytest.mark.slow
 def test_bad_training_states_are_refused_in_one_line_naming_the_file(trained, tmp_path):
     import numpy as np
 
@@ -188,6 +192,7 @@ def test_bad_training_states_are_refused_in_one_line_naming_the_file(trained, tm
     assert result.returncode == 2 and "no training state at" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_a_diverged_network_is_never_saved_over_a_good_one(tmp_path):
     import numpy as np
 
@@ -216,6 +221,7 @@ def test_a_diverged_network_is_never_saved_over_a_good_one(tmp_path):
     assert np.isfinite(Trainer.resume(out).params()["stem.conv.weight"]).all()
 
 
+@pytest.mark.slow
 def test_a_full_disk_ends_the_run_in_one_line_and_keeps_resumable_files(tmp_path, monkeypatch, capsys):
     import errno
     import importlib.util
