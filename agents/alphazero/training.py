@@ -878,6 +878,30 @@ def _check_curve(curve: list[CurvePoint]) -> None:
             raise ValueError(f"curve scores must be an object, got {point.scores!r}")
 
 
+def read_curve(path: str | os.PathLike[str]) -> list[CurvePoint]:
+    """Return the learning curve kept in a training state (``MODEL.train.npz`` or the model beside it).
+
+    Only the file's header is read, not its replay window.
+
+    Raises:
+        SavedFileError: naming the file, if it is not a training state or its curve is malformed.
+    """
+    from agents.persistence import SavedFileError
+
+    state_path = os.fspath(path)
+    if not state_path.endswith(".train.npz"):
+        state_path = training_state_path(state_path)
+    loaded = load_npz(
+        state_path, format=TRAIN_FORMAT, versions={TRAIN_VERSION}, schema={}, max_file_bytes=MAX_TRAIN_FILE_BYTES
+    )
+    try:
+        curve = [CurvePoint(**p) for p in loaded.meta.get("curve", [])]
+        _check_curve(curve)
+    except (TypeError, ValueError) as error:
+        raise SavedFileError(state_path, f"bad run record: {error}") from None
+    return curve
+
+
 def training_state_path(model_path: str) -> str:
     """Return where the training state of the model at ``model_path`` is kept (``X.npz`` -> ``X.train.npz``)."""
     root, ext = os.path.splitext(os.fspath(model_path))

@@ -1,0 +1,110 @@
+"""Overlay the learning curves of AlphaZero training runs, read from their training states.
+
+Each run is a model file (or its MODEL.train.npz) written by train_alphazero.py; only the state's header is
+read. The figure plots, against training minutes, the raw network's share of moves that keep the result on
+the Connect Four label set (outcome kept, all positions and critical ones) where the runs recorded it, and
+the share of optimal moves where the game is solved (tic-tac-toe). --json prints the points.
+
+    python scripts/plot_training_curves.py runs/puct.npz runs/gumbel.npz --names PUCT Gumbel --out curves.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from typing import Any
+
+from gym_boardgames.utils import check_output_path, emit_summary, require_extra, write_bytes_atomic
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Parse the command line (bad values exit with status 2 naming the flag)."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False
+    )
+    parser.add_argument("runs", nargs="+", help="model files (or their .train.npz training states)")
+    parser.add_argument("--names", nargs="+", help="a name per run for the legend (default: the file names)")
+    parser.add_argument("--out", help="the PNG to write (needs matplotlib, the plot extra)")
+    parser.add_argument("--json", action="store_true", help="print the curves as one JSON line last")
+    args = parser.parse_args(argv)
+    if args.names is not None and len(args.names) != len(args.runs):
+        parser.error(f"--names needs one name per run ({len(args.runs)}), got {len(args.names)}")
+    if args.out is None and not args.json:
+        parser.error("give --out PNG, --json or both")
+    try:
+        if args.out is not None:
+            check_output_path(args.out, "--out")
+            require_extra("plot", "matplotlib", needed_for="--out")
+    except (ImportError, ValueError) as error:
+        parser.error(str(error))
+    return args
+
+
+def curve_points(curve: list[Any]) -> dict[str, list[list[float]]]:
+    """Return a run's evaluated points as ``{metric: [[minutes, percent], ...]}``."""
+    metrics = {
+        "outcome kept": "outcome_kept",
+        "outcome kept (critical)": "outcome_kept_critical",
+        "optimal moves": "optimal_rate",
+    }
+    return {
+        label: [
+            [round(p.seconds / 60, 2), round(100 * getattr(p, field), 2)]
+            for p in curve
+            if getattr(p, field) is not None
+        ]
+        for label, field in metrics.items()
+        if any(getattr(p, field) is not None for p in curve)
+    }
+
+
+def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
+    """Draw every run's metrics over training minutes (one colour per run, one line style per metric)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    styles = {"outcome kept": "o-", "outcome kept (critical)": "s--", "optimal moves": "o-"}
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for index, (name, metrics) in enumerate(runs.items()):
+        colour = f"C{index}"
+        for label, points in metrics.items():
+            ax.plot(*zip(*points, strict=True), styles[label], color=colour, markersize=3, label=f"{name}: {label}")
+    ax.set_xlabel("training time (minutes)")
+    ax.set_ylabel("% of positions (raw network, no search)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90)
+    plt.close(fig)
+    write_bytes_atomic(path, buffer.getvalue())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = parse_args(argv)
+    from agents.alphazero.training import read_curve
+
+    names = args.names or args.runs
+    runs = {}
+    for name, path in zip(names, args.runs, strict=True):
+        try:
+            runs[name] = curve_points(read_curve(path))
+        except (OSError, ValueError) as error:
+            print(f"plot_training_curves.py: error: {error}", file=sys.stderr)
+            return 2
+    if args.out is not None:
+        plot(runs, args.out)
+        print(f"wrote {args.out}")
+    for name, metrics in runs.items():
+        last = {label: points[-1] for label, points in metrics.items() if points}
+        print(f"{name}: " + ", ".join(f"{label} {v:.1f}% at {m:.0f} min" for label, (m, v) in last.items()))
+    emit_summary({"runs": runs}, None, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
