@@ -47,7 +47,7 @@ pytestmark = [
 
 # Run inside each fresh venv, from a temporary folder (so the checkout is not on sys.path): prints one JSON line.
 CHECK = """
-import json, sys, warnings
+import importlib.metadata, json, sys, warnings
 
 import gymnasium as gym
 import numpy as np
@@ -72,7 +72,13 @@ def episode(env, seed):
     raise AssertionError(f"{env.spec.id}: a random episode did not end in 500 steps")
 
 
-results = {"gymnasium": gym.__version__, "numpy": np.__version__, "package": gym_boardgames.__version__}
+results = {
+    "python": sys.version.split()[0],
+    "gymnasium": gym.__version__,
+    "numpy": np.__version__,
+    "pygame-ce": importlib.metadata.version("pygame-ce"),
+    "package": gym_boardgames.__version__,
+}
 for env_id in sys.argv[1:]:
     for render_mode in (None, "rgb_array"):
         env = gym.make(env_id, render_mode=render_mode)
