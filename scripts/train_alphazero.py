@@ -79,18 +79,21 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         lr=2e-3,
         window=100_000,
         eval_every=10,
-        eval_games=10,
+        eval_games=0,
         inference="torch",
-        time_limit=3600.0,
+        time_limit=7200.0,
         workers=2,
         algorithm="puct",
         random_opening_moves=0,
     ),
 }
-# The other boards start from Connect Four's settings: a 20-minute budget, and for Dots and Boxes' many
-# moves (24 edges on 3x3) less concentrated root noise and fewer exploratory moves.
-DEFAULTS["connectn"] = {**DEFAULTS["connectfour"], "time_limit": 1200.0}
-DEFAULTS["dots"] = {**DEFAULTS["connectfour"], "time_limit": 1200.0, "alpha": 0.5, "temperature_moves": 6}
+# Connect Four's progress is graded against perfect play (the label set) at each evaluation, so it plays no
+# baseline games. The other boards start from its settings: a 20-minute budget, games against the baselines
+# (they have no label set), and for Dots and Boxes' many moves (24 edges on 3x3) less concentrated root noise
+# and fewer exploratory moves.
+_OTHER_BOARDS = {"time_limit": 1200.0, "eval_games": 10}
+DEFAULTS["connectn"] = {**DEFAULTS["connectfour"], **_OTHER_BOARDS}
+DEFAULTS["dots"] = {**DEFAULTS["connectfour"], **_OTHER_BOARDS, "alpha": 0.5, "temperature_moves": 6}
 
 
 def _per_game(key: str) -> str:
