@@ -43,7 +43,6 @@ from __future__ import annotations
 import functools
 import math
 import os
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -362,11 +361,6 @@ class LayerTable:
             ValueError: if the position has more than ``last_k`` edges left, or is of another board.
         """
         return self._value(self._key(state))
-
-    def q(self, state: DotsState | int) -> int:
-        """Deprecated name of :meth:`value` (kept for one version): ``Q`` now means an action value only."""
-        warnings.warn("LayerTable.q is deprecated: use LayerTable.value", DeprecationWarning, stacklevel=2)
-        return self.value(state)
 
     def margin(self, state: DotsState | int) -> int:
         """Return ``2 V(s) - pnb(s)``: the net boxes the player to move can force from here on.
@@ -848,19 +842,3 @@ def _unit_interval(name: str, value: float) -> float:
     if math.isnan(value):
         raise ValueError(f"{name} must be a number in [0, 1], got nan")
     return float(value)
-
-
-#: Old public names, kept for one version: make_bot was a second way to build an agent by name, and
-#: "Q" named a state value here while it means an action value elsewhere (agents.dp).
-_DEPRECATED = {
-    "make_bot": ("agents.factory.make_agent", lambda: _make_bot),
-    "LayeredQAgent": ("agents.dots.LayeredValueAgent", lambda: LayeredValueAgent),
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _DEPRECATED:
-        new_name, value = _DEPRECATED[name]
-        warnings.warn(f"agents.dots.{name} is deprecated: use {new_name}", DeprecationWarning, stacklevel=2)
-        return value()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

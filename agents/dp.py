@@ -52,7 +52,6 @@ calling several functions on the same ``P``: every function accepts either.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -134,18 +133,6 @@ class TabularModel:
             np.arange(nS), self.state * nA + self.action, self.continuing, self.next_state, self.expected_reward.ravel()
         )
         return every_state.action_values(V, gamma).reshape(nS, nA)
-
-    @property
-    def n_states(self) -> int:
-        """Deprecated name of :attr:`num_states` (kept for one version)."""
-        warnings.warn("TabularModel.n_states is deprecated: use num_states", DeprecationWarning, stacklevel=2)
-        return self.num_states
-
-    @property
-    def n_actions(self) -> int:
-        """Deprecated name of :attr:`num_actions` (kept for one version)."""
-        warnings.warn("TabularModel.n_actions is deprecated: use num_actions", DeprecationWarning, stacklevel=2)
-        return self.num_actions
 
 
 ModelLike = Any  # a P (dict or list), an env or wrapper with a ``P`` attribute, or a TabularModel

@@ -28,7 +28,6 @@ Truncated episodes (a time limit) are used as they are: their missing tail count
 from __future__ import annotations
 
 import bisect
-import warnings
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
@@ -78,12 +77,6 @@ def _integers(rng: np.random.Generator, high: int) -> Iterator[int]:
     """An endless stream of integers in ``range(high)`` drawn in blocks."""
     while True:
         yield from rng.integers(high, size=_BLOCK).tolist()
-
-
-def check_policy_array(policy: Any, num_states: int, num_actions: int) -> np.ndarray:
-    """Deprecated alias of :func:`agents.dp.check_policy` (kept for one version)."""
-    warnings.warn("agents.mc.check_policy_array is deprecated: use agents.dp.check_policy", DeprecationWarning, 2)
-    return check_policy(policy, num_states, num_actions)
 
 
 def _array_actor(array: np.ndarray, start: int, rng: np.random.Generator) -> Callable[[Any], int]:
@@ -330,28 +323,6 @@ def _start_states(env: gym.Env, start_states: Sequence[Any] | None) -> list[Any]
     return states
 
 
-def _first_reset(env: gym.Env, seed: int, start: Any) -> tuple[Any, str]:
-    """Reset into ``start`` with the ``"start_state"`` option; return the observation and the option key.
-
-    An env written for the old protocol, which took ``{"state": s}``, still works for one version: if it
-    refuses the new key and accepts the old one, the old key is used from then on, with a DeprecationWarning.
-    """
-    try:
-        return env.reset(seed=seed, options={START_OPTION: start})[0], START_OPTION
-    except (KeyError, ValueError, TypeError) as error:
-        try:
-            obs = env.reset(seed=seed, options={"state": start})[0]
-        except Exception:
-            raise error from None
-    warnings.warn(
-        f'{env!r} takes the exploring start as reset(options={{"state": s}}), which is deprecated: accept '
-        f'{{"{START_OPTION}": s}} instead, as GridWorld-v0 and TabularBlackjack-v0 do',
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    return obs, "state"
-
-
 def mc_control_es(
     env: gym.Env,
     episodes: int,
@@ -407,16 +378,13 @@ def mc_control_es(
     start_indices = _integers(rng, len(starts)) if starts is not None else None
     act, step, update = control.act, env.step, control.update
     seed_for_env: int | None = int(rng.integers(2**31))
-    option = START_OPTION
     done = 0
     for chunk in _chunks(episodes, callback_every):
         for _ in range(chunk):
             if starts is None:
                 obs, _ = env.reset(seed=seed_for_env)
-            elif seed_for_env is None:
-                obs, _ = env.reset(options={option: starts[next(start_indices)]})
             else:
-                obs, option = _first_reset(env, seed_for_env, starts[next(start_indices)])
+                obs, _ = env.reset(seed=seed_for_env, options={START_OPTION: starts[next(start_indices)]})
             if seed_for_env is not None:
                 _check_hashable(obs)
                 seed_for_env = None

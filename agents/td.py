@@ -35,7 +35,6 @@ Works for any game whose rules object has the rules surface (docs/design.md, "Ru
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -148,9 +147,6 @@ def _rebuild_game(description: dict[str, Any]) -> Any | None:
 def _check_table_game(game: Any) -> int:
     """Return ``game.num_keys`` after checking the game can have a value table."""
     num_keys = getattr(game, "num_keys", None)
-    if num_keys is None and hasattr(game, "n_keys"):  # a game written for the old name, kept for one version
-        warnings.warn(f"{type(game).__name__}.n_keys is deprecated: name it num_keys", DeprecationWarning, 3)
-        num_keys = game.n_keys
     if not isinstance(num_keys, (int, np.integer)) or not callable(getattr(game, "key", None)):
         raise ValueError(f"{game!r} has no integer num_keys and key(state): a TD value table cannot index it")
     if not 0 < num_keys <= MAX_KEYS:

@@ -9,8 +9,7 @@ A game subclass supplies only the rules object and the observation encoding.
 
 Names: the current position is ``env.state`` (the rules' immutable state, the word the rules surface and
 the agents use: ``apply(state, action)``), and the last move is ``env.lastaction`` (Gymnasium toy_text's
-name, as in GridWorld-v0; ``last_action`` is a deprecated alias for one version). The tabular envs call
-their integer state ``s``, as toy_text does.
+name, as in GridWorld-v0). The tabular envs call their integer state ``s``, as toy_text does.
 
 Drawing: the env keeps the game's history (``moves``) and computes what a frame marks (:meth:`marks`: the
 last move's cell or edge, the status line, the result); the views of :mod:`gym_boardgames.render` draw
@@ -20,7 +19,6 @@ last move's cell or edge, the status line, the result); the views of :mod:`gym_b
 from __future__ import annotations
 
 import operator
-import warnings
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -307,12 +305,6 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     def lastaction(self) -> int | None:
         """The last move played this episode, by either side; None before any move (toy_text's name)."""
         return self.moves[-1][1] if self.moves else None
-
-    @property
-    def last_action(self) -> int | None:
-        """Deprecated alias of :attr:`lastaction` (for one version)."""
-        warnings.warn("last_action is deprecated: use lastaction", DeprecationWarning, stacklevel=2)
-        return self.lastaction
 
     @property
     def last_mover(self) -> int | None:

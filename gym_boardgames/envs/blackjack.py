@@ -5,9 +5,8 @@ this package in its own right (``env.unwrapped`` is it, so ``env.unwrapped.P`` w
 that plays a ``BlackjackEnv`` it holds as ``game``, made directly rather than through ``gymnasium.make``
 so that no second tower of wrappers sits inside it. It adds four things that tabular methods need:
 
-* a single integer state, ``env.unwrapped.s`` as in Gymnasium's toy_text envs and GridWorld-v0 (``state``
-  is a deprecated alias for one version), with :func:`encode` / :func:`decode` to and from Gymnasium's
-  observation ``(player_sum, dealer_card, usable_ace)``;
+* a single integer state, ``env.unwrapped.s`` as in Gymnasium's toy_text envs and GridWorld-v0, with
+  :func:`encode` / :func:`decode` to and from Gymnasium's observation ``(player_sum, dealer_card, usable_ace)``;
 * the exact infinite-deck model ``P[s][a] = [(prob, next_s, reward, terminated), ...]`` in the format
   of Gymnasium's toy_text environments, and the initial-state distribution of the deal
   (:func:`blackjack_model`), so dynamic programming solves the game exactly and Monte Carlo estimates
@@ -52,7 +51,6 @@ dynamic programming.
 
 from __future__ import annotations
 
-import warnings
 from fractions import Fraction
 from functools import cache
 from typing import Any, SupportsFloat
@@ -386,9 +384,8 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
     ## Version History
     * v0: initial version (over Gymnasium's Blackjack-v1). Then, with the same dynamics and encoding: an env
       of its own (``unwrapped`` is this class, not ``BlackjackEnv``), its own drawing of the end of a hand,
-      booleans refused (see CHANGELOG.md). The exploring-start reset option is ``"start_state"``, as in
-      GridWorld; ``"state"`` is a deprecated alias for one version. The current state index is ``s``, as in
-      GridWorld and Gymnasium's toy_text envs; the ``state`` attribute is a deprecated alias for one version.
+      booleans refused (see CHANGELOG.md). The exploring-start reset option is ``"start_state"`` and the
+      current state index is ``s``, as in GridWorld and Gymnasium's toy_text envs.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 4}
@@ -445,16 +442,6 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         return self._state
 
     @property
-    def state(self) -> int:
-        """Deprecated alias of :attr:`s` (for one version)."""
-        warnings.warn(
-            "TabularBlackjackEnv.state is deprecated: use s, as GridWorld and toy_text do",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self._state
-
-    @property
     def hand_over(self) -> bool:
         """Whether a dealt hand has ended (the player stuck or bust)."""
         return self._state == TERMINAL and self._raw is not None
@@ -484,8 +471,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
 
         Args:
             seed: seeds the generator that deals the cards.
-            options: ``{"start_state": s}`` for a non-terminal state index ``s``. The old key ``"state"``
-                still works for one version, with a ``DeprecationWarning``.
+            options: ``{"start_state": s}`` for a non-terminal state index ``s``.
 
         Returns:
             The state index and ``{"raw_obs": Gymnasium's observation}``.
@@ -495,14 +481,6 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         """
         start = None
         if options:
-            options = dict(options)
-            if "state" in options and "start_state" not in options:
-                warnings.warn(
-                    'reset option "state" is deprecated: use "start_state", as GridWorld does',
-                    DeprecationWarning,
-                    stacklevel=2,
-                )
-                options["start_state"] = options.pop("state")
             unknown = set(options) - set(RESET_OPTIONS)
             if unknown:
                 raise ValueError(f"unknown reset options {sorted(unknown)}; valid options are {list(RESET_OPTIONS)}")

@@ -2,8 +2,7 @@
 
 :class:`ConnectBoardEnv` adds to the two-player contract only what is specific to a board of pieces: the
 ``(rows, cols)`` int8 observation and the cell a frame highlights for the last move (with gravity the
-cell the piece landed in, which the rules' ``action_cell`` answers). Games are thin subclasses. (Until
-0.2 this module was ``envs/grid.py`` and the class ``GridBoardEnv``, names too close to GridWorld's.)
+cell the piece landed in, which the rules' ``action_cell`` answers). Games are thin subclasses.
 """
 
 from __future__ import annotations

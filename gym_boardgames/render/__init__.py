@@ -10,5 +10,5 @@
 The envs (and the PettingZoo adapter and the play window) compute the marks and call the views; nothing
 here imports :mod:`gym_boardgames.envs`. pygame is imported only inside the pygame modules, which are
 imported only when a pygame frame is first drawn, so ``import gym_boardgames`` and ansi rendering never
-load it. (``grid_view`` is the deprecated old name of ``connect_view``.)
+load it.
 """

@@ -19,7 +19,6 @@ probable actions (several on ties, as Figure 4.1 of the book draws them) in cell
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -208,20 +207,3 @@ class GridWorldView:
             pygame.draw.aacircle(surface, AGENT, centre, radius)
         else:
             pygame.draw.aacircle(surface, AGENT, centre, int(self.cell * 0.42), max(2, self.cell // 14))
-
-
-def __getattr__(name: str) -> Any:
-    if name == "render_gridworld":  # moved beside the env it reads, for one version
-        warnings.warn(
-            "gym_boardgames.render.gridworld_view.render_gridworld is deprecated: use "
-            "gym_boardgames.envs.gridworld.render_gridworld",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return _render_gridworld
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _render_gridworld(env: Any, *args: Any, **kwargs: Any) -> np.ndarray:
-    # The env draws its own frame: this module never imports the envs.
-    return env.unwrapped.render_frame(*args, **kwargs)

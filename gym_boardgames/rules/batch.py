@@ -24,7 +24,6 @@ Conventions shared by both classes:
 from __future__ import annotations
 
 import functools
-import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -33,13 +32,6 @@ from gym_boardgames.rules.connect import EMPTY, PIECE, BoardState, ConnectN, boa
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState, dots_geometry
 
 _ONE = np.uint64(1)
-
-
-def _index(indices: np.ndarray | None, rows: np.ndarray | None) -> np.ndarray | slice:
-    if rows is not None:  # the old name, kept for one version: "rows" also meant board rows here
-        warnings.warn("reset(rows=...) is deprecated: use reset(indices=...)", DeprecationWarning, stacklevel=3)
-        indices = rows
-    return slice(None) if indices is None else indices
 
 
 def _returns_of_winners(winner: np.ndarray) -> np.ndarray:
@@ -255,12 +247,9 @@ class ConnectNBatch:
         self._lines = np.empty((len(self.tables.through), self.tables.words, n), dtype=np.uint64)
         self._hits = np.empty(self._lines.shape, dtype=bool)
 
-    def reset(self, indices: np.ndarray | None = None, *, rows: np.ndarray | None = None) -> None:
-        """Put the empty board, player 0 to move, in the games ``indices`` (an index array; None: all).
-
-        ``rows=`` is the deprecated name of ``indices``.
-        """
-        index = _index(indices, rows)
+    def reset(self, indices: np.ndarray | None = None) -> None:
+        """Put the empty board, player 0 to move, in the games ``indices`` (an index array; None: all)."""
+        index = slice(None) if indices is None else indices
         self.board[index] = EMPTY
         self.heights[index] = 0
         self.player[index] = 0
@@ -475,12 +464,9 @@ class DotsAndBoxesBatch:
         self._score_base = games * 2
         self._scratch_edges, self._scratch_owners = n * edges, n * boxes
 
-    def reset(self, indices: np.ndarray | None = None, *, rows: np.ndarray | None = None) -> None:
-        """Put the empty board, player 0 to move, in the games ``indices`` (an index array; None: all).
-
-        ``rows=`` is the deprecated name of ``indices``.
-        """
-        index = _index(indices, rows)
+    def reset(self, indices: np.ndarray | None = None) -> None:
+        """Put the empty board, player 0 to move, in the games ``indices`` (an index array; None: all)."""
+        index = slice(None) if indices is None else indices
         for array in (self.edges, self.owners, self.sides, self.scores):
             array[index] = 0
         self.player[index] = 0

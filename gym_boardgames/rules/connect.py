@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import warnings
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -173,12 +172,6 @@ class ConnectN:
     def num_keys(self) -> int:
         """``3**cells``: every :meth:`key` is in ``0 .. num_keys - 1`` (computed on first use)."""
         return 3**self.num_cells
-
-    @property
-    def n_keys(self) -> int:
-        """Deprecated name of :attr:`num_keys` (kept for one version)."""
-        warnings.warn("ConnectN.n_keys is deprecated: use num_keys", DeprecationWarning, stacklevel=2)
-        return self.num_keys
 
     @property
     def config(self) -> tuple[int, int, int, bool]:

@@ -285,18 +285,6 @@ def test_make_bot_names():
         _make_bot("bot2")
 
 
-def test_old_names_are_deprecated_aliases():
-    import agents.dots
-
-    with pytest.warns(DeprecationWarning, match="agents.factory.make_agent"):
-        assert agents.dots.make_bot is _make_bot
-    with pytest.warns(DeprecationWarning, match="agents.dots.LayeredValueAgent"):
-        assert agents.dots.LayeredQAgent is LayeredValueAgent
-    table = solve_layers(DotsAndBoxes(1, 1))
-    with pytest.warns(DeprecationWarning, match="use LayerTable.value"):
-        assert table.q(0) == table.value(0) == 0  # the 1x1 box goes to the second player
-
-
 # ---- the layered value learner -----------------------------------------------------------------------
 
 

@@ -290,10 +290,6 @@ def test_frozen_lake_solvers_agree():
     assert 0.5 < vi_V[0] < 0.6  # the best slippery policy reaches the goal a little more than half the time
 
 
-def test_model_counts_are_num_states_and_num_actions_with_the_old_names_deprecated():
+def test_model_counts_are_num_states_and_num_actions():
     model = dp.build_model(gym.make("GridWorld-v0"))
     assert (model.num_states, model.num_actions) == (16, 4)
-    with pytest.warns(DeprecationWarning, match="use num_states"):
-        assert model.n_states == 16
-    with pytest.warns(DeprecationWarning, match="use num_actions"):
-        assert model.n_actions == 4

@@ -23,9 +23,3 @@ def test_dp_and_mc_refuse_a_bad_policy_with_the_same_message(policy, message):
         dp.policy_evaluation(env, policy)
     with pytest.raises(ValueError, match=message):
         mc.mc_prediction(env, policy, 1, seed=0)
-
-
-def test_the_old_mc_name_still_checks_with_a_deprecation_warning():
-    with pytest.warns(DeprecationWarning, match="check_policy"):
-        checked = mc.check_policy_array([[0.5, 0.5]], 1, 2)
-    assert np.array_equal(checked, dp.check_policy([[0.5, 0.5]], 1, 2))

@@ -3,7 +3,6 @@
 import warnings
 
 import gymnasium as gym
-import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
@@ -39,42 +38,14 @@ def test_mc_control_es_on_gridworld_explores_every_free_cell_by_default():
     assert {options["start_state"] for options in env.options} == {1, 2, 3, 5, 6, 7}
 
 
-def test_blackjack_takes_start_state_and_the_old_key_with_a_deprecation_warning():
+def test_blackjack_takes_start_state_as_its_only_reset_option():
     env = gym.make("TabularBlackjack-v0")
     start = encode(20, 5, 0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert env.reset(seed=0, options={"start_state": start})[0] == start
-    with pytest.warns(DeprecationWarning, match="start_state"):
-        assert env.reset(seed=0, options={"state": start})[0] == start
-
-
-class OldProtocolChain(gym.Env):
-    """Two live states that only understand the deprecated ``reset(options={"state": s})``."""
-
-    observation_space = gym.spaces.Discrete(3)
-    action_space = gym.spaces.Discrete(2)
-    nonterminal_states = (0, 1)
-
-    def __init__(self):
-        self.started = set()
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        self.s = 0 if options is None else options["state"]
-        self.started.add(self.s)
-        return self.s, {}
-
-    def step(self, action):
-        return 2, float(self.s == action), True, False, {}
-
-
-def test_mc_control_es_still_drives_an_env_on_the_old_option_with_a_warning():
-    env = OldProtocolChain()
-    with pytest.warns(DeprecationWarning, match="start_state"):
-        q, _ = mc_control_es(env, 50, seed=0)
-    assert env.started == {0, 1}
-    assert np.allclose(q[:2], [[1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="start_state"):
+        env.reset(seed=0, options={"state": start})
 
 
 def test_a_bad_start_state_is_still_refused():

@@ -409,23 +409,11 @@ def test_bad_render_mode_raises_value_error_listing_modes():
         TicTacToeEnv(render_mode="video")
 
 
-def test_old_names_warn_and_still_answer():
-    import warnings
-
+def test_the_last_move_is_lastaction_and_a_tabular_state_is_s():
     env = gym.make("TicTacToe-v0", opponent=None).unwrapped
     env.reset(seed=0)
     env.step(4)
-    with pytest.warns(DeprecationWarning, match="lastaction"):
-        assert env.last_action == env.lastaction == 4
-    with pytest.warns(DeprecationWarning, match="ConnectBoardEnv"):
-        from gym_boardgames.envs import GridBoardEnv
-    from gym_boardgames.envs.connect import ConnectBoardEnv
-
-    assert GridBoardEnv is ConnectBoardEnv
+    assert env.lastaction == 4
     blackjack = gym.make("TabularBlackjack-v0").unwrapped
-    blackjack.reset(seed=0)
-    with pytest.warns(DeprecationWarning, match="use s"):
-        assert blackjack.state == blackjack.s
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert blackjack.s == blackjack.s  # the new names do not warn
+    s, _ = blackjack.reset(seed=0)
+    assert blackjack.s == s

@@ -98,23 +98,6 @@ def test_rendering_survives_another_library_calling_pygame_quit():
     assert after.shape == before.shape and not np.array_equal(before, after)
 
 
-def test_the_old_module_paths_warn_and_still_import():
-    import importlib
-    import sys
-
-    from gym_boardgames.envs.connect import ConnectBoardEnv
-    from gym_boardgames.render.connect_view import ConnectView
-
-    for name, attribute, new in (
-        ("gym_boardgames.render.grid_view", "GridView", ConnectView),
-        ("gym_boardgames.envs.grid", "GridBoardEnv", ConnectBoardEnv),
-    ):
-        sys.modules.pop(name, None)
-        with pytest.warns(DeprecationWarning, match="deprecated"):
-            module = importlib.import_module(name)
-        assert getattr(module, attribute) is new
-
-
 def test_views_and_text_never_import_the_envs():
     import ast
     from pathlib import Path

@@ -120,11 +120,10 @@ def test_reset_of_some_rows_leaves_the_others():
 
 
 @pytest.mark.parametrize("game", [TicTacToe(), DotsAndBoxes(1, 1)])
-def test_reset_keeps_rows_as_a_deprecated_name_and_winner_is_a_fresh_array(game):
+def test_reset_by_indices_and_winner_is_a_fresh_array(game):
     batch = (DotsAndBoxesBatch if isinstance(game, DotsAndBoxes) else ConnectNBatch)(game, 3)
     batch.play(np.zeros(3, dtype=np.intp))
-    with pytest.warns(DeprecationWarning, match="use reset\\(indices=...\\)"):
-        batch.reset(rows=np.array([1]))
+    batch.reset(indices=np.array([1]))
     assert batch.state(1) == game.initial_state() != batch.state(0)
     winner = batch.winner
     winner[:] = 1  # a copy: the batch's own state is not written

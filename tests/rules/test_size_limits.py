@@ -114,8 +114,6 @@ def test_num_keys_is_computed_on_first_use():
     assert "num_keys" not in vars(game)
     assert ConnectN(3, 3, 3, gravity=False).num_keys == 3**9
     assert game.num_keys == 3 ** (MAX_BOARD_SIDE**2)
-    with pytest.warns(DeprecationWarning, match="use num_keys"):
-        assert game.n_keys == game.num_keys
 
 
 def test_the_largest_dots_board_builds_in_bounded_work(work_budget):
