@@ -53,7 +53,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import numpy as np
 
 from agents import gumbel
-from agents._rng import uniform_stream  # re-exported: the tree, its evaluators and AlphaZero import it from here
+from agents._rng import uniform_stream
 from gym_boardgames.rules.common import value_for
 
 # Payoffs are in [-1, 1] (+1 win, -1 loss, 0 draw), so +1 is a win nothing can beat and -1 a loss nothing

@@ -40,9 +40,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from agents._rng import uniform_stream
 from agents.alphazero._checks import check_int, check_number
 from agents.alphazero.encoding import BoardEncoder
-from agents.search import SearchTree, expand_roots, search_batch, uniform_stream
+from agents.search import SearchTree, expand_roots, search_batch
 
 #: The self-play searches: AlphaZero's PUCT, or Gumbel AlphaZero.
 ALGORITHMS = ("puct", "gumbel")

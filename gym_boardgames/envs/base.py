@@ -26,11 +26,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gym_boardgames.envs.contract import (  # noqa: F401  (re-exported: the contract's names, once, in contract.py)
-    DRAW,
-    ILLEGAL_ACTION_MODES,
-    OPPONENT_FORMS,
-    RESET_OPTIONS,
+from gym_boardgames.envs.contract import (
     agent_hooks,
     check_agent_player,
     check_illegal_action,
@@ -52,8 +48,6 @@ from gym_boardgames.render.modes import BoardRenderMixin
 
 OpponentPolicy = Callable[[Any, Any], int]
 
-# ``info["winner"]`` and ``winner`` of a drawn game is DRAW (-1). An int, not None: Gymnasium's sync and async
-# vector envs stack each info key into one integer array, and a None beside a 0 or 1 made them raise TypeError.
 # Integer types accepted as actions without further checks (bool is excluded on purpose).
 _PLAIN_INTEGERS = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64})
 
@@ -313,7 +307,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
 
     @property
     def winner(self) -> int | None:
-        """The result of the finished episode: 0 or 1 for the winner, -1 (:data:`DRAW`) for a draw.
+        """The result of the finished episode: 0 or 1 for the winner, -1 for a draw (:data:`.contract.DRAW`).
 
         None while the game goes on (and before the first ``reset()``). Until 0.1 a draw was None too.
         """

@@ -39,6 +39,9 @@ __all__ = [
     "winner_of_returns",
 ]
 
+# ``info["winner"]`` and ``winner`` of a drawn game is DRAW (-1). An int, not None: Gymnasium's sync and async
+# vector envs stack each info key into one integer array, and a None beside a 0 or 1 made them raise TypeError.
+
 #: The keys ``reset(options=...)`` understands.
 RESET_OPTIONS = ("agent_player",)
 ILLEGAL_ACTION_MODES = ("lose", "raise")

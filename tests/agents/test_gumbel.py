@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from agents import gumbel
+from agents._rng import uniform_stream
 from agents.alphazero.encoding import encoder_for
 from agents.alphazero.selfplay import SelfPlayConfig, play_games
-from agents.search import SearchTree, expand_roots, search_batch, uniform_priors, uniform_stream
+from agents.search import SearchTree, expand_roots, search_batch, uniform_priors
 from gym_boardgames.rules import ConnectN, TicTacToe
 
 TTT = TicTacToe()

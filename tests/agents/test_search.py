@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from agents._rng import uniform_stream
 from agents.search import (
     CallbackEvaluator,
     RolloutEvaluator,
@@ -10,7 +11,6 @@ from agents.search import (
     expand_roots,
     search_batch,
     uniform_priors,
-    uniform_stream,
 )
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
