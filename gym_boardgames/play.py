@@ -21,6 +21,7 @@ command line, a ``make_agent(spec, seed=..., game=...)`` factory and a hint prov
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import threading
@@ -35,7 +36,7 @@ from gym_boardgames.opponents import as_policy
 from gym_boardgames.render.pygame_canvas import import_pygame
 from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.rules.registry import GAME_NAMES, make_game
-from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int
+from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int, write_bytes_atomic
 
 #: A hint provider: ``(game, state, player) -> {legal action: label}``, each label ``"win"``, ``"draw"``,
 #: ``"loss"`` or ``"?"`` (unknown) for the mover's result after that action.
@@ -368,8 +369,18 @@ class PlayApp:
     def _save_screenshot(self) -> None:
         if self.screenshot and not self._saved_end:
             self.draw()
-            self.pygame.image.save(self.window, self.screenshot)
+            self._write_screenshot()
             self._saved_end = True
+
+    def _write_screenshot(self) -> None:
+        """Write the window to ``screenshot`` atomically, so a kill mid-save leaves the earlier file whole.
+
+        The image is encoded in memory, in the format the file name's suffix names (pygame's rule, as when it
+        saves to the path itself), then written by ``write_bytes_atomic`` (a temporary file, then a rename).
+        """
+        buffer = io.BytesIO()
+        self.pygame.image.save(self.window, buffer, os.path.basename(self.screenshot))
+        write_bytes_atomic(self.screenshot, buffer.getvalue())
 
     # ---- the loop ----------------------------------------------------------------------------
 
@@ -404,7 +415,7 @@ class PlayApp:
         """Save the screenshot (if asked) and close the window."""
         if self.screenshot and self.pygame.display.get_init() and self.pygame.display.get_surface() is not None:
             self.draw()
-            self.pygame.image.save(self.window, self.screenshot)
+            self._write_screenshot()
         self._generation += 1
         self.pygame.display.quit()
 

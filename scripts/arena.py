@@ -18,13 +18,14 @@ from typing import Any
 
 from agents.arena import play_match
 from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
+from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser
 from gym_boardgames.rules.registry import GAME_NAMES, make_game
-from gym_boardgames.utils import check_output_path, emit_summary, nonnegative_int, positive_int, progress_bar
+from gym_boardgames.utils import emit_summary, nonnegative_int, positive_int, progress_bar
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the command line's parser."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("--game", default="tictactoe", choices=GAME_NAMES, help="the game")
     parser.add_argument("--rows", type=positive_int, help="board rows (connectn) or box rows (dots)")
     parser.add_argument("--cols", type=positive_int, help="board columns (connectn) or box columns (dots)")
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the agents and the random players")
     parser.add_argument("--out", help="also write the JSON summary to this file")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    add_overwrite_flag(parser)
     return parser
 
 
@@ -53,7 +55,7 @@ def parse_args(argv: list[str] | None, parser: argparse.ArgumentParser | None = 
         parser.error("--agents needs at least two agents")
     if args.out:
         try:
-            check_output_path(args.out, "--out")
+            check_new_output(args.out, "--out", args.overwrite)
         except ValueError as error:
             parser.error(str(error))
     return args

@@ -71,7 +71,8 @@ from collections.abc import Callable
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from gym_boardgames.utils import check_output_path, nonnegative_int, write_text_atomic
+from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser
+from gym_boardgames.utils import nonnegative_int, write_text_atomic
 
 Workload = Callable[[int, np.ndarray], int]
 
@@ -385,7 +386,7 @@ def process_peak_mb() -> float | None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="games to time")
     parser.add_argument("--moves", type=int, default=100_000, help="moves (or agent steps) per timed single-env run")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per workload; the median is reported")
@@ -424,6 +425,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the driver's random move choices")
     parser.add_argument("--out", help="also write the JSON summary to this file (atomically)")
     parser.add_argument("--json", action="store_true", help="print only the one-line JSON summary")
+    add_overwrite_flag(parser)
     args = parser.parse_args(argv)
     if args.quick:
         args.moves, args.repeats, args.warmup = 5_000, 3, 300
@@ -447,7 +449,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             parser.error(f"vector sizes must be >= 1, got {n}")
     if args.out:
         try:
-            check_output_path(args.out, "--out")
+            check_new_output(args.out, "--out", args.overwrite)
         except ValueError as error:
             parser.error(str(error))
     try:

@@ -23,6 +23,7 @@ import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
+from gym_boardgames.cli import make_parser  # noqa: E402
 from gym_boardgames.utils import nonnegative_int, positive_int, progress_bar  # noqa: E402
 
 #: Largest board (cells) the layered solver handles in seconds to a minute here.
@@ -31,12 +32,17 @@ SOLVABLE_CELLS = 20
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("model", help="a model file, or the name of a shipped one: tictactoe, connectfour")
     parser.add_argument("--simulations", type=nonnegative_int, default=50, help="search player's simulations")
     parser.add_argument("--against", nargs="+", default=["random"], help="opponents: agent names or 'exact'")
     parser.add_argument("--games", type=positive_int, default=100, help="games per opponent (seats alternate)")
-    parser.add_argument("--all-positions", action="store_true", default=None, help="score every position")
+    parser.add_argument(
+        "--all-positions",
+        action="store_true",
+        default=None,
+        help="score every position (default: on boards of at most 12 cells)",
+    )
     parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the players' tie-breaks")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -28,8 +28,8 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser  # noqa: E402
 from gym_boardgames.utils import (  # noqa: E402
-    check_output_path,
     emit_summary,
     nonnegative_int,
     positive_int,
@@ -43,26 +43,23 @@ MAX_SOLVER_GAMES = 1000
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
-    parser = argparse.ArgumentParser(
-        description=__doc__,
-        formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, max_help_position=32),
-        allow_abbrev=False,
-    )
+    parser = make_parser(__doc__)
     parser.add_argument("players", nargs="+", help="agent names, e.g. alphazero:0 alphazero:800 mcts:1000")
-    parser.add_argument("--labels", default="labels", help="labels (default), heldout, or a label file")
+    parser.add_argument("--labels", default="labels", help="the shipped 'labels', 'heldout', or a label file")
     parser.add_argument("--per-stage", type=positive_int, help="grade a sample of this many positions per stage")
-    parser.add_argument("--solver-games", type=nonnegative_int, default=0, help="games as first vs the solver (0)")
+    parser.add_argument("--solver-games", type=nonnegative_int, default=0, help="games as first vs the solver")
     parser.add_argument("--fresh-search", action="store_true", help="solver games: no tree reuse between moves")
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of players, sample, solver (0)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of players, sample, solver")
     parser.add_argument("--out", help="also write the JSON summary to this file")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_overwrite_flag(parser)
     args = parser.parse_args(argv)
     if args.solver_games > MAX_SOLVER_GAMES:
         parser.error(f"--solver-games must be at most {MAX_SOLVER_GAMES}, got {args.solver_games}")
     try:
         if args.out is not None:
-            check_output_path(args.out, "--out")
+            check_new_output(args.out, "--out", args.overwrite)
         if args.solver_games:
             require_extra("solver", "bitbully", needed_for="--solver-games")
     except (ImportError, ValueError) as error:

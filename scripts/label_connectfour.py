@@ -34,7 +34,8 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int, require_extra  # noqa: E402
+from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser  # noqa: E402
+from gym_boardgames.utils import nonnegative_int, positive_int, require_extra  # noqa: E402
 
 DEFAULT_PLAYERS = ["random", "mcts:100", "mcts:1000", "alphabeta:2", "alphabeta:4", "alphazero:0", "alphazero:100"]
 
@@ -148,27 +149,23 @@ def sample_positions(
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False
-    )
+    parser = make_parser(__doc__)
     parser.add_argument("--out", required=True, help="the label file to write (.npz)")
-    parser.add_argument("--per-stage", type=positive_int, default=800, help="positions per stage (default 800)")
+    parser.add_argument("--per-stage", type=positive_int, default=800, help="positions per stage")
     parser.add_argument("--players", nargs="+", default=DEFAULT_PLAYERS, help="agent names the games are drawn from")
-    parser.add_argument("--noise", type=float, default=0.1, help="chance a move is random instead (default 0.1)")
+    parser.add_argument("--noise", type=float, default=0.1, help="chance a move is random instead")
     parser.add_argument("--exclude", help="a label file whose positions are not taken again (a held-out set)")
-    parser.add_argument("--workers", type=positive_int, default=2, help="solver processes (default 2)")
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the games (default 0)")
-    parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    parser.add_argument("--workers", type=positive_int, default=2, help="solver processes")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the games")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    add_overwrite_flag(parser)
     args = parser.parse_args(argv)
     if not 0.0 <= args.noise <= 1.0:
         parser.error(f"--noise must be in [0, 1], got {args.noise}")
     if args.workers > 64:
         parser.error(f"--workers must be at most 64, got {args.workers}")
-    if os.path.exists(args.out) and not args.overwrite:
-        parser.error(f"--out {args.out} exists: pass --overwrite to replace it")
     try:
-        check_output_path(args.out, "--out")
+        check_new_output(args.out, "--out", args.overwrite)
     except ValueError as error:
         parser.error(str(error))
     return args

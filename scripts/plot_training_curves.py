@@ -11,22 +11,21 @@ the share of optimal moves where the game is solved (tic-tac-toe). --json prints
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 from typing import Any
 
-from gym_boardgames.utils import check_output_path, emit_summary, require_extra, write_bytes_atomic
+from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser, save_figure
+from gym_boardgames.utils import emit_summary, require_extra
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False
-    )
+    parser = make_parser(__doc__)
     parser.add_argument("runs", nargs="+", help="model files (or their .train.npz training states)")
     parser.add_argument("--names", nargs="+", help="a name per run for the legend (default: the file names)")
     parser.add_argument("--out", help="the PNG to write (needs matplotlib, the plot extra)")
     parser.add_argument("--json", action="store_true", help="print the curves as one JSON line last")
+    add_overwrite_flag(parser)
     args = parser.parse_args(argv)
     if args.names is not None and len(args.names) != len(args.runs):
         parser.error(f"--names needs one name per run ({len(args.runs)}), got {len(args.names)}")
@@ -34,7 +33,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("give --out PNG, --json or both")
     try:
         if args.out is not None:
-            check_output_path(args.out, "--out")
+            check_new_output(args.out, "--out", args.overwrite)
             require_extra("plot", "matplotlib", needed_for="--out")
     except (ImportError, ValueError) as error:
         parser.error(str(error))
@@ -77,10 +76,8 @@ def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90)
+    save_figure(fig, path, format="png", dpi=90)
     plt.close(fig)
-    write_bytes_atomic(path, buffer.getvalue())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,12 @@ batches of it (loss (z - v)^2 - pi . log p, L2 as weight decay), saves the model
 PyTorch) and the training state beside it (OUT.train.npz, for --resume), and evaluates it: the share of
 optimal moves of the raw network where the game can be solved (tic-tac-toe), and the search player's score
 against random play and against MCTS with random rollouts. The learning curve (losses and scores over
-wall-clock time) goes to a PNG (--plot) when matplotlib is installed (the plot extra).
+wall-clock time) goes to a PNG (--plot) when matplotlib is installed (the plot extra), and with
+--tensorboard DIR to TensorBoard: every iteration's losses and self-play positions per second, every
+evaluation's scores (the tensorboard extra).
+
+An existing model (--out, its OUT.train.npz, the curve PNG) is never replaced without --overwrite; without
+--out a second run saves to alphazero_GAME_2.npz and so on. --resume keeps saving to the run's own files.
 
 Every game has defaults that fit a 2-core CPU (printed at the start); any flag overrides them. Training
 needs PyTorch (the alphazero extra). --workers N plays self-play in N processes; --ray-address runs the same
@@ -30,6 +35,16 @@ import time  # noqa: E402
 from dataclasses import asdict  # noqa: E402
 from typing import Any  # noqa: E402
 
+from gym_boardgames.cli import (  # noqa: E402
+    TensorBoardLog,
+    add_overwrite_flag,
+    add_tensorboard_flag,
+    check_new_output,
+    check_tensorboard,
+    default_output,
+    make_parser,
+    save_figure,
+)
 from gym_boardgames.rules.registry import make_game  # noqa: E402
 from gym_boardgames.utils import (  # noqa: E402
     MissingExtraError,
@@ -62,7 +77,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         time_limit=170.0,
         workers=1,
         algorithm="puct",
-        random_opening_moves=0,
+        random_opening_moves=4,
     ),
     "connectfour": dict(
         iterations=10_000,
@@ -106,10 +121,8 @@ def _per_game(key: str) -> str:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line (bad values exit with status 2 and one line naming the flag)."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False
-    )
-    parser.add_argument("--game", choices=sorted(DEFAULTS), default="tictactoe", help="the game to learn (tictactoe)")
+    parser = make_parser(__doc__)
+    parser.add_argument("--game", choices=sorted(DEFAULTS), default="tictactoe", help="the game to learn")
     parser.add_argument("--rows", type=positive_int, help="connectn: board rows (default 6); dots: box rows (3)")
     parser.add_argument("--cols", type=positive_int, help="connectn: board columns (default 7); dots: box columns")
     parser.add_argument("--n", type=positive_int, help="connectn: pieces in a row to win (default 4)")
@@ -137,14 +150,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=nonnegative_int,
         help="start each game after 0..K random moves (not recorded)" + _per_game("random_opening_moves"),
     )
-    parser.add_argument(
-        "--max-considered", type=positive_int, default=16, help="gumbel: root moves sampled (default 16)"
-    )
-    parser.add_argument("--c-puct", type=float, default=1.5, help="PUCT exploration constant (default 1.5)")
+    parser.add_argument("--max-considered", type=positive_int, default=16, help="gumbel: root moves sampled")
+    parser.add_argument("--c-puct", type=float, default=1.5, help="PUCT exploration constant")
     parser.add_argument(
         "--alpha", type=float, help="Dirichlet noise concentration at the self-play roots" + _per_game("alpha")
     )
-    parser.add_argument("--epsilon", type=float, default=0.25, help="weight of the root noise (default 0.25)")
+    parser.add_argument("--epsilon", type=float, default=0.25, help="weight of the root noise")
     parser.add_argument(
         "--temperature-moves",
         type=nonnegative_int,
@@ -165,7 +176,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=float,
         help="gradient samples per new position (steps = epochs*new/batch)" + _per_game("epochs"),
     )
-    parser.add_argument("--batch-size", type=positive_int, default=256, help="samples per gradient step (default 256)")
+    parser.add_argument("--batch-size", type=positive_int, default=256, help="samples per gradient step")
     parser.add_argument(
         "--lr", type=float, help="AdamW learning rate at the start (decays linearly to 10%%)" + _per_game("lr")
     )
@@ -173,7 +184,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--window", type=positive_int, help="replay window, in positions" + _per_game("window"))
     parser.add_argument("--workers", type=positive_int, help="self-play processes" + _per_game("workers"))
     parser.add_argument("--ray-address", help="run the self-play workers as Ray tasks on this cluster (rllib extra)")
-    parser.add_argument("--threads", type=positive_int, default=1, help="PyTorch threads for training (default 1)")
+    parser.add_argument("--threads", type=positive_int, default=1, help="PyTorch threads for training")
     parser.add_argument(
         "--inference", choices=("torch", "numpy"), help="what runs the network in self-play" + _per_game("inference")
     )
@@ -188,18 +199,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=nonnegative_int,
         help="games against each baseline per evaluation" + _per_game("eval_games"),
     )
+    parser.add_argument("--baseline-simulations", type=positive_int, default=200, help="MCTS baseline simulations")
+    parser.add_argument("--gate-games", type=nonnegative_int, default=0, help="games against the best net (0: off)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="the run's seed")
     parser.add_argument(
-        "--baseline-simulations", type=positive_int, default=200, help="MCTS baseline simulations (default 200)"
+        "--out",
+        help="the model file; OUT.train.npz holds the training state (default: alphazero_GAME.npz, or if that "
+        "exists the first free of alphazero_GAME_2.npz, _3, ...; with --resume, the run's own model file)",
     )
-    parser.add_argument(
-        "--gate-games", type=nonnegative_int, default=0, help="games against the best net (default 0: off)"
-    )
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="the run's seed (default 0)")
-    parser.add_argument("--out", help="the model file (default alphazero_GAME.npz); OUT.train.npz holds the state")
     parser.add_argument("--resume", help="continue from a training state (OUT.train.npz or its model file)")
     parser.add_argument("--plot", help="learning-curve PNG (default OUT_curve.png when matplotlib is installed)")
+    add_tensorboard_flag(parser, "each iteration's losses and positions/s and each evaluation's scores")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_overwrite_flag(parser)
     args = parser.parse_args(argv)
     if args.game not in ("connectn", "dots") and (args.rows or args.cols):
         parser.error(f"--rows/--cols are for connectn and dots, not {args.game}")
@@ -216,25 +229,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ):
         if value is not None and not low <= value <= high:
             parser.error(f"{name} must be in [{low}, {high}], got {value}")
-    if args.out is None:
-        args.out = f"alphazero_{args.game}.npz"
+    if args.resume is not None and not os.path.isfile(_state_of(args.resume)):
+        parser.error(
+            f"--resume: no training state at {_state_of(args.resume)!r}: give the run's MODEL.train.npz "
+            "(or the model file beside it)"
+        )
     try:
-        check_output_path(args.out, "--out")
-        if args.plot is not None:
-            check_output_path(args.plot, "--plot")
+        check_tensorboard(args.tensorboard)
+        _choose_outputs(args)
+        if args.plot is not None and args.plot_given:
             require_extra("plot", "matplotlib", needed_for="--plot")
         require_extra("alphazero", "torch", needed_for="training")
         if args.ray_address is not None:
             require_extra("rllib", "ray", needed_for="--ray-address")
     except (MissingExtraError, ValueError) as error:
         parser.error(str(error))
-    if args.resume is not None:
-        if not os.path.isfile(_state_of(args.resume)):
-            parser.error(
-                f"--resume: no training state at {_state_of(args.resume)!r}: give the run's MODEL.train.npz "
-                "(or the model file beside it)"
-            )
-    else:
+    if args.resume is None:
         try:  # every setting is checked here, before PyTorch loads or a worker starts
             args.config = build_config(args)
             args.made_game = _make_game(args)
@@ -249,6 +259,51 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         except ValueError as error:
             parser.error(str(error))
     return args
+
+
+def _choose_outputs(args: argparse.Namespace) -> None:
+    """Settle ``args.out`` and ``args.plot`` and check that no earlier run's file would be replaced.
+
+    A new run writes three files: the model (``--out``), its training state ``OUT.train.npz`` and the curve
+    (``--plot``, by default ``OUT_curve.png`` when matplotlib is installed). Without ``--overwrite`` none may
+    exist; without ``--out`` the model goes to the first free ``alphazero_GAME[_N].npz``. A resumed run keeps
+    writing the run's own three files (by default the model beside the state it resumes), which is what
+    resuming is for; any other file that exists still needs ``--overwrite``.
+
+    Raises:
+        ValueError: one line naming the flag and the file.
+    """
+    args.out_note = None
+    own: set[str] = set()  # the resumed run's own files, which it may replace
+    if args.resume is not None:
+        state = _state_of(args.resume)
+        model = state[: -len(".train.npz")] + ".npz"
+        own = {os.path.abspath(p) for p in (model, state, _default_plot(model))}
+        if args.out is None:
+            args.out = model
+    elif args.out is None:
+        args.out, args.out_note = default_output(f"alphazero_{args.game}.npz", args.overwrite)
+    args.plot_given = args.plot is not None
+    if args.plot is None:
+        try:
+            require_extra("plot", "matplotlib")
+            args.plot = _default_plot(args.out)
+        except MissingExtraError:
+            pass
+    outputs = [("--out", args.out), ("--out", _state_of(args.out))]
+    if args.plot is not None:
+        outputs.append(("--plot" if args.plot_given else "--out", args.plot))
+    for flag, path in outputs:
+        check_output_path(path, flag)
+        if os.path.abspath(path) not in own:
+            check_new_output(path, flag, args.overwrite)
+    if args.plot is not None and os.path.abspath(args.plot) in {os.path.abspath(p) for _, p in outputs[:2]}:
+        raise ValueError(f"--plot {args.plot}: the same file as the model or its training state")
+
+
+def _default_plot(model: str) -> str:
+    """The learning curve's default file: ``MODEL_curve.png`` beside the model."""
+    return os.path.splitext(model)[0] + "_curve.png"
 
 
 def _make_game(args: argparse.Namespace) -> Any:
@@ -395,14 +450,40 @@ def plot_curve(curve: list[Any], path: str, title: str) -> None:
         ax_score.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    import io
+    try:
+        save_figure(fig, path, format="png", dpi=90)
+    finally:
+        plt.close(fig)
 
-    from gym_boardgames.utils import write_bytes_atomic
 
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90)
-    plt.close(fig)
-    write_bytes_atomic(path, buffer.getvalue())
+def tensorboard_logger(trainer: Any, board: TensorBoardLog) -> Any:
+    """Return the trainer's ``on_iteration`` hook that logs each iteration to ``board``, by iteration.
+
+    Every iteration: ``loss/policy``, ``loss/value`` and ``selfplay/positions_per_second`` (this iteration's
+    positions over its self-play seconds). At evaluations: ``eval/score_vs_NAME`` (each baseline),
+    ``eval/optimal_moves`` (solved games) and ``eval/outcome_kept``, ``eval/outcome_kept_critical`` (Connect
+    Four's label set), as fractions, as the log line shows them in percent.
+    """
+    last = [trainer.positions, trainer.selfplay_seconds]
+
+    def on_iteration(point: Any) -> None:
+        positions, seconds = trainer.positions - last[0], trainer.selfplay_seconds - last[1]
+        last[:] = [trainer.positions, trainer.selfplay_seconds]
+        values = {"loss/policy": point.policy_loss, "loss/value": point.value_loss}
+        if seconds > 0:
+            values["selfplay/positions_per_second"] = positions / seconds
+        for name, score in point.scores.items():
+            values[f"eval/score_vs_{name}"] = score
+        for tag, value in (
+            ("eval/optimal_moves", point.optimal_rate),
+            ("eval/outcome_kept", point.outcome_kept),
+            ("eval/outcome_kept_critical", point.outcome_kept_critical),
+        ):
+            if value is not None:
+                values[tag] = value
+        board.scalars(values, point.iteration)
+
+    return on_iteration
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -432,7 +513,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train_alphazero.py: error: {error}", file=sys.stderr)
         return 2
     config = trainer.config
+    if args.out_note:
+        print(args.out_note, flush=True)
     print(describe_config(trainer.game, config), flush=True)
+    board = None
+    if args.tensorboard is not None:
+        board = TensorBoardLog(args.tensorboard)
+        trainer.on_iteration = tensorboard_logger(trainer, board)
+        print(f"TensorBoard log in {args.tensorboard} (view it: tensorboard --logdir {args.tensorboard})", flush=True)
     # With a time limit the bar counts training seconds, so its percentage and time left are the run's own.
     if config.time_limit:
         bar = progress_bar(int(config.time_limit), "training seconds", enabled=not args.quiet)
@@ -460,14 +548,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         bar.close()
+        if board is not None:
+            board.close()
     wall = time.perf_counter() - started
     plot = args.plot
     if plot is None:
-        try:
-            require_extra("plot", "matplotlib")
-            plot = os.path.splitext(args.out)[0] + "_curve.png"
-        except MissingExtraError:
-            print("(no learning-curve PNG: matplotlib, the plot extra, is not installed)")
+        print("(no learning-curve PNG: matplotlib, the plot extra, is not installed)")
     if plot is not None and curve:
         plot_curve(curve, plot, f"AlphaZero on {trainer.game!r}")
     last = curve[-1] if curve else None

@@ -16,7 +16,8 @@ What it runs, on TabularBlackjack-v0 (Gymnasium's Blackjack-v1 with sab=True):
               learned policy and V* = max_a Q, and every --es-every episodes the exact expected return
               of the greedy policy from the deal (policy evaluation on P) beside the optimum.
 
-PNGs go to --out DIR: figure_5_1.png, figure_5_2.png, error_vs_episodes.png.
+PNGs go to --out DIR: figure_5_1.png, figure_5_2.png, error_vs_episodes.png. --tensorboard DIR logs the
+prediction errors (by budget) and the MC-ES return curve (by episode) to TensorBoard.
 
 Examples:
   python scripts/train_blackjack_mc.py --out figures --json
@@ -39,7 +40,15 @@ import gym_boardgames  # noqa: F401  (registers TabularBlackjack-v0)
 from agents._rng import make_rng
 from agents.dp import build_model, policy_evaluation, value_iteration
 from agents.mc import mc_control_es, mc_prediction
-from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser
+from gym_boardgames.cli import (
+    TensorBoardLog,
+    add_overwrite_flag,
+    add_tensorboard_flag,
+    check_new_output,
+    check_tensorboard,
+    make_parser,
+    save_figure,
+)
 from gym_boardgames.envs.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
 from gym_boardgames.utils import (
     MissingExtraError,
@@ -76,6 +85,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--seed", type=nonnegative_int, default=0, help="seed of every run (each run draws its own from it)"
     )
     parser.add_argument("--out", help="directory for the PNG figures (created if missing) and summary.json")
+    add_tensorboard_flag(parser, "the prediction errors and the exploring-starts return curve")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_overwrite_flag(parser)
@@ -85,6 +95,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             parser.error(f"--{name.replace('_', '-')} budgets must be >= 1")
     if args.es_episodes < 0 or args.es_every < 1:
         parser.error("--es-episodes must be >= 0 and --es-every >= 1")
+    try:
+        check_tensorboard(args.tensorboard)
+    except ValueError as error:
+        parser.error(str(error))
     if args.out is not None:
         # Checked now, not after minutes of experiments: the folder (and the files that will go in it).
         try:
@@ -159,12 +173,19 @@ def predict(episodes: int, first_visit: bool, seed: int, show: bool) -> tuple[np
         return values, time.process_time() - cpu, time.perf_counter() - wall
 
 
-def run_es(args: argparse.Namespace, seed: int, model: Any, mu: np.ndarray, optimum: float) -> dict[str, Any]:
-    """MC exploring starts with the exact return of the greedy policy every ``--es-every`` episodes."""
+def run_es(
+    args: argparse.Namespace, seed: int, model: Any, mu: np.ndarray, optimum: float, board: TensorBoardLog | None
+) -> dict[str, Any]:
+    """MC exploring starts with the exact return of the greedy policy every ``--es-every`` episodes.
+
+    Each of those returns (and its gap to the optimum) also goes to ``board``, the --tensorboard log, if any.
+    """
     curve: list[tuple[int, float]] = []
 
     def record(done: int, q: np.ndarray, policy: np.ndarray) -> None:
         curve.append((done, float(mu @ policy_evaluation(model, policy, gamma=1.0, theta=1e-12))))
+        if board is not None:
+            board.scalars({"es/exact_return": curve[-1][1], "es/gap_to_optimum": optimum - curve[-1][1]}, done)
 
     env = gym.make("TabularBlackjack-v0")
     with progress_bar(args.es_episodes, "MC exploring starts", enabled=not args.no_progress) as bar:
@@ -241,7 +262,7 @@ def figure_5_1(plt: Any, estimates: dict, exact: np.ndarray, budgets: list[int],
         heatmap(axes[row, -1], grid(exact, ace), f"exact (DP on P)\n{label}", -1, 1)
     fig.colorbar(image, ax=axes, shrink=0.6, label="V(s) of stick on 20 or 21")
     fig.suptitle("Figure 5.1: Monte Carlo prediction of the stick-on-20 policy (TabularBlackjack-v0)")
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -263,7 +284,7 @@ def figure_5_2(plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: n
         heatmap(axes[row, 2], grid(optimal_values, ace), f"exact V* (value iteration on P, {label})", -1, 1)
     fig.colorbar(image, ax=axes[:, 1:], shrink=0.6, label="value")
     fig.suptitle(f"Figure 5.2: Monte Carlo ES after {es['episodes']:,} episodes")
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -289,7 +310,7 @@ def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str) -> 
     right.set_xlabel("episodes")
     right.set_ylabel("optimum - exact return of greedy policy")
     right.set_title("MC exploring starts: return from the deal")
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -297,6 +318,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the experiments, print the results and return the summary."""
     args = parse_args(argv)
     show = not args.no_progress
+    # Closed after the experiments; an error before that loses only unflushed points (its thread is a daemon).
+    board = TensorBoardLog(args.tensorboard) if args.tensorboard else None
     rng = make_rng(args.seed)
     P, mu = blackjack_model()
     model = build_model(P)
@@ -329,6 +352,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     bare = bare_first + bare_loop(n - n // 2, timing_seed + 1, show)
                     timing.update(bare_blackjack_v1_cpu_s=round(bare, 3), ratio=round(cpu / bare, 3))
         first_err, every_err = errors["first_visit"][str(n)], errors["every_visit"][str(n)]
+        if board is not None:
+            board.scalars(
+                {"prediction/rms_error_first_visit": first_err, "prediction/rms_error_every_visit": every_err}, n
+            )
         print(f"{n:>9,} episodes: RMS error (sums 12-21) first-visit {first_err:.4f}, every-visit {every_err:.4f}")
     identical = all(np.array_equal(estimates[n, True], estimates[n, False]) for n in budgets)
     first_curve = [errors["first_visit"][str(n)] for n in budgets]
@@ -348,7 +375,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"CPU: ratio {timing['ratio']:.2f}"
         )
 
-    es = run_es(args, es_seed, model, mu, optimum)
+    es = run_es(args, es_seed, model, mu, optimum, board)
+    if board is not None:
+        board.close()
     differs = int(np.sum(es["policy"][states].argmax(axis=1) != optimal_policy[states].argmax(axis=1)))
     print(
         f"MC exploring starts, {es['episodes']:,} episodes ({es['seconds']:.0f} s): "
@@ -356,6 +385,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"(optimum {optimum:+.6f}, gap {es['gap_to_optimum']:.6f}); {within_text(es)}; "
         f"{differs} of 200 states differ from the DP policy"
     )
+    if args.tensorboard:
+        print(f"TensorBoard log in {args.tensorboard} (view it: tensorboard --logdir {args.tensorboard})")
 
     summary: dict[str, Any] = {
         "seed": args.seed,

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import os
 import resource
 import sys
 import time
@@ -39,7 +38,7 @@ from agents._rng import make_rng
 from agents.arena import MatchResult, play_game, play_match
 from agents.dots import EndgameBot, LayeredValueAgent, LayerTable, solve_layers
 from agents.factory import make_agent
-from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser
+from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser, save_figure
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 from gym_boardgames.utils import (
     MissingExtraError,
@@ -550,9 +549,8 @@ def write_png(path: str, summary: dict[str, Any]) -> None:
     ax.set_title("Tables 1 and 2")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path + ".tmp.png", dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
-    os.replace(path + ".tmp.png", path)
 
 
 def print_report(summary: dict[str, Any]) -> None:

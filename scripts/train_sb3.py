@@ -15,6 +15,9 @@ the lowest legal move so the match can go on; MaskablePPO must make none).
 The default budget (200,000 steps, about a minute on a 2-core CPU) gives MaskablePPO a >= 90% win rate
 against random over both sides. Needs the 'sb3' extra (stable-baselines3, sb3-contrib and torch).
 
+--tensorboard DIR passes DIR to SB3's own TensorBoard logging (tensorboard_log: episode returns and
+lengths, losses, in a run folder such as DIR/MaskablePPO_1).
+
 The model is saved as an SB3 .zip. Note: SB3 zips contain pickled parts (cloudpickle), so only load
 models you trust. This package's own agents are saved as .npz or JSON and never pickled.
 """
@@ -35,7 +38,14 @@ import numpy as np
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.arena import play_match
 from agents.minimax import AlphaBetaAgent
-from gym_boardgames.cli import add_overwrite_flag, check_new_output, default_output, make_parser
+from gym_boardgames.cli import (
+    add_overwrite_flag,
+    add_tensorboard_flag,
+    check_new_output,
+    check_tensorboard,
+    default_output,
+    make_parser,
+)
 from gym_boardgames.rules import TicTacToe
 from gym_boardgames.utils import nonnegative_int, progress_bar
 
@@ -66,6 +76,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "of sb3_tictactoe_ALGO_2.zip, _3, ... so an earlier run's model is kept). SB3 zips contain pickled parts: "
         "load only files you trust",
     )
+    add_tensorboard_flag(parser, "SB3's training statistics (its tensorboard_log)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     add_overwrite_flag(parser)
@@ -79,6 +90,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if not args.out.endswith(".zip"):
         parser.error("--out must end with .zip (SB3 adds the suffix otherwise)")
     try:
+        check_tensorboard(args.tensorboard)
         check_new_output(args.out, "--out", args.overwrite)
     except ValueError as error:
         parser.error(str(error))
@@ -136,8 +148,11 @@ def illegal_moves_in(venv: Any) -> int:
     return int(sum(venv.get_attr("illegal_moves")))
 
 
-def make_model(algo: str, venv: Any, seed: int) -> Any:
-    """A fresh SB3 model for ``algo`` on ``venv``, with hyperparameters that suit a 9-cell board on a CPU."""
+def make_model(algo: str, venv: Any, seed: int, tensorboard: str | None = None) -> Any:
+    """A fresh SB3 model for ``algo`` on ``venv``, with hyperparameters that suit a 9-cell board on a CPU.
+
+    ``tensorboard`` is SB3's ``tensorboard_log`` folder (None: no TensorBoard logging).
+    """
     if algo == "dqn":
         from stable_baselines3 import DQN
 
@@ -157,6 +172,7 @@ def make_model(algo: str, venv: Any, seed: int) -> Any:
             seed=seed,
             device="cpu",
             verbose=0,
+            tensorboard_log=tensorboard,
         )
     if algo == "ppo":
         from stable_baselines3 import PPO as Algorithm
@@ -175,6 +191,7 @@ def make_model(algo: str, venv: Any, seed: int) -> Any:
         seed=seed,
         device="cpu",
         verbose=0,
+        tensorboard_log=tensorboard,
     )
 
 
@@ -279,7 +296,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     start = time.perf_counter()
     venv = make_vec_env(args.opponent, args.n_envs, args.seed)
-    model = make_model(args.algo, venv, args.seed)
+    model = make_model(args.algo, venv, args.seed, args.tensorboard)
     steps_done = train(model, args.timesteps, show)
     train_seconds = time.perf_counter() - start
     train_illegal = illegal_moves_in(venv)
@@ -317,6 +334,8 @@ def main(argv: list[str] | None = None) -> dict:
             "games; each was replaced by the lowest legal move (in the env it loses the game)"
         )
     print(f"model saved to {args.out} (an SB3 .zip: it contains pickled parts, load only files you trust)")
+    if args.tensorboard:
+        print(f"TensorBoard log in {args.tensorboard} (view it: tensorboard --logdir {args.tensorboard})")
 
     summary = {
         "algo": args.algo,

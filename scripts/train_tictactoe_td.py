@@ -6,7 +6,8 @@ player is then measured:
   * against the solved game: the share of all reachable non-terminal positions where its greedy move
     keeps the game-theoretic value, and, per seat, every position it can meet (following only its own
     greedy moves and every opponent reply): no losing move there proves it can never lose from that seat.
-Both seats' tables are saved to one .npz file (load it with agents.td.TDAgent.load).
+Both seats' tables are saved to one .npz file (load it with agents.td.TDAgent.load). The learning curve
+(--curve-points points over the run) goes to a PNG with --plot and to TensorBoard with --tensorboard DIR.
 
 Defaults (alpha 0.8 -> 0.05 and epsilon 0.5 -> 0.1, both decaying linearly over 100,000 episodes) were
 chosen by that per-seat check: with them none of 20 seeds left a losing move for either seat (nor any of
@@ -27,7 +28,16 @@ import time
 from agents.arena import MatchResult, play_match
 from agents.minimax import AlphaBetaAgent, position_values
 from agents.td import TDAgent, audit_all_positions, audit_seat, train_self_play
-from gym_boardgames.cli import add_overwrite_flag, check_new_output, default_output, make_parser
+from gym_boardgames.cli import (
+    TensorBoardLog,
+    add_overwrite_flag,
+    add_tensorboard_flag,
+    check_new_output,
+    check_tensorboard,
+    default_output,
+    make_parser,
+    save_figure,
+)
 from gym_boardgames.rules import TicTacToe
 from gym_boardgames.utils import MissingExtraError, nonnegative_int, progress_bar, require_extra
 
@@ -62,7 +72,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         f"{DEFAULT_OUT.replace('.npz', '_2.npz')}, _3, ... so an earlier run's player is kept)",
     )
     parser.add_argument("--plot", metavar="FILE", help="write the learning curve (PNG; needs the 'plot' extra)")
-    parser.add_argument("--curve-points", type=int, default=20, help="learning-curve points over the run (with --plot)")
+    add_tensorboard_flag(parser, "the learning curve (by episode)")
+    parser.add_argument(
+        "--curve-points", type=int, default=20, help="learning-curve points over the run (with --plot or --tensorboard)"
+    )
     parser.add_argument("--curve-games", type=int, default=200, help="games against random per curve point")
     parser.add_argument("--eval-games", type=int, default=1000, help="games against random from each side")
     parser.add_argument("--alphabeta-games", type=int, default=200, help="games against alpha-beta from each side")
@@ -84,6 +97,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.out, args.out_note = default_output(DEFAULT_OUT, args.overwrite)
     # Everything that would fail after training fails now: the output paths and the plot extra.
     try:
+        check_tensorboard(args.tensorboard)
         for option, path in (("--out", args.out), ("--plot", args.plot)):
             if path is not None:
                 check_new_output(path, option, args.overwrite)
@@ -129,8 +143,10 @@ def plot_curve(plt, curve: list[dict], path: str, title: str) -> None:
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=100)
-    plt.close(fig)
+    try:
+        save_figure(fig, path, format="png", dpi=100)
+    finally:
+        plt.close(fig)
 
 
 def match_rows(result: MatchResult) -> dict[str, dict[str, int]]:
@@ -150,6 +166,7 @@ def main(argv: list[str] | None = None) -> dict:
     solved = position_values(game)  # the game-theoretic value of every reachable position (5478)
     curve: list[dict] = []
     curve_seconds = 0.0
+    board = TensorBoardLog(args.tensorboard) if args.tensorboard else None
 
     def record(done: int, agent: TDAgent, _other: TDAgent) -> None:
         nonlocal curve_seconds
@@ -159,31 +176,40 @@ def main(argv: list[str] | None = None) -> dict:
         total = play_match(game, view, "random", args.curve_games, seed=args.seed + done).total
         overall = audit_all_positions(view, game, solved)
         met = [audit_seat(view, game, solved, seat) for seat in (0, 1)]
-        curve.append(
-            {
-                "episodes": done,
-                **{k: v / args.curve_games for k, v in total.as_dict().items()},
-                "optimal_share": overall.optimal_share,
-                "met_optimal_share": sum(a.optimal for a in met) / sum(a.positions for a in met),
-            }
-        )
+        point = {
+            "episodes": done,
+            **{k: v / args.curve_games for k, v in total.as_dict().items()},
+            "optimal_share": overall.optimal_share,
+            "met_optimal_share": sum(a.optimal for a in met) / sum(a.positions for a in met),
+        }
+        curve.append(point)
+        if board is not None:
+            values = {f"vs_random/{outcome}": point[outcome] for outcome in ("win", "draw", "loss")}
+            values["optimal_moves/all_positions"] = point["optimal_share"]
+            values["optimal_moves/positions_it_can_meet"] = point["met_optimal_share"]
+            board.scalars(values, done)
         curve_seconds += time.perf_counter() - began
 
     every = max(1, args.episodes // args.curve_points)
+    with_curve = bool(args.plot or board)
     start = time.perf_counter()
     with progress_bar(args.episodes, "self-play", enabled=show) as bar:
-        agent, _ = train_self_play(
-            game,
-            args.episodes,
-            alpha=args.alpha,
-            epsilon=args.epsilon,
-            seed=args.seed,
-            progress=bar.update,
-            alpha_final=args.alpha_final,
-            epsilon_final=args.epsilon_final,
-            callback=record if args.plot else None,
-            callback_every=every if args.plot else 0,
-        )
+        try:
+            agent, _ = train_self_play(
+                game,
+                args.episodes,
+                alpha=args.alpha,
+                epsilon=args.epsilon,
+                seed=args.seed,
+                progress=bar.update,
+                alpha_final=args.alpha_final,
+                epsilon_final=args.epsilon_final,
+                callback=record if with_curve else None,
+                callback_every=every if with_curve else 0,
+            )
+        finally:
+            if board is not None:
+                board.close()
     train_seconds = time.perf_counter() - start - curve_seconds
     agent.save(args.out)
     # The training line comes before the evaluation's progress bar (on stderr), so flush it: through a pipe
@@ -222,6 +248,8 @@ def main(argv: list[str] | None = None) -> dict:
     if args.plot:
         plot_curve(plt, curve, args.plot, f"TD self-play tic-tac-toe (seed {args.seed})")
         print(f"learning curve written to {args.plot}")
+    if args.tensorboard:
+        print(f"TensorBoard log in {args.tensorboard} (view it: tensorboard --logdir {args.tensorboard})")
     print(f"both seats' tables saved to {args.out} (total {total_seconds:.1f} s)")
 
     summary = {

@@ -388,6 +388,10 @@ class Trainer:
         ray_address: run self-play workers as Ray tasks on this cluster.
         log: called with a one-line message after every iteration.
         on_game: called after each self-play game played in this process (progress bars).
+
+    Attributes:
+        on_iteration: if set, called with each iteration's :class:`CurvePoint` once the iteration is saved
+            (its evaluation filled in on evaluated iterations): the scripts' TensorBoard logging.
     """
 
     def __init__(
@@ -411,6 +415,7 @@ class Trainer:
         self.ray_address = ray_address
         self.log = log or (lambda message: None)
         self.on_game = on_game
+        self.on_iteration: Callable[[CurvePoint], None] | None = None
         self.encoder = encoder_for(game)
         needed = replay_bytes(config.replay_window, self.encoder)
         if needed > MAX_REPLAY_BYTES:
@@ -510,6 +515,8 @@ class Trainer:
             eval_seconds = time.perf_counter() - eval_start
         self.curve.append(point)
         self.save()
+        if self.on_iteration is not None:
+            self.on_iteration(point)
         results = f"{sum(s.result > 0 for s in summaries)}/{sum(s.result == 0 for s in summaries)}/"
         results += f"{sum(s.result < 0 for s in summaries)}"
         message = (

@@ -1,7 +1,8 @@
 """Every script's command line: no abbreviated options, every default in --help, no output replaced by surprise.
 
 The parsers are taken from the scripts themselves: ``ArgumentParser.parse_args`` is replaced by a stub that
-hands back the parser, and the script's ``main([])`` is called, so each script is checked as it runs.
+hands back the parser, and the script's ``main([])`` is called, so each script is checked as it runs. Every
+script in scripts/ is in the list, and none builds its parser without ``gym_boardgames.cli.make_parser``.
 """
 
 import argparse
@@ -26,7 +27,15 @@ SCRIPTS = (
     "play",
     "bench_alphazero",
     "bench_revisions",
+    "train_alphazero",
+    "eval_alphazero",
+    "eval_perfect_play",
+    "label_connectfour",
+    "bench",
+    "arena",
+    "plot_training_curves",
 )
+HAS_TORCH = importlib.util.find_spec("torch") is not None
 
 
 def load_script(name):
@@ -81,17 +90,30 @@ def run(script, *args, cwd=ROOT):
     )
 
 
+def test_every_script_is_checked_and_builds_its_parser_with_make_parser():
+    scripts = sorted(path.stem for path in (ROOT / "scripts").glob("*.py"))
+    assert sorted(SCRIPTS) == scripts
+    own = [name for name in scripts if "ArgumentParser(" in (ROOT / "scripts" / f"{name}.py").read_text()]
+    assert not own, f"{own} build their own ArgumentParser: use gym_boardgames.cli.make_parser"
+
+
 # ---- abbreviations --------------------------------------------------------------------------------
+
+
+def _sample(action):
+    return str(list(action.choices)[0]) if action.choices else "x"
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
 def test_no_parser_takes_an_abbreviated_option(name, monkeypatch):
     parser = script_parser(name, monkeypatch)
     longs = [option for action in parser._actions for option in action.option_strings if option.startswith("--")]
-    positionals = []
+    positionals = []  # what the parser needs to parse at all: its positionals and required options
     for action in parser._actions:
-        if not action.option_strings and action.nargs in (None, 1):
-            positionals.append(str(list(action.choices)[0]) if action.choices else "x")
+        if not action.option_strings and action.nargs in (None, 1, "+"):
+            positionals.append(_sample(action))
+        elif action.required:
+            positionals += [action.option_strings[-1], _sample(action)]
     checked = 0
     for action in parser._actions:
         for option in action.option_strings:
@@ -162,12 +184,23 @@ OUTPUTS = [
     ("train_dots_boxes_q", ["--experiments", "lr", "--lrs", "0.5", "--save-dir", "OUT"], "q_lr_0.5.npz", "--save-dir"),
     ("train_blackjack_mc", ["--out", "OUT"], "summary.json", "--out"),
     ("train_gridworld_dp", ["--out", "OUT/gridworld.png"], "gridworld.png", "--out"),
+    ("train_alphazero", ["--out", "OUT/model.npz"], "model.npz", "--out"),
+    ("train_alphazero", ["--out", "OUT/model.npz"], "model.train.npz", "--out"),
+    ("train_alphazero", ["--out", "OUT/model.npz"], "model_curve.png", "--out"),
+    ("train_alphazero", ["--out", "OUT/new.npz", "--plot", "OUT/curve.png"], "curve.png", "--plot"),
+    ("label_connectfour", ["--out", "OUT/labels.npz"], "labels.npz", "--out"),
+    ("eval_perfect_play", ["random", "--out", "OUT/grades.json"], "grades.json", "--out"),
+    ("arena", ["--out", "OUT/arena.json"], "arena.json", "--out"),
+    ("bench", ["--num-envs", "--memory-envs", "0", "--out", "OUT/bench.json"], "bench.json", "--out"),
+    ("plot_training_curves", ["run.npz", "--out", "OUT/curves.png"], "curves.png", "--out"),
 ]
 
 
 @pytest.mark.parametrize(("name", "argv", "existing", "flag"), OUTPUTS)
 def test_an_existing_output_is_refused_without_overwrite(name, argv, existing, flag, tmp_path, capsys):
     pytest.importorskip("matplotlib")  # --plot and blackjack's --out check the 'plot' extra first
+    if name == "train_alphazero":
+        pytest.importorskip("torch", reason="train_alphazero.py checks the alphazero extra before it trains")
     kept = tmp_path / existing
     kept.write_bytes(b"an earlier run's file")
     argv = [arg.replace("OUT", str(tmp_path)) for arg in argv]
@@ -199,6 +232,13 @@ def test_the_refusal_comes_before_any_training(tmp_path):
     [
         ("train_tictactoe_td", [], "td_tictactoe.npz", "td_tictactoe_{}.npz"),
         ("train_sb3", ["--algo", "dqn"], "sb3_tictactoe_dqn.zip", "sb3_tictactoe_dqn_{}.zip"),
+        pytest.param(
+            "train_alphazero",
+            [],
+            "alphazero_tictactoe.npz",
+            "alphazero_tictactoe_{}.npz",
+            marks=pytest.mark.skipif(not HAS_TORCH, reason="the alphazero extra (PyTorch) is needed to train"),
+        ),
     ],
 )
 def test_the_default_output_goes_to_the_next_free_number(name, argv, default, numbered, tmp_path, monkeypatch):

@@ -79,6 +79,57 @@ def test_resume_continues_the_iterations(trained, tmp_path):
     assert summary["iterations"] == 2 and summary["games"] == 8  # the resumed run keeps its 4 games per iteration
 
 
+def load_script():
+    import importlib.util
+    import os
+
+    environ = dict(os.environ)  # the script sets BLAS thread counts at import: keep them out of this process
+    try:
+        spec = importlib.util.spec_from_file_location("train_alphazero_outputs", SCRIPT)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        os.environ.clear()
+        os.environ.update(environ)
+    return module
+
+
+@pytest.mark.slow  # a subprocess run of the script
+def test_an_existing_model_is_refused_before_any_training(tmp_path):
+    out = tmp_path / "model.npz"
+    out.write_bytes(b"a trained player")
+    result = run("--game", "connectfour", "--out", out, cwd=tmp_path)  # a 2-hour default budget, were it to start
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"train_alphazero.py: error: --out {out} exists: pass --overwrite to replace it"
+    )
+    assert out.read_bytes() == b"a trained player" and sorted(p.name for p in tmp_path.iterdir()) == ["model.npz"]
+
+
+def test_resume_writes_back_to_its_own_run_and_refuses_another_existing_file(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # where a new run's default output would go
+    script = load_script()
+    run_dir = tmp_path / "runs"
+    run_dir.mkdir()
+    for name in ("c4.npz", "c4.train.npz", "c4_curve.png", "other.npz"):
+        (run_dir / name).write_bytes(b"x")
+    model, state = str(run_dir / "c4.npz"), str(run_dir / "c4.train.npz")
+    for resume in (model, state):  # by default the run's own three files, replaced without --overwrite
+        args = script.parse_args(["--resume", resume])
+        assert (args.out, args.plot) == (model, str(run_dir / "c4_curve.png"))
+        assert script.parse_args(["--resume", resume, "--out", model]).out == model
+    fresh = str(run_dir / "continued.npz")  # a new name for the continued run is fine too
+    assert script.parse_args(["--resume", model, "--out", fresh]).out == fresh
+    other = str(run_dir / "other.npz")
+    with pytest.raises(SystemExit) as info:
+        script.parse_args(["--resume", model, "--out", other])
+    assert info.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.endswith(f": error: --out {other} exists: pass --overwrite to replace it")
+    assert script.parse_args(["--resume", model, "--out", other, "--overwrite"]).out == other
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

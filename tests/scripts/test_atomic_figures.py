@@ -1,0 +1,177 @@
+"""Figures and screenshots are written atomically: a save that fails or is killed leaves the earlier file whole.
+
+Every script's figure goes through ``gym_boardgames.cli.save_figure`` (rendered in memory, then a temporary
+file in the same folder and a rename), and the play window's ``--screenshot`` through the same atomic write.
+"""
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+OLD = b"the figure of an earlier run"
+
+
+def load_script(name):
+    environ = dict(os.environ)  # some scripts set BLAS thread counts at import: keep them out of this process
+    try:
+        spec = importlib.util.spec_from_file_location(f"atomic_{name}", ROOT / "scripts" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        os.environ.clear()
+        os.environ.update(environ)
+    return module
+
+
+def td_curve(path):
+    module = load_script("train_tictactoe_td")
+    curve = [{"episodes": n, "win": 0.5, "draw": 0.2, "loss": 0.3, "optimal_share": 0.7, "met_optimal_share": 0.8}
+             for n in (100, 200)]  # fmt: skip
+    module.plot_curve(module.load_pyplot(), curve, str(path), "TD")
+
+
+def blackjack_errors(path):
+    module = load_script("train_blackjack_mc")
+    curve = {"episodes": [100, 1000], "first_visit": [0.3, 0.1], "every_visit": [0.3, 0.1], "slope": -0.48}
+    module.error_figure(module.pyplot(), curve, {"curve": [(100, -0.1), (200, -0.05)]}, -0.043, str(path))
+
+
+def alphazero_curve(path):
+    from agents.alphazero.training import CurvePoint
+
+    module = load_script("train_alphazero")
+    module.plot_curve([CurvePoint(1, 10.0, 4, 30, 2.2, 0.9, 0.6, {"random": 1.0})], str(path), "AlphaZero")
+
+
+def training_curves(path):
+    load_script("plot_training_curves").plot({"A": {"outcome kept": [[1.0, 80.0], [2.0, 90.0]]}}, str(path))
+
+
+def dots_study(path):
+    load_script("train_dots_boxes_q").write_png(str(path), {})
+
+
+FIGURES = [td_curve, blackjack_errors, alphazero_curve, training_curves, dots_study]
+pytestmark = pytest.mark.filterwarnings("ignore:No artists with labels")  # the dots figure of an empty study
+
+
+@pytest.mark.parametrize("draw", FIGURES, ids=lambda draw: draw.__name__)
+def test_a_figure_whose_save_fails_leaves_the_earlier_file_whole(draw, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    def half_then_fail(self, fname, **kwargs):
+        if isinstance(fname, (str, os.PathLike)):  # a save straight to the path (as the scripts once did)
+            Path(fname).write_bytes(b"\x89PNG half a figure")
+        else:
+            fname.write(b"\x89PNG half a figure")  # what a save cut short has written so far
+        raise OSError(28, "No space left on device")
+
+    target = tmp_path / "figure.png"
+    target.write_bytes(OLD)
+    monkeypatch.setattr(Figure, "savefig", half_then_fail)
+    with pytest.raises(OSError, match="No space left"):
+        draw(target)
+    assert target.read_bytes() == OLD
+    assert os.listdir(tmp_path) == ["figure.png"]  # no temporary file left
+
+
+@pytest.mark.parametrize("draw", FIGURES, ids=lambda draw: draw.__name__)
+def test_each_figure_is_written_whole_in_the_format_of_its_name(draw, tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "figure.png"
+    target.write_bytes(OLD)
+    draw(target)
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert os.listdir(tmp_path) == ["figure.png"]
+
+
+KILLED_SAVE = """
+import sys, time
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+import gym_boardgames.utils as utils
+from gym_boardgames.cli import save_figure
+
+stage = sys.argv[2]
+if stage == "rendering":
+    def slow_savefig(self, fname, **kwargs):
+        fname.write(b"\\x89PNG half a figure")
+        print("saving", flush=True)
+        time.sleep(600)
+    Figure.savefig = slow_savefig
+else:  # killed after the temporary file is written, before the rename
+    def slow_replace(src, dst):
+        print("saving", flush=True)
+        time.sleep(600)
+    utils.os.replace = slow_replace
+fig, ax = plt.subplots()
+ax.plot([0, 1], [1, 0])
+save_figure(fig, sys.argv[1], dpi=50)
+"""
+
+
+@pytest.mark.slow  # a subprocess that imports matplotlib
+@pytest.mark.parametrize("stage", ["rendering", "writing"])
+def test_a_save_killed_midway_leaves_the_earlier_figure_and_no_temporary_file(stage, tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "figure.png"
+    target.write_bytes(OLD)
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_SAVE, str(target), stage], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    try:
+        assert child.stdout.readline().strip() == "saving"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=60)
+    assert target.read_bytes() == OLD
+    # kill -9 skips every clean-up: the writer's temporary file may stay until the next save removes it.
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from gym_boardgames.cli import save_figure
+
+    fig, _ = plt.subplots()
+    save_figure(fig, target, dpi=50)
+    plt.close(fig)
+    assert target.read_bytes()[:4] == b"\x89PNG"
+    assert os.listdir(tmp_path) == ["figure.png"]
+
+
+def test_a_screenshot_whose_save_fails_leaves_the_earlier_file_whole(tmp_path, monkeypatch):
+    pygame = pytest.importorskip("pygame")
+    from gym_boardgames.envs import TicTacToeEnv
+    from gym_boardgames.play import PlayApp
+
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(OLD)
+    app = PlayApp(TicTacToeEnv(opponent=None), lambda game, state: 0, human_player=0, screenshot=str(shot))
+    real_save = pygame.image.save
+
+    def half_then_fail(surface, file, namehint=""):
+        if isinstance(file, (str, os.PathLike)):
+            Path(file).write_bytes(b"\x89PNG half a screenshot")
+        else:
+            file.write(b"\x89PNG half a screenshot")
+        raise pygame.error("disk full")
+
+    monkeypatch.setattr(pygame.image, "save", half_then_fail)
+    with pytest.raises(pygame.error, match="disk full"):
+        app.close()
+    assert shot.read_bytes() == OLD and os.listdir(tmp_path) == ["shot.png"]
+    monkeypatch.setattr(pygame.image, "save", real_save)
+    app = PlayApp(TicTacToeEnv(opponent=None), lambda game, state: 0, human_player=0, screenshot=str(shot))
+    app.close()
+    assert pygame.image.load(str(shot)).get_size() == (app.view.size[0], app.view.size[1] + 26)
+    assert os.listdir(tmp_path) == ["shot.png"]
