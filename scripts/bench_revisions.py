@@ -17,12 +17,16 @@ mean anything on a shared machine.
 
 Usage::
 
-    python scripts/bench_revisions.py d8df998 HEAD --repeats 5 --json bench_revisions.json
+    python scripts/bench_revisions.py d8df998 HEAD --repeats 5
+    python scripts/bench_revisions.py d8df998 HEAD --repeats 5 --json --out bench_revisions.json
+
+Like every script here, ``--json`` prints the summary as one JSON line last on stdout and ``--out FILE`` also
+writes that line to a file (atomically): ``{"base", "head", "repeats", "load_start", "load_end",
+"workloads": {name: {"a", "b", "ratio"}}}``.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import subprocess
@@ -31,7 +35,7 @@ import tempfile
 from pathlib import Path
 
 from gym_boardgames.cli import make_parser
-from gym_boardgames.utils import check_output_path, positive_int, write_text_atomic
+from gym_boardgames.utils import check_output_path, emit_summary, positive_int
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -129,7 +133,7 @@ def run_workload(code: str, root: Path) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse arguments, time every workload on both revisions, print a table (and write JSON)."""
+    """Parse arguments, time every workload on both revisions, print a table (and the JSON summary)."""
     parser = make_parser(__doc__.split("\n\n")[0])
     parser.add_argument("base", help="the revision to compare against (A), e.g. a commit or tag")
     parser.add_argument("head", nargs="?", default="HEAD", help="the revision under test (B) (default HEAD)")
@@ -137,11 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--workloads", nargs="+", choices=list(WORKLOADS), default=list(WORKLOADS), help="the workloads to time"
     )
-    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the medians and ratios here")
+    parser.add_argument("--out", help="also write the JSON summary (medians and ratios) to this file")
+    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
     args = parser.parse_args(argv)
-    if args.json is not None:
+    if args.out:
         try:
-            check_output_path(args.json, "--json")
+            check_output_path(args.out, "--out")
         except ValueError as error:
             parser.error(str(error))
     for revision in (args.base, args.head):
@@ -170,10 +175,17 @@ def main(argv: list[str] | None = None) -> int:
         b = statistics.median(speeds[name, "b"])
         rows[name] = {"a": a, "b": b, "ratio": b / a}
         print(f"{name:28} {a:16.1f} {b:16.1f}  {b / a:.3f}")
-    print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; at end: {os.getloadavg()[0]:.2f}")
-    if args.json is not None:
-        report = {"base": args.base, "head": args.head, "repeats": args.repeats, "load_start": load, "workloads": rows}
-        write_text_atomic(args.json, json.dumps(report, indent=2) + "\n")
+    load_end = os.getloadavg()
+    print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; at end: {load_end[0]:.2f}")
+    summary = {
+        "base": args.base,
+        "head": args.head,
+        "repeats": args.repeats,
+        "load_start": list(load),
+        "load_end": list(load_end),
+        "workloads": rows,
+    }
+    emit_summary(summary, args.out, args.json)
     return 0
 
 
