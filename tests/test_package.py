@@ -202,6 +202,8 @@ def test_the_wheel_holds_every_module_the_shipped_models_and_label_sets_and_noth
     files = {name for name in names if not name.startswith("gym_boardgames-0.2.0.dist-info/")}
     assert not dists.expected - files, f"missing from the wheel: {sorted(dists.expected - files)}"
     assert not files - dists.expected, f"not the package's files, in the wheel: {sorted(files - dists.expected)}"
+    # The MIT licence asks that its text travel with every copy.
+    assert "gym_boardgames-0.2.0.dist-info/licenses/LICENSE" in names, sorted(names - files)
 
 
 @pytest.mark.slow
@@ -222,6 +224,7 @@ def test_the_sdist_holds_the_packages_and_metadata_and_no_tests_docs_or_build_ou
         and not any(fnmatch(name, pattern) for pattern in LICENSE_FILES)
     )
     assert not junk, f"the sdist holds files that are not the package's (tests, docs, build output): {junk}"
+    assert "LICENSE" in names, "the sdist must carry the licence text"
 
 
 @pytest.mark.slow

@@ -118,6 +118,13 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert readme_commands()[1] in ci.splitlines()
 
 
+def test_the_site_front_page_shows_the_readme_commands():
+    """docs/index.md repeats the two commands; a change to README's must reach it too."""
+    page = (DOCS / "index.md").read_text().splitlines()
+    missing = [command for command in readme_commands() if command not in page]
+    assert not missing, f"docs/index.md must show README's set-up commands as they are: {missing}"
+
+
 def test_every_block_names_its_language():
     """README's blocks are python, bash or text; the site's may also be console, other data formats and
     MyST directives (``{toctree}``)."""
