@@ -8,7 +8,7 @@ still needs positions; a position already kept (or in an --exclude file) is not 
 legal move of every kept position is then scored by BitBully with its opening book.
 
 The solver is an optional extra under the AGPL-3.0 (`pip install -e ".[solver]"`): only this script and
-the games against it in eval_alphazero.py import it, never the package. The label files it writes are
+the games against it in eval_perfect_play.py import it, never the package. The label files it writes are
 plain data that the package grades players with, numpy alone (agents/perfect_play.py).
 
 The shipped sets were made by (about 8 minutes each on 2 cores):
