@@ -4,23 +4,22 @@ Run ``python scripts/play.py GAME [options]``; ``--help`` lists the games, oppon
 hints, U undo, R restart, S swap sides, Esc/Q quit.
 
 Without a screen (``SDL_VIDEODRIVER=dummy`` or ``offscreen``, or on Linux neither ``DISPLAY`` nor
-``WAYLAND_DISPLAY`` set: :func:`no_screen_reason`), ``--screenshot FILE`` draws the opening position, saves it
-and exits (``--max-frames N`` runs N frames first); without ``--screenshot`` the script says how to get a
-window instead of running one nobody can see.
+``WAYLAND_DISPLAY`` set: :func:`no_screen_reason`), the script's ``--screenshot FILE`` draws the opening
+position, saves it and exits (``--max-frames N`` runs N frames first); without ``--screenshot`` the script
+says how to get a window instead of running one nobody can see.
 
 The window draws with the same views as the envs' ``human`` and ``rgb_array`` modes; the game itself is
 an env in self-play mode (the window plays one side, the agent the other). The agent thinks in a worker
 thread, so the window keeps answering while it does.
 
-This module never imports ``agents`` (the env package sits below the algorithms): the caller hands the
-window its agent and its hint provider. :class:`PlayApp` takes them as objects; :func:`main` takes the
-command line, a ``make_agent(spec, seed=..., game=...)`` factory and a hint provider, as
-``scripts/play.py`` passes ``agents.factory.make_agent`` and its exact and searched hints.
+This module never imports ``agents`` (the env package sits below the algorithms) and never reads the command
+line: :class:`PlayApp` takes the env, the agent and the hint provider as objects. ``scripts/play.py`` parses
+the command line, builds the agent with ``agents.factory.make_agent`` and hands it over with its exact and
+searched hints.
 """
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
 import sys
@@ -29,20 +28,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from gym_boardgames.cli import make_parser
 from gym_boardgames.envs.base import TwoPlayerEnv
-from gym_boardgames.envs.contract import env_for_game
 from gym_boardgames.opponents import as_policy
 from gym_boardgames.render.pygame_canvas import import_pygame
 from gym_boardgames.rules.dots import DotsAndBoxes
-from gym_boardgames.rules.registry import GAME_NAMES, make_game
-from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int, write_bytes_atomic
+from gym_boardgames.utils import write_bytes_atomic
 
 #: A hint provider: ``(game, state, player) -> {legal action: label}``, each label ``"win"``, ``"draw"``,
 #: ``"loss"`` or ``"?"`` (unknown) for the mover's result after that action.
 HintProvider = Callable[[Any, Any, int], dict[int, str]]
-#: An agent factory: ``make_agent(spec, seed=..., game=...)``, as ``agents.factory.make_agent``.
-AgentFactory = Callable[..., Any]
 
 KEYS_HELP = "H hints   U undo   R restart   S swap   Q quit"
 HELP_HEIGHT = 26
@@ -420,66 +414,6 @@ class PlayApp:
         self.pygame.display.quit()
 
 
-def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
-    """Build the self-play env of the chosen game.
-
-    Raises:
-        ValueError: on a size the game does not take (``--rows`` for tictactoe) or outside its limits.
-    """
-    # The registry validates the options and fills in the defaults (only for options not given: a 0 is
-    # refused, never silently replaced).
-    return env_for_game(make_game(args.game, args.rows, args.cols, args.n, args.gravity), opponent=None)
-
-
-def parse_args(argv: list[str] | None, opponents: str | None = None) -> argparse.Namespace:
-    """Parse the command line.
-
-    Args:
-        argv: the command line (default ``sys.argv[1:]``).
-        opponents: the agent names ``--help`` lists for ``--opponent`` (the caller's factory knows them).
-    """
-    parser = make_parser(
-        "Play a board game against an agent with the mouse (click a cell, a column or an edge).\n"
-        "Keys: " + KEYS_HELP + ".",
-    )
-    parser.add_argument("game", choices=GAME_NAMES, help="the game to play")
-    parser.add_argument("--rows", type=positive_int, help="board rows (connectn, default 6) or box rows (dots, 3)")
-    parser.add_argument(
-        "--cols", type=positive_int, help="board columns (connectn, default 7) or box columns (dots, 3)"
-    )
-    parser.add_argument("--n", type=positive_int, help="pieces in a row to win (connectn, default 4)")
-    parser.add_argument(
-        "--no-gravity", dest="gravity", action="store_false", default=None, help="connectn: the m,n,k game"
-    )
-    parser.add_argument(
-        "--opponent",
-        default="alphabeta",
-        help=f"the agent you play: {opponents or 'a name the agent factory takes'} (default: alphabeta; use "
-        "alphabeta:4 or mcts on big boards)",
-    )
-    parser.add_argument("--you", choices=["first", "second"], default="first", help="your side")
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the agent")
-    parser.add_argument(
-        "--screenshot",
-        metavar="FILE",
-        help="save the window as PNG when a game ends and on exit; without a screen (SDL_VIDEODRIVER=dummy, or "
-        "on Linux no DISPLAY) save the opening position and exit",
-    )
-    parser.add_argument(
-        "--max-frames",
-        type=positive_int,
-        metavar="N",
-        help="quit after N frames (about N/30 s), saving --screenshot (default: run until closed; 1 headless)",
-    )
-    args = parser.parse_args(argv)
-    if args.screenshot is not None:
-        try:
-            check_output_path(args.screenshot, "--screenshot")
-        except ValueError as error:
-            parser.error(str(error))
-    return args
-
-
 def no_screen_reason(environ: Mapping[str, str] | None = None, platform: str | None = None) -> str | None:
     """Return why SDL would open no visible window here, or None if it can as far as the environment tells.
 
@@ -503,50 +437,6 @@ def no_screen_reason(environ: Mapping[str, str] | None = None, platform: str | N
     ):
         return "neither DISPLAY nor WAYLAND_DISPLAY is set"
     return None
-
-
-def main(
-    argv: list[str] | None = None,
-    *,
-    make_agent: AgentFactory,
-    hints: HintProvider | None = None,
-    opponents: str | None = None,
-) -> None:
-    """Parse the command line, build the game and the agent, open the window and play.
-
-    Args:
-        argv: the command line (default ``sys.argv[1:]``).
-        make_agent: builds the opponent named by ``--opponent``: ``make_agent(spec, seed=..., game=...)``,
-            raising ``ValueError`` (or ``OSError`` for an unreadable file) on a bad name.
-        hints: the hint provider of the H key (see :data:`HintProvider`), or None.
-        opponents: the agent names ``make_agent`` takes, listed by ``--help``.
-    """
-    args = parse_args(argv, opponents)
-    try:
-        env = make_env(args)
-    except ValueError as error:
-        sys.exit(f"error: {error}")
-    try:
-        agent = make_agent(args.opponent, seed=args.seed, game=env.game)
-    except ValueError as error:
-        sys.exit(f"error: --opponent {args.opponent}: {error}")
-    except OSError as error:
-        reason = f"cannot read {error.filename}: {error.strerror}" if error.strerror else str(error)
-        sys.exit(f"error: --opponent {args.opponent}: {reason}")
-    max_frames = args.max_frames
-    reason = no_screen_reason()
-    if reason is not None:
-        if args.screenshot is None:
-            sys.exit(
-                f"error: no screen to show the window on ({reason}): run it in a desktop session (or under xvfb-run "
-                "for a virtual one), or give --screenshot FILE to save the position headless"
-            )
-        # Headless: draw the position once, save --screenshot, exit. The dummy driver spares SDL probing for
-        # a display server that is not there.
-        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-        max_frames = 1 if max_frames is None else max_frames
-    app = PlayApp(env, agent, human_player=0 if args.you == "first" else 1, screenshot=args.screenshot, hints=hints)
-    app.run(max_frames=max_frames)
 
 
 if __name__ == "__main__":

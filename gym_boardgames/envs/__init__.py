@@ -1,11 +1,49 @@
-"""Gymnasium environments over the rules in :mod:`gym_boardgames.rules`."""
+"""Gymnasium environments over the rules in :mod:`gym_boardgames.rules`.
+
+The package imports every board env, so :func:`env_for_game`, which picks one by its rules object, lives here:
+above the env modules, which import :mod:`gym_boardgames.envs.contract` and never this package.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from gym_boardgames.envs.base import TwoPlayerEnv
 from gym_boardgames.envs.connect import ConnectBoardEnv
 from gym_boardgames.envs.connectn import ConnectFourEnv, ConnectNEnv
 from gym_boardgames.envs.dots import DotsAndBoxesEnv
 from gym_boardgames.envs.tictactoe import TicTacToeEnv
+from gym_boardgames.rules.connect import ConnectN
+from gym_boardgames.rules.dots import DotsAndBoxes
+from gym_boardgames.rules.tictactoe import TicTacToe
 
-__all__ = ["ConnectBoardEnv", "ConnectFourEnv", "ConnectNEnv", "DotsAndBoxesEnv", "TicTacToeEnv", "TwoPlayerEnv"]
+__all__ = [
+    "ConnectBoardEnv",
+    "ConnectFourEnv",
+    "ConnectNEnv",
+    "DotsAndBoxesEnv",
+    "TicTacToeEnv",
+    "TwoPlayerEnv",
+    "env_for_game",
+]
+
+
+def env_for_game(game: Any, **kwargs: Any) -> TwoPlayerEnv:
+    """Return the board env of a rules object (TicTacToe, ConnectN or DotsAndBoxes) with the same parameters.
+
+    Args:
+        game: the rules object.
+        **kwargs: the two-player keywords (``opponent``, ``agent_player``, ``illegal_action``,
+            ``render_mode``); for Dots and Boxes also ``reward``.
+
+    Raises:
+        ValueError: if ``game`` is none of the board games.
+    """
+    # TicTacToe is a ConnectN (3, 3, 3): test it first, for its own env and id.
+    if isinstance(game, TicTacToe):
+        return TicTacToeEnv(**kwargs)
+    if isinstance(game, ConnectN):
+        return ConnectNEnv(*game.config, **kwargs)
+    if isinstance(game, DotsAndBoxes):
+        return DotsAndBoxesEnv(*game.config, **kwargs)
+    raise ValueError(f"no board env plays {game!r}")

@@ -30,7 +30,6 @@ __all__ = [
     "check_agent_player",
     "check_illegal_action",
     "check_reward_mode",
-    "env_for_game",
     "make_named_opponent",
     "opponent_seed",
     "reset_needed",
@@ -192,31 +191,3 @@ def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | 
         if str(error).startswith("unknown agent"):  # the factory's own list would repeat ours
             raise ValueError(f"unknown opponent {name!r}: use {forms}") from None
         raise ValueError(f"bad opponent {name!r}: {error}; valid opponents are {forms}") from None
-
-
-def env_for_game(game: Any, **kwargs: Any) -> Any:
-    """Return the board env of a rules object (TicTacToe, ConnectN or DotsAndBoxes) with the same parameters.
-
-    Args:
-        game: the rules object.
-        **kwargs: the two-player keywords (``opponent``, ``agent_player``, ``illegal_action``,
-            ``render_mode``); for Dots and Boxes also ``reward``.
-
-    Raises:
-        ValueError: if ``game`` is none of the board games.
-    """
-    # Imported here: the env modules import this one.
-    from gym_boardgames.envs.connectn import ConnectNEnv
-    from gym_boardgames.envs.dots import DotsAndBoxesEnv
-    from gym_boardgames.envs.tictactoe import TicTacToeEnv
-    from gym_boardgames.rules.connect import ConnectN
-    from gym_boardgames.rules.dots import DotsAndBoxes
-    from gym_boardgames.rules.tictactoe import TicTacToe
-
-    if isinstance(game, TicTacToe):
-        return TicTacToeEnv(**kwargs)
-    if isinstance(game, ConnectN):
-        return ConnectNEnv(*game.config, **kwargs)
-    if isinstance(game, DotsAndBoxes):
-        return DotsAndBoxesEnv(*game.config, **kwargs)
-    raise ValueError(f"no board env plays {game!r}")

@@ -2,11 +2,12 @@
 
 A view never reads an env. The caller (a Gymnasium env, the PettingZoo adapter, the play window) owns the
 game's history and computes the :class:`BoardMarks` of a frame: the cell or edge of the last move, the
-status line, whether the game is over, and for Dots and Boxes who drew each edge. :func:`board_text` and
-:func:`board_view` then draw ``(game, state, marks)`` as text or with pygame. :func:`board_style` gives
-each game its player names, text symbols and window title, so that every caller names the players alike.
+status line, whether the game is over, and for Dots and Boxes who drew each edge. :func:`board_text` draws
+``(game, state, marks)`` as text, and the pygame views (:mod:`.connect_view`, :mod:`.dots_view`, picked by
+:func:`gym_boardgames.render.modes.board_view`) draw it with pygame. :func:`board_style` gives each game its
+player names, text symbols and window title, so that every caller names the players alike.
 
-This module never imports pygame: :func:`board_view` imports the pygame views on first use.
+This module imports neither pygame nor the views: they import it (for :class:`BoardMarks`), never the other way.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ __all__ = [
     "board_marks",
     "board_style",
     "board_text",
-    "board_view",
     "last_mark",
     "status_line",
 ]
@@ -140,22 +140,3 @@ def board_text(game: Any, state: Any, marks: BoardMarks, style: BoardStyle) -> s
     if isinstance(game, ConnectN):
         return connect_text(game, state, marks.last, marks.status, style.symbols)
     raise NotImplementedError(f"no text picture of {game!r}: an env of another game draws it itself")
-
-
-def board_view(game: Any, max_board_px: int | None = None) -> Any:
-    """Return a new pygame view of a board game (imports pygame): a ConnectView or a DotsView.
-
-    Its ``draw(surface, state, marks)`` draws a whole frame; ``size`` is the frame's ``(width, height)``.
-
-    Raises:
-        NotImplementedError: for a game other than ConnectN (TicTacToe) and DotsAndBoxes.
-    """
-    if isinstance(game, DotsAndBoxes):
-        from gym_boardgames.render.dots_view import DotsView
-
-        return DotsView(game) if max_board_px is None else DotsView(game, max_board_px)
-    if isinstance(game, ConnectN):
-        from gym_boardgames.render.connect_view import ConnectView
-
-        return ConnectView(game) if max_board_px is None else ConnectView(game, max_board_px)
-    raise NotImplementedError(f"no pygame view of {game!r}: an env of another game draws it itself")

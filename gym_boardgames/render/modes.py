@@ -3,7 +3,8 @@
 An env mixes :class:`RenderModesMixin` in and supplies three things: :meth:`~RenderModesMixin._ansi` (its
 text), :meth:`~RenderModesMixin.make_view` (a pygame view of this package) and
 :meth:`~RenderModesMixin._draw`, which computes what the frame marks (the last move, the result, the status
-line, an overlay) and hands the view the state and those marks. The views never see the env.
+line, an overlay) and hands the view the state and those marks. The views never see the env. A board game's
+view is :func:`board_view`'s, here rather than in :mod:`.board`, which the views import.
 
 pygame is imported only on the first pygame frame, so ``"ansi"`` and no rendering never load it.
 """
@@ -15,7 +16,28 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from gym_boardgames.render.board import BoardMarks, board_text, board_view
+from gym_boardgames.render.board import BoardMarks, board_text
+from gym_boardgames.rules.connect import ConnectN
+from gym_boardgames.rules.dots import DotsAndBoxes
+
+
+def board_view(game: Any, max_board_px: int | None = None) -> Any:
+    """Return a new pygame view of a board game (imports pygame): a ConnectView or a DotsView.
+
+    Its ``draw(surface, state, marks)`` draws a whole frame; ``size`` is the frame's ``(width, height)``.
+
+    Raises:
+        NotImplementedError: for a game other than ConnectN (TicTacToe) and DotsAndBoxes.
+    """
+    if isinstance(game, DotsAndBoxes):
+        from gym_boardgames.render.dots_view import DotsView
+
+        return DotsView(game) if max_board_px is None else DotsView(game, max_board_px)
+    if isinstance(game, ConnectN):
+        from gym_boardgames.render.connect_view import ConnectView
+
+        return ConnectView(game) if max_board_px is None else ConnectView(game, max_board_px)
+    raise NotImplementedError(f"no pygame view of {game!r}: an env of another game draws it itself")
 
 
 class RenderModesMixin:
