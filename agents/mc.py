@@ -35,7 +35,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents._rng import SeedLike, make_rng, uniform_stream
-from agents.dp import check_policy
+from gym_boardgames.tabular import check_policy
 
 PolicyLike = Callable[[Any], int] | np.ndarray
 Progress = Callable[[int], None]

@@ -38,7 +38,7 @@ import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers TabularBlackjack-v0)
 from agents._rng import make_rng
-from agents.dp import build_model, policy_evaluation, value_iteration
+from agents.dp import policy_evaluation, value_iteration
 from agents.mc import mc_control_es, mc_prediction
 from gym_boardgames.cli import (
     TensorBoardLog,
@@ -50,6 +50,7 @@ from gym_boardgames.cli import (
     save_figure,
 )
 from gym_boardgames.envs.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
+from gym_boardgames.tabular import build_model
 from gym_boardgames.utils import (
     MissingExtraError,
     check_output_path,

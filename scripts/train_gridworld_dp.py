@@ -36,6 +36,7 @@ import gym_boardgames  # noqa: F401  (registers GridWorld-v0)
 from agents import dp
 from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser
 from gym_boardgames.envs.gridworld import format_policy, format_values
+from gym_boardgames.tabular import build_model
 from gym_boardgames.utils import nonnegative_int, progress_bar, write_bytes_atomic
 
 METHODS = ("random", "pi", "vi", "async")
@@ -190,7 +191,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     base = env.unwrapped
     rows, cols = base.shape
     printable = base.nS <= MAX_PRINTED_CELLS
-    model, build_seconds = timed(dp.build_model, base.P)
+    model, build_seconds = timed(build_model, base.P)
     summary: dict[str, Any] = {
         "grid": f"{rows}x{cols}",
         "states": base.nS,

@@ -1,5 +1,7 @@
 """agents.mc: Monte Carlo prediction and control, checked against exact values from P and tiny known MDPs."""
 
+import warnings
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -256,6 +258,52 @@ def test_exploring_starts_from_the_deal_work_on_raw_tuple_observations():
     assert all(isinstance(key, tuple) for key in q)
     assert all(row.tolist() in ([1.0, 0.0], [0.0, 1.0]) for row in policy.values())
     assert policy[(21, 10, 0)].argmax() == 0  # sticking on 21 is never worse
+
+
+# Exploring starts use one reset option, "start_state", and one attribute, nonterminal_states, everywhere.
+
+
+class RecordStarts(gym.Wrapper):
+    """Records the reset options each episode was started with."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.options = []
+
+    def reset(self, *, seed=None, options=None):
+        self.options.append(options)
+        return self.env.reset(seed=seed, options=options)
+
+
+def test_mc_control_es_on_gridworld_starts_in_the_given_start_states():
+    env = RecordStarts(gym.make("GridWorld-v0"))
+    q, _ = mc_control_es(env, 60, seed=0, start_states=[1, 2, 3])
+    assert {options["start_state"] for options in env.options} == {1, 2, 3}
+    assert q.shape == (16, 4)
+
+
+def test_mc_control_es_on_gridworld_explores_every_free_cell_by_default():
+    # The S cell narrows GridWorld's own start distribution to state 4; exploring starts must still cover
+    # every free non-terminal cell.
+    env = RecordStarts(gym.make("GridWorld-v0", desc=["T..", "S#.", "..T"]))
+    assert env.unwrapped.nonterminal_states == (1, 2, 3, 5, 6, 7)
+    mc_control_es(env, 200, seed=0)
+    assert {options["start_state"] for options in env.options} == {1, 2, 3, 5, 6, 7}
+
+
+def test_blackjack_takes_start_state_as_its_only_reset_option():
+    env = gym.make("TabularBlackjack-v0")
+    start = encode(20, 5, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert env.reset(seed=0, options={"start_state": start})[0] == start
+    with pytest.raises(ValueError, match="start_state"):
+        env.reset(seed=0, options={"state": start})
+
+
+def test_a_bad_start_state_is_still_refused():
+    with pytest.raises(ValueError, match="start_state"):
+        mc_control_es(gym.make("GridWorld-v0"), 5, seed=0, start_states=[0])
 
 
 def test_control_is_reproducible_from_its_seed_and_callbacks_see_the_tables():

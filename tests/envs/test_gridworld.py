@@ -363,22 +363,3 @@ def test_ansi_rendering_and_construction_never_import_pygame():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False"
-
-
-def test_overlay_format_policy_and_dynamic_programming_share_one_policy_check():
-    from agents.dp import check_policy as dp_check
-    from gym_boardgames.tabular import check_policy
-
-    assert dp_check is check_policy
-    env = gym.make("GridWorld-v0")
-    not_probabilities = np.full((16, 4), 0.3)
-    messages = set()
-    for call in (
-        lambda: env.unwrapped.set_overlay(policy=not_probabilities),
-        lambda: format_policy(env, not_probabilities),
-        lambda: check_policy(not_probabilities, 16, 4),
-    ):
-        with pytest.raises(ValueError, match="rows must sum to 1") as error:
-            call()
-        messages.add(str(error.value))
-    assert len(messages) == 1
