@@ -109,7 +109,7 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
 
         if game is not None and not isinstance(game, DotsAndBoxes):
             raise ValueError(f"{spec!r} plays Dots and Boxes only; for {game!r} use one of {', '.join(AGENT_NAMES)}")
-        from agents.dots import EndgameBot, _make_bot
+        from agents.dots.bots import EndgameBot, make_bot
 
         if kind == "exact" and not arg:
             if game is None:
@@ -117,7 +117,7 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
             return EndgameBot(game.num_edges, table=table, seed=rng)
         if kind == "endgame":
             _positive_int(arg, "K (the last moves played exactly)", spec)
-        return _make_bot(spec, seed=rng, table=table)
+        return make_bot(spec, seed=rng, table=table)
     names = AGENT_NAMES + DOTS_AGENT_NAMES
     raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(names)}")
 

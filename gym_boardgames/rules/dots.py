@@ -33,17 +33,23 @@ A :class:`DotsState` is an immutable, hashable value: ``edges`` (``bytes``, 1 wh
 box means another move). :meth:`DotsAndBoxes.edge_key` is the drawn-edge bitmask (bit ``e`` = edge
 ``e``), the key of the study's value function; :meth:`DotsAndBoxes.key` identifies the whole state.
 
-Agents see a position only through the rules: the scores, the boxes left, the drawn-edge bitmask, and the
-bitmask form of the box rule (:class:`EdgeKeyRules`: the boxes each free edge completes, the completed boxes
-of many bitmasks at once), which value tables over bitmasks need. The tie rule is :meth:`DotsAndBoxes.winner_of_margin`
-(and :attr:`DotsAndBoxes.tie_winner` for the batched rules).
+The box rule
+------------
+A box is complete when its four edges are drawn. The rule is written once, on drawn-edge bitmasks: box
+``b`` is complete in ``key`` when ``key & box_masks[b] == box_masks[b]``. :meth:`DotsAndBoxes.apply` uses
+it on the position's bitmask, and so do the bitmask helpers that value tables over bitmasks need
+(:meth:`DotsAndBoxes.edge_key_successors`, :meth:`DotsAndBoxes.completed_boxes`,
+:meth:`DotsAndBoxes.box_sides`): a bitmask holds the drawn edges only, and who owns a box does not
+matter to the number of boxes still to take, so one table over bitmasks serves both players. The batched
+rules (:mod:`gym_boardgames.rules.batch`) keep the same rule with a batch axis, as side counters per box.
+The tie rule is :meth:`DotsAndBoxes.winner_of_margin` (and :attr:`DotsAndBoxes.tie_winner` for the
+batched rules).
 """
 
 from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -78,17 +84,19 @@ class DotsGeometry(NamedTuple):
     """Edge and box maps of a board, computed once per ``(rows, cols)`` and shared by all users.
 
     Attributes:
+        num_horizontal: horizontal edges, ``(rows + 1) * cols``; the vertical ones follow.
+        num_edges: every edge of the board, horizontal and vertical.
         box_edges: ``(B, 4)`` int array: top, bottom, left, right edge of each box.
         edge_boxes: per edge, the boxes it borders (one or two).
-        edge_box_checks: per edge, ``(box, getter)`` pairs; ``getter(edges)`` reads the box's four edges.
         box_masks: per box, the bitmask of its four edges (bit ``e`` = edge ``e``).
         edge_masks: per edge ``e``, ``(1 << e, mask of one box, mask of the other)``. A border edge has one
             box; its second mask is a bit beyond the board, which no bitmask of drawn edges has.
     """
 
+    num_horizontal: int
+    num_edges: int
     box_edges: np.ndarray
     edge_boxes: tuple[tuple[int, ...], ...]
-    edge_box_checks: tuple[tuple[tuple[int, Callable[[bytes], tuple[int, ...]]], ...], ...]
     box_masks: tuple[int, ...]
     edge_masks: tuple[tuple[int, int, int], ...]
 
@@ -107,14 +115,14 @@ def dots_geometry(rows: int, cols: int) -> DotsGeometry:
     for box, edges in enumerate(box_edges):
         for edge in edges:
             edge_boxes[edge].append(box)
-    getters = [operator.itemgetter(*edges) for edges in box_edges]
     array = np.array(box_edges, dtype=np.int32).reshape(len(box_edges), 4)
     array.flags.writeable = False
     box_masks = tuple(sum(1 << e for e in edges) for edges in box_edges)
     return DotsGeometry(
+        num_horizontal=horizontal,
+        num_edges=n_edges,
         box_edges=array,
         edge_boxes=tuple(tuple(boxes) for boxes in edge_boxes),
-        edge_box_checks=tuple(tuple((b, getters[b]) for b in boxes) for boxes in edge_boxes),
         box_masks=box_masks,
         edge_masks=tuple(
             (1 << e, box_masks[boxes[0]], box_masks[boxes[1]] if len(boxes) > 1 else 1 << n_edges)
@@ -148,11 +156,15 @@ class DotsAndBoxes:
         self.rows, self.cols, self.tie_break = rows, cols, tie_break
         #: The winner of equal boxes: :data:`DRAW`, or player 1 with ``tie_break="second"``.
         self.tie_winner = 1 if tie_break == "second" else DRAW
-        self.num_boxes = self.rows * self.cols
-        self.num_horizontal = (self.rows + 1) * self.cols
-        self.num_edges = self.num_horizontal + self.rows * (self.cols + 1)
-        self.num_actions = self.num_edges
         self.geometry = dots_geometry(self.rows, self.cols)
+        self.num_boxes = self.rows * self.cols
+        #: Horizontal edges (numbered first), ``(rows + 1) * cols``.
+        self.num_horizontal = self.geometry.num_horizontal
+        #: Every edge of the board: the one edge count, also the size of the action space.
+        self.num_edges = self.geometry.num_edges
+        self.num_actions = self.num_edges
+        #: The drawn-edge bitmask with every edge drawn (the end of the game).
+        self.full_key = (1 << self.num_edges) - 1
         self._all_edges = b"\x01" * self.num_edges
         self._initial = DotsState(bytes(self.num_edges), bytes(self.num_boxes), 0)
 
@@ -213,14 +225,15 @@ class DotsAndBoxes:
             raise ValueError(f"edge {action} is already drawn{over}")
         edges = state.edges[:action] + b"\x01" + state.edges[action + 1 :]
         owners = state.owners
-        completed = self._completed(edges, action)
+        completed = self._completed(_edge_key(edges), action)
         for box in completed:
             owners = owners[:box] + _OWNER_BYTES[state.player] + owners[box + 1 :]
         return DotsState(edges, owners, state.player if completed else 1 - state.player)
 
-    def _completed(self, edges: bytes, action: int) -> list[int]:
-        """The boxes beside edge ``action`` whose four edges are all drawn in ``edges``: the box rule, once."""
-        return [box for box, getter in self.geometry.edge_box_checks[action] if 0 not in getter(edges)]
+    def _completed(self, child: int, edge: int) -> list[int]:
+        """The boxes beside ``edge`` that are complete in the bitmask ``child`` (edge ``edge`` drawn)."""
+        masks = self.geometry.box_masks
+        return [box for box in self.geometry.edge_boxes[edge] if child & masks[box] == masks[box]]
 
     def is_terminal(self, state: DotsState) -> bool:
         """Return whether every edge is drawn."""
@@ -266,7 +279,7 @@ class DotsAndBoxes:
 
     def boxes_completed_by(self, state: DotsState, action: int) -> int:
         """Return how many boxes drawing the free edge ``action`` would complete (0, 1 or 2)."""
-        return len(self._completed(state.edges[:action] + b"\x01" + state.edges[action + 1 :], action))
+        return len(self._completed(self.edge_key(state) | 1 << action, action))
 
     def observation(self, state: DotsState, player: int) -> np.ndarray:
         """Return a new int8 vector: the edges (0/1), then box owners from ``player``'s side (+1/-1/0)."""
@@ -277,8 +290,48 @@ class DotsAndBoxes:
         )
 
     def edge_key(self, state: DotsState) -> int:
-        """Return the drawn-edge bitmask: bit ``e`` is set when edge ``e`` is drawn."""
+        """Return the drawn-edge bitmask: bit ``e`` is set when edge ``e`` is drawn.
+
+        Raises:
+            ValueError: if the state is of a board with another number of edges.
+        """
+        if len(state.edges) != self.num_edges:
+            raise ValueError(
+                f"the state has {len(state.edges)} edges but this board ({self.rows}x{self.cols} boxes) has "
+                f"{self.num_edges}"
+            )
         return _edge_key(state.edges)
+
+    # ---- the bitmask form, for value tables over drawn-edge bitmasks ----------------------------
+
+    def edge_key_successors(self, key: int) -> list[tuple[int, int, int]]:
+        """Return ``(edge, child bitmask, boxes the edge completes)`` for every free edge of ``key``, ascending.
+
+        One call per position, not per edge: value learners run this in their innermost loop.
+        """
+        return [
+            (edge, child, (child & first == first) + (child & second == second))
+            for edge, (bit, first, second) in enumerate(self.geometry.edge_masks)
+            if not key & bit
+            for child in (key | bit,)
+        ]
+
+    def completed_boxes(self, keys: int | np.ndarray) -> int | np.ndarray:
+        """Return the boxes complete in the bitmask ``keys``: an int, or an int8 array for an int array."""
+        if isinstance(keys, np.ndarray):
+            count = np.zeros(keys.shape, dtype=np.int8)
+            for mask in self.geometry.box_masks:
+                count += (keys & mask) == mask
+            return count
+        return sum(keys & mask == mask for mask in self.geometry.box_masks)
+
+    def box_sides(self, key: int, edge: int) -> tuple[int, ...]:
+        """Return how many sides of each box beside ``edge`` (one or two boxes) are drawn in ``key``."""
+        return tuple((key & self.geometry.box_masks[box]).bit_count() for box in self.geometry.edge_boxes[edge])
+
+    def free_edges(self, key: int) -> list[int]:
+        """Return the undrawn edges of the bitmask ``key``, ascending."""
+        return [e for e in range(self.num_edges) if not key >> e & 1]
 
     def key(self, state: DotsState) -> int:
         """Return an integer identifying the whole state: edge bitmask, player to move, box owners."""
@@ -298,80 +351,3 @@ class DotsAndBoxes:
 
 def _edge_key(edges: bytes) -> int:
     return int(edges.translate(_TO_ASCII_BITS)[::-1], 2)
-
-
-class EdgeKeyRules:
-    """The box rule on drawn-edge bitmasks (:meth:`DotsAndBoxes.edge_key`), for value tables over bitmasks.
-
-    A bitmask holds the drawn edges only; who owns a box does not matter to the number of boxes still to
-    take, so one table over bitmasks serves both players. Get one with :func:`edge_key_rules`.
-
-    Attributes:
-        rows: box rows.
-        cols: box columns.
-        num_edges: edges of the board.
-        num_boxes: boxes of the board.
-        full: the bitmask with every edge drawn.
-        bits: ``1 << e`` per edge.
-        box_masks: the four edges of each box, as a bitmask.
-        edge_box_masks: per edge, the masks of the one or two boxes it borders.
-        edge_masks: per edge, ``(bit, mask of one box, mask of the other)`` (see :class:`DotsGeometry`).
-    """
-
-    def __init__(self, rows: int, cols: int) -> None:
-        geometry = dots_geometry(rows, cols)
-        self.rows, self.cols = rows, cols
-        self.num_edges, self.num_boxes = len(geometry.edge_boxes), len(geometry.box_masks)
-        self.full = (1 << self.num_edges) - 1
-        self.bits = tuple(1 << e for e in range(self.num_edges))
-        self.box_masks = geometry.box_masks
-        self.edge_box_masks = tuple(tuple(self.box_masks[b] for b in boxes) for boxes in geometry.edge_boxes)
-        self.edge_masks = geometry.edge_masks
-
-    def key(self, state: DotsState) -> int:
-        """Return the drawn-edge bitmask of ``state`` (as :meth:`DotsAndBoxes.edge_key`).
-
-        Raises:
-            ValueError: if the state is of a board with another number of edges.
-        """
-        if len(state.edges) != self.num_edges:
-            raise ValueError(
-                f"the state has {len(state.edges)} edges but this board ({self.rows}x{self.cols} boxes) has "
-                f"{self.num_edges}"
-            )
-        return _edge_key(state.edges)
-
-    def successors(self, key: int) -> list[tuple[int, int, int]]:
-        """Return ``(edge, child bitmask, boxes the edge completes)`` for every free edge of ``key``, ascending.
-
-        One call per position, not per edge: value learners run this in their innermost loop.
-        """
-        return [
-            (edge, child, (child & first == first) + (child & second == second))
-            for edge, (bit, first, second) in enumerate(self.edge_masks)
-            if not key & bit
-            for child in (key | bit,)
-        ]
-
-    def completed_boxes(self, keys: int | np.ndarray) -> int | np.ndarray:
-        """Return the boxes whose four edges are drawn in ``keys``: an int, or an int8 array for an int array."""
-        if isinstance(keys, np.ndarray):
-            count = np.zeros(keys.shape, dtype=np.int8)
-            for mask in self.box_masks:
-                count += (keys & mask) == mask
-            return count
-        return sum(keys & mask == mask for mask in self.box_masks)
-
-    def boxes_left(self, key: int) -> int:
-        """Return the boxes not yet completed in ``key``."""
-        return self.num_boxes - self.completed_boxes(key)
-
-    def free_edges(self, key: int) -> list[int]:
-        """Return the undrawn edges of ``key``, ascending."""
-        return [e for e, bit in enumerate(self.bits) if not key & bit]
-
-
-@functools.lru_cache(maxsize=32)
-def edge_key_rules(rows: int, cols: int) -> EdgeKeyRules:
-    """Return the :class:`EdgeKeyRules` of ``rows x cols`` boxes (cached per configuration)."""
-    return EdgeKeyRules(rows, cols)

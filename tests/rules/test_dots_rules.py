@@ -123,24 +123,32 @@ def test_the_tie_rule_decides_equal_margins_and_nothing_else(tie_break, tie_winn
     assert (game.payoff_of_margin(0, 0), game.payoff_of_margin(0, 1)) == tie
 
 
-def test_edge_key_rules_agree_with_the_rules_on_random_games():
-    from gym_boardgames.rules.dots import edge_key_rules
-
+def test_the_bitmask_helpers_agree_with_the_rules_on_random_games():
     rng = np.random.default_rng(5)
     for rows, cols in ((1, 1), (2, 3), (3, 3)):
         game = DotsAndBoxes(rows, cols)
-        keys = edge_key_rules(rows, cols)
         state = game.initial_state()
         while not game.is_terminal(state):
-            key = keys.key(state)
-            assert key == game.edge_key(state)
-            assert keys.boxes_left(key) == game.boxes_left(state) == game.num_boxes - sum(game.scores(state))
+            key = game.edge_key(state)
+            assert key == sum(1 << e for e, drawn in enumerate(state.edges) if drawn)
+            assert game.num_boxes - game.completed_boxes(key) == game.boxes_left(state) == state.owners.count(0)
+            assert game.free_edges(key) == game.legal_actions(state)
             expected = [
                 (a, game.edge_key(game.apply(state, a)), game.boxes_completed_by(state, a))
                 for a in game.legal_actions(state)
             ]
-            assert keys.successors(key) == expected
+            assert game.edge_key_successors(key) == expected
+            for a in game.legal_actions(state):
+                # Drawing the fourth side of a box completes it: the sides before the move say so too.
+                assert game.box_sides(key, a).count(3) == game.boxes_completed_by(state, a)
             state = game.apply(state, int(rng.choice(game.legal_actions(state))))
-        assert keys.completed_boxes(np.array([keys.full, 0])).tolist() == [game.num_boxes, 0]
+        assert game.completed_boxes(np.array([game.full_key, 0])).tolist() == [game.num_boxes, 0]
     with pytest.raises(ValueError, match="edges but this board"):
-        edge_key_rules(1, 1).key(DotsAndBoxes(2, 2).initial_state())
+        DotsAndBoxes(1, 1).edge_key(DotsAndBoxes(2, 2).initial_state())
+
+
+def test_the_edge_count_is_the_geometry_s():
+    for rows, cols in ((1, 1), (2, 3), (3, 3), (32, 32)):
+        game = DotsAndBoxes(rows, cols)
+        assert game.num_edges == game.num_actions == (rows + 1) * cols + rows * (cols + 1)
+        assert game.num_horizontal == (rows + 1) * cols and game.full_key == 2**game.num_edges - 1

@@ -1,0 +1,219 @@
+"""The study's four bots (each ``act(game, state) -> int``, seeded) and their names.
+
+* :class:`RandomBot`: a uniformly random free edge.
+* :class:`FirstAvailableBot`: the first free edge in the order of :func:`first_available_order`: by the
+  distance of the edge's midpoint from dot ``(0, 0)`` (the top-left dot), ties by edge number.
+* :class:`Always4Never3Bot`: completes a box whenever it can; otherwise avoids drawing the third edge of
+  any box (which would offer it to the opponent); otherwise plays at random. Random among equals.
+* :class:`EndgameBot`: ``EndgameBot(k)`` (the study's bot2(k)) plays optimally, from the exact ``V`` of
+  :func:`~agents.dots.layer_table.solve_layers`, once ``k`` or fewer edges are left, and like
+  :class:`Always4Never3Bot` before. ``EndgameBot(24)`` on 3x3 boxes is the exact agent.
+
+:func:`make_bot` builds one by name (``random``, ``first_available``, ``always4never3``, ``endgame:K``);
+:func:`agents.factory.make_agent` is the public way to build any agent by name.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from agents._rng import SeedLike, make_rng
+from agents.dots.layer_table import LayerTable, solve_layers
+from agents.dots.value import check_dots
+from agents.random_agent import RandomAgent
+from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
+
+#: Bot names (also accepted by :func:`agents.factory.make_agent`).
+BOT_NAMES = ("random", "first_available", "always4never3", "endgame:K")
+
+
+class RandomBot(RandomAgent):
+    """The study's ``random_move``: a uniformly random free edge.
+
+    Args:
+        seed: an int, a ``numpy.random.Generator`` or None.
+    """
+
+    def __repr__(self) -> str:
+        return "RandomBot()"
+
+
+def first_available_order(game: DotsAndBoxes) -> list[int]:
+    """Return every edge in :class:`FirstAvailableBot`'s fixed order.
+
+    Edges are sorted by the distance of their midpoint from dot ``(0, 0)`` (the top-left dot), ties by
+    edge number. On 3x3 boxes the order starts 0 (top edge of box 0), 12 (its left edge), 3, 13, 1, 16.
+
+    Raises:
+        ValueError: if ``game`` is not a Dots and Boxes game.
+    """
+    check_dots(game)
+
+    def squared_distance_times_4(edge: int) -> int:
+        (r0, c0), (r1, c1) = game.edge_endpoints(edge)
+        return (r0 + r1) ** 2 + (c0 + c1) ** 2  # (2 * midpoint)^2, kept in integers
+
+    return sorted(range(game.num_edges), key=lambda e: (squared_distance_times_4(e), e))
+
+
+class FirstAvailableBot:
+    """The study's ``first_available_move``: the first free edge of :func:`first_available_order`.
+
+    It is deterministic; ``seed`` is accepted so that every bot is built the same way.
+
+    Args:
+        seed: ignored (an int, a ``numpy.random.Generator`` or None).
+    """
+
+    def __init__(self, seed: SeedLike = None) -> None:
+        self.rng = make_rng(seed)
+        self._orders: dict[tuple[int, int], list[int]] = {}
+
+    def act(self, game: DotsAndBoxes, state: DotsState) -> int:
+        """Return the first free edge in the fixed order.
+
+        Raises:
+            ValueError: at the end of the game, or if ``game`` is not Dots and Boxes.
+        """
+        size = (game.rows, game.cols) if isinstance(game, DotsAndBoxes) else None
+        order = self._orders.get(size) if size else None
+        if order is None:
+            order = self._orders[size] = first_available_order(game)
+        key = game.edge_key(state)
+        for edge in order:
+            if not key >> edge & 1:
+                return edge
+        raise ValueError("no legal action: the game is over")
+
+    def __repr__(self) -> str:
+        return "FirstAvailableBot()"
+
+
+def _always4never3_moves(game: DotsAndBoxes, key: int) -> list[int]:
+    """The moves Always4Never3 chooses among: box-completing edges, else safe edges, else all free edges."""
+    moves = game.edge_key_successors(key)
+    if not moves:
+        raise ValueError("no legal action: the game is over")
+    completing = [e for e, _, reward in moves if reward]
+    if completing:
+        return completing
+    # An edge is unsafe when a box it borders already has two edges: drawing it makes a three-sided box.
+    free = [e for e, _, _ in moves]
+    safe = [e for e in free if 2 not in game.box_sides(key, e)]
+    return safe or free
+
+
+class Always4Never3Bot:
+    """The study's ``always4never3``: always takes a box, never draws a box's third edge if it can help it.
+
+    Completes a box whenever it can; otherwise draws an edge that leaves no box with three edges
+    (which the opponent could take); otherwise a random edge. Each choice is uniform among its
+    candidates.
+
+    Args:
+        seed: an int, a ``numpy.random.Generator`` or None.
+    """
+
+    def __init__(self, seed: SeedLike = None) -> None:
+        self.rng = make_rng(seed)
+
+    def act(self, game: DotsAndBoxes, state: DotsState) -> int:
+        """Return a box-completing edge, else a safe edge, else any free edge (random among them).
+
+        Raises:
+            ValueError: at the end of the game, or if ``game`` is not Dots and Boxes.
+        """
+        check_dots(game)
+        moves = _always4never3_moves(game, game.edge_key(state))
+        return moves[self.rng.integers(len(moves))] if len(moves) > 1 else moves[0]
+
+    def __repr__(self) -> str:
+        return "Always4Never3Bot()"
+
+
+@functools.lru_cache(maxsize=4)
+def _shared_table(rows: int, cols: int, last_k: int) -> LayerTable:
+    """One solved table per board and depth, shared by every EndgameBot that did not get one."""
+    return solve_layers(DotsAndBoxes(rows, cols), last_k=last_k)
+
+
+class EndgameBot:
+    """The study's bot2(k): optimal for the last ``k`` moves, Always4Never3 before.
+
+    Once ``k`` or fewer edges are left it plays a move that maximises ``f(s, a)`` under the exact ``V``
+    (uniformly among the best); with more edges left it plays as :class:`Always4Never3Bot`. With ``k``
+    at least the number of edges it is the exact agent.
+
+    Args:
+        k: how many of the last moves are played exactly (>= 0).
+        table: a :class:`LayerTable` of the same board with ``last_k >= min(k, edges)``; when None the
+            table is solved on the first move (and shared between bots of the same board and ``k``).
+        seed: an int, a ``numpy.random.Generator`` or None.
+
+    Raises:
+        ValueError: on a negative or non-integer ``k``.
+    """
+
+    def __init__(self, k: int = 10, table: LayerTable | None = None, seed: SeedLike = None) -> None:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise ValueError(f"k must be an integer >= 0 (the number of last moves played exactly), got {k!r}")
+        self.k = int(k)
+        self.table = table
+        self.rng = make_rng(seed)
+
+    def _table_for(self, game: DotsAndBoxes) -> LayerTable:
+        depth = min(self.k, game.num_edges)
+        table = self.table
+        if table is None:
+            table = self.table = _shared_table(game.rows, game.cols, depth)
+        if (table.rows, table.cols) != (game.rows, game.cols):
+            raise ValueError(f"{self!r} has a table for {table.rows}x{table.cols} boxes, not {game.rows}x{game.cols}")
+        if table.last_k < depth:
+            raise ValueError(f"{self!r} needs a table solved for the last {depth} moves, got last_k={table.last_k}")
+        return table
+
+    def act(self, game: DotsAndBoxes, state: DotsState) -> int:
+        """Return an optimal move when at most ``k`` edges are left, else an Always4Never3 move.
+
+        Raises:
+            ValueError: at the end of the game, or if ``game`` is not Dots and Boxes.
+        """
+        key = check_dots(game).edge_key(state)
+        left = game.num_edges - key.bit_count()
+        if 0 < left <= self.k:
+            moves = self._table_for(game).best_moves(key)
+        else:
+            moves = _always4never3_moves(game, key)
+        return moves[self.rng.integers(len(moves))] if len(moves) > 1 else moves[0]
+
+    def __repr__(self) -> str:
+        return f"EndgameBot({self.k})"
+
+
+def make_bot(spec: str, seed: SeedLike = None, table: LayerTable | None = None) -> Any:
+    """Return the bot named ``spec``: ``random``, ``first_available``, ``always4never3`` or ``endgame:K``.
+
+    :func:`agents.factory.make_agent` is the public way to build an agent by name; it calls this for
+    the bots.
+
+    Args:
+        spec: the bot's name; ``endgame:10`` is the study's bot2(10).
+        seed: seeds the bot.
+        table: for ``endgame:K``, a solved :class:`LayerTable` to share.
+
+    Raises:
+        ValueError: on an unknown name or a bad ``K``.
+    """
+    kind, _, arg = spec.partition(":")
+    if kind == "random" and not arg:
+        return RandomBot(seed)
+    if kind == "first_available" and not arg:
+        return FirstAvailableBot(seed)
+    if kind == "always4never3" and not arg:
+        return Always4Never3Bot(seed)
+    if kind == "endgame" and arg.isdigit():
+        return EndgameBot(int(arg), table=table, seed=seed)
+    raise ValueError(f"unknown bot {spec!r}: use one of {', '.join(BOT_NAMES)}")

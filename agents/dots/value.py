@@ -1,0 +1,57 @@
+"""The value function of the Dots and Boxes study, and the move value every agent here maximises.
+
+``V(s)`` is the number of boxes the player to move can still take from ``s`` to the end when both sides
+play to maximise their own boxes. It depends on the drawn edges only: the score so far and the name of
+the player to move do not change the best move, so one table serves both sides, keyed by the drawn-edge
+bitmask (:meth:`DotsAndBoxes.edge_key <gym_boardgames.rules.dots.DotsAndBoxes.edge_key>`). With ``R(a)``
+the boxes edge ``a`` completes (0, 1 or 2), ``s_a`` the position after it and ``pnb(s)`` the boxes not
+yet taken::
+
+    f(s, a) = V(s_a) + R(a)       if R(a) > 0   (the mover moves again)
+    f(s, a) = pnb(s) - V(s_a)     if R(a) = 0   (the opponent takes V(s_a) of what is left)
+    V(s)    = max_a f(s, a),      V(full board) = 0
+
+The margin the player to move can force from ``s`` is ``2 V(s) - pnb(s)``; for the empty board it is the
+game's value for the first player. Maximising boxes is also safe for winning: a player that maximises
+its boxes keeps at least the margin it could force, so it never loses (or draws) a position it could
+win (or draw), whatever the tie rule.
+
+Layer ``m`` holds the positions with ``m`` edges left; ``V`` on layer ``m`` needs only layer ``m - 1``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from gym_boardgames.rules.dots import DotsAndBoxes
+
+
+def move_value(child_value: ArrayLike, reward: ArrayLike, boxes_left: ArrayLike) -> np.ndarray:
+    """Return ``f(s, a)`` elementwise: the boxes the mover gets from ``s`` on by drawing edge ``a``.
+
+    The solver scores a whole layer at once with it, the table and the learner every move of a position.
+
+    Args:
+        child_value: ``V(s_a)``, the value of the position after the move for whoever moves there.
+        reward: ``R(a)``, the boxes the move completes.
+        boxes_left: ``pnb(s)``, the boxes not yet taken before the move.
+
+    Returns:
+        An array of the broadcast shape, of the arguments' dtype.
+    """
+    child_value, reward = np.asarray(child_value), np.asarray(reward)
+    return np.where(reward > 0, child_value + reward, boxes_left - child_value)
+
+
+def check_dots(game: Any) -> DotsAndBoxes:
+    """Return ``game`` if it is Dots and Boxes.
+
+    Raises:
+        ValueError: if ``game`` is not a Dots and Boxes game.
+    """
+    if not isinstance(game, DotsAndBoxes):
+        raise ValueError(f"these agents play Dots and Boxes (gym_boardgames.rules.DotsAndBoxes), got {game!r}")
+    return game

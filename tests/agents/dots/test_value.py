@@ -1,0 +1,22 @@
+"""The move value f(s, a): a completed box keeps the turn, else the opponent gets the rest."""
+
+import numpy as np
+import pytest
+
+from agents.dots.value import check_dots, move_value
+from gym_boardgames.rules import DotsAndBoxes, TicTacToe
+
+
+def test_a_completed_box_keeps_the_turn_else_the_opponent_takes_the_child_value_of_what_is_left():
+    # 5 boxes left; the child is worth 2 to whoever moves there.
+    assert move_value(2, 1, 5) == 3  # one box taken, and the mover moves again: 1 + V(child)
+    assert move_value(2, 2, 5) == 4
+    assert move_value(2, 0, 5) == 3  # the opponent moves: it takes 2 of the 5, the mover the rest
+    layer = move_value(np.array([2, 2, 0], np.int8), np.array([0, 1, 2], np.int8), np.array([5, 5, 4], np.int8))
+    assert layer.tolist() == [3, 3, 2] and layer.dtype == np.int8
+
+
+def test_the_agents_refuse_other_games():
+    assert check_dots(game := DotsAndBoxes(1, 1)) is game
+    with pytest.raises(ValueError, match="play Dots and Boxes"):
+        check_dots(TicTacToe())
