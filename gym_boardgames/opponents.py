@@ -5,17 +5,27 @@ An agent is either an object with ``act(game, state) -> int`` (it plays with ``a
 starts, so that it can drop per-game memory (MCTS reuses its search tree within a game).
 
 The envs (through :mod:`gym_boardgames.envs.contract`) and the game loops of ``agents.arena`` take their
-opponents through these two functions. Agent *names* (``"alphabeta:4"``...) are not resolved here: that
-needs the ``agents`` package, which this module never imports. It needs only the standard library, so it
-imports in no time and sits below every layer that takes an agent.
+opponents through these two functions.
+
+Agent *names* (``opponent="alphabeta:4"``) are built by a provider that another package registers, the way
+Gymnasium finds env plugins: an entry point in the group :data:`PROVIDER_GROUP` naming a function
+``(name, game=..., seed=...) -> agent``, which raises ``ValueError`` on a name it does not take (a message
+starting ``"unknown agent"`` for a name it does not know) and may list its name forms in a ``names`` attribute.
+This project's ``agents`` package registers ``agents.provider:make_opponent`` in its ``pyproject.toml``.
+:func:`opponent_provider` finds it on the first use of a name, so this module never imports ``agents``: it
+needs only the standard library, imports in no time and sits below every layer that takes an agent.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Policy", "as_policy", "reset_hook"]
+__all__ = ["PROVIDER_GROUP", "Policy", "as_policy", "opponent_provider", "reset_hook"]
+
+#: The entry-point group of the function that builds an agent from its name, for the envs' ``opponent=``.
+PROVIDER_GROUP = "gym_boardgames.opponents"
 
 #: A move function: ``(game, state) -> action``.
 Policy = Callable[[Any, Any], int]
@@ -45,3 +55,31 @@ def reset_hook(agent: Any) -> Callable[[], Any] | None:
     """Return ``agent.reset`` if it has a callable one (to call when a game starts), else None."""
     reset = getattr(agent, "reset", None)
     return reset if callable(reset) else None
+
+
+@functools.cache
+def opponent_provider() -> Callable[..., Any] | None:
+    """Return the function that builds an agent from its name, registered in :data:`PROVIDER_GROUP`, or None.
+
+    The entry points are read and the provider imported on the first call only (the result is cached), so
+    importing an env costs nothing until an opponent is named. One provider is expected; if several are
+    installed, the one whose entry-point name sorts first is used.
+
+    Raises:
+        ImportError: if the registered provider cannot be imported (e.g. another top-level package named
+            ``agents``, such as the OpenAI Agents SDK, shadows this project's).
+    """
+    from importlib.metadata import entry_points
+
+    found = sorted(entry_points(group=PROVIDER_GROUP), key=lambda point: (point.name, point.value))
+    if not found:
+        return None
+    point = found[0]
+    try:
+        return point.load()
+    except (ImportError, AttributeError) as error:
+        raise ImportError(
+            f"the agent-name provider {point.value!r} (entry point {point.name!r} in group {PROVIDER_GROUP!r}) could "
+            f"not be imported ({error}); another top-level package named `agents` (such as the OpenAI Agents SDK) "
+            "can shadow the one installed with gym-boardgames"
+        ) from error

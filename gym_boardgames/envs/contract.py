@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from gym_boardgames.errors import ResetNeeded
-from gym_boardgames.opponents import as_policy, reset_hook
+from gym_boardgames.opponents import PROVIDER_GROUP, as_policy, opponent_provider, reset_hook
 from gym_boardgames.rules.dots import DRAW
 
 __all__ = [
@@ -46,10 +46,9 @@ RESET_OPTIONS = ("agent_player",)
 ILLEGAL_ACTION_MODES = ("lose", "raise")
 #: Dots and Boxes ``reward=`` modes: +1/-1/0 at the end, or boxes gained minus conceded per step.
 DOTS_REWARD_MODES = ("win", "score")
-#: The forms ``opponent`` takes, for error messages.
+#: The forms ``opponent`` takes, for error messages; ``{names}`` is the form of the installed agent names, if any.
 OPPONENT_FORMS = (
-    "'random', None (self-play), an agent name of the scripts ({names}), an object with act(game, state) -> int, "
-    "or a callable (game, state) -> int"
+    "'random', None (self-play), {names}an object with act(game, state) -> int, or a callable (game, state) -> int"
 )
 # The spawn key that separates a named opponent's random stream from the env's own np_random stream.
 _OPPONENT_STREAM = 0x6F7070
@@ -158,9 +157,12 @@ def opponent_seed(seed: int, index: int = 0) -> np.random.Generator:
 
 
 def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | None = None) -> Any:
-    """Return the agent ``agents.factory.make_agent`` builds for ``name`` on ``game``, as an env's opponent.
+    """Return the agent named ``name`` for ``game``, as an env's opponent, from the installed name provider.
 
-    ``agents`` is imported here, on first use, so that importing ``gym_boardgames`` or its envs never does.
+    The provider is the function registered in the entry-point group ``gym_boardgames.opponents``
+    (:func:`gym_boardgames.opponents.opponent_provider`): with gym-boardgames installed, ``agents.provider``,
+    which calls ``agents.factory.make_agent``. It is found on first use, so that importing ``gym_boardgames``
+    or its envs never imports ``agents``.
 
     Args:
         name: an agent name, e.g. ``"alphabeta"``, ``"mcts:200"``, ``"td:path/to/file.npz"``, or for Dots and
@@ -169,25 +171,29 @@ def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | 
         seed: seeds the agent (an int, a ``numpy.random.Generator`` or None).
 
     Raises:
-        ValueError: on an unknown name or a bad parameter; the message lists every valid opponent. A saved
-            agent that cannot be loaded raises the loader's own error (``SavedFileError``, also a
-            ``ValueError``, naming the file; ``FileNotFoundError`` for a missing one).
-        ImportError: if the ``agents`` package of this project cannot be imported.
+        ValueError: on an unknown name or a bad parameter, or when no provider is installed; the message lists
+            every valid opponent. A saved agent that cannot be loaded raises the loader's own error
+            (``SavedFileError``, also a ``ValueError``, naming the file; ``FileNotFoundError`` for a missing one).
+        ImportError: if the registered provider (the ``agents`` package of this project) cannot be imported.
     """
+    provider = opponent_provider()
+    if provider is None:
+        raise ValueError(
+            f"unknown opponent {name!r}: no agent names are installed (no package registers the entry-point group "
+            f"{PROVIDER_GROUP!r}; gym-boardgames' own `agents` package does: reinstall gym-boardgames, e.g. pip "
+            f"install -e .); use {_forms(())}"
+        )
     try:
-        from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
-    except ImportError as error:
-        raise ImportError(
-            f"opponent {name!r} names an agent of the `agents` package installed with gym-boardgames, which could "
-            f"not be imported ({error}); another top-level package named `agents` (such as the OpenAI Agents SDK) "
-            "can shadow it"
-        ) from error
-    try:
-        return make_agent(name, seed=seed, game=game)
+        return provider(name, game=game, seed=seed)
     except ValueError as error:
         if type(error) is not ValueError:
             raise  # e.g. agents.persistence.SavedFileError: the name is fine, the file is not, and it says so
-        forms = OPPONENT_FORMS.format(names=", ".join(AGENT_NAMES + DOTS_AGENT_NAMES))
-        if str(error).startswith("unknown agent"):  # the factory's own list would repeat ours
+        forms = _forms(getattr(provider, "names", ()))
+        if str(error).startswith("unknown agent"):  # the provider's own list would repeat ours
             raise ValueError(f"unknown opponent {name!r}: use {forms}") from None
         raise ValueError(f"bad opponent {name!r}: {error}; valid opponents are {forms}") from None
+
+
+def _forms(names: Sequence[str]) -> str:
+    """Return :data:`OPPONENT_FORMS` with the provider's agent names (without that form if there are none)."""
+    return OPPONENT_FORMS.format(names=f"an agent name of the scripts ({', '.join(names)}), " if names else "")

@@ -122,3 +122,68 @@ def test_a_saved_td_player_by_name_and_its_file_errors_name_the_file(tmp_path) -
         gym.make("ConnectFour-v0", opponent=f"td:{path}")  # a tic-tac-toe table on another game
     with pytest.raises(FileNotFoundError):
         gym.make("TicTacToe-v0", opponent=f"td:{tmp_path / 'missing.npz'}")
+
+
+@pytest.fixture
+def provider_points(monkeypatch):
+    """Replace the installed entry points of the provider group with the list the test sets (then restore)."""
+    import importlib.metadata
+
+    from gym_boardgames.opponents import opponent_provider
+
+    points: list = []
+    real = importlib.metadata.entry_points
+    monkeypatch.setattr(
+        importlib.metadata,
+        "entry_points",
+        lambda **kw: points if kw.get("group") == "gym_boardgames.opponents" else real(**kw),
+    )
+    opponent_provider.cache_clear()
+    yield points
+    opponent_provider.cache_clear()
+
+
+def test_without_a_provider_a_name_is_refused_naming_the_forms_that_work(provider_points) -> None:
+    with pytest.raises(ValueError) as caught:
+        gym.make("TicTacToe-v0", opponent="alphabeta")
+    message = str(caught.value)
+    assert message.startswith("unknown opponent 'alphabeta': no agent names are installed")
+    assert "'gym_boardgames.opponents'" in message and "pip install -e ." in message
+    assert message.endswith(
+        "use 'random', None (self-play), an object with act(game, state) -> int, or a callable (game, state) -> int"
+    )
+    env = gym.make("TicTacToe-v0", opponent="random")  # the other forms need no provider
+    env.reset(seed=0)
+
+
+def test_a_provider_that_cannot_be_imported_says_what_may_shadow_it(provider_points) -> None:
+    from importlib.metadata import EntryPoint
+
+    provider_points.append(EntryPoint("agents", "agents.no_such_module:make_opponent", "gym_boardgames.opponents"))
+    with pytest.raises(ImportError, match=r"'agents.no_such_module:make_opponent'.*OpenAI Agents SDK"):
+        gym.make("TicTacToe-v0", opponent="alphabeta")
+
+
+def test_another_provider_builds_its_own_names_with_its_own_forms_in_the_errors(provider_points) -> None:
+    from importlib.metadata import EntryPoint
+
+    provider_points.append(EntryPoint("mine", f"{__name__}:_lowest_provider", "gym_boardgames.opponents"))
+    env = gym.make("TicTacToe-v0", opponent="lowest")
+    assert env.reset(seed=0)[1]["current_player"] == 0
+    forms = r"'random', None \(self-play\), an agent name of the scripts \(lowest\), an object with act"
+    with pytest.raises(ValueError, match=rf"^unknown opponent 'alphabeta': use {forms}"):
+        gym.make("TicTacToe-v0", opponent="alphabeta")
+
+
+class _Lowest:
+    def act(self, game, state):
+        return game.legal_actions(state)[0]
+
+
+def _lowest_provider(name, game, seed=None):
+    if name != "lowest":
+        raise ValueError(f"unknown agent {name!r}")
+    return _Lowest()
+
+
+_lowest_provider.names = ("lowest",)
