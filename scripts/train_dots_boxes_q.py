@@ -28,18 +28,24 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import resource
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from agents._rng import make_rng
-from agents.arena import MatchResult, play_game, play_match
-from agents.dots import EndgameBot, LayeredValueAgent, LayerTable, solve_layers
-from agents.factory import make_agent
+from agents.dots.study import (
+    lr_file,
+    run_solve,
+    run_task,
+    shared_table,
+    study_bots,
+    study_summary,
+    study_tasks,
+    table_file,
+    trainer_file,
+)
 from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser, save_figure
-from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
+from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.utils import (
     MissingExtraError,
     check_output_path,
@@ -181,8 +187,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             check_new_output(out, "--out", args.overwrite)
         if args.save_dir is not None:
             check_output_path(args.save_dir, "--save-dir", kind="dir")
-            for name in saved_files(args):
-                check_new_output(Path(args.save_dir) / name, "--save-dir", args.overwrite)
+            if Path(args.save_dir).is_dir():  # a folder still to be created holds nothing to overwrite
+                for name in saved_files(args):
+                    check_new_output(Path(args.save_dir) / name, "--save-dir", args.overwrite)
     except ValueError as error:
         parser.error(str(error))
     if any(Path(out).suffix.lower() == ".png" for out in args.out):
@@ -193,270 +200,55 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def table_file(rows: int, cols: int) -> str:
-    """The file name under --save-dir of the solved table of ``rows`` x ``cols`` boxes."""
-    return f"dots_{rows}x{cols}_table.npz"
-
-
-def trainer_file(trainer: str) -> str:
-    """The file name under --save-dir of the agent of tables 1 and 2 trained against ``trainer``."""
-    return f"q_trained_on_{trainer.replace(':', '')}.npz"
-
-
-def lr_file(lr: float) -> str:
-    """The file name under --save-dir of the learning-rate study's agent at ``lr``."""
-    return f"q_lr_{lr:g}.npz"
-
-
 def saved_files(args: argparse.Namespace) -> list[str]:
     """Every file name the run will write under --save-dir (checked before the experiments)."""
     names = [table_file(args.rows, args.cols)]
     if "table1" in args.experiments or "table2" in args.experiments:
-        names += [trainer_file(trainer) for trainer in _bots(args.endgame_k)]
+        names += [trainer_file(trainer) for trainer in study_bots(args.endgame_k)]
     if "lr" in args.experiments:
         names += [lr_file(lr) for lr in args.lrs]
     return names
 
 
-# ---- shared state of the worker processes ------------------------------------------------------
-
-# The solved table, set in the parent before the pool starts, so forked workers share it instead of
-# solving again (on platforms that spawn, each worker solves it once).
-_TABLE: LayerTable | None = None
-
-
-def _table(rows: int, cols: int) -> LayerTable:
-    global _TABLE
-    if _TABLE is None or (_TABLE.rows, _TABLE.cols) != (rows, cols):
-        _TABLE = solve_layers(DotsAndBoxes(rows, cols))
-    return _TABLE
-
-
-def _record(result: Any) -> dict[str, Any]:
-    """A match record as [wins, losses] overall, plus draws and the split by seat."""
-    total = result.total
-    return {
-        "win": total.win,
-        "loss": total.loss,
-        "draw": total.draw,
-        "first": result.first.as_dict(),
-        "second": result.second.as_dict(),
-    }
-
-
-def _bots(k: int) -> list[str]:
-    return ["random", "first_available", "always4never3", f"endgame:{k}"]
-
-
-# ---- the experiments (each a picklable task: plain arguments in, a JSON-ready dict out) -------------
-
-
-def run_solve(rows: int, cols: int) -> dict[str, Any]:
-    """Solve the board and the two smaller study boards; report values, time and memory."""
-    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    start, cpu_start = time.perf_counter(), time.process_time()
-    table = solve_layers(DotsAndBoxes(rows, cols))
-    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
-    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    global _TABLE
-    _TABLE = table
-    empty = DotsAndBoxes(rows, cols).initial_state()
-    values = {}
-    for r, c in [(2, 2), (2, 3), (rows, cols)]:
-        small = table if (r, c) == (rows, cols) else solve_layers(DotsAndBoxes(r, c))
-        state = DotsAndBoxes(r, c).initial_state()
-        values[f"{r}x{c}"] = {"q_empty": small.value(state), "first_player_margin": small.margin(state)}
-    return {
-        "board": f"{rows}x{cols}",
-        "positions": int(table.values.size),
-        "q_empty": table.value(empty),
-        "first_player_margin": table.margin(empty),
-        "optimal_first_moves": table.best_moves(empty),
-        "seconds": round(seconds, 2),
-        "cpu_seconds": round(cpu_seconds, 2),  # wall time counts other processes on a busy machine; this does not
-        # ru_maxrss is in KiB on Linux: the peak of the whole process, and how much the solve raised it.
-        "peak_rss_mb": round(rss_after / 1024),
-        "solve_rss_increase_mb": round((rss_after - rss_before) / 1024),
-        "table_mb": round(table.values.nbytes / 2**20),
-        "values": values,
-    }
-
-
-def run_trainer(task: dict[str, Any]) -> dict[str, Any]:
-    """Tables 1 and 2 for one trainer: train, test against every bot, train against endgame(k), test again."""
-    rows, cols, k = task["rows"], task["cols"], task["k"]
-    game = DotsAndBoxes(rows, cols, tie_break="second")
-    table = _table(rows, cols)
-    rng = make_rng(task["seed"])
-    agent = LayeredValueAgent(lr=task["lr"], explore=task["explore"], seed=rng)
-    phases = 2 if task["table2"] else 1
-    games = phases * (task["train_games"] + 4 * task["test_games"])
-    bar = progress_bar(games, f"trainer {task['trainer']}", task["progress"])
-    out: dict[str, Any] = {"trainer": task["trainer"]}
-    agent.train(game, make_agent(task["trainer"], rng, table=table), task["train_games"], progress=bar.update)
-    out["table1"] = _test_all(game, agent, table, k, task["test_games"], rng, bar)
-    out["states_after_table1"] = agent.num_states
-    if task["table2"]:
-        agent.train(game, make_agent(f"endgame:{k}", rng, table=table), task["train_games"], progress=bar.update)
-        out["table2"] = _test_all(game, agent, table, k, task["test_games"], rng, bar)
-        out["states_after_table2"] = agent.num_states
-    bar.close()
-    if task["save_dir"]:
-        agent.save(Path(task["save_dir"]) / trainer_file(task["trainer"]))
-    return out
-
-
-def _test_all(game: DotsAndBoxes, agent: LayeredValueAgent, table: LayerTable, k: int, games: int, rng, bar) -> dict:
-    lr, agent.lr = agent.lr, 0.0  # the study tested with learning off (act() never learns anyway)
-    cells = {}
-    for name in _bots(k):
-        result = play_match(game, agent, make_agent(name, rng, table=table), games, seed=rng, progress=bar.update)
-        cells[name] = _record(result)
-    agent.lr = lr
-    return cells
-
-
-def run_lr(task: dict[str, Any]) -> dict[str, Any]:
-    """The learning-rate study for one learning rate."""
-    rows, cols, k = task["rows"], task["cols"], task["k"]
-    game = DotsAndBoxes(rows, cols, tie_break="second")
-    table = _table(rows, cols)
-    rng = make_rng(task["seed"])
-    total = task["warmup_games"] + task["rounds"] * (task["round_games"] + task["round_test_games"])
-    bar = progress_bar(total, f"lr {task['lr']:g}", task["progress"])
-    agent = LayeredValueAgent(lr=1.0, explore=task["explore"], seed=rng)
-    agent.train(game, make_agent("random", rng), task["warmup_games"], progress=bar.update)
-    agent.lr = task["lr"]
-    trainer = make_agent(f"endgame:{k}", rng, table=table)
-    wins, records = [], []
-    for _ in range(task["rounds"]):
-        agent.train(game, trainer, task["round_games"], progress=bar.update)
-        result = play_match(
-            game, agent, make_agent(f"endgame:{k}", rng, table=table), task["round_test_games"], seed=rng
-        )
-        bar.update(task["round_test_games"])
-        wins.append(result.total.win)
-        records.append(_record(result))
-    bar.close()
-    if task["save_dir"]:
-        agent.save(Path(task["save_dir"]) / lr_file(task["lr"]))
-    # One test of 100 games is noisy (a standard deviation of about 5 wins near 35%): the mean of the last
-    # rounds says more about where a learning rate ends up than the best single round.
-    tail = wins[-5:]
-    return {
-        "lr": task["lr"],
-        "wins": wins,
-        "last5_mean": round(sum(tail) / len(tail), 1),
-        "records": records,
-        "states": agent.num_states,
-    }
-
-
-def play_audited(game: DotsAndBoxes, table: LayerTable, agent: Any, opponent: Any, games: int) -> dict[str, Any]:
-    """Play ``games`` games (seats alternating) and check each against the solver.
-
-    At every position where the agent is to move, what it can force is its lead so far plus
-    ``table.margin(state)``; a game is a violation if it ends with a smaller margin than that, or in a
-    worse result (loss < draw < win under the game's tie rule) than one it could force.
-    """
-    result = MatchResult()
-    audit_counts = {"violations": 0, "could_win": 0, "won_when_could_win": 0}
-    seat, forced, final = 0, 0, 0
-
-    def audit(state: DotsState, action: int, child: DotsState) -> None:
-        nonlocal forced, final
-        if game.current_player(state) == seat:
-            scores = game.scores(state)
-            forced = max(forced, scores[seat] - scores[1 - seat] + table.margin(state))
-        scores = game.scores(child)
-        final = scores[seat] - scores[1 - seat]
-
-    for i in range(games):
-        seat, forced = i % 2, -game.num_boxes - 1
-        players = (agent, opponent) if seat == 0 else (opponent, agent)
-        payoff = play_game(game, *players, on_move=audit)[seat]
-        (result.first if seat == 0 else result.second).add(payoff)
-        could = _result_class(game, forced, seat)
-        audit_counts["violations"] += final < forced or _result_class(game, final, seat) < could
-        if could == 2:
-            audit_counts["could_win"] += 1
-            audit_counts["won_when_could_win"] += payoff > 0
-    by_seat = {"first": result.first.as_dict(), "second": result.second.as_dict()}
-    return {**result.total.as_dict(), **audit_counts, **by_seat}
-
-
-def _result_class(game: DotsAndBoxes, margin: int, seat: int) -> int:
-    """0 loss, 1 draw, 2 win, for a final margin from ``seat``'s side under the game's tie rule."""
-    return int(game.payoff_of_margin(margin, seat)) + 1
-
-
-def run_exact(task: dict[str, Any]) -> dict[str, Any]:
-    """The exact agent against every bot, audited against the solver."""
-    rows, cols, k = task["rows"], task["cols"], task["k"]
-    game = DotsAndBoxes(rows, cols, tie_break="second")
-    table = _table(rows, cols)
-    rng = make_rng(task["seed"])
-    exact = EndgameBot(game.num_edges, table=table, seed=rng)
-    out = {}
-    with progress_bar(4 * task["games"], "exact agent", task["progress"]) as bar:
-        for name in _bots(k):
-            out[name] = play_audited(game, table, exact, make_agent(name, rng, table=table), task["games"])
-            bar.update(task["games"])
-    return out
-
-
-def _run_task(task: dict[str, Any]) -> tuple[str, Any]:
-    kind = task["kind"]
-    if kind == "trainer":
-        return kind, run_trainer(task)
-    if kind == "lr":
-        return kind, run_lr(task)
-    return kind, run_exact(task)
-
-
 # ---- reporting ---------------------------------------------------------------------------------
-
-
-def _cell(record: dict[str, Any]) -> str:
-    return f"[{record['win']}, {record['loss']}]"
 
 
 def _study_name(name: str) -> str:
     return "endgame:10" if name.startswith("endgame:") else name
 
 
+def _markdown_table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    """The lines of a markdown table: the header, the rule under it, one line per row."""
+    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+    return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+
+
 def table_markdown(title: str, ours: dict[str, dict], study: dict | None) -> str:
     """A markdown table: rows are trainers, columns test opponents, cells ours (and the study's)."""
     columns = list(next(iter(ours.values())).keys())
-    lines = [f"**{title}** (cells: [wins, losses] of the trained agent" + ("; ours / study)" if study else ")")]
-    lines.append("| T \\ S | " + " | ".join(columns) + " |")
-    lines.append("|---" * (len(columns) + 1) + "|")
+    rows = []
     for trainer, cells in ours.items():
-        row = []
+        row = [trainer]
         for column in columns:
-            text = _cell(cells[column])
+            text = f"[{cells[column]['win']}, {cells[column]['loss']}]"
             reference = (study or {}).get(_study_name(trainer), {}).get(_study_name(column))
             row.append(f"{text} / [{reference[0]}, {reference[1]}]" if reference else text)
-        lines.append(f"| {trainer} | " + " | ".join(row) + " |")
-    return "\n".join(lines)
+        rows.append(row)
+    caption = f"**{title}** (cells: [wins, losses] of the trained agent" + ("; ours / study)" if study else ")")
+    return "\n".join([caption, *_markdown_table(["T \\ S", *columns], rows)])
 
 
 def lr_markdown(lr_study: dict[str, Any], study: bool) -> str:
     """The learning-rate study as a markdown table (rounds down, learning rates across)."""
     runs = lr_study["runs"]
-    names = [f"{run['lr']:g}" for run in runs]
+    header = ["round"] + [f"{run['lr']:g}" for run in runs] + ([f"study {n}" for n in STUDY_LR] if study else [])
+    columns = [run["wins"] for run in runs] + (list(STUDY_LR.values()) if study else [])
     rounds = max(len(run["wins"]) for run in runs)
-    games = lr_study["round_test_games"]
-    lines = [f"**Learning-rate study**: wins in {games} test games against {lr_study['opponent']} after each round"]
-    header = names + ([f"study {n}" for n in STUDY_LR] if study else [])
-    lines.append("| round | " + " | ".join(header) + " |")
-    lines.append("|---" * (len(header) + 1) + "|")
-    for i in range(rounds):
-        cells = [str(run["wins"][i]) if i < len(run["wins"]) else "" for run in runs]
-        if study:
-            cells += [str(STUDY_LR[n][i]) if i < len(STUDY_LR[n]) else "" for n in STUDY_LR]
-        lines.append(f"| {i + 1} | " + " | ".join(cells) + " |")
-    lines.append("| mean of the last 5 | " + " | ".join(f"{run['last5_mean']:g}" for run in runs) + " |")
+    rows = [[i + 1] + [wins[i] if i < len(wins) else "" for wins in columns] for i in range(rounds)]
+    rows.append(["mean of the last 5"] + [f"{run['last5_mean']:g}" for run in runs])
+    games, opponent = lr_study["round_test_games"], lr_study["opponent"]
+    lines = [f"**Learning-rate study**: wins in {games} test games against {opponent} after each round"]
+    lines += _markdown_table(header, rows)
     if study:
         lines.append(f"\nThe study: {STUDY_LR_NOTE}.")
     return "\n".join(lines)
@@ -464,18 +256,14 @@ def lr_markdown(lr_study: dict[str, Any], study: bool) -> str:
 
 def exact_markdown(exact: dict[str, Any]) -> str:
     """The exact agent's record against each bot."""
-    lines = [
-        "**Exact agent** (EndgameBot with k = all edges) against each bot",
-        "| opponent | win | loss | as first (w-l) | as second (w-l) | could force a win | won those | violations |",
-        "|---|---|---|---|---|---|---|---|",
+    header = ["opponent", "win", "loss", "as first (w-l)", "as second (w-l)", "could force a win", "won those"]
+    rows = [
+        [name, r["win"], r["loss"], "{win}-{loss}".format(**r["first"]), "{win}-{loss}".format(**r["second"])]
+        + [r["could_win"], r["won_when_could_win"], r["violations"]]
+        for name, r in exact.items()
     ]
-    for name, r in exact.items():
-        first, second = r["first"], r["second"]
-        lines.append(
-            f"| {name} | {r['win']} | {r['loss']} | {first['win']}-{first['loss']} | {second['win']}-{second['loss']} "
-            f"| {r['could_win']} | {r['won_when_could_win']} | {r['violations']} |"
-        )
-    return "\n".join(lines)
+    lines = ["**Exact agent** (EndgameBot with k = all edges) against each bot"]
+    return "\n".join(lines + _markdown_table([*header, "violations"], rows))
 
 
 def markdown_report(summary: dict[str, Any]) -> str:
@@ -553,11 +341,6 @@ def write_png(path: str, summary: dict[str, Any]) -> None:
     plt.close(fig)
 
 
-def print_report(summary: dict[str, Any]) -> None:
-    """Print the tables to stdout."""
-    print(markdown_report(summary))
-
-
 # ---- main --------------------------------------------------------------------------------------
 
 
@@ -572,12 +355,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     show = not args.no_progress
     if args.save_dir:
         Path(args.save_dir).mkdir(parents=True, exist_ok=True)
-    k = args.endgame_k
     summary: dict[str, Any] = {
         "board": f"{args.rows}x{args.cols}",
         "tie_break": "second",
         "seed": args.seed,
-        "endgame_k": k,
+        "endgame_k": args.endgame_k,
         "experiments": args.experiments,
     }
     try:
@@ -585,82 +367,30 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if "solve" in args.experiments:
             summary["solve"] = run_solve(args.rows, args.cols)
         else:
-            _table(args.rows, args.cols)
+            shared_table(args.rows, args.cols)
     except ValueError as error:
         sys.exit(f"error: {error}")
     if args.save_dir:
-        _table(args.rows, args.cols).save(Path(args.save_dir) / table_file(args.rows, args.cols))
+        shared_table(args.rows, args.cols).save(Path(args.save_dir) / table_file(args.rows, args.cols))
 
-    # Every run gets its own seed, fixed by --seed and its place in this list (not by --workers).
-    seeds = make_rng(args.seed).integers(2**32, size=16).tolist()
-    base = {"rows": args.rows, "cols": args.cols, "k": k, "explore": args.explore, "save_dir": args.save_dir}
-    base["progress"] = show and args.workers == 1
-    tasks = []
-    if "table1" in args.experiments or "table2" in args.experiments:
-        for i, trainer in enumerate(_bots(k)):
-            tasks.append(
-                {
-                    **base,
-                    "kind": "trainer",
-                    "trainer": trainer,
-                    "seed": seeds[i],
-                    "lr": args.lr,
-                    "train_games": args.train_games,
-                    "test_games": args.test_games,
-                    "table2": "table2" in args.experiments,
-                }
-            )
-    if "lr" in args.experiments:
-        for i, lr in enumerate(args.lrs):
-            tasks.append(
-                {
-                    **base,
-                    "kind": "lr",
-                    "lr": lr,
-                    "seed": seeds[4 + i % 11],
-                    "warmup_games": args.warmup_games,
-                    "rounds": args.rounds,
-                    "round_games": args.round_games,
-                    "round_test_games": args.round_test_games,
-                }
-            )
-    if "exact" in args.experiments:
-        tasks.append({**base, "kind": "exact", "seed": seeds[15], "games": args.exact_games})
-
+    settings = {**vars(args), "progress": show and args.workers == 1}
+    tasks = study_tasks(settings)
     if args.workers > 1 and len(tasks) > 1:
         context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
         with context.Pool(min(args.workers, len(tasks))) as pool, progress_bar(len(tasks), "runs", show) as bar:
             results = []
-            for result in pool.imap(_run_task, tasks):
+            for result in pool.imap(run_task, tasks):
                 results.append(result)
                 bar.update(1)
     else:
-        results = [_run_task(task) for task in tasks]
+        results = [run_task(task) for task in tasks]
 
-    trainers = [out for kind, out in results if kind == "trainer"]
-    if "table1" in args.experiments:
-        summary["table1"] = {out["trainer"]: out["table1"] for out in trainers}
-    if "table2" in args.experiments:
-        summary["table2"] = {out["trainer"]: out["table2"] for out in trainers}
-    runs = [out for kind, out in results if kind == "lr"]
-    if runs:
-        best = max(runs, key=lambda run: (run["last5_mean"], max(run["wins"])))
-        summary["lr_study"] = {
-            "opponent": f"endgame({k})",
-            "warmup_games": args.warmup_games,
-            "round_games": args.round_games,
-            "round_test_games": args.round_test_games,
-            "runs": runs,
-            "best": {"lr": best["lr"], "last5_mean": best["last5_mean"], "max_wins": max(best["wins"])},
-        }
-    for kind, out in results:
-        if kind == "exact":
-            summary["exact"] = out
+    summary.update(study_summary(results, settings))
     summary["seconds"] = round(time.perf_counter() - started, 1)
     if summary["board"] == "3x3":
         summary["study"] = {"table1": STUDY_TABLE1, "table2": STUDY_TABLE2, "lr": STUDY_LR, "lr_note": STUDY_LR_NOTE}
 
-    print_report(summary)
+    print(markdown_report(summary))
     for out in args.out:
         suffix = Path(out).suffix.lower()
         if suffix == ".md":

@@ -11,6 +11,7 @@ One idea a module:
 * :mod:`agents.dots.layered_value`: :class:`LayeredValueAgent`, the study's online learner of ``V``.
 * :mod:`agents.dots.bots`: :class:`RandomBot`, :class:`FirstAvailableBot`, :class:`Always4Never3Bot`,
   :class:`EndgameBot` and their names.
+* :mod:`agents.dots.study`: the study's experiments as tasks, which ``scripts/train_dots_boxes_q.py`` runs.
 """
 
 from agents.dots.bots import (

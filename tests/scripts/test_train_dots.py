@@ -57,13 +57,28 @@ def test_quick_run_reports_every_experiment(tmp_path):
 
 
 @pytest.mark.slow
-def test_saves_the_table_and_the_agents(tmp_path):
-    run_script("--quick", "--rows", "1", "--cols", "2", "--experiments", "table1", "--save-dir", str(tmp_path))
+def test_saves_the_table_and_the_agents_in_a_folder_it_creates(tmp_path):
+    folder = tmp_path / "new" / "runs"
+    run_script("--quick", "--rows", "1", "--cols", "2", "--experiments", "table1", "--save-dir", str(folder))
     from agents.dots import LayeredValueAgent, LayerTable
 
-    assert LayerTable.load(tmp_path / "dots_1x2_table.npz").last_k == 7
-    agent = LayeredValueAgent.load(tmp_path / "q_trained_on_random.npz")
+    assert LayerTable.load(folder / "dots_1x2_table.npz").last_k == 7
+    agent = LayeredValueAgent.load(folder / "q_trained_on_random.npz")
     assert agent.games_trained == 200
+    # Run again into the folder it made: the files are there now, and are not replaced by surprise.
+    again = run_script(
+        "--quick", "--rows", "1", "--cols", "2", "--experiments", "table1", "--save-dir", str(folder), check=False
+    )
+    assert again.returncode == 2 and "exists: pass --overwrite" in again.stderr
+
+
+def test_a_missing_save_folder_is_accepted_as_its_help_says_and_a_file_is_refused(tmp_path):
+    module = load_script()
+    missing = tmp_path / "new" / "runs"
+    assert module.parse_args(["--quick", "--save-dir", str(missing)]).save_dir == str(missing)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit):
+        module.parse_args(["--quick", "--save-dir", str(tmp_path / "file")])
 
 
 def test_study_numbers_are_shown_beside_ours_on_3x3():
