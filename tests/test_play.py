@@ -1,6 +1,7 @@
 """gym_boardgames.play: the play window's real event loop, driven headless with posted pygame events; and the hints
 scripts/play.py hands it."""
 
+import ast
 import importlib.util
 import subprocess
 import sys
@@ -277,3 +278,13 @@ def test_the_window_package_never_imports_agents():
     code = "import sys, gym_boardgames.play; print(any(m == 'agents' or m.startswith('agents.') for m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_the_window_library_reads_no_command_line():
+    """scripts/play.py parses the command line and builds the agent; gym_boardgames/play.py only runs the window."""
+    tree = ast.parse((ROOT / "gym_boardgames" / "play.py").read_text(encoding="utf-8"))
+    attributes = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "argv" not in attributes
+    assert not imported & {"argparse", "gym_boardgames.cli"}

@@ -274,3 +274,14 @@ def test_ansi_and_rgb_array_show_the_game(spec):
     assert before.dtype == np.uint8 and before.ndim == 3 and before.shape == after.shape
     assert not np.array_equal(before, after)
     env.close()
+
+
+def test_env_for_game_builds_the_env_of_each_rules_object_with_its_parameters(spec):
+    from gym_boardgames.envs import env_for_game
+
+    env = make(spec).unwrapped
+    twin = env_for_game(env.game, opponent=None)
+    assert isinstance(env, type(twin))  # ConnectFour-v0's env is a ConnectNEnv of its own name
+    assert twin.game == env.game and twin.game.config == env.game.config
+    with pytest.raises(ValueError, match=r"no board env plays"):
+        env_for_game(object())
