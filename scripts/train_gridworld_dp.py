@@ -35,7 +35,7 @@ import numpy as np
 import gym_boardgames  # noqa: F401  (registers GridWorld-v0)
 from agents import dp
 from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser
-from gym_boardgames.envs.gridworld import format_policy, format_values
+from gym_boardgames.render.text import format_policy, format_values
 from gym_boardgames.tabular import build_model
 from gym_boardgames.utils import nonnegative_int, progress_bar, write_bytes_atomic
 

@@ -6,7 +6,7 @@ import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents import dp, mc
-from gym_boardgames.envs.gridworld import format_policy
+from gym_boardgames.render.text import format_policy
 from gym_boardgames.tabular import best_actions, build_model, check_policy, check_values
 
 # Figure 4.1 of Sutton & Barto: v_pi of the equiprobable random policy on the 4x4 gridworld.

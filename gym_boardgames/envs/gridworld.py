@@ -6,22 +6,10 @@ is built once in the constructor, in the format of Gymnasium's toy_text envs, an
 it with the env's ``np_random``, so dynamic programming on ``env.unwrapped.P`` and the simulated episodes
 can never disagree.
 
-A map is text rows, one character per cell:
-
-====  ===================================================================================
-char  cell
-====  ===================================================================================
- .    free
- #    wall: never entered; a move into it leaves the agent in place, as the grid's edge does
- T    terminal: entering it ends the episode
- S    free, and a start cell; without any ``S`` every free non-terminal cell is a start cell
-====  ===================================================================================
-
-Example: ``gym.make("GridWorld-v0", desc=["T..#", ".#..", "....", "S..T"])``; :func:`load_map` reads a map file.
-
-A grid has at most :data:`MAX_CELLS` cells (rows times columns), so that building the exact model takes well
-under a second and tens of megabytes; a bigger ``shape`` or map is refused with a ``ValueError`` before
-anything is allocated.
+A grid comes from a map (see :mod:`gym_boardgames.rules.gridworld`, which parses, checks and loads maps, and
+holds the size limit :data:`~gym_boardgames.rules.gridworld.MAX_CELLS`) or from ``shape``, ``terminals`` and
+``walls``. The ansi text (the map, and the value and policy tables) is drawn by
+:mod:`gym_boardgames.render.text`, the pygame frames by :mod:`gym_boardgames.render.gridworld_view`.
 
 Names are Gymnasium toy_text's: the current state is ``s``, the last action ``lastaction``, the model ``P``
 (with ``nS`` and ``nA``); TabularBlackjack-v0 uses the same ones.
@@ -30,9 +18,6 @@ Names are Gymnasium toy_text's: the current state is ``s``, the last action ``la
 from __future__ import annotations
 
 import gc
-import itertools
-import os
-import stat
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -45,188 +30,16 @@ from gym_boardgames.envs.base import _as_integer
 from gym_boardgames.envs.contract import reset_needed
 from gym_boardgames.errors import ActionTypeError
 from gym_boardgames.render.modes import RenderModesMixin
-from gym_boardgames.tabular import check_policy
+from gym_boardgames.render.text import gridworld_text
+from gym_boardgames.rules.gridworld import FREE, START, TERMINAL, WALL, map_from_parts, parse_map
+from gym_boardgames.tabular import best_actions, check_policy
 
 UP, DOWN, LEFT, RIGHT = 0, 1, 2, 3
 ACTION_NAMES = ("UP", "DOWN", "LEFT", "RIGHT")
 #: (row, col) change of each action.
 MOVES = ((-1, 0), (1, 0), (0, -1), (0, 1))
-FREE, WALL, TERMINAL, START = ".", "#", "T", "S"
-MAP_CHARS = (FREE, WALL, TERMINAL, START)
-#: The map of Sutton & Barto's example 4.1.
-EXAMPLE_4_1 = ("T...", "....", "....", "...T")
 #: The keys ``reset(options=...)`` understands.
 RESET_OPTIONS = ("start_state",)
-# One-character arrows for the ansi policy overlay (plain ASCII, so any terminal shows them).
-_ARROW_TEXT = ("^", "v", "<", ">")
-#: The largest grid, in cells (rows * cols), a 200 x 200 grid. At this size the model builds in 0.4-0.65 s
-#: with slip (0.2-0.3 s without) and under 100 MB on a loaded 2-core machine; 250,000 cells took 3-4 s and
-#: 700 MB with slip, and the pure-Python dynamic programming of :mod:`agents.dp` would take minutes on them.
-MAX_CELLS = 40_000
-#: The largest map file :func:`load_map` reads: a full-size map with generous indentation.
-MAX_MAP_FILE_BYTES = 1 << 20
-
-
-def _check_cell_count(rows: int, cols: int) -> None:
-    """Refuse a grid of more than :data:`MAX_CELLS` cells, before anything of that size is allocated."""
-    if rows * cols > MAX_CELLS:
-        raise ValueError(
-            f"a {rows} x {cols} grid has {rows * cols} cells: GridWorld allows at most {MAX_CELLS} "
-            "(the documented limit, MAX_CELLS)"
-        )
-
-
-def parse_map(desc: str | Sequence[str]) -> tuple[str, ...]:
-    """Check a map and return its rows as a tuple of strings.
-
-    Args:
-        desc: the rows, as a sequence of strings or one string with a row per line. Surrounding
-            whitespace of each line and blank lines are ignored, so a file or a triple-quoted string works.
-
-    Returns:
-        The rows, all the same length, made of the characters ``. # T S``.
-
-    Raises:
-        ValueError: an empty map, rows of different lengths, an unknown character, more than
-            :data:`MAX_CELLS` cells, bytes that are not UTF-8 text, no terminal cell, no start cell, or a
-            free cell from which no terminal can be reached (the last three when the env is built).
-    """
-    if isinstance(desc, bytes):
-        desc = _decode_map(desc)
-    if isinstance(desc, str):
-        lines = desc.splitlines()
-    elif isinstance(desc, Sequence) or isinstance(desc, np.ndarray):
-        # A sequence longer than any allowed map is refused before its rows are looked at.
-        if len(desc) > MAX_CELLS:
-            raise ValueError(f"the map has {len(desc)} rows: GridWorld allows at most {MAX_CELLS} cells")
-        lines = [_decode_map(row) if isinstance(row, bytes) else row for row in desc]
-        if not all(isinstance(row, str) for row in lines):
-            raise ValueError(f"desc must be a string or a sequence of strings (one per row), got {desc!r:.80}")
-    else:
-        raise ValueError(f"desc must be a string or a sequence of strings (one per row), got {desc!r:.80}")
-    rows = tuple(line.strip() for line in lines if line.strip())
-    if not rows:
-        raise ValueError("the map is empty: give at least one row of cells")
-    width = len(rows[0])
-    _check_cell_count(len(rows), width)
-    for r, row in enumerate(rows):
-        if len(row) != width:
-            raise ValueError(
-                f"the map's rows must all have the same length: row 0 has {width} cells, row {r} has {len(row)}"
-            )
-        for c, char in enumerate(row):
-            if char not in MAP_CHARS:
-                raise ValueError(
-                    f"unknown map character {char!r} at row {r}, column {c}: use '.' free, '#' wall, "
-                    "'T' terminal, 'S' start"
-                )
-    return rows
-
-
-def _decode_map(data: bytes) -> str:
-    """Decode a map given as bytes, refusing binary data with a clear message."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(
-            f"the map is not text (invalid UTF-8 at byte {error.start}): a map is rows of '.', '#', 'T' and 'S'"
-        ) from None
-
-
-def load_map(path: str | os.PathLike[str]) -> tuple[str, ...]:
-    """Read a map file (rows of ``. # T S``, see :func:`parse_map`) and return its checked rows.
-
-    The file is checked before it is read: it must be a regular file (not a directory, a FIFO or a device
-    such as ``/dev/zero``) of at most :data:`MAX_MAP_FILE_BYTES` bytes, and its content UTF-8 text.
-
-    Args:
-        path: the map file.
-
-    Returns:
-        The rows, as :func:`parse_map` returns them.
-
-    Raises:
-        ValueError: naming the file, for a missing, unreadable, special, oversized, binary or invalid map
-            (the last three checked by :func:`parse_map`; reachability is checked when the env is built).
-    """
-    name = os.fspath(path)
-    try:
-        # Opened without blocking and checked through the open descriptor, so a FIFO cannot hang the read
-        # and the file checked is the file read.
-        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise ValueError(f"map file {name}: not a regular file")
-            if info.st_size > MAX_MAP_FILE_BYTES:
-                raise ValueError(
-                    f"map file {name}: {info.st_size} bytes, more than the {MAX_MAP_FILE_BYTES} a map may have "
-                    f"(at most {MAX_CELLS} cells)"
-                )
-            chunks: list[bytes] = []
-            remaining = MAX_MAP_FILE_BYTES + 1  # bounded even if the file grows meanwhile
-            while remaining > 0:
-                chunk = os.read(fd, remaining)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                remaining -= len(chunk)
-            data = b"".join(chunks)
-        finally:
-            os.close(fd)
-    except OSError as error:
-        raise ValueError(f"map file {name}: cannot read it ({error.strerror or error})") from None
-    if len(data) > MAX_MAP_FILE_BYTES:
-        raise ValueError(f"map file {name}: more than {MAX_MAP_FILE_BYTES} bytes")
-    try:
-        return parse_map(data)
-    except ValueError as error:
-        raise ValueError(f"map file {name}: {error}") from None
-
-
-def _map_from_parts(shape: Any, terminals: Any, walls: Any) -> tuple[str, ...]:
-    """Build the map rows of a ``shape`` grid with the given terminal and wall states."""
-    if (
-        not isinstance(shape, (tuple, list))
-        or len(shape) != 2
-        or any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 for n in shape)
-    ):
-        raise ValueError(f"shape must be (rows, cols) with two positive ints, got {shape!r}")
-    rows, cols = int(shape[0]), int(shape[1])
-    _check_cell_count(rows, cols)
-    n = rows * cols
-    terminal_states = _state_list(terminals, n, "terminal") if terminals is not None else [0, n - 1]
-    wall_states = _state_list(walls, n, "wall") if walls is not None else []
-    if not terminal_states:
-        raise ValueError("there must be at least one terminal state")
-    both = sorted(set(terminal_states) & set(wall_states))
-    if both:
-        raise ValueError(f"states {both} are both terminals and walls")
-    cells = [FREE] * n
-    for s in wall_states:
-        cells[s] = WALL
-    for s in terminal_states:
-        cells[s] = TERMINAL
-    return tuple("".join(cells[r * cols : (r + 1) * cols]) for r in range(rows))
-
-
-def _state_list(values: Any, n: int, what: str) -> list[int]:
-    """Check a list of ``what`` states of an ``n``-cell grid, reading at most ``n`` of them."""
-    try:
-        # At most n distinct states exist, so a longer (or endless) iterable is refused after n + 1 items.
-        items = list(itertools.islice(values, n + 1))
-    except TypeError:
-        raise ValueError(f"{what}s must be an iterable of state indices, got {values!r:.80}") from None
-    if len(items) > n:
-        raise ValueError(f"more {what} states than the {n} cells of the grid")
-    states = []
-    for value in items:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise ValueError(f"{what} states must be ints, got {value!r}")
-        if not 0 <= value < n:
-            raise ValueError(f"{what} state {value} is out of range: states are 0..{n - 1}")
-        states.append(int(value))
-    return states
 
 
 @contextmanager
@@ -323,11 +136,13 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
     draws a frame with an overlay whatever the render mode.
 
     ## Arguments
-    * ``shape=(4, 4)``: ``(rows, cols)``, at most :data:`MAX_CELLS` (40,000) cells in all.
+    * ``shape=(4, 4)``: ``(rows, cols)``, at most 40,000 cells in all
+      (:data:`~gym_boardgames.rules.gridworld.MAX_CELLS`).
     * ``terminals=(0, rows * cols - 1)``: terminal states (at most ``rows * cols`` of them).
     * ``walls=()``: wall states (at most ``rows * cols`` of them).
-    * ``desc=None``: a map (see :func:`parse_map`, and :func:`load_map` for a file) given instead of
-      ``shape``/``terminals``/``walls``, at most :data:`MAX_CELLS` cells too.
+    * ``desc=None``: a map (see :func:`~gym_boardgames.rules.gridworld.parse_map`, and
+      :func:`~gym_boardgames.rules.gridworld.load_map` for a file) given instead of
+      ``shape``/``terminals``/``walls``, at most 40,000 cells too.
     * ``slip=0.0``: the probability, in [0, 1], of moving in a random other direction.
     * ``render_mode``: ``None``, ``"human"``, ``"rgb_array"`` or ``"ansi"``.
 
@@ -356,7 +171,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
                 raise ValueError(f"desc (a map) already sets the grid: do not also pass {', '.join(given)}")
             rows = parse_map(desc)
         else:
-            rows = _map_from_parts((4, 4) if shape is None else shape, terminals, walls)
+            rows = map_from_parts((4, 4) if shape is None else shape, terminals, walls)
         if isinstance(slip, (bool, np.bool_)) or not isinstance(slip, (int, float, np.integer, np.floating)):
             raise ValueError(f"slip must be a probability in [0, 1], got {slip!r}")
         if not (0.0 <= float(slip) <= 1.0):
@@ -654,21 +469,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         return canvas.to_array()
 
     def _ansi(self) -> str:
-        cols = self.shape[1]
-        lines = []
-        for r, row in enumerate(self.desc):
-            cells = []
-            for c, char in enumerate(row):
-                cells.append(f"[{char}]" if r * cols + c == self.s else f" {char} ")
-            lines.append("".join(cells).rstrip())
-        lines.append(self.status_text())
-        if self._overlay_values is not None:
-            lines.append("values:")
-            lines.append(format_values(self, self._overlay_values))
-        if self._overlay_policy is not None:
-            lines.append("policy:")
-            lines.append(format_policy(self, self._overlay_policy))
-        return "\n".join(lines) + "\n"
+        return gridworld_text(self, self.status_text(), self._overlay_values, self._overlay_policy)
 
 
 def render_gridworld(
@@ -696,59 +497,3 @@ def render_gridworld(
         ValueError: on overlay arrays of the wrong shape or content (as ``set_overlay``).
     """
     return env.unwrapped.render_frame(values=values, policy=policy, caption=caption, max_board_px=max_board_px)
-
-
-def best_actions(probabilities: np.ndarray) -> list[int]:
-    """Return the actions whose probability is within 1e-9 of the largest (the arrows drawn for a state)."""
-    top = float(np.max(probabilities))
-    return [a for a, p in enumerate(probabilities) if p > 0 and p >= top - 1e-9]
-
-
-def format_values(env: Any, values: np.ndarray, decimals: int = 1) -> str:
-    """Return ``values`` laid out as the grid, one text line per row, as Figure 4.1 prints them.
-
-    Args:
-        env: a GridWorld env (wrapped or not), for its shape.
-        values: ``(nS,)`` or ``(rows, cols)`` state values.
-        decimals: digits after the decimal point.
-
-    Raises:
-        ValueError: if ``values`` does not have ``nS`` entries.
-    """
-    base = env.unwrapped
-    array = np.asarray(values, dtype=np.float64)
-    if array.size != base.nS:
-        raise ValueError(f"values must have {base.nS} entries, got {array.size}")
-    grid = array.reshape(base.shape) + 0.0  # + 0.0 turns -0.0 into 0.0, so no "-0.0" is printed
-    width = max(len(f"{v:.{decimals}f}") for v in grid.flat) + 2
-    return "\n".join("".join(f"{v:{width}.{decimals}f}" for v in row) for row in grid)
-
-
-def format_policy(env: Any, policy: np.ndarray) -> str:
-    """Return ``policy`` laid out as the grid: ``^ v < >`` for each of a state's most probable actions.
-
-    Terminal cells show ``T`` and walls ``#``.
-
-    Args:
-        env: a GridWorld env (wrapped or not), for its shape and cells.
-        policy: ``(nS, nA)`` action probabilities.
-
-    Raises:
-        ValueError: if ``policy`` is not ``(nS, 4)`` rows of probabilities
-            (:func:`gym_boardgames.tabular.check_policy`).
-    """
-    base = env.unwrapped
-    array = check_policy(policy, base.nS, base.nA)
-    symbols = []
-    for s in range(base.nS):
-        if base.is_wall(s):
-            symbols.append(WALL)
-        elif base.is_terminal(s):
-            symbols.append(TERMINAL)
-        else:
-            symbols.append("".join(_ARROW_TEXT[a] for a in best_actions(array[s])))
-    width = max(len(symbol) for symbol in symbols) + 2
-    cols = base.shape[1]
-    return "\n".join(
-        "".join(f"{symbol:>{width}}" for symbol in symbols[r * cols : (r + 1) * cols]) for r in range(base.shape[0])
-    )

@@ -1,12 +1,22 @@
 """Plain-text boards for ``render_mode="ansi"``; never imports pygame.
 
-Each function draws a position from the rules object, the state and what it marks (the last move and
-the status line); see :mod:`gym_boardgames.render.board`.
+Each board function draws a position from the rules object, the state and what it marks (the last move and
+the status line); see :mod:`gym_boardgames.render.board`. GridWorld's text is the map with the agent's cell,
+and its value and policy tables laid out as the grid, as Figure 4.1 of Sutton & Barto prints them
+(:func:`format_values`, :func:`format_policy`).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
+
+from gym_boardgames.rules.gridworld import TERMINAL, WALL
+from gym_boardgames.tabular import best_actions, check_policy
+
+# One-character arrows for GridWorld's policy table, UP, DOWN, LEFT, RIGHT (plain ASCII, so any terminal shows them).
+_ARROW_TEXT = ("^", "v", "<", ">")
 
 
 def connect_text(game: Any, state: Any, last_cell: int | None, status: str, symbols: tuple[str, str]) -> str:
@@ -76,3 +86,81 @@ def dots_text(game: Any, state: Any, last_edge: int | None, status: str, initial
             lines.append(row)
     lines.append(status)
     return "\n".join(lines) + "\n"
+
+
+def gridworld_text(env: Any, status: str, values: np.ndarray | None = None, policy: np.ndarray | None = None) -> str:
+    """Return a GridWorld map as text, the agent's cell in brackets, then the status line and the tables.
+
+    Args:
+        env: a GridWorld env (wrapped or not), for its map ``desc`` and the agent's state ``s`` (None before
+            ``reset``).
+        status: the status line.
+        values: ``(nS,)`` state values printed under ``values:`` (:func:`format_values`), or None.
+        policy: ``(nS, nA)`` action probabilities printed under ``policy:`` (:func:`format_policy`), or None.
+    """
+    base = env.unwrapped
+    cols = base.shape[1]
+    lines = []
+    for r, row in enumerate(base.desc):
+        cells = []
+        for c, char in enumerate(row):
+            cells.append(f"[{char}]" if r * cols + c == base.s else f" {char} ")
+        lines.append("".join(cells).rstrip())
+    lines.append(status)
+    if values is not None:
+        lines.append("values:")
+        lines.append(format_values(base, values))
+    if policy is not None:
+        lines.append("policy:")
+        lines.append(format_policy(base, policy))
+    return "\n".join(lines) + "\n"
+
+
+def format_values(env: Any, values: np.ndarray, decimals: int = 1) -> str:
+    """Return ``values`` laid out as the grid, one text line per row, as Figure 4.1 prints them.
+
+    Args:
+        env: a GridWorld env (wrapped or not), for its shape.
+        values: ``(nS,)`` or ``(rows, cols)`` state values.
+        decimals: digits after the decimal point.
+
+    Raises:
+        ValueError: if ``values`` does not have ``nS`` entries.
+    """
+    base = env.unwrapped
+    array = np.asarray(values, dtype=np.float64)
+    if array.size != base.nS:
+        raise ValueError(f"values must have {base.nS} entries, got {array.size}")
+    grid = array.reshape(base.shape) + 0.0  # + 0.0 turns -0.0 into 0.0, so no "-0.0" is printed
+    width = max(len(f"{v:.{decimals}f}") for v in grid.flat) + 2
+    return "\n".join("".join(f"{v:{width}.{decimals}f}" for v in row) for row in grid)
+
+
+def format_policy(env: Any, policy: np.ndarray) -> str:
+    """Return ``policy`` laid out as the grid: ``^ v < >`` for each of a state's most probable actions.
+
+    Terminal cells show ``T`` and walls ``#``.
+
+    Args:
+        env: a GridWorld env (wrapped or not), for its shape and cells.
+        policy: ``(nS, nA)`` action probabilities.
+
+    Raises:
+        ValueError: if ``policy`` is not ``(nS, 4)`` rows of probabilities
+            (:func:`gym_boardgames.tabular.check_policy`).
+    """
+    base = env.unwrapped
+    array = check_policy(policy, base.nS, base.nA)
+    symbols = []
+    for s in range(base.nS):
+        if base.is_wall(s):
+            symbols.append(WALL)
+        elif base.is_terminal(s):
+            symbols.append(TERMINAL)
+        else:
+            symbols.append("".join(_ARROW_TEXT[a] for a in best_actions(array[s])))
+    width = max(len(symbol) for symbol in symbols) + 2
+    cols = base.shape[1]
+    return "\n".join(
+        "".join(f"{symbol:>{width}}" for symbol in symbols[r * cols : (r + 1) * cols]) for r in range(base.shape[0])
+    )

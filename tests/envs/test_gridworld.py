@@ -10,7 +10,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import gym_boardgames  # noqa: F401
-from gym_boardgames.envs.gridworld import DOWN, LEFT, RIGHT, UP, GridWorldEnv, format_policy, format_values
+from gym_boardgames.envs.gridworld import DOWN, LEFT, RIGHT, UP, GridWorldEnv
+from gym_boardgames.rules.gridworld import MAX_CELLS
 
 MAZE = ["T..#", ".#..", "S..#", "...T"]
 
@@ -204,6 +205,40 @@ def test_bad_configurations_raise_value_error_naming_the_problem(kwargs, message
         GridWorldEnv(**kwargs)
 
 
+@pytest.mark.parametrize(
+    "shape", [(201, 200), (1, MAX_CELLS + 1), (3000, 3000), (10**9, 10**9), (np.int64(2**40),) * 2]
+)
+def test_a_grid_over_the_limit_is_refused_at_once_naming_the_limit(shape, work_budget, monkeypatch):
+    # At once: about 20 lines and a few KB, with no model built; a 10**9 x 10**9 grid's map alone is 10**18 cells.
+    monkeypatch.setattr(GridWorldEnv, "_build_model", lambda self: pytest.fail("the model was built"))
+    with work_budget.bounded(max_lines=10_000, max_bytes=2**20):
+        with pytest.raises(ValueError, match=f"at most {MAX_CELLS} .*the documented limit"):
+            GridWorldEnv(shape=shape)
+
+
+@pytest.mark.slow
+def test_the_largest_grid_builds_with_slip_and_its_model_is_exact(work_budget):
+    # The model is one entry per state and action: about 68 Python lines and 2 KB per cell (2.7 million lines,
+    # 83 MB), the slip rows shared through a few dozen templates. The bounds leave room, not a second template
+    # build per cell or the 700 MB of a 250,000-cell grid.
+    with work_budget.bounded(max_lines=100 * MAX_CELLS, max_bytes=160 * 2**20):
+        env = GridWorldEnv(shape=(200, 200), slip=0.3)
+    assert env.nS == MAX_CELLS
+    interior = env.to_state(100, 100)
+    assert [(round(p, 12), s) for p, s, _, _ in env.P[interior][0]] == [
+        (0.7, interior - 200),
+        (0.1, interior - 1),
+        (0.1, interior + 1),
+        (0.1, interior + 200),
+    ]
+    corner = env.to_state(199, 0)  # DOWN and LEFT bump: both stay in place, merged into one entry
+    assert [(round(p, 12), s) for p, s, _, _ in env.P[corner][1]] == [
+        (0.1, corner - 200),
+        (0.8, corner),
+        (0.1, corner + 1),
+    ]
+
+
 def test_step_before_reset_and_bad_actions_raise():
     env = GridWorldEnv()
     with pytest.raises(gym.error.ResetNeeded, match=r"reset\(\)"):
@@ -250,36 +285,6 @@ def random_policy_overlay(env):
     P = env.unwrapped.P
     V = policy_evaluation(P, uniform_policy(P))
     return V, greedy_policy(P, V, split_ties=True)
-
-
-def test_ansi_shows_the_agent_status_and_the_overlay():
-    env = gym.make("GridWorld-v0", render_mode="ansi")
-    env.reset(seed=0, options={"start_state": 6})
-    env.step(DOWN)
-    text = env.render()
-    assert text.splitlines()[:5] == [
-        " T  .  .  .",
-        " .  .  .  .",
-        " .  . [.] .",
-        " .  .  .  T",
-        "state 10 after DOWN, return -1",
-    ]
-    V, policy = random_policy_overlay(env)
-    env.unwrapped.set_overlay(values=V, policy=policy)
-    lines = env.render().splitlines()
-    assert lines[5] == "values:" and lines[6].split() == ["0.0", "-14.0", "-20.0", "-22.0"]
-    assert lines[10] == "policy:" and lines[11].split() == ["T", "<", "<", "v<"]
-    env.unwrapped.set_overlay()
-    assert env.render() == text
-
-
-def test_format_helpers_lay_out_the_grid():
-    env = gym.make("GridWorld-v0", desc=MAZE)
-    values = np.arange(16.0)
-    assert format_values(env, values).splitlines()[1].split() == ["4.0", "5.0", "6.0", "7.0"]
-    policy = np.zeros((16, 4))
-    policy[:, RIGHT] = 1.0
-    assert format_policy(env, policy).splitlines()[0].split() == ["T", ">", ">", "#"]
 
 
 def test_rgb_array_frame_shows_the_agent_and_the_overlay_changes_it():

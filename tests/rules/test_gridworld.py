@@ -1,52 +1,31 @@
-"""GridWorld-v0 refuses hostile sizes at once (a documented cell limit), and bad maps are clear errors."""
+"""GridWorld's maps: the text format and its checks, map files, and the documented cell limit."""
 
 import itertools
 import os
 
 import gymnasium as gym
-import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from gym_boardgames.envs.gridworld import MAX_CELLS, MAX_MAP_FILE_BYTES, GridWorldEnv, load_map, parse_map
+from gym_boardgames.rules.gridworld import (
+    EXAMPLE_4_1,
+    MAX_CELLS,
+    MAX_MAP_FILE_BYTES,
+    load_map,
+    map_from_parts,
+    parse_map,
+)
+
+
+def test_a_map_is_rows_of_cells_from_a_sequence_or_a_text():
+    assert parse_map(["T..#", ".#..", "S..T"]) == ("T..#", ".#..", "S..T")
+    assert parse_map("\n    T..\n    ...\n    ..T\n") == ("T..", "...", "..T")
+    assert map_from_parts((4, 4), None, None) == EXAMPLE_4_1  # the two terminal corners of example 4.1
+    assert map_from_parts((2, 5), [4], [2]) == ("..#.T", ".....")
 
 
 def test_the_documented_limit_is_a_200_by_200_grid():
     assert MAX_CELLS == 40_000
-
-
-@pytest.mark.parametrize(
-    "shape", [(201, 200), (1, MAX_CELLS + 1), (3000, 3000), (10**9, 10**9), (np.int64(2**40),) * 2]
-)
-def test_a_grid_over_the_limit_is_refused_at_once_naming_the_limit(shape, work_budget, monkeypatch):
-    # At once: about 20 lines and a few KB, with no model built; a 10**9 x 10**9 grid's map alone is 10**18 cells.
-    monkeypatch.setattr(GridWorldEnv, "_build_model", lambda self: pytest.fail("the model was built"))
-    with work_budget.bounded(max_lines=10_000, max_bytes=2**20):
-        with pytest.raises(ValueError, match=f"at most {MAX_CELLS} .*the documented limit"):
-            GridWorldEnv(shape=shape)
-
-
-@pytest.mark.slow
-def test_the_largest_grid_builds_with_slip_and_its_model_is_exact(work_budget):
-    # The model is one entry per state and action: about 68 Python lines and 2 KB per cell (2.7 million lines,
-    # 83 MB), the slip rows shared through a few dozen templates. The bounds leave room, not a second template
-    # build per cell or the 700 MB of a 250,000-cell grid.
-    with work_budget.bounded(max_lines=100 * MAX_CELLS, max_bytes=160 * 2**20):
-        env = GridWorldEnv(shape=(200, 200), slip=0.3)
-    assert env.nS == MAX_CELLS
-    interior = env.to_state(100, 100)
-    assert [(round(p, 12), s) for p, s, _, _ in env.P[interior][0]] == [
-        (0.7, interior - 200),
-        (0.1, interior - 1),
-        (0.1, interior + 1),
-        (0.1, interior + 200),
-    ]
-    corner = env.to_state(199, 0)  # DOWN and LEFT bump: both stay in place, merged into one entry
-    assert [(round(p, 12), s) for p, s, _, _ in env.P[corner][1]] == [
-        (0.1, corner - 200),
-        (0.8, corner),
-        (0.1, corner + 1),
-    ]
 
 
 @pytest.mark.parametrize(
@@ -59,16 +38,16 @@ def test_the_largest_grid_builds_with_slip_and_its_model_is_exact(work_budget):
 )
 def test_a_map_over_the_limit_is_refused_naming_the_limit(desc):
     with pytest.raises(ValueError, match=f"at most {MAX_CELLS}"):
-        GridWorldEnv(desc=desc)
+        parse_map(desc)
 
 
 def test_an_endless_terminals_or_walls_iterable_is_refused():
     with pytest.raises(ValueError, match="more terminal states than the 16 cells"):
-        GridWorldEnv(terminals=itertools.repeat(0))
+        map_from_parts((4, 4), itertools.repeat(0), None)
     with pytest.raises(ValueError, match="more wall states than the 16 cells"):
-        GridWorldEnv(walls=itertools.repeat(5))
+        map_from_parts((4, 4), None, itertools.repeat(5))
     with pytest.raises(ValueError, match="more terminal states"):
-        GridWorldEnv(terminals=itertools.count())
+        map_from_parts((4, 4), itertools.count(), None)
 
 
 def test_a_binary_map_is_a_clear_value_error():
