@@ -100,7 +100,7 @@ def policy_evaluation(
     Sweeps stop after the first one that changes no value by ``theta`` or more.
 
     Args:
-        P: the model (``P``, an env, or a :class:`TabularModel`).
+        P: the model (``P``, an env, or a :class:`~gym_boardgames.tabular.TabularModel`).
         policy: ``(nS, nA)`` action probabilities.
         gamma: discount factor in [0, 1].
         theta: stop after the first sweep whose largest change is below this (positive).
@@ -160,10 +160,10 @@ def uniform_policy(P: ModelLike) -> np.ndarray:
     """Return the equiprobable random policy, a new ``(nS, nA)`` array with every entry ``1 / nA``.
 
     Args:
-        P: the model (``P``, an env, or a :class:`TabularModel`).
+        P: the model (``P``, an env, or a :class:`~gym_boardgames.tabular.TabularModel`).
 
     Raises:
-        ValueError: if ``P`` is malformed (see :func:`build_model`).
+        ValueError: if ``P`` is malformed (see :func:`~gym_boardgames.tabular.build_model`).
     """
     model = build_model(P)
     return np.full((model.num_states, model.num_actions), 1.0 / model.num_actions)
@@ -175,7 +175,7 @@ def q_values(P: ModelLike, V: np.ndarray, gamma: float = 1.0) -> np.ndarray:
     ``V[s']`` is not used for outcomes that end the episode.
 
     Args:
-        P: the model (``P``, an env, or a :class:`TabularModel`).
+        P: the model (``P``, an env, or a :class:`~gym_boardgames.tabular.TabularModel`).
         V: ``(nS,)`` state values.
         gamma: discount factor in [0, 1].
 
@@ -191,7 +191,7 @@ def greedy_policy(P: ModelLike, V: np.ndarray, gamma: float = 1.0, split_ties: b
     """Return the policy greedy with respect to ``V``, a new ``(nS, nA)`` array.
 
     Args:
-        P: the model (``P``, an env, or a :class:`TabularModel`).
+        P: the model (``P``, an env, or a :class:`~gym_boardgames.tabular.TabularModel`).
         V: ``(nS,)`` state values.
         gamma: discount factor in [0, 1].
         split_ties: if False, probability 1 on the lowest-numbered best action; if True, equal
@@ -239,7 +239,7 @@ def policy_iteration(
     are optimal.
 
     Args:
-        P: the model (``P``, an env, or a :class:`TabularModel`).
+        P: the model (``P``, an env, or a :class:`~gym_boardgames.tabular.TabularModel`).
         gamma: discount factor in [0, 1].
         theta: accuracy of each policy evaluation.
         policy: the starting policy (default: the equiprobable random policy). With ``gamma=1`` it must
@@ -307,7 +307,7 @@ def value_iteration(
     Sweeps stop after the first one that changes no value by ``theta`` or more.
 
     Args:
-        P: the model (``P``, an env, or a :class:`TabularModel`).
+        P: the model (``P``, an env, or a :class:`~gym_boardgames.tabular.TabularModel`).
         gamma: discount factor in [0, 1].
         theta: stop after the first sweep whose largest change is below this (positive).
         V0: starting values (default zeros); not modified.
@@ -367,12 +367,12 @@ def async_value_iteration(
     """Asynchronous value iteration (section 4.5) that backs up only states whose successors changed.
 
     A work queue starts with every state. Backing up ``s`` (``V(s) <- max_a sum p (r + gamma V(s'))``)
-    and changing it by more than ``theta`` queues the predecessors of ``s`` (from the reverse mapping
-    built once in :func:`build_model`); a state is never queued twice at once. The queue is drained in
-    rounds, group by group in place (see the module docstring); the loop ends when it is empty.
+    and changing it by more than ``theta`` queues the predecessors of ``s`` (the reverse mapping that
+    :func:`~gym_boardgames.tabular.build_model` builds once); a state is never queued twice at once. The
+    queue is drained in rounds, group by group in place (see the module docstring); it ends when empty.
 
     Args:
-        P: the model (``P``, an env, or a :class:`TabularModel`).
+        P: the model (``P``, an env, or a :class:`~gym_boardgames.tabular.TabularModel`).
         gamma: discount factor in [0, 1].
         theta: a change above this queues the predecessors (positive).
         V0: starting values (default zeros); not modified.
