@@ -33,17 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.dots.study import (
-    lr_file,
-    run_solve,
-    run_task,
-    shared_table,
-    study_bots,
-    study_summary,
-    study_tasks,
-    table_file,
-    trainer_file,
-)
+from agents.dots.study import run_solve, run_task, saved_files, shared_table, study_summary, study_tasks, table_file
 from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser, save_figure
 from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.utils import (
@@ -188,7 +178,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         if args.save_dir is not None:
             check_output_path(args.save_dir, "--save-dir", kind="dir")
             if Path(args.save_dir).is_dir():  # a folder still to be created holds nothing to overwrite
-                for name in saved_files(args):
+                for name in saved_files(vars(args)):
                     check_new_output(Path(args.save_dir) / name, "--save-dir", args.overwrite)
     except ValueError as error:
         parser.error(str(error))
@@ -198,16 +188,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         except MissingExtraError as error:
             sys.exit(f"error: {error}")
     return args
-
-
-def saved_files(args: argparse.Namespace) -> list[str]:
-    """Every file name the run will write under --save-dir (checked before the experiments)."""
-    names = [table_file(args.rows, args.cols)]
-    if "table1" in args.experiments or "table2" in args.experiments:
-        names += [trainer_file(trainer) for trainer in study_bots(args.endgame_k)]
-    if "lr" in args.experiments:
-        names += [lr_file(lr) for lr in args.lrs]
-    return names
 
 
 # ---- reporting ---------------------------------------------------------------------------------
@@ -256,14 +236,15 @@ def lr_markdown(lr_study: dict[str, Any], study: bool) -> str:
 
 def exact_markdown(exact: dict[str, Any]) -> str:
     """The exact agent's record against each bot."""
-    header = ["opponent", "win", "loss", "as first (w-l)", "as second (w-l)", "could force a win", "won those"]
-    rows = [
-        [name, r["win"], r["loss"], "{win}-{loss}".format(**r["first"]), "{win}-{loss}".format(**r["second"])]
-        + [r["could_win"], r["won_when_could_win"], r["violations"]]
-        for name, r in exact.items()
-    ]
+    header = "opponent, win, loss, as first (w-l), as second (w-l), could force a win, won those, violations"
+    rows = []
+    for name, r in exact.items():
+        first, second = "{win}-{loss}".format(**r["first"]), "{win}-{loss}".format(**r["second"])
+        rows.append(
+            [name, r["win"], r["loss"], first, second, r["could_win"], r["won_when_could_win"], r["violations"]]
+        )
     lines = ["**Exact agent** (EndgameBot with k = all edges) against each bot"]
-    return "\n".join(lines + _markdown_table([*header, "violations"], rows))
+    return "\n".join(lines + _markdown_table(header.split(", "), rows))
 
 
 def markdown_report(summary: dict[str, Any]) -> str:
@@ -279,10 +260,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
             f"({solve['cpu_seconds']} s CPU), "
             f"peak RSS {solve['peak_rss_mb']} MB. First-player margins: {values}."
         )
-    for key, title, published in (
-        ("table1", "Table 1", STUDY_TABLE1),
-        ("table2", "Table 2", STUDY_TABLE2),
-    ):
+    for key, title, published in (("table1", "Table 1", STUDY_TABLE1), ("table2", "Table 2", STUDY_TABLE2)):
         if key in summary:
             parts.append(table_markdown(title, summary[key], published if study else None))
     if "lr_study" in summary:

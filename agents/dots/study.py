@@ -53,6 +53,20 @@ def lr_file(lr: float) -> str:
     return f"q_lr_{lr:g}.npz"
 
 
+def saved_files(settings: dict[str, Any]) -> list[str]:
+    """Every file name a run of the study writes in its save folder: the table, then the trained agents.
+
+    Args:
+        settings: as for :func:`study_tasks`; ``rows``, ``cols``, ``experiments``, ``endgame_k`` and ``lrs`` are read.
+    """
+    names = [table_file(settings["rows"], settings["cols"])]
+    if "table1" in settings["experiments"] or "table2" in settings["experiments"]:
+        names += [trainer_file(trainer) for trainer in study_bots(settings["endgame_k"])]
+    if "lr" in settings["experiments"]:
+        names += [lr_file(lr) for lr in settings["lrs"]]
+    return names
+
+
 # The solved table of this process: set in the parent before a pool forks, so workers share it (on
 # platforms that spawn, each worker solves it once).
 _TABLE: LayerTable | None = None

@@ -1,7 +1,7 @@
 """The study's tasks: seeds fixed by a run's place, and the audit of games against the solver."""
 
 from agents.dots import Always4Never3Bot, EndgameBot, solve_layers
-from agents.dots.study import play_audited, study_summary, study_tasks
+from agents.dots.study import play_audited, saved_files, study_summary, study_tasks
 from gym_boardgames.rules import DotsAndBoxes
 
 SETTINGS = {
@@ -31,6 +31,20 @@ def test_each_run_keeps_its_seed_whichever_experiments_run_beside_it():
     alone = study_tasks({**SETTINGS, "experiments": ["lr", "exact"]})
     assert alone == every[4:]
     assert len({task["seed"] for task in every}) == len(every)
+
+
+def test_the_saved_files_are_the_table_then_each_trained_agent():
+    names = saved_files({**SETTINGS, "experiments": ["table1", "lr"]})
+    assert names == [
+        "dots_2x2_table.npz",
+        "q_trained_on_random.npz",
+        "q_trained_on_first_available.npz",
+        "q_trained_on_always4never3.npz",
+        "q_trained_on_endgame10.npz",
+        "q_lr_1.npz",
+        "q_lr_0.5.npz",
+    ]
+    assert saved_files({**SETTINGS, "experiments": ["exact"]}) == ["dots_2x2_table.npz"]
 
 
 def test_the_summary_gathers_the_tables_the_lr_runs_and_the_exact_agent():
