@@ -2,8 +2,9 @@
 
 :func:`solve_layers` computes ``V`` (see :mod:`agents.dots.value`) exactly by backward induction over layers
 (retrograde analysis): layer ``m`` is every drawn-edge bitmask with ``m`` edges left, and it needs only
-layer ``m - 1``. It keeps a byte per bitmask, so it takes boards of at most :data:`MAX_SOLVE_EDGES` edges
-(3x3 boxes has 24). The table is saved as an ``.npz`` of format ``gym_boardgames.dots.layer_table``.
+layer ``m - 1``. It keeps bytes per bitmask (the table's one, two more while it solves), so it takes
+boards of at most :data:`MAX_SOLVE_EDGES` edges (3x3 boxes has 24). The table is saved as an ``.npz`` of
+format ``gym_boardgames.dots.layer_table``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ class LayerTable:
         cols: box columns of the board.
         values: the int8 array described above.
         last_k: the deepest layer solved (edges left).
+
+    Attributes:
+        game: the board's rules (``V`` counts boxes, so the tie rule does not matter to it).
 
     Raises:
         ValueError: if ``values`` does not fit the board.
@@ -116,14 +120,9 @@ class LayerTable:
                 left), or it is of another board.
         """
         key = self._key(state)
+        boxes_left = self.num_boxes - self.game.completed_boxes(key)
         moves = self.game.edge_key_successors(key)
-        if not moves:
-            return {}
-        edges, children, rewards = zip(*moves, strict=True)
-        values = move_value(
-            [self._value(child) for child in children], rewards, self.num_boxes - self.game.completed_boxes(key)
-        )
-        return dict(zip(edges, values.tolist(), strict=True))
+        return {edge: move_value(self._value(child), reward, boxes_left) for edge, child, reward in moves}
 
     def best_moves(self, state: DotsState | int) -> list[int]:
         """Return every free edge that maximises ``f(s, a)``, ascending (empty at the end of the game).
@@ -244,7 +243,7 @@ def solve_layers(game: DotsAndBoxes, last_k: int | None = None, *, progress: boo
     num_edges, num_boxes, full = game.num_edges, game.num_boxes, game.full_key
     if num_edges > MAX_SOLVE_EDGES:
         raise ValueError(
-            f"solve_layers keeps a byte per position (2**edges); {num_edges} edges is more than the "
+            f"solve_layers keeps bytes per position (2**edges); {num_edges} edges is more than the "
             f"{MAX_SOLVE_EDGES} it takes"
         )
     if last_k is None:

@@ -119,7 +119,7 @@ class LayeredValueAgent:
             for i, v in enumerate(children):
                 if v is None:
                     children[i] = mean if mean is not None else (boxes_left - rewards[i]) * 0.5
-        values = move_value(np.array(children), np.array(rewards), boxes_left).tolist()
+        values = [move_value(v, r, boxes_left) for v, r in zip(children, rewards, strict=True)]
         return edges, values
 
     def move_values(self, game: DotsAndBoxes, state: DotsState) -> dict[int, float]:

@@ -24,15 +24,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from gym_boardgames.rules.dots import DotsAndBoxes
 
 
-def move_value(child_value: ArrayLike, reward: ArrayLike, boxes_left: ArrayLike) -> np.ndarray:
-    """Return ``f(s, a)`` elementwise: the boxes the mover gets from ``s`` on by drawing edge ``a``.
+def move_value(child_value: Any, reward: Any, boxes_left: Any) -> Any:
+    """Return ``f(s, a)``: the boxes the mover gets from ``s`` on by drawing edge ``a``.
 
-    The solver scores a whole layer at once with it, the table and the learner every move of a position.
+    Two shapes of one rule: numbers, for the table and the learner (one call per move, in the learner's
+    innermost loop), or numpy arrays elementwise, for the solver (a whole layer at once).
 
     Args:
         child_value: ``V(s_a)``, the value of the position after the move for whoever moves there.
@@ -40,10 +40,11 @@ def move_value(child_value: ArrayLike, reward: ArrayLike, boxes_left: ArrayLike)
         boxes_left: ``pnb(s)``, the boxes not yet taken before the move.
 
     Returns:
-        An array of the broadcast shape, of the arguments' dtype.
+        A number, or an array of the arguments' broadcast shape and dtype when ``reward`` is an array.
     """
-    child_value, reward = np.asarray(child_value), np.asarray(reward)
-    return np.where(reward > 0, child_value + reward, boxes_left - child_value)
+    if isinstance(reward, np.ndarray):
+        return np.where(reward > 0, child_value + reward, boxes_left - child_value)
+    return child_value + reward if reward else boxes_left - child_value
 
 
 def check_dots(game: Any) -> DotsAndBoxes:

@@ -12,8 +12,19 @@ def test_a_completed_box_keeps_the_turn_else_the_opponent_takes_the_child_value_
     assert move_value(2, 1, 5) == 3  # one box taken, and the mover moves again: 1 + V(child)
     assert move_value(2, 2, 5) == 4
     assert move_value(2, 0, 5) == 3  # the opponent moves: it takes 2 of the 5, the mover the rest
-    layer = move_value(np.array([2, 2, 0], np.int8), np.array([0, 1, 2], np.int8), np.array([5, 5, 4], np.int8))
-    assert layer.tolist() == [3, 3, 2] and layer.dtype == np.int8
+    assert move_value(0.5, 0, 2) == 1.5
+
+
+def test_the_array_shape_agrees_with_the_number_shape_elementwise():
+    rng = np.random.default_rng(0)
+    boxes_left = rng.integers(0, 10, 200).astype(np.int8)
+    reward = np.minimum(rng.integers(0, 3, 200), boxes_left).astype(np.int8)
+    child_value = (rng.integers(0, 10, 200) % (boxes_left - reward + 1)).astype(np.int8)
+    layer = move_value(child_value, reward, boxes_left)
+    assert layer.dtype == np.int8
+    assert layer.tolist() == [
+        move_value(*numbers) for numbers in zip(child_value.tolist(), reward.tolist(), boxes_left.tolist(), strict=True)
+    ]
 
 
 def test_the_agents_refuse_other_games():
