@@ -32,16 +32,8 @@ from typing import Any
 import numpy as np
 
 from agents._rng import SeedLike, make_rng, uniform_stream
-from agents.search import (
-    CallbackEvaluator,
-    ChildStats,
-    Evaluator,
-    PriorFn,
-    RolloutEvaluator,
-    RolloutPolicy,
-    SearchTree,
-    ValueFn,
-)
+from agents.evaluators import CallbackEvaluator, Evaluator, PriorFn, RolloutEvaluator, RolloutPolicy, ValueFn
+from agents.search import ChildStats, SearchTree
 
 __all__ = ["MAX_SIMULATIONS", "ChildStats", "MCTSAgent", "PriorFn", "RolloutPolicy", "ValueFn"]
 
@@ -82,7 +74,7 @@ class MCTSAgent:
             the side of the player to move at ``state``, called on non-terminal leaves instead of a rollout.
         reuse_tree: keep the subtree of the new position between calls (see the module docstring).
         evaluator: a batch evaluator (``evaluate(game, states) -> (priors, values)``, see
-            :class:`agents.search.Evaluator`) for PUCT; it replaces ``rollout``, ``prior`` and ``value``.
+            :class:`agents.evaluators.Evaluator`) for PUCT; it replaces ``rollout``, ``prior`` and ``value``.
 
     Raises:
         ValueError: on ``n_simulations`` not an integer in ``[1, MAX_SIMULATIONS]``, ``c`` negative or not

@@ -1,6 +1,6 @@
 """The AlphaZero player: a policy-value network as the search's evaluator, saved and loaded without pickle.
 
-:class:`NetworkEvaluator` answers the search core's question (:class:`agents.search.Evaluator`) for a batch
+:class:`NetworkEvaluator` answers the search core's question (:class:`agents.evaluators.Evaluator`) for a batch
 of states with one forward pass: the encoder's planes in, softmax priors over the legal moves and the
 tanh value for the player to move out. :class:`AlphaZeroAgent` puts it under PUCT (the shared tree of
 :mod:`agents.search`, with the MCTS-Solver's proofs and tree reuse); with ``n_simulations=0`` it plays the

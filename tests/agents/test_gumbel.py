@@ -10,7 +10,8 @@ from agents import gumbel
 from agents._rng import uniform_stream
 from agents.alphazero.encoding import encoder_for
 from agents.alphazero.selfplay import SelfPlayConfig, play_games
-from agents.search import SearchTree, expand_roots, search_batch, uniform_priors
+from agents.evaluators import uniform_priors
+from agents.search import SearchTree, expand_roots, search_batch
 from gym_boardgames.rules import ConnectN, TicTacToe
 
 TTT = TicTacToe()

@@ -4,14 +4,8 @@ import numpy as np
 import pytest
 
 from agents._rng import uniform_stream
-from agents.search import (
-    CallbackEvaluator,
-    RolloutEvaluator,
-    SearchTree,
-    expand_roots,
-    search_batch,
-    uniform_priors,
-)
+from agents.evaluators import CallbackEvaluator, uniform_priors
+from agents.search import SearchTree, expand_roots, search_batch
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 TTT = TicTacToe()
@@ -141,19 +135,6 @@ def test_advance_keeps_the_subtree_of_the_move_played():
     assert tree.root.n == child_visits
     tree.advance(next(iter(TTT.legal_actions(tree.root.state))))  # maybe untried: a fresh node is fine
     assert tree.root.state.board.count(0) == 7
-
-
-def test_rollout_evaluator_values_from_the_movers_side():
-    # O to move and lost: X (0, 2, 8) threatens both 1 and 5, and O (4, 6) has no threat of its own.
-    state = TTT.initial_state()
-    for move in (0, 4, 2, 6, 8):
-        state = TTT.apply(state, move)
-    evaluator = RolloutEvaluator(np.random.default_rng(0))
-    priors, values = evaluator.evaluate(TTT, [state] * 200)
-    assert np.allclose(priors.sum(axis=1), 1.0)
-    assert np.all(priors[:, [0, 2, 4, 6, 8]] == 0)
-    assert set(np.unique(values)) <= {-1.0, 0.0, 1.0}
-    assert values.mean() < 0  # O is lost with best play by X, and loses most random games
 
 
 def test_search_policy_drops_moves_proven_lost_and_is_exact_at_a_proven_root():
