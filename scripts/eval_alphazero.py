@@ -53,15 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = parse_args(argv)
     from agents.alphazero.agent import PRETRAINED, AlphaZeroAgent, load_pretrained
-    from agents.alphazero.evaluation import (
-        ExactPlayer,
-        ExactValues,
-        RecordingAgent,
-        greedy_moves,
-        optimal_move_rate,
-    )
+    from agents.alphazero.evaluation import ExactPlayer, RecordingAgent, greedy_moves
     from agents.arena import play_match
     from agents.factory import make_agent
+    from agents.grading import ExactValues, optimal_move_rate
     from agents.persistence import SavedFileError
 
     try:

@@ -26,8 +26,9 @@ import sys
 import time
 
 from agents.arena import MatchResult, play_match
+from agents.grading import audit_all_positions, audit_seat
 from agents.minimax import AlphaBetaAgent, position_values
-from agents.td import TDAgent, audit_all_positions, audit_seat, train_self_play
+from agents.td import TDAgent, train_self_play
 from gym_boardgames.cli import (
     TensorBoardLog,
     add_overwrite_flag,

@@ -1,9 +1,11 @@
 """Measuring a network against the truth: the share of positions where its move keeps the game value.
 
 For boards the layered solver can solve (tic-tac-toe, small Connect Four boards), every position's exact
-value is known, so a move is *optimal* when the position it leads to is worth as much to the mover as the
-position itself. This is how the AlphaZero issue's targets are checked: "the raw network's greedy move is
-optimal in at least 99% of the 4,520 non-terminal positions".
+value is known (:class:`agents.grading.ExactValues`), so a move is *optimal* when the position it leads to
+is worth as much to the mover as the position itself. This is how the AlphaZero issue's targets are checked:
+"the raw network's greedy move is optimal in at least 99% of the 4,520 non-terminal positions"
+(:func:`agents.grading.optimal_move_rate` of :func:`greedy_moves`). This module adds the network's side:
+its greedy moves in batches, a perfect opponent, and a recorder of the positions an agent met.
 """
 
 from __future__ import annotations
@@ -13,70 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from agents.grading import ExactValues
+from agents.grading import optimal_move_rate as optimal_move_rate  # agents/alphazero/training.py imports it here
 from gym_boardgames.opponents import reset_hook
-
-
-class ExactValues:
-    """Every reachable position's game value of a solvable two-player game, for the player to move.
-
-    Args:
-        game: a rules object with ``key`` whose positions the solver can enumerate
-            (:func:`agents.minimax.position_values`).
-    """
-
-    def __init__(self, game: Any) -> None:
-        from agents.minimax import position_values
-
-        self.game = game
-        self.values = position_values(game)
-        self._non_terminal: list[Any] | None = None
-
-    def value(self, state: Any) -> int:
-        """Return the value of ``state`` for the player to move (+1, 0, -1); terminal ones from ``returns``."""
-        game = self.game
-        if game.is_terminal(state):
-            return int(game.returns(state)[game.current_player(state)])
-        return self.values[game.key(state)]
-
-    def move_value(self, state: Any, action: int) -> int:
-        """Return what ``action`` is worth to the player to move at ``state`` under perfect play after it."""
-        game = self.game
-        mover = game.current_player(state)
-        child = game.apply(state, action)
-        if game.is_terminal(child):
-            return int(game.returns(child)[mover])
-        value = self.values[game.key(child)]
-        return value if game.current_player(child) == mover else -value
-
-    def is_optimal(self, state: Any, action: int) -> bool:
-        """Return whether ``action`` keeps the game value of ``state``."""
-        return self.move_value(state, action) == self.value(state)
-
-    def non_terminal_states(self) -> list[Any]:
-        """Return every reachable non-terminal position (built once, then the same list)."""
-        if self._non_terminal is None:
-            game = self.game
-            states = (game.from_key(key) for key in self.values)
-            self._non_terminal = [s for s in states if not game.is_terminal(s)]
-        return self._non_terminal
-
-
-def optimal_move_rate(
-    exact: ExactValues,
-    choose: Callable[[Sequence[Any]], Sequence[int]],
-    states: Sequence[Any] | None = None,
-) -> float:
-    """Return the share of ``states`` (default: every non-terminal position) where ``choose`` plays optimally.
-
-    Args:
-        exact: the solved game.
-        choose: maps a batch of states to one move each (e.g. the raw network's argmax).
-        states: the positions to test.
-    """
-    states = exact.non_terminal_states() if states is None else list(states)
-    chosen = choose(states)
-    good = sum(exact.is_optimal(s, int(a)) for s, a in zip(states, chosen, strict=True))
-    return good / len(states)
 
 
 def greedy_moves(evaluator: Any, game: Any, batch: int = 1024) -> Callable[[Sequence[Any]], list[int]]:

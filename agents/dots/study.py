@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from agents._rng import make_rng
-from agents.arena import MatchResult, play_game, play_match
+from agents.arena import MatchResult, play_match
 from agents.dots.bots import EndgameBot
 from agents.dots.layer_table import LayerTable, solve_layers
 from agents.dots.layered_value import LayeredValueAgent
 from agents.factory import make_agent
+from agents.grading import play_graded
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 from gym_boardgames.utils import progress_bar
 
@@ -195,39 +196,51 @@ def run_lr(task: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class BoxMargins:
+    """The solved table as a :class:`~agents.grading.SolvedGame`: the final box margin the mover can force.
+
+    ``value(state)`` is the mover's lead so far plus ``table.margin(state)`` (the net boxes it can force from
+    here on); at the end, the lead itself.
+    """
+
+    def __init__(self, game: DotsAndBoxes, table: LayerTable) -> None:
+        self.game = game
+        self.table = table
+
+    def value(self, state: DotsState) -> int:
+        """Return the final margin the player to move can force from ``state``, from its side."""
+        scores = self.game.scores(state)
+        mover = self.game.current_player(state)
+        lead = scores[mover] - scores[1 - mover]
+        return lead if self.game.is_terminal(state) else lead + self.table.margin(state)
+
+
 def play_audited(game: DotsAndBoxes, table: LayerTable, agent: Any, opponent: Any, games: int) -> dict[str, Any]:
     """Play ``games`` games (seats alternating) and check each against the solver.
 
     At every position where the agent is to move, what it can force is its lead so far plus
-    ``table.margin(state)``; a game is a violation if it ends with a smaller margin than that, or in a
-    worse result (loss < draw < win under the game's tie rule) than one it could force.
+    ``table.margin(state)`` (:class:`BoxMargins`, graded by :func:`agents.grading.play_graded`); a game is a
+    violation if it ends with a smaller margin than that, or in a worse result (loss < draw < win under the
+    game's tie rule) than one it could force.
     """
     result = MatchResult()
     audit_counts = {"violations": 0, "could_win": 0, "won_when_could_win": 0}
-    seat, forced, final = 0, 0, 0
-
-    def audit(state: DotsState, action: int, child: DotsState) -> None:
-        nonlocal forced, final
-        if game.current_player(state) == seat:
-            scores = game.scores(state)
-            forced = max(forced, scores[seat] - scores[1 - seat] + table.margin(state))
-        scores = game.scores(child)
-        final = scores[seat] - scores[1 - seat]
-
+    solved = BoxMargins(game, table)
     for i in range(games):
-        seat, forced = i % 2, -game.num_boxes - 1
+        seat = i % 2
         players = (agent, opponent) if seat == 0 else (opponent, agent)
-        payoff = play_game(game, *players, on_move=audit)[seat]
+        graded = play_graded(solved, *players, seat)
+        payoff = graded.returns[seat]
         (result.first if seat == 0 else result.second).add(payoff)
-        could = _result_class(game, forced, seat)
-        audit_counts["violations"] += final < forced or _result_class(game, final, seat) < could
+        could = _result_class(game, graded.forced, seat)
+        audit_counts["violations"] += graded.final < graded.forced or _result_class(game, graded.final, seat) < could
         if could == 2:
             audit_counts["could_win"] += 1
             audit_counts["won_when_could_win"] += payoff > 0
     return {**match_record(result), **audit_counts}
 
 
-def _result_class(game: DotsAndBoxes, margin: int, seat: int) -> int:
+def _result_class(game: DotsAndBoxes, margin: float, seat: int) -> int:
     """0 loss, 1 draw, 2 win, for a final margin from ``seat``'s side under the game's tie rule."""
     return int(game.payoff_of_margin(margin, seat)) + 1
 

@@ -9,7 +9,7 @@ from agents.arena import play_match
 from agents.minimax import position_values
 from agents.persistence import save_npz
 from agents.random_agent import RandomAgent
-from agents.td import FORMAT, VERSION, TDAgent, audit_all_positions, audit_seat, train_self_play
+from agents.td import FORMAT, VERSION, TDAgent, train_self_play
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 GAME = TicTacToe()
@@ -268,30 +268,3 @@ def test_training_rejects_bad_parameters(kwargs, pattern):
 def test_games_without_a_key_table_are_refused():
     with pytest.raises(ValueError, match="num_keys"):
         TDAgent(DotsAndBoxes(2, 2))
-
-
-class PerfectAgent:
-    """Chooses among the game-theoretically best moves."""
-
-    def __init__(self, solved):
-        self.solved = solved
-
-    def greedy_actions(self, game, state):
-        best = self.solved[game.key(state)]
-        return [a for a in game.legal_actions(state) if -self.solved[key_after(state, a)] == best]
-
-
-def test_audit_of_perfect_play_finds_every_move_optimal(solved):
-    perfect = PerfectAgent(solved)
-    overall = audit_all_positions(perfect, GAME, solved)
-    assert overall.positions == 5478 - 958 and overall.optimal == overall.positions and overall.losing == 0
-    for seat in (0, 1):
-        audit = audit_seat(perfect, GAME, solved, seat)
-        assert 0 < audit.positions < overall.positions and audit.losing == 0
-
-
-@pytest.mark.slow
-def test_audit_finds_the_losing_moves_of_an_untrained_player(solved):
-    fresh = TDAgent(GAME)  # every non-terminal afterstate ties at 0.5
-    assert audit_seat(fresh, GAME, solved, 1).losing > 0
-    assert audit_all_positions(fresh, GAME, solved).optimal_share < 0.9
