@@ -50,6 +50,7 @@ from agents.persistence import (
     save_npz,
     short_repr,
 )
+from gym_boardgames.rules.registry import game_from_config, game_to_config
 
 #: Format name and version of saved TD files (see :mod:`agents.persistence`).
 FORMAT = "gym_boardgames.td"
@@ -98,17 +99,6 @@ def _expand(game: Any, state: Any) -> _Children:
     return _Children(game.current_player(state), actions, tuple(game.key(s) for s in states), states, tuple(outcomes))
 
 
-def describe_game(game: Any) -> dict[str, Any]:
-    """Return the JSON description of ``game`` stored in saved files: class name, config, repr, keys (``n_keys``)."""
-    config = getattr(game, "config", None)
-    return {
-        "class": type(game).__name__,
-        "config": list(config) if config is not None else None,
-        "repr": repr(game),
-        "n_keys": int(game.num_keys),  # the file header's name (format version 1)
-    }
-
-
 def _table_cells_limit() -> int:
     """The most cells a ConnectN board may have for its ``3**cells`` table to fit :data:`MAX_KEYS`."""
     cells = 0
@@ -132,9 +122,8 @@ def _rebuild_game(description: dict[str, Any]) -> Any | None:
         ValueError: naming what is wrong with the description.
     """
     from gym_boardgames.rules import ConnectN
-    from gym_boardgames.rules.registry import game_from_config
 
-    game = game_from_config(description.get("class"), description.get("config"))
+    game = game_from_config(description)
     if isinstance(game, ConnectN) and game.num_cells > MAX_TABLE_CELLS:
         raise ValueError(
             f"a {game.rows}x{game.cols} board has {game.num_cells} cells; a TD table covers at most "
@@ -288,7 +277,9 @@ class TDAgent:
         Raises:
             OSError: if the file cannot be written (an existing file at ``path`` is then untouched).
         """
-        meta = {"game": describe_game(self.game), "training": self.training}
+        # The game as every saved file records it, and for a reader's eyes its repr and key count (``n_keys``).
+        game = {**game_to_config(self.game), "repr": repr(self.game), "n_keys": int(self.game.num_keys)}
+        meta = {"game": game, "training": self.training}
         save_npz(path, {"values": self.values}, format=FORMAT, version=VERSION, meta=meta)
 
     @classmethod
@@ -372,7 +363,7 @@ def _game_for_file(path: str | os.PathLike[str], meta: dict[str, Any], game: Any
     if rebuilt is not None:
         if not game == rebuilt:
             raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
-    elif describe_game(game)["class"] != stored["class"] or describe_game(game)["config"] != stored.get("config"):
+    elif game_to_config(game) != {"class": stored["class"], "config": stored.get("config")}:
         raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
     return game
 

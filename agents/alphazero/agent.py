@@ -7,9 +7,10 @@ tanh value for the player to move out. :class:`AlphaZeroAgent` puts it under PUC
 raw network's most probable legal move.
 
 Saved models are ``.npz`` files through :mod:`agents.persistence` (format ``gym_boardgames.alphazero``):
-the network's parameters as float32 arrays by name, and JSON metadata with the game, the network's shape
-and the training settings. Loading checks everything before allocating and never unpickles, and playing
-needs numpy only (:class:`agents.alphazero.network.NumpyNet`).
+the network's parameters as float32 arrays by name, and JSON metadata with the game (:func:`game_spec`;
+read by :func:`gym_boardgames.rules.registry.game_from_config`), the network's shape and the training
+settings. Loading checks everything before allocating and never unpickles, and playing needs numpy only
+(:class:`agents.alphazero.network.NumpyNet`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from agents.alphazero.network import NetConfig, NumpyNet, config_from_meta, mask
 from agents.mcts import MCTSAgent
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
 from agents.search import SearchTree
+from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
+from gym_boardgames.rules.registry import connect_four, game_from_config, game_to_config
 
 FORMAT = "gym_boardgames.alphazero"
 VERSION = 1
@@ -40,9 +43,13 @@ MAX_SIMULATIONS = 1_000_000
 
 
 def game_spec(game: Any) -> dict[str, Any]:
-    """Return the JSON description of a rules object that :func:`game_from_spec` rebuilds."""
-    from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
+    """Return how AlphaZero's files (models, training states) record ``game``: ``{"name": ..., option: value}``.
 
+    Every other saved file records ``{"class", "config"}``
+    (:func:`~gym_boardgames.rules.registry.game_to_config`); AlphaZero's files keep this older record so that a
+    training state read and written again stays byte for byte the same. Both are read by
+    :func:`game_from_spec`.
+    """
     if isinstance(game, TicTacToe):
         return {"name": "tictactoe"}
     if isinstance(game, ConnectN):
@@ -53,25 +60,23 @@ def game_spec(game: Any) -> dict[str, Any]:
 
 
 def game_from_spec(spec: Any) -> Any:
-    """Rebuild the rules object of :func:`game_spec` (sizes checked by the constructors' limits).
+    """Rebuild the rules object a file records (:func:`~gym_boardgames.rules.registry.game_from_config`).
+
+    Both records are read: :func:`game_spec`'s ``{"name": ..., option: value}`` and every other file's
+    ``{"class", "config"}``. Sizes are checked by the constructors' limits.
 
     Raises:
-        ValueError: if ``spec`` is not a valid description.
+        ValueError: if ``spec`` is not a valid record, or records a game AlphaZero does not play.
     """
-    from gym_boardgames.rules.registry import make_game
-
-    if not isinstance(spec, dict) or spec.get("name") not in ("tictactoe", "connectn", "dots"):
-        raise ValueError(f"game must be an object naming tictactoe, connectn or dots, got {spec!r}")
-    options = {k: v for k, v in spec.items() if k != "name"}
-    allowed = {"tictactoe": set(), "connectn": {"rows", "cols", "n", "gravity"}, "dots": {"rows", "cols", "tie_break"}}
-    if set(options) - allowed[spec["name"]]:
-        raise ValueError(f"{spec['name']} does not take {sorted(set(options) - allowed[spec['name']])}")
-    return make_game(spec["name"], **options)
+    game = game_from_config(spec)
+    if game is None:
+        raise ValueError(f"no AlphaZero support for {spec!r}: use TicTacToe, ConnectN or DotsAndBoxes")
+    return game
 
 
 def same_game(a: Any, b: Any) -> bool:
     """Return whether two rules objects are the same game (same class and configuration)."""
-    return game_spec(a) == game_spec(b)
+    return game_to_config(a) == game_to_config(b)
 
 
 class NetworkEvaluator:
@@ -281,11 +286,9 @@ def pretrained_path(name: str) -> str:
 
 def pretrained_name(game: Any) -> str | None:
     """Return the name of the shipped model for ``game`` (``"tictactoe"``, ``"connectfour"``), or None."""
-    spec = game_spec(game)
-    if spec == {"name": "tictactoe"}:
-        return "tictactoe"
-    if spec == {"name": "connectn", "rows": 6, "cols": 7, "n": 4, "gravity": True}:
-        return "connectfour"
+    for name, shipped in (("tictactoe", TicTacToe()), ("connectfour", connect_four())):
+        if same_game(game, shipped):
+            return name
     return None
 
 

@@ -2,8 +2,8 @@
 
 :func:`make_game` takes the scripts' and play.py's names and size options; :data:`RULES` maps the names of
 the env ids (``"TicTacToe"`` for ``TicTacToe-v0``...) to rules factories, as the PettingZoo adapter takes
-them; :func:`game_from_config` rebuilds a rules object from its class name and ``config``, as saved agent
-files store it.
+them; :func:`game_to_config` and :func:`game_from_config` write and read a game as every saved file records
+it (its class name and ``config``).
 """
 
 from __future__ import annotations
@@ -33,21 +33,60 @@ RULES: dict[str, Callable[..., Any]] = {
 }
 
 
-def game_from_config(class_name: object, config: object) -> Any:
-    """Return the rules object of class ``class_name`` with ``config`` (``type(game).__name__`` and ``game.config``).
+def game_to_config(game: Any) -> dict[str, Any]:
+    """Return how a saved file records ``game``: ``{"class": type(game).__name__, "config": list(game.config)}``.
+
+    :func:`game_from_config` rebuilds the game from it; two games are the same game exactly when their
+    records are equal. A rules object without ``config`` (a user's own game) records ``"config": None``.
+    """
+    config = getattr(game, "config", None)
+    return {"class": type(game).__name__, "config": list(config) if config is not None else None}
+
+
+#: The options of each game in the older record ``{"name": ..., option: value, ...}`` (AlphaZero models up to
+#: issue 20 wrote it; still read, never written).
+_NAMED_OPTIONS = {
+    "tictactoe": set(),
+    "connectn": {"rows", "cols", "n", "gravity"},
+    "dots": {"rows", "cols", "tie_break"},
+}
+
+
+def game_from_config(record: object) -> Any:
+    """Return the rules object a saved file records (:func:`game_to_config`'s dict).
 
     Args:
-        class_name: ``"TicTacToe"``, ``"ConnectN"`` or ``"DotsAndBoxes"``.
-        config: the game's ``config`` as a list or tuple (ignored for TicTacToe): ``[rows, cols, n, gravity]``
-            or ``[rows, cols, tie_break]``. The constructors check every size against the documented limits
-            before allocating anything, so a config read from a file is safe to pass.
+        record: ``{"class": ..., "config": ...}`` (other keys are ignored: a TD file adds ``repr`` and
+            ``n_keys``), where ``class`` is ``"TicTacToe"``, ``"ConnectN"`` or ``"DotsAndBoxes"`` and ``config``
+            the game's ``config`` as a list (ignored for TicTacToe): ``[rows, cols, n, gravity]`` or
+            ``[rows, cols, tie_break]``. The older form ``{"name": "tictactoe" | "connectn" | "dots", ...}``
+            with the game's options by name (the shipped AlphaZero models) is read too. The constructors
+            check every size against the documented limits before allocating anything, so a record read
+            from a file is safe to pass.
 
     Returns:
         the rules object, or None for a class name this registry does not know.
 
     Raises:
-        ValueError: on a config of the wrong length or with a bad value.
+        ValueError: on a record that is not an object naming a class (or a known name), or a config of the
+            wrong length or with a bad value.
     """
+    if isinstance(record, dict) and "class" in record:
+        return _game_from_class(record["class"], record.get("config"))
+    if isinstance(record, dict) and record.get("name") in _NAMED_OPTIONS:
+        name = record["name"]
+        options = {k: v for k, v in record.items() if k != "name"}
+        if set(options) - _NAMED_OPTIONS[name]:
+            raise ValueError(f"{name} does not take {sorted(set(options) - _NAMED_OPTIONS[name])}")
+        return make_game(name, **options)
+    raise ValueError(
+        f"a game must be recorded as an object with 'class' and 'config' (or naming tictactoe, connectn or dots), "
+        f"got {record!r}"
+    )
+
+
+def _game_from_class(class_name: object, config: object) -> Any:
+    """Return the rules object of class ``class_name`` with ``config``, or None for an unknown class."""
     if class_name == "TicTacToe":
         return TicTacToe()
     lengths = {"ConnectN": 4, "DotsAndBoxes": 3}

@@ -3,7 +3,7 @@
 import pytest
 
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
-from gym_boardgames.rules.registry import GAME_NAMES, RULES, game_from_config, make_game
+from gym_boardgames.rules.registry import GAME_NAMES, RULES, game_from_config, game_to_config, make_game
 
 
 def test_make_game_fills_defaults_and_takes_each_games_options():
@@ -35,18 +35,54 @@ def test_rules_by_env_id_name_build_the_envs_games():
     assert RULES["DotsAndBoxes"](rows=2, cols=3).config == (2, 3, "draw")
 
 
-@pytest.mark.parametrize("game", [TicTacToe(), ConnectN(5, 6, 4, False), ConnectN(), DotsAndBoxes(2, 3, "second")])
-def test_game_from_config_rebuilds_any_game_from_its_class_name_and_config(game):
-    assert game_from_config(type(game).__name__, list(game.config)) == game
+GAMES = [TicTacToe(), ConnectN(5, 6, 4, False), ConnectN(), DotsAndBoxes(2, 3, "second")]
 
 
-def test_game_from_config_refuses_bad_configs_and_knows_no_other_class():
-    assert game_from_config("Chess", []) is None
+@pytest.mark.parametrize("game", GAMES)
+def test_game_from_config_rebuilds_any_game_from_its_record(game):
+    record = game_to_config(game)
+    assert record == {"class": type(game).__name__, "config": list(game.config)}
+    assert game_from_config(record) == game
+    assert game_to_config(game_from_config(record)) == record
+
+
+def test_the_record_is_the_one_a_td_file_has_always_written():
+    assert game_to_config(TicTacToe()) == {"class": "TicTacToe", "config": [3, 3, 3, False]}
+    assert game_from_config({"class": "TicTacToe", "config": [3, 3, 3, False], "repr": "TicTacToe()", "n_keys": 3**9})
+
+
+@pytest.mark.parametrize(
+    ("old", "game"),
+    [
+        ({"name": "tictactoe"}, TicTacToe()),
+        ({"name": "connectn", "rows": 6, "cols": 7, "n": 4, "gravity": True}, ConnectN(6, 7, 4, True)),
+        ({"name": "dots", "rows": 2, "cols": 3, "tie_break": "second"}, DotsAndBoxes(2, 3, "second")),
+    ],
+)
+def test_the_older_record_of_the_shipped_alphazero_models_is_still_read(old, game):
+    assert game_from_config(old) == game
+
+
+def test_a_game_without_config_is_recorded_by_its_class_alone():
+    class Nim:
+        pass
+
+    assert game_to_config(Nim()) == {"class": "Nim", "config": None}
+    assert game_from_config(game_to_config(Nim())) is None
+
+
+def test_game_from_config_refuses_bad_records_and_knows_no_other_class():
+    assert game_from_config({"class": "Chess", "config": []}) is None
     with pytest.raises(ValueError, match=r"\[rows, cols, n, gravity\]"):
-        game_from_config("ConnectN", [6, 7])
+        game_from_config({"class": "ConnectN", "config": [6, 7]})
     with pytest.raises(ValueError, match="gravity must be true or false"):
-        game_from_config("ConnectN", [6, 7, 4, 1])
+        game_from_config({"class": "ConnectN", "config": [6, 7, 4, 1]})
     with pytest.raises(ValueError, match="at most 64"):
-        game_from_config("ConnectN", [10**9, 7, 4, True])
+        game_from_config({"class": "ConnectN", "config": [10**9, 7, 4, True]})
     with pytest.raises(ValueError, match=r"\[rows, cols, tie_break\]"):
-        game_from_config("DotsAndBoxes", "3x3")
+        game_from_config({"class": "DotsAndBoxes", "config": "3x3"})
+    with pytest.raises(ValueError, match="does not take"):
+        game_from_config({"name": "tictactoe", "rows": 3})
+    for bad in (None, "TicTacToe", {"name": "chess"}, {}):
+        with pytest.raises(ValueError, match="'class' and 'config'"):
+            game_from_config(bad)
