@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> dict:
     from agents.alphazero.network import NetConfig, NumpyNet
     from agents.alphazero.selfplay import SelfPlayConfig, play_games
     from agents.alphazero.torch_model import PolicyValueNet, load_params, params_of
-    from agents.alphazero.training import SelfPlayPool, TorchForward, selfplay_tasks
+    from agents.alphazero.workers import SelfPlayPool, TorchForward, selfplay_tasks
 
     torch.set_num_threads(1)
     game = make_game(args.game)

@@ -83,7 +83,7 @@ def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = parse_args(argv)
-    from agents.alphazero.training import read_curve
+    from agents.alphazero.checkpoint import read_curve
 
     names = args.names or args.runs
     runs = {}

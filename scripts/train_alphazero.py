@@ -249,7 +249,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             args.config = build_config(args)
             args.made_game = _make_game(args)
             from agents.alphazero.encoding import encoder_for
-            from agents.alphazero.training import MAX_REPLAY_BYTES, replay_bytes
+            from agents.alphazero.replay import MAX_REPLAY_BYTES, replay_bytes
 
             encoder = encoder_for(args.made_game)
             if replay_bytes(args.config.replay_window, encoder) > MAX_REPLAY_BYTES:
@@ -330,15 +330,15 @@ def _net_config(config: Any, encoder: Any) -> Any:
 
 
 def _state_of(path: str) -> str:
-    from agents.alphazero.training import training_state_path
+    from agents.alphazero.checkpoint import training_state_path
 
     return path if path.endswith(".train.npz") else training_state_path(path)
 
 
 def build_config(args: argparse.Namespace) -> Any:
     """Return the :class:`TrainConfig` of the command line: the game's defaults, overridden by flags."""
+    from agents.alphazero.config import TrainConfig
     from agents.alphazero.selfplay import SelfPlayConfig
-    from agents.alphazero.training import TrainConfig
 
     d = {**DEFAULTS[args.game]}
     for key in d:

@@ -24,7 +24,7 @@ pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed for
 from agents.alphazero.encoding import encoder_for  # noqa: E402
 from agents.alphazero.network import NetConfig  # noqa: E402
 from agents.alphazero.selfplay import SelfPlayConfig  # noqa: E402
-from agents.alphazero.training import SelfPlayPool, selfplay_tasks, selfplay_worker  # noqa: E402
+from agents.alphazero.workers import SelfPlayPool, selfplay_tasks, selfplay_worker  # noqa: E402
 from gym_boardgames.rules import TicTacToe  # noqa: E402
 
 pytestmark = pytest.mark.slow

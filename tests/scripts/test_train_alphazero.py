@@ -204,7 +204,7 @@ def _rewrite_state(path, arrays=None, meta=None):
     """Rewrite a training state with some arrays or metadata replaced (as a hostile edit would)."""
     import numpy as np
 
-    from agents.alphazero.training import TRAIN_FORMAT, TRAIN_VERSION
+    from agents.alphazero.checkpoint import TRAIN_FORMAT, TRAIN_VERSION
     from agents.persistence import save_npz
 
     with np.load(path, allow_pickle=False) as data:
@@ -216,21 +216,16 @@ def _rewrite_state(path, arrays=None, meta=None):
 
 @pytest.mark.slow
 def test_bad_training_states_are_refused_in_one_line_naming_the_file(trained, tmp_path):
+    """Each check of the file is tested in tests/agents/alphazero/test_checkpoint.py; here, the script's line."""
     import numpy as np
 
     model, state = _tiny_state(trained, tmp_path)
     with np.load(state, allow_pickle=False) as data:
         values = data["replay.values"].copy()
-        second = next(k for k in data.files if k.startswith("adam.exp_avg_sq."))
-        moments = data[second].copy()
     values[0] = np.nan
-    moments.flat[0] = -1.0
     for arrays, meta, message in (
         ({"replay.values": values}, None, "NaN"),
-        ({second: moments}, None, "second moments must be >= 0"),
-        (None, {"seconds": "soon"}, "seconds must be a number"),
         (None, {"curve": [{"iteration": "x"}]}, "bad run record"),
-        (None, {"iteration": 10**30}, "iteration must be an integer"),
     ):
         shutil.copy(trained("tictactoe")[1].parent / "model.train.npz", state)
         _rewrite_state(state, arrays, meta)
@@ -247,9 +242,10 @@ def test_bad_training_states_are_refused_in_one_line_naming_the_file(trained, tm
 def test_a_diverged_network_is_never_saved_over_a_good_one(tmp_path):
     import numpy as np
 
-    from agents.alphazero import training
+    from agents.alphazero.config import TrainConfig
     from agents.alphazero.selfplay import SelfPlayConfig
-    from agents.alphazero.training import TrainConfig, Trainer
+    from agents.alphazero.training import Trainer
+    from agents.alphazero.workers import SelfPlayPool
     from gym_boardgames.rules import TicTacToe
 
     out = tmp_path / "model.npz"
@@ -262,7 +258,7 @@ def test_a_diverged_network_is_never_saved_over_a_good_one(tmp_path):
         selfplay=SelfPlayConfig(n_simulations=2, parallel_games=2),
     )
     trainer = Trainer(TicTacToe(), config, out)
-    trainer.step(training.SelfPlayPool(1))  # one iteration: self-play, training and its save
+    trainer.step(SelfPlayPool(1))  # one iteration: self-play, training and its save
     before = (out.read_bytes(), (tmp_path / "model.train.npz").read_bytes())
     with trainer.torch.no_grad():
         next(trainer.model.parameters()).fill_(float("nan"))
@@ -277,7 +273,8 @@ def test_a_full_disk_ends_the_run_in_one_line_and_keeps_resumable_files(tmp_path
     import errno
     import importlib.util
 
-    from agents.alphazero import training
+    from agents import persistence
+    from agents.alphazero.training import Trainer
 
     spec = importlib.util.spec_from_file_location("train_alphazero_script", SCRIPT)
     script = importlib.util.module_from_spec(spec)
@@ -291,8 +288,8 @@ def test_a_full_disk_ends_the_run_in_one_line_and_keeps_resumable_files(tmp_path
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
         write(path, data)
 
-    write = training.save_npz.__globals__["write_bytes_atomic"]
-    monkeypatch.setitem(training.save_npz.__globals__, "write_bytes_atomic", full_disk_after_first)
+    write = persistence.write_bytes_atomic  # what every saved file (the state and the model) is written with
+    monkeypatch.setattr(persistence, "write_bytes_atomic", full_disk_after_first)
     status = script.main(
         [
             "--iterations",
@@ -314,13 +311,4 @@ def test_a_full_disk_ends_the_run_in_one_line_and_keeps_resumable_files(tmp_path
     assert status == 1 and "error:" in err and "No space left on device" in err and "model.train.npz" in err
     assert calls[2].endswith("model.train.npz")  # the state is written before the model
     monkeypatch.undo()
-    assert training.Trainer.resume(out).iteration == 1  # what was saved resumes
-
-
-def test_an_unreachable_ray_cluster_fails_at_once():
-    from agents.alphazero.training import check_ray_reachable
-
-    with pytest.raises(ConnectionError, match="cannot reach the Ray cluster at 127.0.0.1:1"):
-        check_ray_reachable("127.0.0.1:1", timeout=2.0)
-    with pytest.raises(ConnectionError, match="HOST:PORT"):
-        check_ray_reachable("nowhere")
+    assert Trainer.resume(out).iteration == 1  # what was saved resumes

@@ -1,0 +1,275 @@
+"""The training state of a run, ``MODEL.train.npz``: what it holds, how it is written, read and checked.
+
+The file (format ``gym_boardgames.alphazero.training``, version 1, an :func:`agents.persistence.save_npz`
+file) sits beside the model and holds everything a run needs to continue:
+
+- arrays: the network's parameters (``model.NAME``), Adam's moments (``adam.exp_avg.NAME``,
+  ``adam.exp_avg_sq.NAME`` and ``adam.step.NAME``, for every parameter Adam has stepped), the gating's best
+  network (``best.NAME``, when gating; written for the record, not read back) and the replay window, oldest
+  first (``replay.planes`` as ``uint8`` quarters, ``replay.policies``, ``replay.values``);
+- metadata: the game, the network's shape, the training settings, the counters (iteration, seconds, games,
+  positions, self-play seconds), the random generator's state and the learning curve (:class:`CurvePoint`).
+
+Reading checks everything before the run uses it: the settings and the network's shape against each other,
+the replay window's memory against :data:`agents.alphazero.replay.MAX_REPLAY_BYTES`, every array's shape,
+dtype and finiteness, Adam's second moments (never negative), the replay arrays' lengths and the run record's
+numbers. Any problem raises :class:`agents.persistence.SavedFileError` naming the file. No PyTorch here: the
+trainer turns its optimizer into arrays and back.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.alphazero.agent import game_from_spec, game_spec
+from agents.alphazero.config import MAX_SEED, TrainConfig
+from agents.alphazero.encoding import encoder_for
+from agents.alphazero.network import NetConfig
+from agents.alphazero.replay import MAX_REPLAY_BYTES, replay_bytes
+from agents.alphazero.selfplay import Samples
+from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
+
+TRAIN_FORMAT = "gym_boardgames.alphazero.training"
+TRAIN_VERSION = 1
+#: Largest training-state file accepted on resume (the replay window dominates it).
+MAX_TRAIN_FILE_BYTES = 1 << 30
+
+
+@dataclass
+class CurvePoint:
+    """One evaluation of a training run (a point of the learning curve)."""
+
+    iteration: int
+    seconds: float
+    games: int
+    positions: int
+    policy_loss: float
+    value_loss: float
+    optimal_rate: float | None = None
+    scores: dict[str, float] = field(default_factory=dict)
+    #: Connect Four 6x7: the raw network's share of moves that keep the result on the shipped label set
+    #: (:mod:`agents.perfect_play`), over all positions and over the critical ones.
+    outcome_kept: float | None = None
+    outcome_kept_critical: float | None = None
+
+
+@dataclass
+class TrainingState:
+    """Everything a training-state file holds (see the module docstring).
+
+    Attributes:
+        game: the rules object the run learns.
+        config: the run's settings.
+        net: the network's shape (``config.net_config`` of the game's encoding).
+        params: the network's parameters by name.
+        optimizer: Adam's state as arrays: ``exp_avg.NAME``, ``exp_avg_sq.NAME`` and ``step.NAME`` (a 0-d
+            float32) for each parameter Adam has stepped.
+        replay: the replay window's samples, oldest first.
+        iteration: iterations done.
+        seconds: training seconds so far (self-play and gradient steps, evaluations not counted).
+        games: self-play games so far.
+        positions: self-play positions so far.
+        selfplay_seconds: the part of ``seconds`` spent in self-play.
+        rng: the run's ``numpy`` generator state (``bit_generator.state``); as read, whatever the file holds
+            (None if nothing), for the trainer to try.
+        curve: the learning curve.
+        best_params: the gating's best network, if any (written only: a resumed run gates afresh).
+    """
+
+    game: Any
+    config: TrainConfig
+    net: NetConfig
+    params: dict[str, np.ndarray]
+    optimizer: dict[str, np.ndarray]
+    replay: Samples
+    iteration: int = 0
+    seconds: float = 0.0
+    games: int = 0
+    positions: int = 0
+    selfplay_seconds: float = 0.0
+    rng: Any = None
+    curve: list[CurvePoint] = field(default_factory=list)
+    best_params: dict[str, np.ndarray] | None = None
+
+    def run_info(self) -> dict[str, Any]:
+        """Return the settings and counters a saved model records in its metadata (and the state too)."""
+        return {
+            "training": self.config.to_dict(),
+            "iteration": self.iteration,
+            "seconds": round(self.seconds, 3),
+            "games": self.games,
+            "positions": self.positions,
+        }
+
+
+def training_state_path(model_path: str) -> str:
+    """Return where the training state of the model at ``model_path`` is kept (``X.npz`` -> ``X.train.npz``)."""
+    root, ext = os.path.splitext(os.fspath(model_path))
+    return f"{root}.train{ext or '.npz'}"
+
+
+def model_path(state_path: str) -> str:
+    """Return the model beside a training state (``X.train.npz`` -> ``X.npz``), the inverse of the above."""
+    return state_path[: -len(".train.npz")] + ".npz"
+
+
+def _state_path(path: str | os.PathLike[str]) -> str:
+    """The training-state file of ``path``: itself if it is one, else the state beside the model it names."""
+    state_path = os.fspath(path)
+    if not state_path.endswith(".train.npz"):
+        state_path = training_state_path(state_path)
+    return state_path
+
+
+def save_training_state(path: str | os.PathLike[str], state: TrainingState) -> None:
+    """Write ``state`` to ``path`` atomically (the previous file is kept whole if the write fails).
+
+    Raises:
+        OSError: if the file cannot be written.
+    """
+    arrays: dict[str, np.ndarray] = {f"model.{k}": v for k, v in state.params.items()}
+    arrays.update({f"adam.{k}": v for k, v in state.optimizer.items()})
+    if state.best_params is not None:
+        arrays.update({f"best.{k}": v for k, v in state.best_params.items()})
+    # Planes hold multiples of 1/4 in [0, 1] (0/1 pieces, Dots' sides drawn / 4): stored exactly as
+    # uint8 quarters, a quarter of the bytes, which keeps the per-iteration save short.
+    quarters = np.rint(state.replay.planes * 4).astype(np.uint8)
+    arrays.update({"replay.planes": quarters, "replay.policies": state.replay.policies})
+    arrays["replay.values"] = state.replay.values
+    meta = {
+        "game": game_spec(state.game),
+        "net": state.net.to_dict(),
+        **state.run_info(),
+        "selfplay_seconds": round(state.selfplay_seconds, 3),
+        "rng": state.rng,
+        "curve": [asdict(p) for p in state.curve],
+    }
+    save_npz(path, arrays, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta=meta)
+
+
+def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
+    """Read and check a training state (``MODEL.train.npz``, or the model path beside it).
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        SavedFileError: naming the file, if it is not a valid training state.
+    """
+    state_path = _state_path(path)
+    found: dict[str, Any] = {}
+
+    def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
+        game = game_from_spec(meta.get("game"))
+        config = TrainConfig.from_dict(meta.get("training"))
+        encoder = encoder_for(game)
+        net = config.net_config(encoder)
+        if meta.get("net") != net.to_dict():
+            raise ValueError(f"network {meta.get('net')} does not match the training settings {net.to_dict()}")
+        if replay_bytes(config.replay_window, encoder) > MAX_REPLAY_BYTES:
+            raise ValueError(
+                f"its replay window of {config.replay_window:,} positions would take more than "
+                f"{MAX_REPLAY_BYTES / 2**30:.0f} GiB"
+            )
+        found.update(game=game, config=config, net=net)
+        specs = {f"model.{k}": ArraySpec(s, np.float32, finite=True) for k, s in net.param_shapes().items()}
+        for name, shape in net.param_shapes().items():
+            if name.endswith(("running_mean", "running_var")):
+                continue
+            specs[f"adam.exp_avg.{name}"] = ArraySpec(shape, np.float32, finite=True)
+            specs[f"adam.exp_avg_sq.{name}"] = ArraySpec(shape, np.float32, finite=True)
+            specs[f"adam.step.{name}"] = ArraySpec((), np.float32, finite=True)
+        window = config.replay_window
+        specs["replay.planes"] = ArraySpec((None, *encoder.shape), np.uint8, max_size=window * math.prod(encoder.shape))
+        specs["replay.policies"] = ArraySpec(
+            (None, encoder.num_actions), np.float32, finite=True, max_size=window * encoder.num_actions
+        )
+        specs["replay.values"] = ArraySpec((None,), np.float32, finite=True, max_size=window)
+        return specs
+
+    loaded = load_npz(
+        state_path,
+        format=TRAIN_FORMAT,
+        versions={TRAIN_VERSION},
+        schema=schema,
+        allow_extra=True,
+        max_file_bytes=MAX_TRAIN_FILE_BYTES,
+        max_data_bytes=MAX_TRAIN_FILE_BYTES,
+    )
+    meta, arrays = loaded.meta, loaded.arrays
+    negative = [k for k, v in arrays.items() if k.startswith("adam.exp_avg_sq.") and np.any(v < 0)]
+    if negative:
+        raise SavedFileError(state_path, f"optimizer second moments must be >= 0, {negative[0]} is not")
+    try:
+        counters = {key: _meta_int(meta, key) for key in ("iteration", "games", "positions")}
+        seconds = {key: _meta_seconds(meta, key) for key in ("seconds", "selfplay_seconds")}
+        curve = [CurvePoint(**p) for p in meta.get("curve", [])]
+        _check_curve(curve)
+    except (TypeError, ValueError) as error:
+        raise SavedFileError(state_path, f"bad run record: {error}") from None
+    quarters, policies, values = (arrays[f"replay.{k}"] for k in ("planes", "policies", "values"))
+    if not len(quarters) == len(policies) == len(values) or quarters.max(initial=0) > 4:
+        raise SavedFileError(state_path, "the replay arrays have different lengths or planes above 1")
+    return TrainingState(
+        game=found["game"],
+        config=found["config"],
+        net=found["net"],
+        params={k[len("model.") :]: v for k, v in arrays.items() if k.startswith("model.")},
+        optimizer={k[len("adam.") :]: v for k, v in arrays.items() if k.startswith("adam.")},
+        replay=Samples(quarters.astype(np.float32) / 4, policies, values),
+        **counters,
+        **seconds,
+        rng=meta.get("rng"),
+        curve=curve,
+    )
+
+
+def read_curve(path: str | os.PathLike[str]) -> list[CurvePoint]:
+    """Return the learning curve kept in a training state (``MODEL.train.npz`` or the model beside it).
+
+    Only the file's header is read, not its replay window.
+
+    Raises:
+        SavedFileError: naming the file, if it is not a training state or its curve is malformed.
+    """
+    state_path = _state_path(path)
+    loaded = load_npz(
+        state_path, format=TRAIN_FORMAT, versions={TRAIN_VERSION}, schema={}, max_file_bytes=MAX_TRAIN_FILE_BYTES
+    )
+    try:
+        curve = [CurvePoint(**p) for p in loaded.meta.get("curve", [])]
+        _check_curve(curve)
+    except (TypeError, ValueError) as error:
+        raise SavedFileError(state_path, f"bad run record: {error}") from None
+    return curve
+
+
+def _meta_int(meta: dict[str, Any], key: str) -> int:
+    value = meta.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+        raise ValueError(f"training state {key} must be an integer in [0, {MAX_SEED}], got {value!r}")
+    return value
+
+
+def _meta_seconds(meta: dict[str, Any], key: str) -> float:
+    value = meta.get(key, 0.0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1e9:
+        raise ValueError(f"training state {key} must be a number of seconds in [0, 1e9], got {value!r}")
+    return float(value)
+
+
+def _check_curve(curve: list[CurvePoint]) -> None:
+    """Refuse a learning curve whose entries are not numbers of the right kind (a hand-edited file)."""
+    for point in curve:
+        for name in ("iteration", "games", "positions"):
+            if isinstance(getattr(point, name), bool) or not isinstance(getattr(point, name), int):
+                raise ValueError(f"curve {name} must be an integer, got {getattr(point, name)!r}")
+        for name in ("seconds", "policy_loss", "value_loss"):
+            value = getattr(point, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"curve {name} must be a number, got {value!r}")
+        if not isinstance(point.scores, dict):
+            raise ValueError(f"curve scores must be an object, got {point.scores!r}")

@@ -1,0 +1,170 @@
+"""The self-play worker pool: an iteration's games in this process, in local processes, or as Ray tasks.
+
+:func:`selfplay_tasks` splits an iteration's games into one task per worker; :func:`selfplay_worker` plays one
+task (the network's weights travel as numpy arrays, and each worker runs it on one thread); :class:`SelfPlayPool`
+runs the tasks where the run asked for them. PyTorch is imported inside the functions that need it (as Ray is
+inside the pool that uses it), so importing this module needs numpy only.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from typing import Any
+
+import numpy as np
+
+from agents.alphazero.agent import NetworkEvaluator, game_from_spec, game_spec
+from agents.alphazero.network import NetConfig, NumpyNet
+from agents.alphazero.selfplay import GameSummary, Samples, SelfPlayConfig, play_games
+from gym_boardgames.utils import require_extra
+
+#: Seconds to wait for a Ray cluster's port before giving up (ray.init itself retries for minutes).
+RAY_CONNECT_TIMEOUT = 5.0
+
+
+class TorchForward:
+    """``forward(planes) -> (logits, values)`` of a PyTorch model in inference mode, as numpy arrays."""
+
+    def __init__(self, model: Any) -> None:
+        import torch
+
+        self._torch = torch
+        self.model = model.eval()
+
+    def forward(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Run the model on ``(B, C, H, W)`` planes."""
+        with self._torch.inference_mode():
+            logits, values = self.model(self._torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)))
+        return logits.numpy(), values.numpy()
+
+
+def make_forward(inference: str, net: NetConfig, params: dict[str, np.ndarray]) -> Any:
+    """Return the network of ``params`` run by PyTorch or numpy (``inference``), in inference mode."""
+    if inference == "numpy":
+        return NumpyNet(net, params)
+    from agents.alphazero.torch_model import PolicyValueNet, load_params
+
+    model = PolicyValueNet(net)
+    load_params(model, params)
+    return TorchForward(model)
+
+
+def selfplay_worker(task: dict[str, Any]) -> tuple[Samples, list[GameSummary]]:
+    """Play a share of an iteration's games in a worker process (or a Ray actor) and return the samples.
+
+    Args:
+        task: ``game`` (a :func:`game_spec`), ``net`` (a :class:`NetConfig` dict), ``params`` (numpy arrays
+            by name), ``selfplay`` (a :class:`SelfPlayConfig` dict), ``games`` and ``seed``.
+    """
+    import torch
+
+    torch.set_num_threads(1)  # one core per worker: the workers themselves are the parallelism
+    game = game_from_spec(task["game"])
+    evaluator = NetworkEvaluator(game, make_forward(task["inference"], NetConfig(**task["net"]), task["params"]))
+    rng = np.random.default_rng(task["seed"])
+    return play_games(game, evaluator.encoder, evaluator, task["games"], SelfPlayConfig(**task["selfplay"]), rng)
+
+
+def selfplay_tasks(
+    game: Any,
+    net: NetConfig,
+    params: dict[str, np.ndarray],
+    selfplay: SelfPlayConfig,
+    inference: str,
+    games: int,
+    seeds: list[int],
+) -> list[dict[str, Any]]:
+    """Split ``games`` self-play games into one :func:`selfplay_worker` task per seed (one per worker).
+
+    The shares differ by at most one game; a worker with no game gets no task.
+    """
+    workers = len(seeds)
+    tasks = []
+    for w, seed in enumerate(seeds):
+        share = games // workers + (w < games % workers)
+        if share > 0:
+            tasks.append(
+                {
+                    "game": game_spec(game),
+                    "net": net.to_dict(),
+                    "params": params,
+                    "selfplay": selfplay.to_dict(),
+                    "inference": inference,
+                    "games": share,
+                    "seed": int(seed),
+                }
+            )
+    return tasks
+
+
+def _init_worker() -> None:
+    os.environ["OMP_NUM_THREADS"] = "1"
+
+
+def check_ray_reachable(address: str, timeout: float = RAY_CONNECT_TIMEOUT) -> None:
+    """Check that something listens at a Ray address (``host:port`` or ``ray://host:port``) before ``ray.init``.
+
+    ``"auto"`` and ``"local"`` are left to Ray. ``ray.init`` on an address where nothing listens keeps
+    retrying for minutes; this fails in ``timeout`` seconds instead.
+
+    Raises:
+        ConnectionError: naming the address, if it cannot be reached or has no port.
+    """
+    if address in ("auto", "local"):
+        return
+    import socket
+
+    rest = address.split("://", 1)[-1]
+    host, sep, port = rest.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConnectionError(f"cannot reach the Ray cluster at {address!r}: give HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout):
+            pass
+    except OSError as error:
+        raise ConnectionError(f"cannot reach the Ray cluster at {address}: {error.strerror or error}") from None
+
+
+class SelfPlayPool:
+    """Runs self-play in this process, in local worker processes, or as Ray tasks on a cluster.
+
+    Args:
+        workers: processes (or Ray tasks) per iteration; 1 plays in this process.
+        ray_address: a Ray cluster address (``"auto"``, ``"ray://host:10001"``) to run the workers as Ray
+            tasks instead of local processes; None for local.
+        force_processes: use a worker process even for ``workers=1`` (to time the pool itself).
+    """
+
+    def __init__(self, workers: int, ray_address: str | None = None, force_processes: bool = False) -> None:
+        self.workers = workers
+        #: True when self-play runs in this process.
+        self.local = ray_address is None and workers == 1 and not force_processes
+        self._pool: Any = None
+        self._ray: Any = None
+        if ray_address is not None:
+            require_extra("rllib", "ray", needed_for="--ray-address")
+            check_ray_reachable(ray_address)
+            import ray
+
+            ray.init(address=ray_address, ignore_reinit_error=True, log_to_driver=False)
+            self._ray = ray
+            self._remote = ray.remote(num_cpus=1)(selfplay_worker)
+        elif not self.local:
+            # spawn, not fork: forking a process that has started PyTorch's thread pools can deadlock.
+            self._pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker)
+
+    def run(self, tasks: list[dict[str, Any]]) -> list[tuple[Samples, list[GameSummary]]]:
+        """Run the tasks (one per worker) and return their results in order."""
+        if self._ray is not None:
+            return self._ray.get([self._remote.remote(task) for task in tasks])
+        if self._pool is not None:
+            return self._pool.map(selfplay_worker, tasks)
+        return [selfplay_worker(task) for task in tasks]
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool.join()
+            self._pool = None

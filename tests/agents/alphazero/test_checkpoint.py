@@ -1,0 +1,149 @@
+"""agents.alphazero.checkpoint: a training state is written, read back and checked, and old files still resume.
+
+``data/tictactoe_v1.train.npz`` is a one-iteration tic-tac-toe run written by the code before the training module
+was split (``TrainConfig(iterations=2, games_per_iteration=2, channels=4, blocks=1, value_hidden=8, eval_games=0,
+replay_window=64, selfplay=SelfPlayConfig(n_simulations=2, parallel_games=2), seed=3)``): format version 1 as
+shipped, kept so that a change of the file's layout shows here.
+"""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.alphazero.checkpoint import (
+    TRAIN_FORMAT,
+    TRAIN_VERSION,
+    CurvePoint,
+    model_path,
+    read_curve,
+    read_training_state,
+    save_training_state,
+    training_state_path,
+)
+from agents.persistence import SavedFileError, save_npz
+
+OLD_STATE = Path(__file__).with_name("data") / "tictactoe_v1.train.npz"
+
+
+def contents(path):
+    """The header (parsed) and the arrays of an ``.npz`` file."""
+    with np.load(path, allow_pickle=False) as data:
+        header = json.loads(str(data["__header__"]))
+        return header, {k: data[k] for k in data.files if k != "__header__"}
+
+
+def rewrite(path, arrays=None, meta=None, drop=()):
+    """Rewrite a training state with some arrays or metadata replaced (as a hostile edit would)."""
+    header, kept = contents(path)
+    kept.update(arrays or {})
+    for name in drop:
+        del kept[name]
+    save_npz(path, kept, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta={**header["meta"], **(meta or {})})
+
+
+def test_the_state_sits_beside_its_model_and_back():
+    assert training_state_path("runs/c4.npz") == "runs/c4.train.npz"
+    assert training_state_path("runs/c4") == "runs/c4.train.npz"
+    assert model_path("runs/c4.train.npz") == "runs/c4.npz"
+
+
+def test_reading_a_state_and_writing_it_again_gives_the_same_file(tmp_path):
+    state = tmp_path / "run.train.npz"
+    shutil.copy(OLD_STATE, state)
+    saved = read_training_state(tmp_path / "run.npz")  # the model's path finds the state beside it
+    assert (saved.iteration, saved.games, saved.positions) == (1, 2, 16)
+    assert len(saved.replay.values) == 16 and saved.replay.planes.dtype == np.float32
+    assert set(np.unique(saved.replay.planes * 4)) <= {0.0, 1.0, 2.0, 3.0, 4.0}
+    assert saved.curve == [CurvePoint(**point) for point in contents(OLD_STATE)[0]["meta"]["curve"]]
+    save_training_state(tmp_path / "again.train.npz", saved)
+    (old_header, old_arrays), (header, arrays) = contents(OLD_STATE), contents(tmp_path / "again.train.npz")
+    assert header == old_header
+    assert list(arrays) == list(old_arrays)  # the same members, in the same order
+    for name, value in old_arrays.items():
+        assert arrays[name].dtype == value.dtype and np.array_equal(arrays[name], value), name
+
+
+def test_a_state_written_before_the_split_resumes_and_is_saved_unchanged(tmp_path):
+    pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to train")
+    from agents.alphazero.training import Trainer
+
+    shutil.copy(OLD_STATE, tmp_path / "run.train.npz")
+    trainer = Trainer.resume(tmp_path / "run.train.npz")
+    assert trainer.out == str(tmp_path / "run.npz") and trainer.iteration == 1 and trainer.replay.size == 16
+    trainer.save()  # nothing has changed since the resume: the optimizer, window, counters and RNG round-trip
+    (old_header, old_arrays), (header, arrays) = contents(OLD_STATE), contents(tmp_path / "run.train.npz")
+    assert header == old_header and list(arrays) == list(old_arrays)
+    assert all(np.array_equal(arrays[name], value) for name, value in old_arrays.items())
+    from agents.alphazero import AlphaZeroAgent
+
+    model = AlphaZeroAgent.load(tmp_path / "run.npz")
+    assert all(np.array_equal(model.params[name], old_arrays[f"model.{name}"]) for name in model.params)
+
+
+def test_the_learning_curve_is_read_from_the_header_alone(tmp_path):
+    state = tmp_path / "run.train.npz"
+    shutil.copy(OLD_STATE, state)
+    rewrite(state, drop=["replay.values"])  # a state without its window still has its curve
+    assert read_curve(tmp_path / "run.npz") == read_training_state(OLD_STATE).curve
+    with pytest.raises(SavedFileError, match="replay.values"):
+        read_training_state(state)
+
+
+@pytest.mark.parametrize(
+    ("arrays", "meta", "message"),
+    [
+        ({"replay.values": "nan"}, None, "NaN"),
+        ({"second": -1.0}, None, "second moments must be >= 0"),
+        ({"replay.values": "short"}, None, "different lengths"),
+        ({"replay.planes": 5}, None, "planes above 1"),
+        (None, {"seconds": "soon"}, "seconds must be a number"),
+        (None, {"curve": [{"iteration": "x"}]}, "bad run record"),
+        (None, {"iteration": 10**30}, "iteration must be an integer"),
+        (None, {"net": {"channels": 5}}, "does not match the training settings"),
+    ],
+)
+def test_bad_training_states_are_refused_naming_the_file(tmp_path, arrays, meta, message):
+    state = tmp_path / "run.train.npz"
+    shutil.copy(OLD_STATE, state)
+    _, kept = contents(state)
+    edits = {}
+    for name, edit in (arrays or {}).items():
+        if name == "second":
+            name = next(k for k in kept if k.startswith("adam.exp_avg_sq."))
+        value = kept[name].copy()
+        if edit == "short":
+            value = value[:-1]
+        elif edit == "nan":
+            value[0] = np.nan
+        else:
+            value.flat[0] = edit
+        edits[name] = value
+    rewrite(state, edits, meta)
+    with pytest.raises(SavedFileError, match=message) as info:
+        read_training_state(state)
+    assert str(info.value).startswith(str(state))
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"value_hidden": 16}, "does not match the training settings"),
+        ({"replay_window": 90_000_000}, "would take more than 4 GiB"),
+        ({"workers": 10**6}, "workers must be an integer"),
+        ({"epsilon": 0.1}, "unknown training settings"),
+    ],
+)
+def test_settings_that_do_not_fit_the_network_or_the_memory_are_refused(tmp_path, settings, message):
+    state = tmp_path / "run.train.npz"
+    shutil.copy(OLD_STATE, state)
+    rewrite(state, meta={"training": {**contents(state)[0]["meta"]["training"], **settings}})
+    with pytest.raises(SavedFileError, match=message):
+        read_training_state(state)
+
+
+def test_a_missing_state_is_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        read_training_state(tmp_path / "none.npz")

@@ -1,0 +1,36 @@
+"""agents.alphazero.replay: the window keeps the most recent samples, oldest first, in the memory it announces."""
+
+import numpy as np
+
+from agents.alphazero.encoding import encoder_for
+from agents.alphazero.replay import MAX_REPLAY_BYTES, ReplayWindow, replay_bytes
+from agents.alphazero.selfplay import Samples
+from gym_boardgames.rules import ConnectN, TicTacToe
+
+
+def numbered(encoder, first, n):
+    """``n`` samples whose value is their number, from ``first`` on (planes and policies follow it)."""
+    ids = np.arange(first, first + n, dtype=np.float32)
+    planes = np.broadcast_to(ids[:, None, None, None], (n, *encoder.shape)).astype(np.float32)
+    policies = np.broadcast_to(ids[:, None], (n, encoder.num_actions)).astype(np.float32)
+    return Samples(planes, policies, ids)
+
+
+def test_the_window_keeps_the_most_recent_samples_oldest_first():
+    encoder = encoder_for(TicTacToe())
+    window = ReplayWindow(5, encoder)
+    window.add(numbered(encoder, 0, 3))
+    assert window.size == 3 and window.ordered().values.tolist() == [0, 1, 2]
+    window.add(numbered(encoder, 3, 4))  # wraps around: 0 and 1 are overwritten
+    kept = window.ordered()
+    assert window.size == 5 and kept.values.tolist() == [2, 3, 4, 5, 6]
+    assert (kept.planes[:, 0, 0, 0] == kept.values).all() and (kept.policies[:, 0] == kept.values).all()
+    window.add(numbered(encoder, 7, 12))  # more than the window at once: only the newest 5 stay
+    assert window.ordered().values.tolist() == [14, 15, 16, 17, 18]
+
+
+def test_the_windows_memory_is_what_replay_bytes_says():
+    encoder = encoder_for(ConnectN(5, 5, 4, gravity=False))
+    window = ReplayWindow(7, encoder)
+    assert window.planes.nbytes + window.policies.nbytes + window.values.nbytes == replay_bytes(7, encoder)
+    assert replay_bytes(MAX_REPLAY_BYTES // replay_bytes(1, encoder), encoder) <= MAX_REPLAY_BYTES
