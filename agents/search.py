@@ -57,7 +57,6 @@ import numpy as np
 
 from agents import gumbel
 from agents.evaluators import Evaluator, evaluate_state, legal_row
-from agents.evaluators import uniform_priors as uniform_priors  # tests/agents/test_alphazero.py still imports it here
 from gym_boardgames.rules.common import value_for
 
 # Payoffs are in [-1, 1] (+1 win, -1 loss, 0 draw), so +1 is a win nothing can beat and -1 a loss nothing

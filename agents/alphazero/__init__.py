@@ -5,6 +5,11 @@
 * :mod:`agents.alphazero.agent`: :class:`AlphaZeroAgent` (the network as the evaluator of the shared search
   core, :mod:`agents.search`), saved models and :func:`load_pretrained`;
 * :mod:`agents.alphazero.selfplay`: batched self-play, one network call per simulation step for all games;
+* :mod:`agents.alphazero.config`: the training settings (:class:`~agents.alphazero.config.TrainConfig`) and
+  their bounds;
+* :mod:`agents.alphazero.workers`: the self-play worker pool, local processes or Ray tasks;
+* :mod:`agents.alphazero.replay`: the replay window of recent positions;
+* :mod:`agents.alphazero.checkpoint`: the training state file (``MODEL.train.npz``) and the learning curve;
 * :mod:`agents.alphazero.training`: the training loop (PyTorch, the ``alphazero`` extra).
 
 Playing a saved or shipped model needs numpy only; training needs PyTorch.

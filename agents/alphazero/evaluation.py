@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from agents.grading import ExactValues
-from agents.grading import optimal_move_rate as optimal_move_rate  # agents/alphazero/training.py imports it here
 from gym_boardgames.opponents import reset_hook
 
 

@@ -52,11 +52,6 @@ from agents.alphazero.selfplay import GameSummary, Samples, play_games
 from agents.alphazero.workers import SelfPlayPool, make_forward, selfplay_tasks
 from gym_boardgames.utils import require_extra
 
-# isort: split
-# Not used here: importable from this module only until tests/scripts/test_plot_training_curves.py (another
-# change's file) imports them from their home, agents.alphazero.checkpoint. Then delete these two lines.
-from agents.alphazero.checkpoint import TRAIN_FORMAT, TRAIN_VERSION, read_curve  # noqa: F401
-
 #: Iterations between log lines when a run has no evaluations.
 LOG_EVERY = 10
 

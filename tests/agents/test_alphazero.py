@@ -144,8 +144,9 @@ def test_numpy_forward_pass_equals_pytorch_to_1e_5(game):
 @pytest.mark.slow
 def test_loss_falls_on_a_fixed_batch():
     pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to train")
+    from agents.alphazero.config import TrainConfig
     from agents.alphazero.selfplay import SelfPlayConfig
-    from agents.alphazero.training import TrainConfig, Trainer
+    from agents.alphazero.training import Trainer
 
     game = TicTacToe()
     trainer = Trainer(game, TrainConfig(channels=16, blocks=1, selfplay=SelfPlayConfig()), os.devnull)
@@ -256,9 +257,11 @@ def test_network_evaluator_refuses_another_game():
 @pytest.mark.slow
 def test_a_short_tictactoe_training_makes_the_raw_network_optimal_in_90_percent_of_positions(tmp_path):
     pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to train")
-    from agents.alphazero.evaluation import ExactValues, greedy_moves, optimal_move_rate
+    from agents.alphazero.config import TrainConfig
+    from agents.alphazero.evaluation import greedy_moves
     from agents.alphazero.selfplay import SelfPlayConfig
-    from agents.alphazero.training import TrainConfig, Trainer
+    from agents.alphazero.training import Trainer
+    from agents.grading import ExactValues, optimal_move_rate
 
     game = TicTacToe()
     config = TrainConfig(
@@ -312,7 +315,7 @@ def test_shipped_models_play_without_pytorch():
 
 class _ZeroEvaluator:
     def evaluate(self, game, states):
-        from agents.search import uniform_priors
+        from agents.evaluators import uniform_priors
 
         return uniform_priors(game, states), np.zeros(len(states))
 

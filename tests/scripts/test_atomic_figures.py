@@ -43,7 +43,7 @@ def blackjack_errors(path):
 
 
 def alphazero_curve(path):
-    from agents.alphazero.training import CurvePoint
+    from agents.alphazero.checkpoint import CurvePoint
 
     module = load_script("train_alphazero")
     module.plot_curve([CurvePoint(1, 10.0, 4, 30, 2.2, 0.9, 0.6, {"random": 1.0})], str(path), "AlphaZero")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.alphazero.training import TRAIN_FORMAT, TRAIN_VERSION, CurvePoint, read_curve
+from agents.alphazero.checkpoint import TRAIN_FORMAT, TRAIN_VERSION, CurvePoint, read_curve
 from agents.persistence import save_npz
 
 ROOT = Path(__file__).resolve().parents[2]

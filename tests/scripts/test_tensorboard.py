@@ -96,7 +96,7 @@ class FakeTrainer:
 
 
 def test_alphazero_logs_losses_every_iteration_and_connect_four_grades_at_evaluations(tmp_path):
-    from agents.alphazero.training import CurvePoint
+    from agents.alphazero.checkpoint import CurvePoint
 
     module = load_script("train_alphazero")
     trainer = FakeTrainer()
