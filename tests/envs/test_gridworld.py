@@ -279,60 +279,6 @@ def test_check_env_passes_without_warnings_in_every_render_mode(render_mode, kwa
     env.close()
 
 
-def random_policy_overlay(env):
-    from agents.dp import greedy_policy, policy_evaluation, uniform_policy
-
-    P = env.unwrapped.P
-    V = policy_evaluation(P, uniform_policy(P))
-    return V, greedy_policy(P, V, split_ties=True)
-
-
-def test_rgb_array_frame_shows_the_agent_and_the_overlay_changes_it():
-    env = gym.make("GridWorld-v0", render_mode="rgb_array")
-    env.reset(seed=0, options={"start_state": 5})
-    plain = env.render()
-    assert plain.dtype == np.uint8 and plain.ndim == 3 and plain.shape[2] == 3
-    env.step(RIGHT)
-    moved = env.render()
-    assert not np.array_equal(plain, moved)  # the agent moved
-
-    V, policy = random_policy_overlay(env)
-    env.unwrapped.set_overlay(values=V)
-    heat = env.render()
-    env.unwrapped.set_overlay(values=V, policy=policy)
-    arrows = env.render()
-    assert heat.shape == plain.shape
-    assert not np.array_equal(moved, heat) and not np.array_equal(heat, arrows)
-    env.unwrapped.set_overlay()
-    assert np.array_equal(env.render(), moved)
-
-
-def test_render_gridworld_draws_the_same_overlay_in_any_render_mode():
-    from gym_boardgames.envs.gridworld import render_gridworld
-
-    shown = gym.make("GridWorld-v0", render_mode="rgb_array")
-    hidden = gym.make("GridWorld-v0")  # no render mode at all
-    for env in (shown, hidden):
-        env.reset(seed=0, options={"start_state": 9})
-    V, policy = random_policy_overlay(shown)
-    shown.unwrapped.set_overlay(values=V, policy=policy)
-    frame = render_gridworld(hidden, values=V, policy=policy)
-    assert np.array_equal(frame, shown.render())
-    assert hidden.unwrapped.overlay == (None, None)  # drawing did not leave an overlay behind
-    # The heat map runs from viridis' dark purple (the lowest value, -22) to its yellow (the highest, 0).
-    from gym_boardgames.render.gridworld_view import GridWorldView
-
-    view = hidden.unwrapped.make_view()
-    assert isinstance(view, GridWorldView)
-
-    def corner(s):
-        rect = view.cell_rect(s)
-        return tuple(frame[rect.top + 4, rect.left + 4])
-
-    assert corner(3) == corner(12) == (68, 1, 84)
-    assert corner(0) == corner(15) == (253, 231, 37)
-
-
 def test_overlay_rejects_arrays_of_the_wrong_shape_or_content():
     base = GridWorldEnv()
     with pytest.raises(ValueError, match="values must have shape"):

@@ -1,8 +1,9 @@
-"""Human-mode rendering keeps the frame rate on a real display and does not wait on SDL's dummy driver."""
+"""The pygame canvas: human frames keep the frame rate only on a real display; fonts survive pygame.quit()."""
 
 import time
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
@@ -56,3 +57,17 @@ def test_a_real_display_keeps_the_frame_rate(dummy_display, monkeypatch):
     canvas.show()
     canvas.close()
     assert ticks == [7, 7]
+
+
+# ---- fonts ------------------------------------------------------------------------------------
+
+
+def test_rendering_survives_another_library_calling_pygame_quit():
+    pygame = pytest.importorskip("pygame")
+    env = gym.make("TicTacToe-v0", opponent=None, render_mode="rgb_array")
+    env.reset(seed=0)
+    before = env.render()
+    pygame.quit()  # what Gymnasium's toy_text envs do in close(); it invalidates loaded fonts
+    env.step(4)
+    after = env.render()
+    assert after.shape == before.shape and not np.array_equal(before, after)
