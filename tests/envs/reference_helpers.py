@@ -1,6 +1,6 @@
 """What every reference cross-check asserts about one reset/step output of a two-player board env.
 
-``test_reference_connectn.py`` (ConnectN, Connect Four and tic-tac-toe) and ``test_reference_dots.py`` each
+``test_connectn.py`` (ConnectN, Connect Four and tic-tac-toe) and ``test_dots.py`` each
 keep a small ``assert_env_agrees`` that calls :func:`assert_contract_agrees` with their reference's
 position and then checks the game's own state fields. With pytest's importlib import mode a sibling module
 is not importable by name, so each of them puts this directory on ``sys.path`` first.

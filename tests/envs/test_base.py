@@ -1,4 +1,4 @@
-"""The two-player contract (docs/design.md), bullet by bullet, for every board game and a few board shapes.
+"""TwoPlayerEnv (envs/base.py) keeps the two-player contract (docs/design.md) for every board game and shape.
 
 tests/envs/test_contract.py pins the same bullets down with hand-written tic-tac-toe positions; here
 each test finds its positions through the rules object, so it runs unchanged on every game.
