@@ -6,9 +6,6 @@ file in the same folder and a rename), and the play window's ``--screenshot`` th
 
 import importlib.util
 import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -89,63 +86,6 @@ def test_each_figure_is_written_whole_in_the_format_of_its_name(draw, tmp_path):
     target.write_bytes(OLD)
     draw(target)
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert os.listdir(tmp_path) == ["figure.png"]
-
-
-KILLED_SAVE = """
-import sys, time
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-import gym_boardgames.utils as utils
-from gym_boardgames.cli import save_figure
-
-stage = sys.argv[2]
-if stage == "rendering":
-    def slow_savefig(self, fname, **kwargs):
-        fname.write(b"\\x89PNG half a figure")
-        print("saving", flush=True)
-        time.sleep(600)
-    Figure.savefig = slow_savefig
-else:  # killed after the temporary file is written, before the rename
-    def slow_replace(src, dst):
-        print("saving", flush=True)
-        time.sleep(600)
-    utils.os.replace = slow_replace
-fig, ax = plt.subplots()
-ax.plot([0, 1], [1, 0])
-save_figure(fig, sys.argv[1], dpi=50)
-"""
-
-
-@pytest.mark.slow  # a subprocess that imports matplotlib
-@pytest.mark.parametrize("stage", ["rendering", "writing"])
-def test_a_save_killed_midway_leaves_the_earlier_figure_and_no_temporary_file(stage, tmp_path):
-    pytest.importorskip("matplotlib")
-    target = tmp_path / "figure.png"
-    target.write_bytes(OLD)
-    child = subprocess.Popen(
-        [sys.executable, "-c", KILLED_SAVE, str(target), stage], stdout=subprocess.PIPE, text=True, cwd=ROOT
-    )
-    try:
-        assert child.stdout.readline().strip() == "saving"
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(timeout=60)
-    assert target.read_bytes() == OLD
-    # kill -9 skips every clean-up: the writer's temporary file may stay until the next save removes it.
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from gym_boardgames.cli import save_figure
-
-    fig, _ = plt.subplots()
-    save_figure(fig, target, dpi=50)
-    plt.close(fig)
-    assert target.read_bytes()[:4] == b"\x89PNG"
     assert os.listdir(tmp_path) == ["figure.png"]
 
 

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("tensorboard", reason="the tensorboard extra is not installed")
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
-from gym_boardgames.cli import TENSORBOARD_MISSING, TensorBoardLog, check_tensorboard  # noqa: E402
+from gym_boardgames.cli import TENSORBOARD_MISSING, TensorBoardLog  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -168,21 +168,6 @@ def test_sb3_gets_the_folder_as_its_tensorboard_log(tmp_path):
 
 
 # ---- without the extra -------------------------------------------------------------------------
-
-
-@pytest.fixture
-def no_tensorboard(monkeypatch):
-    """Make every ``import tensorboard...`` fail, as it does where the package is not installed."""
-    for name in [name for name in sys.modules if name == "tensorboard" or name.startswith("tensorboard.")]:
-        monkeypatch.setitem(sys.modules, name, None)
-    monkeypatch.setitem(sys.modules, "tensorboard", None)
-
-
-def test_check_names_the_extra_when_the_package_is_missing(no_tensorboard, tmp_path):
-    with pytest.raises(ValueError) as info:
-        check_tensorboard(tmp_path / "tb")
-    assert str(info.value) == TENSORBOARD_MISSING
-    check_tensorboard(None)  # no --tensorboard: nothing to check
 
 
 BLOCKED = """
