@@ -53,20 +53,6 @@ def test_the_module_never_imports_the_agents_package_or_pygame():
     assert out.strip() == "[]"
 
 
-def test_agent_names_come_from_the_provider_agents_registers_as_an_entry_point():
-    from importlib.metadata import entry_points
-
-    from agents.provider import make_opponent
-    from gym_boardgames.opponents import PROVIDER_GROUP, opponent_provider
-
-    registered = {point.value for point in entry_points(group=PROVIDER_GROUP)}
-    assert "agents.provider:make_opponent" in registered, (
-        "the entry point of pyproject.toml is not installed: run pip install -e . after editing pyproject.toml"
-    )
-    assert opponent_provider() is make_opponent
-    assert "alphabeta[:DEPTH]" in make_opponent.names and "exact" in make_opponent.names
-
-
 def test_finding_the_provider_imports_agents_only_when_a_name_is_used():
     code = (
         "import sys, gym_boardgames.opponents as o\n"
