@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import warnings
@@ -340,3 +341,33 @@ def test_missing_pettingzoo_names_the_extra() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "pip install -e '.[pettingzoo]'" in result.stdout
+
+
+# ---- unknown agent names -------------------------------------------------------------------------
+# The PettingZoo adapter names the valid agents when a method gets another agent name.
+#
+# From the reliability issue: ``observe("player_9")`` said ``tuple.index(x): x not in tuple``, and
+# ``observation_space`` / ``action_space`` raised a bare ``KeyError``.
+
+
+METHODS = ("observe", "observation_space", "action_space")
+MESSAGE = r"^unknown agent {name}: the agents are 'player_0', 'player_1'$"
+
+
+@pytest.mark.parametrize("make", [gp.raw_env, gp.env], ids=["raw_env", "env"])
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("name", ["player_9", "player_0 ", 0, None, ["player_0"]], ids=repr)
+def test_an_unknown_agent_name_is_refused_naming_the_agents(make, method, name):
+    aec = make("TicTacToe")
+    aec.reset(seed=0)
+    with pytest.raises(ValueError, match=MESSAGE.format(name=re.escape(repr(name)))):
+        getattr(aec, method)(name)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_the_agents_names_still_work(method):
+    aec = gp.env("ConnectFour")
+    aec.reset(seed=0)
+    for agent in ("player_0", "player_1"):
+        assert getattr(aec, method)(agent) is not None
+    assert aec.observe("player_0")["action_mask"].any() and not aec.observe("player_1")["action_mask"].any()
