@@ -1,7 +1,9 @@
 """agents.factory.make_agent: every agent name the scripts and the envs' ``opponent`` take."""
 
+import gymnasium as gym
 import pytest
 
+import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.dots import Always4Never3Bot, EndgameBot, FirstAvailableBot
 from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
 from agents.mcts import MCTSAgent
@@ -43,3 +45,35 @@ def test_errors_name_the_valid_forms():
         make_agent("exact")
     with pytest.raises(ValueError, match="must be a positive integer"):
         make_agent("endgame:x", game=DotsAndBoxes(1, 1))
+
+
+# ---- bounds on the counts in names ---------------------------------------------------------------
+# From the reliability issue: ``opponent="mcts:99999999999999999999"`` hung the first ``step()``.
+
+
+HUGE = "99999999999999999999"
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (f"mcts:{HUGE}", r"the simulations must be a positive integer and <= 10000000, got '9+'"),
+        ("mcts:10000001", r"the simulations must be a positive integer and <= 10000000"),
+        ("alphabeta:401", r"the depth must be a positive integer and <= 400"),
+        (f"alphabeta:{HUGE}", r"the depth must be a positive integer and <= 400"),
+        ("alphazero:1000001", r"the simulations must be an integer >= 0 and <= 1000000"),
+    ],
+)
+def test_agent_names_refuse_counts_past_their_bounds_naming_the_range(spec, message):
+    with pytest.raises(ValueError, match=rf"bad agent '{spec}': {message}"):
+        make_agent(spec)
+
+
+def test_agent_names_at_their_bounds_are_built():
+    assert make_agent("mcts:10000000").n_simulations == 10**7
+    assert make_agent("alphabeta:400").depth == 400
+
+
+def test_an_env_refuses_a_huge_mcts_opponent_when_made_not_at_its_first_step():
+    with pytest.raises(ValueError, match=r"bad opponent 'mcts:9+'.*<= 10000000"):
+        gym.make("TicTacToe-v0", opponent=f"mcts:{HUGE}")

@@ -477,3 +477,17 @@ def test_acting_on_a_terminal_state_raises():
 def test_bad_hook_outputs_raise_value_error(hooks, message):
     with pytest.raises(ValueError, match=message):
         MCTSAgent(n_simulations=20, seed=0, **hooks).act(TTT, TTT.initial_state())
+
+
+# ---- the simulation budget's bound ---------------------------------------------------------------
+# From the reliability issue: ``opponent="mcts:99999999999999999999"`` hung the first ``step()``.
+
+
+HUGE = "99999999999999999999"
+
+
+def test_mcts_agent_takes_at_most_ten_million_simulations():
+    assert MCTSAgent(n_simulations=10**7).n_simulations == 10**7  # the bound itself is allowed
+    for too_many in (10**7 + 1, int(HUGE)):
+        with pytest.raises(ValueError, match=r"n_simulations must be an integer >= 1 and <= 10000000"):
+            MCTSAgent(n_simulations=too_many)

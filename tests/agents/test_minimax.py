@@ -6,6 +6,7 @@ import pytest
 
 import gym_boardgames  # noqa: F401
 from agents import minimax
+from agents.factory import make_agent
 from agents.minimax import (
     MAX_SEARCH_PLIES,
     AlphaBetaAgent,
@@ -252,3 +253,41 @@ def test_the_estimate_refuses_connect_four_and_huge_boards_at_once(work_budget, 
 def test_progress_does_not_change_the_answer(capsys):
     assert solve(TicTacToe(), progress=True) == (0.0, 5478)
     assert solve(DotsAndBoxes(1, 2), progress=True) == solve(DotsAndBoxes(1, 2))
+
+
+# ---- exact alpha-beta against the game's length --------------------------------------------------
+# From the reliability issue: exact alpha-beta on a 64x64 board failed only at its first move.
+
+
+#: A board whose game can last 64 * 64 = 4096 plies, ten times what alpha-beta's search can go.
+LONG_BOARD = {"rows": 64, "cols": 64, "n": 4, "gravity": True}
+
+
+def test_longest_game_counts_cells_or_edges():
+    from agents.minimax import longest_game  # imported here: it is new, and the other tests need not wait for it
+
+    assert longest_game(TicTacToe()) == 9
+    assert longest_game(ConnectN(**LONG_BOARD)) == 4096
+    assert longest_game(DotsAndBoxes(2, 3)) == DotsAndBoxes(2, 3).num_edges == 17
+    assert longest_game(object()) is None
+
+
+def test_alphabeta_check_refuses_exact_search_of_a_game_longer_than_its_limit():
+    board = ConnectN(**LONG_BOARD)
+    with pytest.raises(ValueError, match=r"exact alpha-beta could search 4096 plies deep on ConnectN.*SEARCH_PLIES"):
+        AlphaBetaAgent().check(board)
+    AlphaBetaAgent(depth=4).check(board)  # a depth limit fits
+    AlphaBetaAgent().check(TicTacToe())  # a short game fits
+    AlphaBetaAgent().check(object())  # a game of unknown length is not refused
+
+
+def test_make_agent_with_the_game_refuses_exact_alphabeta_on_a_long_board():
+    with pytest.raises(ValueError, match=r"MAX_SEARCH_PLIES=400: give a depth of at most 400 \(alphabeta:DEPTH\)"):
+        make_agent("alphabeta", game=ConnectN(**LONG_BOARD))
+    assert make_agent("alphabeta:3", game=ConnectN(**LONG_BOARD)).depth == 3
+    assert make_agent("alphabeta").depth is None  # without the game nothing can be checked
+
+
+def test_an_env_refuses_exact_alphabeta_on_a_long_board_when_made():
+    with pytest.raises(ValueError, match=r"bad opponent 'alphabeta'.*MAX_SEARCH_PLIES"):
+        gym.make("ConnectN-v0", opponent="alphabeta", **LONG_BOARD)

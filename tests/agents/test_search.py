@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
+import gym_boardgames  # noqa: F401  (registers the ids)
 from agents._rng import uniform_stream
 from agents.evaluators import CallbackEvaluator, uniform_priors
+from agents.mcts import MCTSAgent
 from agents.search import SearchTree, expand_roots, search_batch
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
@@ -153,3 +155,61 @@ def test_search_policy_drops_moves_proven_lost_and_is_exact_at_a_proven_root():
     lost = [s.action for s in early.root_statistics() if s.proven == -1.0]
     assert not exact and lost and all(policy[a] == 0 for a in lost)
     assert policy.sum() == pytest.approx(1.0)
+
+
+# ---- a proven root stops the search --------------------------------------------------------------
+# A proven root ends the search: work is counted in evaluator calls and simulations, never in seconds.
+
+
+def play(game, *actions):
+    state = game.initial_state()
+    for action in actions:
+        state = game.apply(state, action)
+    return state
+
+
+class CountingValue:
+    """A leaf value function that counts its calls: one call per simulation that reaches a new leaf."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, game, state) -> float:
+        self.calls += 1
+        return 0.0
+
+
+def test_a_root_with_a_win_in_one_stops_the_search_at_once():
+    game = TicTacToe()
+    state = play(game, 0, 3, 1, 4)  # X to move: 2 completes the top row
+    value = CountingValue()
+    agent = MCTSAgent(n_simulations=10**6, seed=0, value=value)
+    tree = agent.search(game, state)
+    legal = len(game.legal_actions(state))
+    assert tree.root.proven is not None and tree.root.proven[game.current_player(state)] == 1.0
+    assert agent.last_simulations <= legal and tree.root.n <= legal
+    assert value.calls < legal  # at most the other moves' leaves were valued before the win was found
+    assert tree.best_action() == 2
+
+
+def test_a_root_proven_lost_stops_long_before_the_budget():
+    game = TicTacToe()
+    state = play(game, 0, 1, 4, 8, 3)  # X threatens 6 (column) and 5 (row): O to move has lost
+    value = CountingValue()
+    agent = MCTSAgent(n_simulations=10**6, seed=0, value=value)
+    tree = agent.search(game, state)
+    assert tree.root.proven is not None and tree.root.proven[game.current_player(state)] == -1.0
+    # Four O moves, each refuted by one of at most three X replies: a few dozen simulations, not 10^6.
+    assert agent.last_simulations < 100 and tree.root.n == agent.last_simulations
+    assert value.calls <= agent.last_simulations
+
+
+def test_a_kept_proven_root_runs_no_simulation_at_the_next_move():
+    game = TicTacToe()
+    state = play(game, 0, 3, 1, 4)
+    value = CountingValue()
+    agent = MCTSAgent(n_simulations=10**6, seed=0, value=value, reuse_tree=True)
+    agent.search(game, state)
+    calls = value.calls
+    agent.search(game, state)
+    assert agent.last_simulations == 0 and value.calls == calls
