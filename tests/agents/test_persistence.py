@@ -1,15 +1,23 @@
-"""Saved agents: .npz and JSON with a format header, atomic writes, and loud, specific load errors."""
+"""agents.persistence: .npz and JSON with a format header, atomic writes, specific load errors, hostile files."""
 
 import io
 import json
 import os
+import stat
 import zipfile
 
 import numpy as np
+import numpy.lib.format as npy_format
 import pytest
 
 from agents import persistence
+from agents.dots import LayeredValueAgent, LayerTable
+from agents.factory import make_agent
 from agents.persistence import ArraySpec, SavedFileError, load_json, load_npz, save_json, save_npz
+from agents.td import FORMAT as TD_FORMAT
+from agents.td import VERSION as TD_VERSION
+from agents.td import TDAgent
+from gym_boardgames.rules import ConnectN, TicTacToe
 
 FORMAT = "gym_boardgames.test"
 SCHEMA = {"table": ArraySpec((2, None), np.float64), "counts": ArraySpec((3,), np.int32)}
@@ -214,3 +222,446 @@ def test_bad_json_files_raise_value_errors_naming_file_and_problem(tmp_path, con
     with pytest.raises(SavedFileError, match=pattern) as info:
         load_json(path, format=FORMAT, versions={1}, required={"q": list, "steps": int})
     assert str(info.value).startswith(str(path) + ": ")
+
+
+# ---- files that hang or take gigabytes -----------------------------------------------------------
+# agents.persistence: saved files that hang or take gigabytes are refused at once, as SavedFileError naming the file.
+#
+# Every hostile file here is small; the loaders must see through it from the file's kind, its size, the
+# header's sizes and the arrays' ``.npy`` headers, before building a board or allocating an array.
+
+
+def td_meta(config, cls="ConnectN"):
+    return {"game": {"class": cls, "config": config, "repr": f"{cls}{config}", "n_keys": 19683}}
+
+
+def npy_bytes(shape, dtype=np.float64, data=b""):
+    """The bytes of a .npy file whose header claims ``shape`` and ``dtype``, followed by ``data``."""
+    out = io.BytesIO()
+    header = {"descr": npy_format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False, "shape": shape}
+    npy_format.write_array_header_1_0(out, header)
+    return out.getvalue() + data
+
+
+def header_npy(meta, format_name=FORMAT, version=1):
+    out = io.BytesIO()
+    np.save(out, np.array(json.dumps({"format": format_name, "version": version, "meta": meta})))
+    return out.getvalue()
+
+
+def write_zip(path, members):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def only_the_header_is_read(monkeypatch):
+    """Make reading any array but the ``__header__`` string fail the test."""
+    real = npy_format.read_array
+
+    def spy(fp, *args, **kwargs):
+        if getattr(fp, "name", None) != "__header__.npy":
+            pytest.fail(f"array data was read from {getattr(fp, 'name', fp)}")
+        return real(fp, *args, **kwargs)
+
+    monkeypatch.setattr(npy_format, "read_array", spy)
+
+
+#: Work a refusal may take, counted, not timed. Refusals run a few thousand Python lines (100,000 covers numpy's
+#: re-tokenizing of a damaged .npy header, about 50,000) and hold at most the read buffer of a file at the size
+#: cap (MAX_FILE_BYTES, 64 MiB). The files claim boards of a million rows or arrays of terabytes: building or
+#: allocating what they claim would run millions of lines or take gigabytes.
+REFUSAL_LINES = 100_000
+REFUSAL_BYTES = 2 * persistence.MAX_FILE_BYTES
+
+
+@pytest.fixture
+def refused(work_budget):
+    """``refused(call, path, pattern)``: assert ``call()`` raises SavedFileError naming ``path`` and matching
+    ``pattern``, within ``REFUSAL_LINES`` Python lines (or ``max_lines``) and ``REFUSAL_BYTES`` of allocation."""
+
+    def refused(call, path, pattern, max_lines=REFUSAL_LINES):
+        with work_budget.bounded(max_lines=max_lines, max_bytes=REFUSAL_BYTES):
+            with pytest.raises(SavedFileError, match=pattern) as info:
+                call()
+        assert str(info.value).startswith(os.fspath(path) + ": ")
+        return info.value
+
+    return refused
+
+
+def never_opened(monkeypatch):
+    """Make the loaders' ``open`` fail the test: a FIFO would block it, a device never ends."""
+
+    def spy(file, *args, **kwargs):
+        pytest.fail(f"{file} was opened")
+
+    monkeypatch.setattr(persistence, "open", spy, raising=False)  # a module global shadows the builtin
+
+
+# ---- TD files naming huge boards --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("side", [1000, 10**6])
+@pytest.mark.parametrize("game", [None, TicTacToe()])
+def test_td_file_naming_a_huge_connect_n_board_is_refused_at_once(tmp_path, side, game, refused):
+    path = tmp_path / "huge.npz"
+    save_npz(
+        path,
+        {"values": np.full((2, 9), 0.5)},
+        format=TD_FORMAT,
+        version=TD_VERSION,
+        meta=td_meta([side, side, 4, True]),
+    )
+    refused(lambda: TDAgent.load(path, game), path, r"game description .* is invalid: rows must be at most 64")
+
+
+def test_td_file_naming_a_board_too_big_for_a_table_is_refused_before_building_it(tmp_path, refused):
+    path = tmp_path / "big.npz"
+    save_npz(
+        path, {"values": np.full((2, 9), 0.5)}, format=TD_FORMAT, version=TD_VERSION, meta=td_meta([64, 64, 5, False])
+    )
+    # The 64x64 board is within the size limits: its geometry is built (about 280,000 lines), the table of 3**4096
+    # values is not.
+    refused(lambda: TDAgent.load(path), path, "4096 cells; a TD table covers at most 16", max_lines=1_000_000)
+
+
+@pytest.mark.parametrize(
+    ("config", "pattern"),
+    [
+        ([3, 3, 3], r"\[rows, cols, n, gravity\]"),
+        ([3, True, 3, False], "cols must be an integer"),
+        ([3, 3, 4, False], "n must be at most 3"),
+        ([3, 3, 3, 1], "gravity must be true or false"),
+        (["3", 3, 3, False], "rows must be an integer"),
+    ],
+)
+def test_td_file_with_a_malformed_board_is_refused(tmp_path, config, pattern, refused):
+    path = tmp_path / "bad.npz"
+    save_npz(path, {"values": np.full((2, 9), 0.5)}, format=TD_FORMAT, version=TD_VERSION, meta=td_meta(config))
+    refused(lambda: TDAgent.load(path), path, pattern)
+
+
+def test_td_table_shape_is_checked_from_its_header_before_the_data_is_read(tmp_path, monkeypatch, refused):
+    # A 4x4 board is allowed (3**16 keys), but the file's table header claims another shape: no data is read.
+    path = tmp_path / "shape.npz"
+    write_zip(
+        path,
+        {
+            "__header__.npy": header_npy(td_meta([4, 4, 4, False]), TD_FORMAT, TD_VERSION),
+            "values.npy": npy_bytes((2, 10**15), data=b"\x00" * 64),
+        },
+    )
+    only_the_header_is_read(monkeypatch)
+    refused(
+        lambda: TDAgent.load(path), path, r"array 'values' has shape \(2, 1000000000000000\), expected \(2, 43046721\)"
+    )
+
+
+def test_arena_style_td_spec_with_a_huge_board_fails_at_once(tmp_path, refused):
+    path = tmp_path / "huge.npz"
+    save_npz(
+        path,
+        {"values": np.full((2, 9), 0.5)},
+        format=TD_FORMAT,
+        version=TD_VERSION,
+        meta=td_meta([10**6, 10**6, 4, True]),
+    )
+    refused(lambda: make_agent(f"td:{path}"), path, "rows must be at most 64")
+
+
+def test_td_load_passes_the_size_limits_through(tmp_path, refused):
+    path = tmp_path / "td.npz"
+    TDAgent(TicTacToe()).save(path)
+    assert TDAgent.load(path).values.shape == (2, 3**9)
+    refused(lambda: TDAgent.load(path, max_file_bytes=100), path, r"more than the limit of 100 \(max_file_bytes\)")
+    refused(
+        lambda: TDAgent.load(path, max_data_bytes=1000), path, r"more than the limit of 1000 bytes \(max_data_bytes\)"
+    )
+
+
+# ---- .npz bombs ---------------------------------------------------------------------------------------
+
+
+def test_npz_whose_array_header_claims_a_petabyte_is_refused_without_allocating(tmp_path, refused):
+    path = tmp_path / "claim.npz"
+    write_zip(path, {"__header__.npy": header_npy({}), "table.npy": npy_bytes((2, 10**15), data=b"\x00" * 100)})
+    assert path.stat().st_size < 1000
+    schema = {"table": ArraySpec((2, None), np.float64)}
+    refused(
+        lambda: load_npz(path, format=FORMAT, versions={1}, schema=schema),
+        path,
+        r"claims shape \(2, 1000000000000000\)",
+    )
+
+
+def test_npz_arrays_beyond_the_data_budget_are_refused_before_decompressing(tmp_path, monkeypatch, refused):
+    path = tmp_path / "big.npz"
+    save_npz(path, {"table": np.zeros((2, 5000))}, format=FORMAT, version=1)
+    only_the_header_is_read(monkeypatch)
+    schema = {"table": ArraySpec((2, None), np.float64)}
+    refused(
+        lambda: load_npz(path, format=FORMAT, versions={1}, schema=schema, max_data_bytes=50_000),
+        path,
+        r"more than the limit of 50000 bytes \(max_data_bytes\)",
+    )
+
+
+def test_npz_array_over_max_size_is_refused_from_its_header(tmp_path, refused):
+    path = tmp_path / "long.npz"
+    save_npz(path, {"keys": np.arange(100, dtype=np.uint64)}, format=FORMAT, version=1)
+    schema = {"keys": ArraySpec((None,), np.uint64, max_size=99)}
+    refused(lambda: load_npz(path, format=FORMAT, versions={1}, schema=schema), path, "100 elements, more than the 99")
+
+
+def test_npz_with_a_huge_header_string_is_refused_from_its_dtype(tmp_path, refused):
+    path = tmp_path / "header.npz"
+    write_zip(path, {"__header__.npy": npy_bytes((), np.dtype("<U100000000"), data=b"\x00" * 100)})
+    refused(lambda: load_npz(path, format=FORMAT, versions={1}, schema={}), path, "header is longer than 1000000")
+
+
+def test_npz_with_too_many_members_is_refused_before_zipfile_reads_them(tmp_path, refused):
+    path = tmp_path / "many.npz"
+    write_zip(path, {f"a{i}.npy": b"" for i in range(persistence.MAX_MEMBERS + 1)})
+    refused(lambda: load_npz(path, format=FORMAT, versions={1}, schema={}), path, "zip entries, more than the 1024")
+
+
+def test_npz_object_array_header_is_refused(tmp_path, refused):
+    path = tmp_path / "object.npz"
+    write_zip(path, {"__header__.npy": header_npy({}), "table.npy": npy_bytes((2,), object, data=b"\x00" * 100)})
+    schema = {"table": ArraySpec((None,), np.float64)}
+    refused(lambda: load_npz(path, format=FORMAT, versions={1}, schema=schema), path, "dtype object")
+
+
+# ---- files that are not regular files, or too large -------------------------------------------------------
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_dev_zero_is_refused_without_reading_it(refused, monkeypatch):
+    never_opened(monkeypatch)
+    refused(lambda: TDAgent.load("/dev/zero"), "/dev/zero", r"not a regular file \(a character device\)")
+    refused(lambda: load_json("/dev/zero", format=FORMAT, versions={1}), "/dev/zero", "not a regular file")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifo_is_refused_without_opening_it(tmp_path, refused, monkeypatch):
+    never_opened(monkeypatch)
+    path = tmp_path / "pipe.npz"
+    os.mkfifo(path)
+    assert stat.S_ISFIFO(os.stat(path).st_mode)
+    refused(lambda: TDAgent.load(path), path, r"not a regular file \(a FIFO\)")
+    refused(lambda: load_json(path, format=FORMAT, versions={1}), path, r"not a regular file \(a FIFO\)")
+
+
+def test_file_over_the_size_cap_is_refused_from_its_size(tmp_path, refused):
+    path = tmp_path / "sparse.npz"
+    with open(path, "wb") as handle:
+        handle.truncate(persistence.MAX_FILE_BYTES + 1)  # sparse: nothing is written or read
+    refused(lambda: TDAgent.load(path), path, f"is {persistence.MAX_FILE_BYTES + 1} bytes, more than the limit")
+    refused(
+        lambda: load_json(path, format=FORMAT, versions={1}),
+        path,
+        f"more than the limit of {persistence.MAX_JSON_FILE_BYTES}",
+    )
+
+
+def test_limits_must_be_positive_integers(tmp_path):
+    path = tmp_path / "x.npz"
+    save_npz(path, {}, format=FORMAT, version=1)
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="max_file_bytes must be an integer >= 1"):
+            load_npz(path, format=FORMAT, versions={1}, schema={}, max_file_bytes=bad)
+        with pytest.raises(ValueError, match="max_data_bytes must be an integer >= 1"):
+            load_npz(path, format=FORMAT, versions={1}, schema={}, max_data_bytes=bad)
+
+
+# ---- strict JSON --------------------------------------------------------------------------------------------
+
+
+BAD_JSON = [
+    ("NaN", "NaN is not a JSON number"),
+    ("Infinity", "Infinity is not a JSON number"),
+    ("-Infinity", "-Infinity is not a JSON number"),
+    ("1e400", "overflows a float"),
+    ("9" * 5000, "an integer of 5000 digits"),
+]
+
+
+@pytest.mark.parametrize(("number", "pattern"), BAD_JSON)
+def test_json_loader_refuses_what_the_saver_refuses(tmp_path, number, pattern, refused):
+    path = tmp_path / "agent.json"
+    path.write_text(f'{{"format": "{FORMAT}", "version": 1, "data": {{"q": {number}}}}}')
+    refused(lambda: load_json(path, format=FORMAT, versions={1}), path, pattern)
+
+
+@pytest.mark.parametrize(("number", "pattern"), BAD_JSON)
+def test_npz_header_json_is_as_strict(tmp_path, number, pattern, refused):
+    path = tmp_path / "agent.npz"
+    text = f'{{"format": "{FORMAT}", "version": 1, "meta": {{"x": {number}}}}}'
+    np.savez(path, **{persistence.HEADER: np.array(text)})
+    refused(lambda: load_npz(path, format=FORMAT, versions={1}, schema={}), path, "the header holds JSON .*" + pattern)
+
+
+def test_deeply_nested_json_is_an_error_naming_the_file(tmp_path, refused):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    refused(lambda: load_json(path, format=FORMAT, versions={1}), path, "nested too deeply")
+    npz = tmp_path / "deep.npz"
+    np.savez(npz, **{persistence.HEADER: np.array("[" * 100_000 + "]" * 100_000)})
+    refused(lambda: load_npz(npz, format=FORMAT, versions={1}, schema={}), npz, "nested too deeply")
+
+
+def test_reasonable_json_numbers_still_load(tmp_path):
+    path = tmp_path / "agent.json"
+    data = {"seed": 2**64, "x": -1.5e300, "small": 5e-324, "n": -12}
+    save_json(path, data, format=FORMAT, version=1)
+    assert load_json(path, format=FORMAT, versions={1}).data == data
+
+
+def test_error_messages_stay_short_for_huge_values(tmp_path, refused):
+    path = tmp_path / "agent.json"
+    path.write_text(json.dumps({"format": "x" * 1_000_000, "version": 1, "data": {}}))
+    error = refused(lambda: load_json(path, format=FORMAT, versions={1}), path, "holds format 'xxx")
+    assert len(str(error)) < 300
+
+
+# ---- the API the AlphaZero weights will use -------------------------------------------------------------------
+
+
+def weights():
+    rng = np.random.default_rng(0)
+    return {
+        "w1": rng.standard_normal((9, 32)).astype(np.float32),
+        "b1": np.zeros(32, np.float32),
+        "w2": rng.standard_normal((32, 10)).astype(np.float32),
+    }
+
+
+def weight_schema(version, meta):
+    hidden = meta.get("hidden")
+    if isinstance(hidden, bool) or not isinstance(hidden, int) or not 1 <= hidden <= 4096:
+        raise ValueError(f"'hidden' must be an integer in 1..4096, got {hidden!r}")
+    spec = {"w1": (9, hidden), "b1": (hidden,), "w2": (hidden, 10)}
+    return {name: ArraySpec(shape, np.float32, finite=True) for name, shape in spec.items()}
+
+
+def test_float32_weights_round_trip_with_a_schema_from_the_config(tmp_path):
+    path = tmp_path / "net.npz"
+    save_npz(path, weights(), format=FORMAT, version=1, meta={"hidden": 32, "lr": 0.01})
+    loaded = load_npz(path, format=FORMAT, versions={1}, schema=weight_schema, allow_extra=False)
+    assert loaded.meta == {"hidden": 32, "lr": 0.01}
+    for name, array in weights().items():
+        assert loaded.arrays[name].dtype == np.float32
+        np.testing.assert_array_equal(loaded.arrays[name], array)
+
+
+def test_weights_of_another_architecture_are_refused(tmp_path, refused):
+    path = tmp_path / "net.npz"
+    save_npz(path, weights(), format=FORMAT, version=1, meta={"hidden": 64})
+    refused(
+        lambda: load_npz(path, format=FORMAT, versions={1}, schema=weight_schema),
+        path,
+        r"array 'w1' has shape \(9, 32\), expected \(9, 64\)",
+    )
+    save_npz(path, weights(), format=FORMAT, version=1, meta={"hidden": "many"})
+    refused(
+        lambda: load_npz(path, format=FORMAT, versions={1}, schema=weight_schema),
+        path,
+        "header is not usable: 'hidden'",
+    )
+    save_npz(path, {**weights(), "w3": np.zeros(3, np.float32)}, format=FORMAT, version=1, meta={"hidden": 32})
+    assert set(load_npz(path, format=FORMAT, versions={1}, schema=weight_schema).arrays) == {"w1", "b1", "w2"}
+    refused(
+        lambda: load_npz(path, format=FORMAT, versions={1}, schema=weight_schema, allow_extra=False),
+        path,
+        "arrays this format does not have: w3",
+    )
+
+
+def test_weights_must_be_float32_and_finite(tmp_path, refused):
+    path = tmp_path / "net.npz"
+    save_npz(path, {**weights(), "b1": np.zeros(32)}, format=FORMAT, version=1, meta={"hidden": 32})
+    refused(
+        lambda: load_npz(path, format=FORMAT, versions={1}, schema=weight_schema),
+        path,
+        "dtype float64, expected float32",
+    )
+    nan = weights()
+    nan["w2"][3, 4] = np.nan
+    save_npz(path, nan, format=FORMAT, version=1, meta={"hidden": 32})
+    refused(lambda: load_npz(path, format=FORMAT, versions={1}, schema=weight_schema), path, "'w2' has NaN or infinite")
+
+
+# ---- Dots and Boxes files -----------------------------------------------------------------------------------------
+
+
+def test_dots_table_with_a_huge_board_is_refused_at_once(tmp_path, refused):
+    path = tmp_path / "t.npz"
+    meta = {"rows": 10**50, "cols": 10**50, "last_k": 3}
+    save_npz(path, {"q": np.zeros(4, np.int8)}, format=LayerTable.FORMAT, version=1, meta=meta)
+    refused(lambda: LayerTable.load(path), path, "is not one solve_layers makes")
+
+
+def test_dots_table_shape_is_checked_from_its_header(tmp_path, monkeypatch, refused):
+    path = tmp_path / "t.npz"
+    meta = {"rows": 2, "cols": 2, "last_k": 3}
+    write_zip(
+        path,
+        {
+            "__header__.npy": header_npy(meta, LayerTable.FORMAT),
+            "q.npy": npy_bytes((10**12,), np.int8, data=b"\x00" * 100),
+        },
+    )
+    only_the_header_is_read(monkeypatch)
+    refused(lambda: LayerTable.load(path), path, r"'q' has shape \(1000000000000,\), expected \(4096,\)")
+
+
+def test_layered_q_file_with_too_many_entries_is_refused_from_the_header(tmp_path, monkeypatch, refused):
+    path = tmp_path / "q.npz"
+    meta = {"rows": 1, "cols": 1, "lr": 0.5, "explore": 0.1, "games_trained": 3}
+    save_npz(
+        path,
+        {"keys": np.arange(17, dtype=np.uint64), "values": np.zeros(17)},
+        format=LayeredValueAgent.FORMAT,
+        version=1,
+        meta=meta,
+    )
+    only_the_header_is_read(monkeypatch)
+    refused(lambda: LayeredValueAgent.load(path), path, "17 elements, more than the 16 accepted")
+
+
+def test_layered_q_entry_cap_is_documented_and_large_enough_for_the_study():
+    assert LayeredValueAgent.MAX_LOAD_ENTRIES >= 1_000_000
+
+
+def test_a_board_the_td_rules_accept_still_loads(tmp_path):
+    game = ConnectN(2, 3, 2, gravity=True)
+    path = tmp_path / "td.npz"
+    TDAgent(game).save(path)
+    loaded = TDAgent.load(path)
+    assert loaded.game == game and loaded.values.shape == (2, 3**6)
+
+
+def raw_npy(header_text, data=b"\x00" * 160):
+    """A .npy member with this literal header text (padded as numpy pads it)."""
+    text = header_text.encode("latin1")
+    text += b" " * (-(10 + len(text) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + data
+
+
+@pytest.mark.parametrize(
+    "header_text",
+    [
+        # Found by the fuzz: numpy re-tokenizes a header it cannot parse, and tokenize raises TokenError.
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 9), '''",
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (2, -9), }",
+        "{'descr': {'names': 3}, 'fortran_order': False, 'shape': (2, 9), }",
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 9.5), }",
+        "[1, 2]",
+    ],
+)
+def test_npz_with_a_damaged_array_header_is_refused(tmp_path, header_text, refused):
+    path = tmp_path / "damaged.npz"
+    write_zip(path, {"__header__.npy": header_npy({}), "table.npy": raw_npy(header_text)})
+    schema = {"table": ArraySpec((2, None), np.float64)}
+    refused(lambda: load_npz(path, format=FORMAT, versions={1}, schema=schema), path, "corrupt")
