@@ -1,6 +1,6 @@
 """Hypothesis properties of ConnectN-v0 and DotsAndBoxes-v0: no sequence of calls crashes an env or corrupts it.
 
-As ``test_properties.py`` does for TicTacToe-v0, hypothesis draws arbitrary sequences of resets and actions:
+As ``test_tictactoe.py`` does for TicTacToe-v0, hypothesis draws arbitrary sequences of resets and actions:
 legal moves, moves illegal in the position (a full column, an occupied cell, a drawn edge), raw in-space
 integers of every integer type, out-of-space integers and values of the wrong type. The only exceptions
 allowed are the documented ones, each for its documented reason, a rejected call changes nothing at all,
