@@ -3,7 +3,7 @@
 These are the rules of :mod:`gym_boardgames.rules.connect` and :mod:`gym_boardgames.rules.dots` with a
 batch axis, for :mod:`gym_boardgames.vector`. They read the same geometry the scalar rules read
 (:func:`~gym_boardgames.rules.connect.board_geometry` win lines, :func:`~gym_boardgames.rules.dots.dots_geometry`
-edge/box maps) and use the same action numbering; ``tests/rules/test_batch_rules.py`` replays random games
+edge/box maps) and use the same action numbering; ``tests/rules/test_batch.py`` replays random games
 through both and compares every position.
 
 Unlike the scalar rules' immutable states, a batch is mutated in place: a new set of arrays per move
