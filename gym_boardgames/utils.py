@@ -92,11 +92,21 @@ def emit_summary(summary: dict[str, Any], out: str | os.PathLike[str] | None, pr
     """Finish a script's report: its ``--out FILE`` and ``--json`` flags.
 
     Writes ``summary`` as one JSON line to ``out`` (atomically) if given, and prints that line as the last line
-    of stdout if ``print_json``.
+    of stdout if ``print_json``. If ``out`` cannot be written (a full disk, a folder gone), the line goes to
+    stdout instead, so the results are not lost, and the script ends with status 1 and one line naming the
+    file on stderr, never a traceback; the earlier file at ``out``, if any, is left whole.
     """
     line = json.dumps(summary)
     if out:
-        write_text_atomic(out, line + "\n")
+        try:
+            write_text_atomic(out, line + "\n")
+        except OSError as error:
+            print(line)
+            reason = error.strerror or str(error)
+            print(
+                f"error: cannot write --out {os.fspath(out)}: {reason} (the summary is printed above)", file=sys.stderr
+            )
+            raise SystemExit(1) from None
     if print_json:
         print(line)
 

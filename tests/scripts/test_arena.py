@@ -24,3 +24,33 @@ def test_round_robin_table():
 def test_unknown_agents_are_refused():
     result = run_arena("--agents", "random", "stockfish", check=False)
     assert result.returncode != 0 and "unknown agent 'stockfish'" in result.stderr
+
+
+def test_a_full_disk_at_out_ends_in_one_line_and_keeps_the_results(tmp_path, monkeypatch, capsys):
+    """The round robin's results are printed and the script exits 1 naming the file, not with a traceback."""
+    import errno
+    import importlib.util
+
+    import gym_boardgames.utils as utils
+
+    def full_disk(path, text):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(utils, "write_text_atomic", full_disk)
+    spec = importlib.util.spec_from_file_location("arena_script", SCRIPT)
+    arena = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(arena)
+    out = tmp_path / "results.json"
+    try:
+        arena.main(["--agents", "random", "alphabeta", "--games", "4", "--out", str(out)])
+    except SystemExit as stop:
+        assert stop.code == 1
+    else:
+        raise AssertionError("a full disk must end the script with status 1")
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out.splitlines()[-1])
+    assert sum(summary["results"]["random vs alphabeta"]["total"].values()) == 4
+    assert captured.err.strip().splitlines()[-1] == (
+        f"error: cannot write --out {out}: No space left on device (the summary is printed above)"
+    )
+    assert not out.exists()
