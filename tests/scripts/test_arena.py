@@ -6,6 +6,8 @@ import sys
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "arena.py"
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from script_helpers import load_script  # noqa: E402
 
 
 def run_arena(*args, check=True):
@@ -29,7 +31,6 @@ def test_unknown_agents_are_refused():
 def test_a_full_disk_at_out_ends_in_one_line_and_keeps_the_results(tmp_path, monkeypatch, capsys):
     """The round robin's results are printed and the script exits 1 naming the file, not with a traceback."""
     import errno
-    import importlib.util
 
     import gym_boardgames.utils as utils
 
@@ -37,9 +38,7 @@ def test_a_full_disk_at_out_ends_in_one_line_and_keeps_the_results(tmp_path, mon
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(utils, "write_text_atomic", full_disk)
-    spec = importlib.util.spec_from_file_location("arena_script", SCRIPT)
-    arena = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(arena)
+    arena = load_script("arena")
     out = tmp_path / "results.json"
     try:
         arena.main(["--agents", "random", "alphabeta", "--games", "4", "--out", str(out)])

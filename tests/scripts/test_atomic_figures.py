@@ -4,37 +4,28 @@ Every script's figure goes through ``gym_boardgames.cli.save_figure`` (rendered 
 file in the same folder and a rename), and the play window's ``--screenshot`` through the same atomic write.
 """
 
-import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from script_helpers import load_script  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD = b"the figure of an earlier run"
 
 
-def load_script(name):
-    environ = dict(os.environ)  # some scripts set BLAS thread counts at import: keep them out of this process
-    try:
-        spec = importlib.util.spec_from_file_location(f"atomic_{name}", ROOT / "scripts" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        os.environ.clear()
-        os.environ.update(environ)
-    return module
-
-
 def td_curve(path):
-    module = load_script("train_tictactoe_td")
+    module = load_script("train_tictactoe_td", "atomic")
     curve = [{"episodes": n, "win": 0.5, "draw": 0.2, "loss": 0.3, "optimal_share": 0.7, "met_optimal_share": 0.8}
              for n in (100, 200)]  # fmt: skip
     module.plot_curve(module.load_pyplot(), curve, str(path), "TD")
 
 
 def blackjack_errors(path):
-    module = load_script("train_blackjack_mc")
+    module = load_script("train_blackjack_mc", "atomic")
     curve = {"episodes": [100, 1000], "first_visit": [0.3, 0.1], "every_visit": [0.3, 0.1], "slope": -0.48}
     module.error_figure(module.pyplot(), curve, {"curve": [(100, -0.1), (200, -0.05)]}, -0.043, str(path))
 
@@ -42,16 +33,16 @@ def blackjack_errors(path):
 def alphazero_curve(path):
     from agents.alphazero.checkpoint import CurvePoint
 
-    module = load_script("train_alphazero")
+    module = load_script("train_alphazero", "atomic")
     module.plot_curve([CurvePoint(1, 10.0, 4, 30, 2.2, 0.9, 0.6, {"random": 1.0})], str(path), "AlphaZero")
 
 
 def training_curves(path):
-    load_script("plot_training_curves").plot({"A": {"outcome kept": [[1.0, 80.0], [2.0, 90.0]]}}, str(path))
+    load_script("plot_training_curves", "atomic").plot({"A": {"outcome kept": [[1.0, 80.0], [2.0, 90.0]]}}, str(path))
 
 
 def dots_study(path):
-    load_script("train_dots_boxes_q").write_png(str(path), {})
+    load_script("train_dots_boxes_q", "atomic").write_png(str(path), {})
 
 
 FIGURES = [td_curve, blackjack_errors, alphazero_curve, training_curves, dots_study]

@@ -7,12 +7,14 @@ script in scripts/ is in the list, and none builds its parser without ``gym_boar
 
 import argparse
 import importlib.util
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from script_helpers import load_script  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = (
@@ -38,18 +40,6 @@ SCRIPTS = (
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
 
-def load_script(name):
-    environ = dict(os.environ)  # bench_alphazero sets BLAS thread counts at import: keep them out of this process
-    try:
-        spec = importlib.util.spec_from_file_location(f"flags_{name}", ROOT / "scripts" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        os.environ.clear()
-        os.environ.update(environ)
-    return module
-
-
 class Captured(Exception):
     def __init__(self, parser):
         super().__init__()
@@ -62,7 +52,7 @@ def script_parser(name, monkeypatch):
     def capture(self, args=None, namespace=None):
         raise Captured(self)
 
-    module = load_script(name)
+    module = load_script(name, "flags")
     monkeypatch.setattr(argparse.ArgumentParser, "parse_args", capture)
     with pytest.raises(Captured) as info:
         module.main([])
@@ -204,7 +194,7 @@ def test_an_existing_output_is_refused_without_overwrite(name, argv, existing, f
     kept = tmp_path / existing
     kept.write_bytes(b"an earlier run's file")
     argv = [arg.replace("OUT", str(tmp_path)) for arg in argv]
-    module = load_script(name)
+    module = load_script(name, "flags")
     with pytest.raises(SystemExit) as info:
         module.parse_args(argv)
     assert info.value.code == 2
@@ -243,7 +233,7 @@ def test_the_refusal_comes_before_any_training(tmp_path):
 )
 def test_the_default_output_goes_to_the_next_free_number(name, argv, default, numbered, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    module = load_script(name)
+    module = load_script(name, "flags")
     args = module.parse_args(argv)
     assert args.out == default and args.out_note is None
     (tmp_path / default).write_bytes(b"first")

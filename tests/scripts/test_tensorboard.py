@@ -12,24 +12,14 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("tensorboard", reason="the tensorboard extra is not installed")
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from script_helpers import load_script  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
 from gym_boardgames.cli import TENSORBOARD_MISSING, TensorBoardLog  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HAS_TORCH = importlib.util.find_spec("torch") is not None
-
-
-def load_script(name):
-    environ = dict(os.environ)  # train_alphazero sets BLAS thread counts at import: keep them out of this process
-    try:
-        spec = importlib.util.spec_from_file_location(f"tensorboard_{name}", ROOT / "scripts" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        os.environ.clear()
-        os.environ.update(environ)
-    return module
 
 
 def read_scalars(logdir):
@@ -52,7 +42,7 @@ def test_the_log_writes_scalars_tensorboard_reads_back(tmp_path):
 
 
 def test_td_logs_its_learning_curve_by_episode(tmp_path):
-    module = load_script("train_tictactoe_td")
+    module = load_script("train_tictactoe_td", "tensorboard")
     logdir = tmp_path / "tb"
     module.main(
         ["--episodes", "300", "--curve-points", "3", "--curve-games", "4", "--eval-games", "2"]
@@ -73,7 +63,7 @@ def test_td_logs_its_learning_curve_by_episode(tmp_path):
 
 
 def test_blackjack_logs_the_prediction_errors_and_the_exploring_starts_curve(tmp_path):
-    module = load_script("train_blackjack_mc")
+    module = load_script("train_blackjack_mc", "tensorboard")
     logdir = tmp_path / "tb"
     summary = module.main(
         ["--episodes", "100", "200", "--curve-episodes", "--es-episodes", "300", "--es-every", "100", "--no-timing"]
@@ -98,7 +88,7 @@ class FakeTrainer:
 def test_alphazero_logs_losses_every_iteration_and_connect_four_grades_at_evaluations(tmp_path):
     from agents.alphazero.checkpoint import CurvePoint
 
-    module = load_script("train_alphazero")
+    module = load_script("train_alphazero", "tensorboard")
     trainer = FakeTrainer()
     with TensorBoardLog(tmp_path) as log:
         hook = module.tensorboard_logger(trainer, log)
@@ -157,7 +147,7 @@ def test_alphazero_training_run_logs_every_iteration_and_each_evaluation(game, t
 def test_sb3_gets_the_folder_as_its_tensorboard_log(tmp_path):
     for extra in ("torch", "stable_baselines3", "sb3_contrib"):
         pytest.importorskip(extra)
-    module = load_script("train_sb3")
+    module = load_script("train_sb3", "tensorboard")
     logdir = tmp_path / "tb"
     module.main(
         ["--timesteps", "100", "--n-envs", "2", "--eval-games", "2", "--alphabeta-games", "1", "--no-progress"]
