@@ -15,3 +15,12 @@ class ActionTypeError(TypeError, ValueError):
 
 class ResetNeeded(gymnasium.error.ResetNeeded, RuntimeError):
     """``step()`` was called before ``reset()`` or after the episode ended."""
+
+
+class BadFileError(ValueError):
+    """A file that cannot be used: the message names the file and what is wrong with it."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+        self.problem = problem
