@@ -19,6 +19,7 @@ from gymnasium.envs.toy_text.blackjack import is_natural, sum_hand, usable_ace
 
 from gym_boardgames.render.primitives import STATUS_HEIGHT, draw_status_bar
 from gym_boardgames.render.pygame_canvas import font, import_pygame
+from gym_boardgames.rules.blackjack import card_label
 
 pygame = import_pygame()
 
@@ -37,10 +38,6 @@ WIDTH = 480
 DEALER_TOP, PLAYER_TOP = 16, 176
 LABEL_HEIGHT = 36
 HEIGHT = PLAYER_TOP + LABEL_HEIGHT + CARD_H + MARGIN + STATUS_HEIGHT
-
-
-def _label(card: int) -> str:
-    return "A" if card == 1 else str(card)
 
 
 class BlackjackView:
@@ -72,7 +69,7 @@ class BlackjackView:
         if dealer:
             if over:
                 dealer_title = f"Dealer {sum_hand(dealer)}{'  bust' if sum_hand(dealer) > 21 else ''}"
-                labels: list[str | None] = [showing] + [_label(card) for card in dealer[1:]]
+                labels: list[str | None] = [showing] + [card_label(card) for card in dealer[1:]]
             else:
                 # Only the showing card is known: the rest stay face down (None) until the hand ends.
                 dealer_title = f"Dealer shows {showing}"
@@ -85,7 +82,7 @@ class BlackjackView:
                 note = " (usable ace)"
             else:
                 note = "  bust" if total > 21 else ""
-            self._hand(surface, f"Player {total}{note}", [_label(card) for card in player], PLAYER_TOP)
+            self._hand(surface, f"Player {total}{note}", [card_label(card) for card in player], PLAYER_TOP)
         draw_status_bar(surface, status, over=over)
 
     def _hand(self, surface: Any, title: str, labels: list[str | None], top: int) -> None:

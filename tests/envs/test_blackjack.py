@@ -1,9 +1,13 @@
-"""TabularBlackjack-v0: index layout, the exact model P against Gymnasium's dynamics and an independent solver."""
+"""TabularBlackjack-v0: the env around Gymnasium's game.
+
+Its transitions have the frequencies of the exact model P (:mod:`gym_boardgames.rules.blackjack`, tested in
+tests/rules/test_blackjack.py); it is an env of this package (``unwrapped.P``, one wrapper tower), starts in any
+state, draws the end of a hand (the dealer's cards face up, the result), refuses booleans as the board envs do,
+and reads the dealing game's generator through Gymnasium's public API only.
+"""
 
 import warnings
 from collections import Counter
-from fractions import Fraction
-from functools import cache
 
 import gymnasium as gym
 import numpy as np
@@ -11,14 +15,13 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from agents.dp import policy_evaluation, policy_iteration, value_iteration
-from gym_boardgames.envs.blackjack import (
+from gym_boardgames.envs.blackjack import TabularBlackjackEnv
+from gym_boardgames.errors import ActionTypeError
+from gym_boardgames.rules.blackjack import (
     HIT,
     N_STATES,
-    NATURAL_OFFSET,
     STICK,
     TERMINAL,
-    TabularBlackjackEnv,
     blackjack_model,
     decode,
     encode,
@@ -29,177 +32,6 @@ from gym_boardgames.envs.blackjack import (
 @pytest.fixture(scope="module")
 def model():
     return blackjack_model()
-
-
-@pytest.fixture(scope="module")
-def optimum(model):
-    P, _ = model
-    return value_iteration(P, gamma=1.0, theta=1e-12)
-
-
-# ---------------------------------------------------------------- an independent exact solution
-# A recursive expectimax over the infinite deck written from the game's description, not from the
-# module under test: hands are (sum counting aces as 1, holds an ace, number of cards), exact fractions.
-
-CARDS = [(card, Fraction(4 if card == 10 else 1, 13)) for card in range(1, 11)]
-
-
-def best_total(hard, has_ace):
-    return hard + 10 if has_ace and hard + 10 <= 21 else hard
-
-
-@cache
-def dealer_finals(hard, has_ace, n_cards):
-    """Dealer's {final total (0 = bust, 'nat' = two-card 21): probability}, hitting below 17."""
-    total = best_total(hard, has_ace)
-    if total > 21:
-        return {0: Fraction(1)}
-    if total >= 17:
-        return {"nat" if n_cards == 2 and total == 21 else total: Fraction(1)}
-    out = Counter()
-    for card, p in CARDS:
-        for final, q in dealer_finals(hard + card, has_ace or card == 1, n_cards + 1).items():
-            out[final] += p * q
-    return dict(out)
-
-
-def stick_value(hard, has_ace, n_cards, dealer):
-    player = best_total(hard, has_ace)
-    natural = n_cards == 2 and player == 21
-    value = Fraction(0)
-    for final, p in dealer_finals(dealer, dealer == 1, 1).items():
-        if natural:
-            value += p * (0 if final == "nat" else 1)
-        else:
-            dealer_total = 21 if final == "nat" else final
-            value += p * ((player > dealer_total) - (player < dealer_total))
-    return value
-
-
-@cache
-def expectimax(hard, has_ace, n_cards, dealer):
-    """(value of the better action, value of sticking, value of hitting) under optimal play afterwards."""
-    stick = stick_value(hard, has_ace, n_cards, dealer)
-    hit = Fraction(0)
-    for card, p in CARDS:
-        new_hard, new_ace = hard + card, has_ace or card == 1
-        hit += p * (-1 if best_total(new_hard, new_ace) > 21 else expectimax(new_hard, new_ace, n_cards + 1, dealer)[0])
-    return max(stick, hit), stick, hit
-
-
-def reference_for_state(state):
-    """expectimax() of a hand that Gymnasium observes as ``decode(state)``."""
-    total, dealer, soft = decode(state)
-    if is_natural_state(state):
-        return expectimax(11, True, 2, dealer)
-    if soft:
-        return expectimax(total - 10, True, 3, dealer)  # 3 cards: any soft total, never a natural
-    return expectimax(total, False, 3, dealer)
-
-
-def reference_deal_value():
-    value = Fraction(0)
-    for dealer, pd in CARDS:
-        for first, p1 in CARDS:
-            for second, p2 in CARDS:
-                value += pd * p1 * p2 * expectimax(first + second, 1 in (first, second), 2, dealer)[0]
-    return value
-
-
-# ---------------------------------------------------------------- index layout
-
-
-def test_encode_and_decode_round_trip_every_live_state():
-    for state in range(TERMINAL):
-        total, dealer, ace = decode(state)
-        assert encode(total, dealer, ace, natural=is_natural_state(state)) == state
-    assert len({decode(s) for s in range(TERMINAL)}) == TERMINAL - 10  # naturals share (21, d, 1)
-
-
-def test_the_natural_has_its_own_index_that_decodes_to_soft_21():
-    for dealer in range(1, 11):
-        natural, soft21 = encode(21, dealer, 1, natural=True), encode(21, dealer, 1)
-        assert natural == NATURAL_OFFSET + dealer - 1 != soft21
-        assert decode(natural) == decode(soft21) == (21, dealer, 1)
-        assert is_natural_state(natural) and not is_natural_state(soft21)
-
-
-def test_the_layout_is_the_documented_one():
-    assert (N_STATES, TERMINAL) == (291, 290)
-    assert encode(4, 1, 0) == 0 and encode(21, 10, 0) == 179
-    assert encode(12, 1, 1) == 180 and encode(21, 10, 1) == 279
-    assert encode(15, 7, 0) == (15 - 4) * 10 + 6
-
-
-@pytest.mark.parametrize(
-    ("observation", "natural"),
-    [
-        ((3, 5, 0), False),
-        ((22, 5, 0), False),
-        ((11, 5, 1), False),
-        ((15, 0, 0), False),
-        ((15, 11, 0), False),
-        ((20, 5, 1), True),
-        ((21, 5, 0), True),
-        ((15, 5, 2), False),
-    ],
-)
-def test_encode_rejects_observations_no_live_episode_shows(observation, natural):
-    with pytest.raises(ValueError):
-        encode(*observation, natural=natural)
-
-
-@pytest.mark.parametrize("state", [TERMINAL, -1, N_STATES, True, 1.0])
-def test_decode_rejects_the_terminal_state_and_non_indices(state):
-    with pytest.raises(ValueError):
-        decode(state)
-
-
-# ---------------------------------------------------------------- the model
-
-
-def test_every_row_of_P_sums_to_one_and_terminal_is_absorbing(model):
-    P, mu = model
-    assert sorted(P) == list(range(N_STATES))
-    for s in P:
-        assert sorted(P[s]) == [STICK, HIT]
-        for a in P[s]:
-            assert abs(sum(p for p, *_ in P[s][a]) - 1.0) < 1e-12
-            assert all(p > 0 for p, *_ in P[s][a])
-    assert P[TERMINAL] == {STICK: [(1.0, TERMINAL, 0.0, True)], HIT: [(1.0, TERMINAL, 0.0, True)]}
-    assert abs(mu.sum() - 1.0) < 1e-12 and mu[TERMINAL] == 0
-
-
-def test_every_ending_goes_to_the_terminal_state_and_nothing_else_terminates(model):
-    P, _ = model
-    for s in range(TERMINAL):
-        for a in (STICK, HIT):
-            for _, next_s, reward, terminated in P[s][a]:
-                assert terminated == (next_s == TERMINAL)
-                assert reward == 0.0 or terminated
-    assert all(next_s == TERMINAL for s in range(TERMINAL) for _, next_s, *_ in P[s][STICK])
-
-
-def test_the_deal_distribution_has_the_known_natural_and_hard_21_probabilities(model):
-    _, mu = model
-    naturals = mu[NATURAL_OFFSET:TERMINAL].sum()
-    assert naturals == pytest.approx(2 * (1 / 13) * (4 / 13), abs=1e-15)
-    assert mu[encode(21, 3, 0)] == 0 and mu[encode(21, 3, 1)] == 0  # hard 21, other soft 21: only by hitting
-    assert mu[encode(4, 3, 0)] == pytest.approx((1 / 13) ** 3, abs=1e-15)  # 2 + 2 against a 3
-
-
-def test_a_natural_sticking_wins_unless_the_dealer_has_one_too(model):
-    P, _ = model
-    ace, ten = encode(21, 1, 1, natural=True), encode(21, 10, 1, natural=True)
-    assert {(next_s, r): p for p, next_s, r, _ in P[ace][STICK]} == pytest.approx(
-        {(TERMINAL, 0.0): 4 / 13, (TERMINAL, 1.0): 9 / 13}
-    )
-    assert {(next_s, r): p for p, next_s, r, _ in P[ten][STICK]} == pytest.approx(
-        {(TERMINAL, 0.0): 1 / 13, (TERMINAL, 1.0): 12 / 13}
-    )
-    assert P[encode(21, 5, 1, natural=True)][STICK] == [(1.0, TERMINAL, 1.0, True)]
-    # Hitting a natural is hitting any soft 21.
-    assert P[ace][HIT] == P[encode(21, 1, 1)][HIT]
 
 
 # ---------------------------------------------------------------- the model agrees with Gymnasium's game
@@ -375,55 +207,149 @@ def test_rendering_draws_a_frame_and_ansi_is_a_line_of_text():
     assert "reward" in text_env.render()
 
 
-# ---------------------------------------------------------------- exact solutions
+# ---------------------------------------------------------------- an env of this package
 
 
-def test_value_iteration_and_policy_iteration_agree_on_blackjack(model, optimum):
-    P, _ = model
-    vi_policy, vi_values = optimum
-    pi_policy, pi_values = policy_iteration(P, gamma=1.0, theta=1e-12)
-    np.testing.assert_allclose(vi_values, pi_values, atol=1e-10)
-    np.testing.assert_array_equal(vi_policy, pi_policy)
+def test_unwrapped_is_this_packages_env_and_holds_the_model():
+    env = gym.make("TabularBlackjack-v0")
+    P, mu = blackjack_model()
+    assert isinstance(env.unwrapped, TabularBlackjackEnv)
+    assert env.unwrapped.P == P
+    np.testing.assert_array_equal(env.unwrapped.initial_state_distrib, mu)
+    assert env.get_wrapper_attr("P") == P  # what agents.dp and agents.mc look up still works
 
 
-def test_optimal_values_and_policy_match_an_independent_expectimax(optimum):
-    policy, values = optimum
-    for state in range(TERMINAL):
-        best, stick, hit = reference_for_state(state)
-        assert abs(values[state] - float(best)) < 1e-9, (decode(state), values[state], float(best))
-        if abs(stick - hit) > 1e-9:
-            assert policy[state].argmax() == (STICK if stick > hit else HIT), decode(state)
-    assert values[TERMINAL] == 0
+def test_the_repr_shows_each_wrapper_once():
+    env = gym.make("TabularBlackjack-v0")
+    assert str(env) == "<OrderEnforcing<PassiveEnvChecker<TabularBlackjackEnv<TabularBlackjack-v0>>>>"
 
 
-def test_the_optimal_expected_return_from_the_deal_matches_the_independent_solution(model, optimum):
-    _, mu = model
-    _, values = optimum
-    exact = reference_deal_value()
-    assert abs(mu @ values - float(exact)) < 1e-9
-    assert round(float(exact), 4) == -0.0431
+def test_the_cards_are_dealt_by_the_env_generator():
+    env = gym.make("TabularBlackjack-v0").unwrapped
+    env.reset(seed=5)
+    assert env.np_random is env.game.np_random and env.np_random_seed == 5
 
 
-def test_the_optimal_policy_is_the_one_in_sutton_and_barto_figure_5_2(optimum):
-    policy, _ = optimum
-    hits = {
-        (t, d, a)
-        for t in range(12, 22)
-        for d in range(1, 11)
-        for a in (0, 1)
-        if policy[encode(t, d, a)].argmax() == HIT
-    }
-    no_ace = {(t, d, 0) for t in range(12, 17) for d in (1, 7, 8, 9, 10)} | {(12, 2, 0), (12, 3, 0)}
-    ace = {(t, d, 1) for t in range(12, 18) for d in range(1, 11)} | {(18, 1, 1), (18, 9, 1), (18, 10, 1)}
-    assert hits == no_ace | ace
+def finish(env, state, action, dealer=None):
+    """Start in ``state``, optionally set the dealer's cards, play ``action`` to the end; return the reward."""
+    env.reset(seed=0, options={"start_state": state})
+    if dealer is not None:
+        env.unwrapped.game.dealer = list(dealer)
+    _, reward, terminated, _, _ = env.step(action)
+    assert terminated
+    return reward
 
 
-def test_the_stick_on_20_policy_is_evaluated_exactly(model):
-    P, mu = model
-    policy = np.zeros((N_STATES, 2))
-    for s in range(N_STATES):
-        policy[s, STICK if s == TERMINAL or decode(s)[0] >= 20 else HIT] = 1
-    values = policy_evaluation(P, policy, gamma=1.0, theta=1e-12)
-    # Sticking on 20 against a 10 is reference stick_value; hard 13 hits.
-    assert values[encode(20, 10, 0)] == pytest.approx(float(stick_value(20, False, 3, 10)), abs=1e-12)
-    assert mu @ values < -0.3  # a poor policy: much worse than the optimum's -0.043
+@pytest.mark.parametrize(
+    ("state", "action", "dealer", "reward", "text", "bar"),
+    [
+        (encode(20, 10, 0), STICK, (10, 9), 1.0, "dealer 19 [10, 9]: you win, reward +1", "You win (+1)"),
+        (encode(20, 10, 0), STICK, (10, 10), 0.0, "dealer 20 [10, 10]: you draw, reward 0", "Draw (0)"),
+        (encode(18, 10, 0), STICK, (10, 10), -1.0, "dealer 20 [10, 10]: you lose, reward -1", "You lose (-1)"),
+        (encode(21, 3, 0), HIT, None, -1.0, "busts, dealer", "Bust: you lose (-1)"),
+        (encode(21, 5, 1, natural=True), STICK, (5, 10, 10), 1.0, "(natural), dealer 25", "Natural: you win (+1)"),
+    ],
+)
+def test_the_end_of_a_hand_shows_the_dealers_cards_and_the_result(state, action, dealer, reward, text, bar):
+    env = gym.make("TabularBlackjack-v0", render_mode="ansi")
+    assert finish(env, state, action, dealer) == reward
+    assert text in env.render()
+    base = env.unwrapped
+    assert base.hand_over and base.result == reward and base.result_text() == bar
+    assert base.outcome() == {1.0: "win", 0.0: "draw", -1.0: "lose"}[reward]
+
+
+def test_human_mode_opens_a_window_headless_and_close_releases_it():
+    pygame = pytest.importorskip("pygame")
+    env = gym.make("TabularBlackjack-v0", render_mode="human")
+    env.unwrapped.metadata = {**env.unwrapped.metadata, "render_fps": 1000}  # keep the test fast
+    env.reset(seed=0)
+    assert env.unwrapped._canvas.window_open and pygame.display.get_init()
+    env.step(STICK)
+    env.close()
+    assert env.unwrapped._canvas is None and not pygame.display.get_init()
+    env.close()
+
+
+def board_message(action):
+    board = gym.make("TicTacToe-v0", opponent=None)
+    board.reset(seed=0)
+    with pytest.raises(ActionTypeError) as error:
+        board.step(action)
+    return str(error.value)
+
+
+@pytest.mark.parametrize("action", [True, False, np.True_, np.bool_(False), np.array(True)])
+@pytest.mark.parametrize(("env_id", "n"), [("TabularBlackjack-v0", 2), ("GridWorld-v0", 4)])
+def test_booleans_are_refused_with_the_board_envs_message(env_id, n, action):
+    expected = board_message(action).replace("0..8 (Discrete(9))", f"0..{n - 1} (Discrete({n}))")
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    with pytest.raises(ActionTypeError) as error:
+        env.step(action)
+    assert str(error.value).startswith(expected)
+    assert isinstance(error.value, TypeError) and isinstance(error.value, ValueError)
+
+
+@pytest.mark.parametrize("action", [0, 1, np.int64(1), np.uint8(0), np.array(1)])
+def test_integer_actions_of_any_integer_type_are_accepted(action):
+    env = gym.make("TabularBlackjack-v0")
+    env.reset(seed=0, options={"start_state": encode(12, 5, 0)})
+    state, *_ = env.step(action)
+    assert state == TERMINAL or 0 <= state < TERMINAL
+
+
+def test_unknown_constructor_arguments_and_render_modes_are_refused():
+    with pytest.raises(TypeError, match="colour"):
+        TabularBlackjackEnv(colour="red")
+    with pytest.raises(ValueError, match="render_mode must be None or one of"):
+        TabularBlackjackEnv(render_mode="rgb")
+
+
+# ---------------------------------------------------------------- only Gymnasium's public generator API
+# From the reliability issue: ``envs/blackjack.py`` read ``BlackjackEnv._np_random_seed``, a private attribute
+# a Gymnasium release may rename. Here the dealing game hides its private ``_np_random*`` attributes, as such
+# a release would, and the env must still seed, deal and report its seed (``np_random`` and
+# ``np_random_seed`` are public properties of ``gymnasium.Env`` since Gymnasium 1.0).
+
+
+class PublicOnly:
+    """A proxy of Gymnasium's ``BlackjackEnv`` that refuses every ``_np_random*`` name, and passes the rest on."""
+
+    def __init__(self, game) -> None:
+        object.__setattr__(self, "_game", game)
+
+    def __getattr__(self, name):
+        if name.startswith("_np_random"):
+            raise AttributeError(f"{name} is private to Gymnasium: use np_random / np_random_seed")
+        return getattr(self._game, name)
+
+    def __setattr__(self, name, value) -> None:
+        if name.startswith("_np_random"):
+            raise AttributeError(f"{name} is private to Gymnasium: use np_random / np_random_seed")
+        setattr(self._game, name, value)
+
+
+def public_only_env() -> TabularBlackjackEnv:
+    env = TabularBlackjackEnv()
+    env.game = PublicOnly(env.game)
+    return env
+
+
+def test_reset_with_a_seed_needs_only_the_public_generator_api():
+    env = public_only_env()
+    state, info = env.reset(seed=5)
+    assert env.np_random_seed == 5 and env.np_random is env.game.np_random
+    # Gymnasium's env checker reads env.unwrapped._np_random: it is the generator that deals.
+    assert env._np_random is env.game.np_random
+    reference_state, reference_info = TabularBlackjackEnv().reset(seed=5)  # the same deal as without the proxy
+    assert state == reference_state and info["raw_obs"] == reference_info["raw_obs"]
+    assert env.step(0)[0] == TERMINAL
+
+
+def test_setting_the_generator_needs_only_the_public_api():
+    env = public_only_env()
+    generator = np.random.default_rng(3)
+    env.np_random = generator
+    assert env.np_random is generator and env._np_random is generator
+    assert env.np_random_seed == -1  # Gymnasium's value for a generator set directly

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from gym_boardgames.envs.blackjack import STICK, encode
+from gym_boardgames.rules.blackjack import STICK, encode
 
 
 def count_colour(frame, colour):
