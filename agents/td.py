@@ -41,23 +41,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents._rng import SeedLike, make_rng, uniform_stream
-from agents.persistence import (
-    MAX_DATA_BYTES,
-    MAX_FILE_BYTES,
-    ArraySpec,
-    SavedFileError,
-    load_npz,
-    save_npz,
-    short_repr,
-)
-from gym_boardgames.rules.registry import game_from_config, game_to_config
-
-#: Format name and version of saved TD files (see :mod:`agents.persistence`).
-FORMAT = "gym_boardgames.td"
-VERSION = 1
-
-#: Largest table this module agrees to allocate (two seats of float64: about 0.8 GB at this size).
-MAX_KEYS = 50_000_000
+from agents.persistence import MAX_DATA_BYTES, MAX_FILE_BYTES
+from agents.td_file import load_tables, save_tables, table_size
+from gym_boardgames.checks import check_int, check_number
 
 # Cached positions per agent before the cache is dropped and rebuilt (bounds memory on big boards).
 _CACHE_LIMIT = 1_000_000
@@ -99,49 +85,6 @@ def _expand(game: Any, state: Any) -> _Children:
     return _Children(game.current_player(state), actions, tuple(game.key(s) for s in states), states, tuple(outcomes))
 
 
-def _table_cells_limit() -> int:
-    """The most cells a ConnectN board may have for its ``3**cells`` table to fit :data:`MAX_KEYS`."""
-    cells = 0
-    while 3 ** (cells + 1) <= MAX_KEYS:
-        cells += 1
-    return cells
-
-
-#: Most cells of a ConnectN board whose TD table fits :data:`MAX_KEYS` (16: ``3**16`` keys).
-MAX_TABLE_CELLS = _table_cells_limit()
-
-
-def _rebuild_game(description: dict[str, Any]) -> Any | None:
-    """Return the rules object a stored description names, or None for a class the registry does not know.
-
-    The description comes from a file: :func:`~gym_boardgames.rules.registry.game_from_config` checks every
-    size against the rules' documented limits before building anything, and a board beyond
-    :data:`MAX_TABLE_CELLS` is refused here before any table is allocated.
-
-    Raises:
-        ValueError: naming what is wrong with the description.
-    """
-    from gym_boardgames.rules import ConnectN
-
-    game = game_from_config(description)
-    if isinstance(game, ConnectN) and game.num_cells > MAX_TABLE_CELLS:
-        raise ValueError(
-            f"a {game.rows}x{game.cols} board has {game.num_cells} cells; a TD table covers at most "
-            f"{MAX_TABLE_CELLS} (3**cells keys, at most MAX_KEYS={MAX_KEYS})"
-        )
-    return game
-
-
-def _check_table_game(game: Any) -> int:
-    """Return ``game.num_keys`` after checking the game can have a value table."""
-    num_keys = getattr(game, "num_keys", None)
-    if not isinstance(num_keys, (int, np.integer)) or not callable(getattr(game, "key", None)):
-        raise ValueError(f"{game!r} has no integer num_keys and key(state): a TD value table cannot index it")
-    if not 0 < num_keys <= MAX_KEYS:
-        raise ValueError(f"{game!r} has {num_keys} keys; a TD table holds at most {MAX_KEYS} (memory)")
-    return int(num_keys)
-
-
 class TDAgent:
     """A greedy (or epsilon-greedy) player reading two afterstate value tables, one per seat.
 
@@ -171,14 +114,13 @@ class TDAgent:
         seed: SeedLike = None,
         training: dict[str, Any] | None = None,
     ) -> None:
-        num_keys = _check_table_game(game)
+        num_keys = table_size(game)
         if values is None:
             values = np.full((2, num_keys), 0.5)
         elif not isinstance(values, np.ndarray) or values.shape != (2, num_keys) or values.dtype != np.float64:
             shape, dtype = getattr(values, "shape", None), getattr(values, "dtype", type(values).__name__)
             raise ValueError(f"values must be a float64 array of shape (2, {num_keys}), got {dtype} {shape}")
-        if not 0.0 <= epsilon <= 1.0:
-            raise ValueError(f"epsilon must be in [0, 1], got {epsilon!r}")
+        check_number("epsilon", epsilon, 0, 1)
         if seat not in (None, 0, 1):
             raise ValueError(f"seat must be 0, 1 or None, got {seat!r}")
         self.game = game
@@ -274,13 +216,12 @@ class TDAgent:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write both seats' tables, the game and the training notes to one ``.npz`` file, atomically.
 
+        The file's format is :mod:`agents.td_file`'s.
+
         Raises:
             OSError: if the file cannot be written (an existing file at ``path`` is then untouched).
         """
-        # The game as every saved file records it, and for a reader's eyes its repr and key count (``n_keys``).
-        game = {**game_to_config(self.game), "repr": repr(self.game), "n_keys": int(self.game.num_keys)}
-        meta = {"game": game, "training": self.training}
-        save_npz(path, {"values": self.values}, format=FORMAT, version=VERSION, meta=meta)
+        save_tables(path, self.game, self.values, self.training)
 
     @classmethod
     def load(
@@ -295,9 +236,8 @@ class TDAgent:
     ) -> TDAgent:
         """Load an agent saved by :meth:`save`; it plays whichever side is to move.
 
-        The file is checked before anything is built or allocated (see :mod:`agents.persistence`):
-        the stored board's sizes against the rules' limits and :data:`MAX_TABLE_CELLS`, then the
-        table's shape ``(2, num_keys)`` and dtype from its header, then its values.
+        The file is checked before anything is built or allocated, as :func:`agents.td_file.load_tables`
+        says.
 
         Args:
             path: the ``.npz`` file.
@@ -314,58 +254,11 @@ class TDAgent:
 
         Raises:
             FileNotFoundError: if ``path`` does not exist.
-            ValueError: (:class:`~agents.persistence.SavedFileError`) naming the file and the problem:
-                not a regular file, too large, not a TD file, corrupt, another version, a board beyond
-                the limits, tables for another game than ``game``, or tables of the wrong shape, dtype
-                or range.
+            ValueError: (:class:`~agents.persistence.SavedFileError`) naming the file and the problem, as
+                :func:`agents.td_file.load_tables` lists them.
         """
-        # The caller's game is trusted: check it first, so that its errors are not blamed on the file.
-        expected_keys = _check_table_game(game) if game is not None else None
-        chosen: list[Any] = []
-
-        def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
-            chosen.append(_game_for_file(path, meta, game))
-            num_keys = expected_keys if game is not None else _check_table_game(chosen[0])
-            return {"values": ArraySpec((2, num_keys), np.float64)}
-
-        loaded = load_npz(
-            path,
-            format=FORMAT,
-            versions={VERSION},
-            schema=schema,
-            max_file_bytes=max_file_bytes,
-            max_data_bytes=max_data_bytes,
-        )
-        values = loaded.arrays["values"]
-        if not np.isfinite(values).all() or values.min() < 0.0 or values.max() > 1.0:
-            raise SavedFileError(path, "array 'values' holds values outside [0, 1] (or NaN): not a TD table")
-        training = loaded.meta.get("training")
-        return cls(
-            chosen[0], values, epsilon=epsilon, seed=seed, training=training if isinstance(training, dict) else {}
-        )
-
-
-def _game_for_file(path: str | os.PathLike[str], meta: dict[str, Any], game: Any | None) -> Any:
-    """Return the game a TD file's tables are for: ``game`` if given and matching, else the rebuilt one."""
-    stored = meta.get("game")
-    if not isinstance(stored, dict) or not isinstance(stored.get("class"), str):
-        raise SavedFileError(path, "its header does not say which game the tables are for")
-    try:
-        rebuilt = _rebuild_game(stored)
-    except (TypeError, ValueError) as exc:
-        raise SavedFileError(path, f"its game description {short_repr(stored)} is invalid: {exc}") from None
-    label = stored.get("repr") if isinstance(stored.get("repr"), str) else stored["class"]
-    label = label if len(label) <= 80 else label[:77] + "..."
-    if game is None:
-        if rebuilt is None:
-            raise SavedFileError(path, f"holds tables for {label}, which cannot be rebuilt: pass game=")
-        return rebuilt
-    if rebuilt is not None:
-        if not game == rebuilt:
-            raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
-    elif game_to_config(game) != {"class": stored["class"], "config": stored.get("config")}:
-        raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
-    return game
+        game, values, training = load_tables(path, game, max_file_bytes=max_file_bytes, max_data_bytes=max_data_bytes)
+        return cls(game, values, epsilon=epsilon, seed=seed, training=training)
 
 
 # ---- self-play training -------------------------------------------------------------------------
@@ -507,18 +400,17 @@ def train_self_play(
     Raises:
         ValueError: on a game without ``key``/``num_keys`` or a parameter out of range.
     """
-    if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 0:
-        raise ValueError(f"episodes must be an integer >= 0, got {episodes!r}")
+    episodes = check_int("episodes", episodes, 0)
     for name, value in (("alpha", alpha), ("alpha_final", alpha_final)):
-        if value is not None and not 0.0 < value <= 1.0:
-            raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+        if value is not None:
+            check_number(name, value, 0, 1, low_open=True)
     for name, value in (("epsilon", epsilon), ("epsilon_final", epsilon_final)):
-        if value is not None and not 0.0 <= value <= 1.0:
-            raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-    if callback_every < 0 or (callback is not None and callback_every == 0):
-        raise ValueError(f"callback_every must be >= 1 when a callback is given, got {callback_every!r}")
-    episodes = int(episodes)
-    num_keys = _check_table_game(game)
+        if value is not None:
+            check_number(name, value, 0, 1)
+    check_int("callback_every", callback_every, 0)
+    if callback is not None and callback_every == 0:
+        raise ValueError("callback_every must be >= 1 when a callback is given, got 0")
+    num_keys = table_size(game)
     rng = make_rng(seed)
     if initial is None:
         values = np.full((2, num_keys), 0.5)

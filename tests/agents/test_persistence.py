@@ -14,9 +14,9 @@ from agents import persistence
 from agents.dots import LayeredValueAgent, LayerTable
 from agents.factory import make_agent
 from agents.persistence import ArraySpec, SavedFileError, load_json, load_npz, save_json, save_npz
-from agents.td import FORMAT as TD_FORMAT
-from agents.td import VERSION as TD_VERSION
 from agents.td import TDAgent
+from agents.td_file import FORMAT as TD_FORMAT
+from agents.td_file import VERSION as TD_VERSION
 from gym_boardgames.rules import ConnectN, TicTacToe
 
 FORMAT = "gym_boardgames.test"
