@@ -18,8 +18,9 @@ from agents.grading import (
     play_graded,
     player_moves,
 )
-from agents.minimax import AlphaBetaAgent, position_values
+from agents.minimax import AlphaBetaAgent
 from agents.random_agent import RandomAgent
+from agents.solver import position_values
 from agents.td import TDAgent
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 

@@ -6,8 +6,8 @@ import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.arena import play_match
-from agents.minimax import position_values
 from agents.random_agent import RandomAgent
+from agents.solver import position_values
 from agents.td import TDAgent, train_self_play
 from gym_boardgames.rules import ConnectN, TicTacToe
 
