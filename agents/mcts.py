@@ -33,7 +33,8 @@ import numpy as np
 
 from agents._rng import SeedLike, make_rng, uniform_stream
 from agents.evaluators import CallbackEvaluator, Evaluator, PriorFn, RolloutEvaluator, RolloutPolicy, ValueFn
-from agents.search import ChildStats, SearchTree
+from agents.search import SearchTree
+from agents.search_node import ChildStats
 
 __all__ = ["MAX_SIMULATIONS", "ChildStats", "MCTSAgent", "PriorFn", "RolloutPolicy", "ValueFn"]
 

@@ -13,12 +13,12 @@ A search tree grows from its root by *simulations*. Each simulation:
 3. **Evaluation**: a terminal leaf is worth ``game.returns``; any other leaf is handed to the *evaluator*,
    in one call that returns both its prior over moves (kept for when the leaf is selected through later)
    and its value for the player to move there. That single call per new leaf is what lets a network serve
-   many trees at once: :func:`search_batch` runs B trees side by side and asks the evaluator once per step
-   for all their leaves.
+   many trees at once: :func:`search_batch` runs B trees side by side and asks the
+   evaluator once per step for all their leaves.
 4. **Backup**: every node on the path adds the result for the player who moved into it.
 
 The evaluator protocol and the evaluators that need no network (rollouts, callbacks) are in
-:mod:`agents.evaluators`; this module is the tree.
+:mod:`agents.evaluators`, and what a node records in :mod:`agents.search_node`; this module is the search.
 
 Whose turn it is comes from ``game.current_player(state)`` at every node, never from alternation, so Dots
 and Boxes' extra turns are searched correctly. Results are payoff tuples, one entry per player; an
@@ -51,80 +51,19 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from agents import gumbel
 from agents.evaluators import Evaluator, evaluate_state, legal_row
+from agents.search_node import ChildStats, Node
 from gym_boardgames.rules.common import value_for
 
 # Payoffs are in [-1, 1] (+1 win, -1 loss, 0 draw), so +1 is a win nothing can beat and -1 a loss nothing
 # can save; the solver relies on both bounds.
 WIN = 1.0
 LOSS = -1.0
-
-
-class ChildStats(NamedTuple):
-    """Search statistics of one move at the root, from the side of the player to move there.
-
-    Attributes:
-        action: the move.
-        visits: simulations that went through the move.
-        value: their mean result in ``[-1, 1]``.
-        proven: the exact game value of the move (+1 win, 0 draw, -1 loss) once the solver has proven it,
-            else None.
-    """
-
-    action: int
-    visits: int
-    value: float
-    proven: float | None
-
-
-class _Node:
-    """One state of the search tree.
-
-    ``w`` sums the results for ``mover``, the player who moved into this node, so a parent compares its
-    children's means ``q = w / n`` directly. ``proven`` is the payoff tuple of a terminal or solved node,
-    else None. ``actions`` and ``children`` are parallel lists, filled the first time a simulation passes
-    through the node (leaves never need their moves listed in UCT); in UCT the first ``n_expanded``
-    entries are the tried moves, and in PUCT an untried move's child is None and ``priors`` holds the
-    evaluator's probabilities aligned with ``actions``.
-    """
-
-    __slots__ = (
-        "state",
-        "player",
-        "mover",
-        "n",
-        "w",
-        "q",
-        "inv_sqrt_n",
-        "proven",
-        "terminal",
-        "actions",
-        "children",
-        "n_expanded",
-        "priors",
-        "v",
-    )
-
-    def __init__(self, state: Any, player: int, mover: int, proven: tuple[float, ...] | None) -> None:
-        self.state = state
-        self.player = player
-        self.mover = mover
-        self.n = 0
-        self.w = 0.0
-        self.q = 0.0  # w / n
-        self.inv_sqrt_n = math.inf  # 1 / sqrt(n)
-        self.proven = proven
-        self.terminal = proven is not None
-        self.actions: list[int] | None = None
-        self.children: list[_Node | None] = []
-        self.n_expanded = 0
-        self.priors: list[float] | None = None
-        self.v = 0.0  # the evaluator's value for ``player`` (Gumbel's completed Q reads it)
 
 
 class SearchTree:
@@ -160,10 +99,10 @@ class SearchTree:
         self._schedule: list[int] = []  # sequential halving: the visits a root move needs, per simulation
         self._root_simulations = 0
 
-    def _new_root(self, state: Any) -> _Node:
+    def _new_root(self, state: Any) -> Node:
         player = self.game.current_player(state)
         # The root's own totals are never read: only its children are compared.
-        return _Node(state, player, 1 - player, None)
+        return Node(state, player, 1 - player, None)
 
     # ---- reuse -------------------------------------------------------------------------------------
 
@@ -190,17 +129,15 @@ class SearchTree:
 
     def advance(self, action: int) -> None:
         """Move the root to the child reached by ``action`` (a fresh node if that move was never tried)."""
-        root = self.root
-        if root.actions is not None:
-            for move, child in zip(root.actions, root.children, strict=True):
-                if move == action and child is not None:
-                    self.root = child
-                    return
-        self.root = self._new_root(self.game.apply(root.state, action))
+        for move, child in self.root.tried():
+            if move == action:
+                self.root = child
+                return
+        self.root = self._new_root(self.game.apply(self.root.state, action))
 
     # ---- one simulation, in three steps ----------------------------------------------------------------
 
-    def select(self) -> tuple[list[_Node], bool]:
+    def select(self) -> tuple[list[Node], bool]:
         """Walk from the root to a leaf, creating the leaf if the walk ends at an untried move.
 
         Returns:
@@ -266,9 +203,9 @@ class SearchTree:
             if child is None:
                 state = game.apply(node.state, actions[i])
                 if game.is_terminal(state):
-                    child = _Node(state, game.current_player(state), p, tuple(game.returns(state)))
+                    child = Node(state, game.current_player(state), p, tuple(game.returns(state)))
                 else:
-                    child = _Node(state, game.current_player(state), p, None)
+                    child = Node(state, game.current_player(state), p, None)
                 children[i] = child
                 node.n_expanded += 1
                 path.append(child)
@@ -276,7 +213,7 @@ class SearchTree:
             node = child
             path.append(node)
 
-    def _list_moves(self, node: _Node) -> list[int]:
+    def _list_moves(self, node: Node) -> list[int]:
         """Fill in ``node.actions`` and ``node.children`` the first time a walk passes through ``node``."""
         actions = list(self.game.legal_actions(node.state))
         node.children = [None] * len(actions)
@@ -286,7 +223,7 @@ class SearchTree:
         return actions
 
     def expand(
-        self, node: _Node, priors: Sequence[float] | None, actions: list[int] | None = None, value: float = 0.0
+        self, node: Node, priors: Sequence[float] | None, actions: list[int] | None = None, value: float = 0.0
     ) -> None:
         """Give the new leaf ``node`` its priors, aligned with its ascending legal moves (None: uniform).
 
@@ -315,7 +252,7 @@ class SearchTree:
         node.children = [None] * len(actions)
 
     @staticmethod
-    def backup(path: list[_Node], result: Sequence[float], proving: bool) -> None:
+    def backup(path: list[Node], result: Sequence[float], proving: bool) -> None:
         """Add ``result`` along ``path`` and, if the leaf was just proven, propagate the proof upwards.
 
         Args:
@@ -339,6 +276,14 @@ class SearchTree:
                 else:
                     proving = False
             child = node
+
+    def backup_value(self, path: list[Node], value: float) -> None:
+        """Back up an evaluator's ``value`` of the new leaf ``path[-1]`` (for its player to move) along ``path``.
+
+        The value becomes a payoff tuple ``(v, -v)`` from the leaf player's side (a two-player zero-sum game).
+        """
+        first = value_for(0, value, path[-1].player)
+        self.backup(path, (first, -first), False)
 
     def evaluate_root(self, evaluator: Any) -> None:
         """Ask ``evaluator`` for the root's priors if PUCT needs them and the root has none yet."""
@@ -371,7 +316,7 @@ class SearchTree:
             else:
                 priors, v, actions = evaluate_state(evaluator, game, leaf.state)
             expand(leaf, priors, actions, v)
-            backup(path, _payoffs(v, leaf.player), False)
+            self.backup_value(path, v)
         return n_simulations
 
     # ---- Gumbel AlphaZero at the root -----------------------------------------------------------------
@@ -379,8 +324,8 @@ class SearchTree:
     def plan_gumbel_root(self, n_simulations: int, rng: np.random.Generator, max_considered: int) -> None:
         """Draw the root's Gumbel noise and the sequential-halving schedule of the next ``n_simulations``.
 
-        The root must be evaluated (:meth:`evaluate_root` or :func:`expand_roots`) and not yet visited:
-        the schedule counts visits from zero.
+        The root must be evaluated (:meth:`evaluate_root` or :func:`expand_roots`) and
+        not yet visited: the schedule counts visits from zero.
 
         Raises:
             ValueError: if the tree is not a Gumbel tree, or the root is not evaluated or already visited.
@@ -437,11 +382,8 @@ class SearchTree:
     def visit_counts(self) -> np.ndarray:
         """Return the root's visit count per action, a ``(num_actions,)`` float array (0 for untried moves)."""
         counts = np.zeros(self.game.num_actions)
-        root = self.root
-        if root.actions is not None:
-            for action, child in zip(root.actions, root.children, strict=True):
-                if child is not None:
-                    counts[action] = child.n
+        for action, child in self.root.tried():
+            counts[action] = child.n
         return counts
 
     def search_policy(self) -> tuple[np.ndarray, bool]:
@@ -455,7 +397,7 @@ class SearchTree:
         root = self.root
         policy = np.zeros(self.game.num_actions)
         p = root.player
-        tried = [(a, ch) for a, ch in zip(root.actions or [], root.children, strict=False) if ch is not None]
+        tried = root.tried()
         if root.proven is not None:
             target = root.proven[p]
             for action, child in tried:
@@ -473,25 +415,14 @@ class SearchTree:
 
     def root_statistics(self) -> list[ChildStats]:
         """Return the statistics of every tried move at the root, in action order."""
-        root = self.root
-        if root.actions is None:
-            return []
-        stats = []
-        for action, child in zip(root.actions, root.children, strict=True):
-            if child is None:
-                continue
-            proven = None if child.proven is None else child.proven[root.player]
-            stats.append(ChildStats(int(action), child.n, child.q, proven))
-        return sorted(stats)
+        return self.root.statistics()
 
     def best_action(self) -> int:
         """Pick the final move by the order in the module docstring (proof, visits, mean, seeded draw)."""
         root = self.root
         p = root.player
         keys = []
-        for action, child in zip(root.actions, root.children, strict=True):
-            if child is None:
-                continue
+        for action, child in root.tried():
             proven = child.proven
             if proven is None:
                 tier = 1
@@ -508,19 +439,9 @@ class SearchTree:
 
     def proven_action(self) -> int | None:
         """Return a move proven to win for the player at the root, if the solver found one."""
-        root = self.root
-        if root.actions is None:
-            return None
-        for action, child in zip(root.actions, root.children, strict=True):
-            if child is not None and child.proven is not None and child.proven[root.player] >= WIN:
-                return int(action)
-        return None
-
-
-def _payoffs(value: float, player: int) -> tuple[float, float]:
-    """Both players' payoffs from a zero-sum ``value`` held by ``player`` (an evaluator's leaf value)."""
-    first = value_for(0, value, player)
-    return first, -first
+        p = self.root.player
+        won = (int(a) for a, child in self.root.tried() if child.proven is not None and child.proven[p] >= WIN)
+        return next(won, None)
 
 
 def expand_roots(trees: Sequence[SearchTree], evaluator: Evaluator) -> None:
@@ -553,7 +474,7 @@ def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulation
     expand_roots(trees, evaluator)
     remaining = [n_simulations] * len(trees)
     while True:
-        pending: list[tuple[SearchTree, list[_Node]]] = []
+        pending: list[tuple[SearchTree, list[Node]]] = []
         for t, tree in enumerate(trees):
             while remaining[t] > 0 and tree.root.proven is None:
                 path, created = tree.select()
@@ -568,7 +489,6 @@ def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulation
         priors, values = evaluator.evaluate(game, [path[-1].state for _, path in pending])
         priors = np.asarray(priors, dtype=float)
         for (tree, path), row, v in zip(pending, priors, np.asarray(values, dtype=float).tolist(), strict=True):
-            leaf = path[-1]
             if tree.puct:
-                tree.expand(leaf, *legal_row(game, leaf.state, row), v)
-            tree.backup(path, _payoffs(v, leaf.player), False)
+                tree.expand(path[-1], *legal_row(game, path[-1].state, row), v)
+            tree.backup_value(path, v)
