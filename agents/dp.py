@@ -61,6 +61,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.tabular import MAX_SHOWN, ModelLike, TabularModel, build_model, check_policy, check_values
 
 __all__ = [
@@ -120,11 +121,8 @@ def policy_evaluation(
             reward on the way; the message lists them).
         ConvergenceError: if ``max_sweeps`` sweeps do not reach ``theta``.
     """
-    model = build_model(P)
+    model, gamma, theta, max_sweeps, V = _setup(P, gamma, theta, "max_sweeps", max_sweeps, V0)
     policy = check_policy(policy, model.num_states, model.num_actions)
-    gamma, theta = _check_gamma_theta(gamma, theta)
-    max_sweeps = _check_cap(max_sweeps, "max_sweeps")
-    V = np.zeros(model.num_states) if V0 is None else check_values(V0, model.num_states, "V0")
     if gamma == 1.0:
         unbounded = model.unbounded_states(policy)
         if unbounded.size:
@@ -183,7 +181,7 @@ def q_values(P: ModelLike, V: np.ndarray, gamma: float = 1.0) -> np.ndarray:
         ValueError: on a malformed ``P``, a ``V`` of the wrong shape or a bad ``gamma``.
     """
     model = build_model(P)
-    gamma, _ = _check_gamma_theta(gamma)
+    gamma = check_number("gamma", gamma, 0, 1)
     return model.q_values(check_values(V, model.num_states, "V"), gamma)
 
 
@@ -258,11 +256,8 @@ def policy_iteration(
         ValueError: as :func:`policy_evaluation`, and for a bad ``max_iterations``.
         ConvergenceError: if an evaluation or the iteration reaches its cap.
     """
-    model = build_model(P)
-    gamma, theta = _check_gamma_theta(gamma, theta)
-    max_iterations = _check_cap(max_iterations, "max_iterations")
+    model, gamma, theta, max_iterations, V = _setup(P, gamma, theta, "max_iterations", max_iterations)
     current = uniform_policy(model) if policy is None else check_policy(policy, model.num_states, model.num_actions)
-    V = np.zeros(model.num_states)
     sweeps_per_evaluation: list[int] = []
     rows = np.arange(model.num_states)
     for _ in range(max_iterations):
@@ -324,10 +319,7 @@ def value_iteration(
         ConvergenceError: if ``max_sweeps`` sweeps do not reach ``theta`` (with ``gamma=1``, typically
             because some states can never end an episode; the message lists them).
     """
-    model = build_model(P)
-    gamma, theta = _check_gamma_theta(gamma, theta)
-    max_sweeps = _check_cap(max_sweeps, "max_sweeps")
-    V = np.zeros(model.num_states) if V0 is None else check_values(V0, model.num_states, "V0")
+    model, gamma, theta, max_sweeps, V = _setup(P, gamma, theta, "max_sweeps", max_sweeps, V0)
     plan = [_optimal_backup(model, states) for states in (model.groups if in_place else (np.arange(model.num_states),))]
     sweeps, delta = _sweep_until(plan, V, gamma, theta, max_sweeps, "value iteration", lambda: _no_end_message(model))
     if info is not None:
@@ -387,10 +379,7 @@ def async_value_iteration(
         ValueError: on a malformed ``P`` or a bad ``gamma``/``theta``/``V0``/``max_rounds``.
         ConvergenceError: if the queue is not empty after ``max_rounds`` rounds.
     """
-    model = build_model(P)
-    gamma, theta = _check_gamma_theta(gamma, theta)
-    max_rounds = _check_cap(max_rounds, "max_rounds")
-    V = np.zeros(model.num_states) if V0 is None else check_values(V0, model.num_states, "V0")
+    model, gamma, theta, max_rounds, V = _setup(P, gamma, theta, "max_rounds", max_rounds, V0)
     nA = model.num_actions
     queued = np.ones(model.num_states, bool)
     rounds = updates = 0
@@ -477,22 +466,13 @@ def _sweep_until(
     return sweeps, delta
 
 
-# ---- Argument checks ---------------------------------------------------------------------------------------
-def _check_gamma_theta(gamma: float, theta: float | None = None) -> tuple[float, float | None]:
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.integer, np.floating)):
-        raise ValueError(f"gamma must be a number in [0, 1], got {gamma!r}")
-    if not 0.0 <= float(gamma) <= 1.0:
-        raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
-    if theta is not None:
-        if isinstance(theta, bool) or not isinstance(theta, (int, float, np.integer, np.floating)):
-            raise ValueError(f"theta must be a positive number, got {theta!r}")
-        if not (float(theta) > 0.0 and math.isfinite(theta)):
-            raise ValueError(f"theta must be positive and finite, got {theta!r}")
-        theta = float(theta)
-    return float(gamma), theta
-
-
-def _check_cap(value: int, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return int(value)
+# ---- Arguments ---------------------------------------------------------------------------------------------
+def _setup(
+    P: ModelLike, gamma: float, theta: float, cap_name: str, cap: int, V0: np.ndarray | None = None
+) -> tuple[TabularModel, float, float, int, np.ndarray]:
+    """Build the model and check what every loop takes; return them with the starting values (``V0`` or zeros)."""
+    model = build_model(P)
+    gamma = check_number("gamma", gamma, 0, 1)
+    theta = check_number("theta", theta, 0, math.inf, low_open=True, high_open=True)
+    V = np.zeros(model.num_states) if V0 is None else check_values(V0, model.num_states, "V0")
+    return model, gamma, theta, check_int(cap_name, cap, 1), V
