@@ -7,9 +7,9 @@ tanh value for the player to move out. :class:`AlphaZeroAgent` puts it under PUC
 raw network's most probable legal move.
 
 Saved models are ``.npz`` files through :mod:`agents.persistence` (format ``gym_boardgames.alphazero``):
-the network's parameters as float32 arrays by name, and JSON metadata with the game (:func:`game_spec`;
-read by :func:`gym_boardgames.rules.registry.game_from_config`), the network's shape and the training
-settings. Loading checks everything before allocating and never unpickles, and playing needs numpy only
+the network's parameters as float32 arrays by name, and JSON metadata with the game (the registry's record,
+:func:`gym_boardgames.rules.registry.game_to_config`), the network's shape and the training settings.
+Loading checks everything before allocating and never unpickles, and playing needs numpy only
 (:class:`agents.alphazero.network.NumpyNet`).
 """
 
@@ -23,14 +23,15 @@ from typing import Any
 import numpy as np
 
 from agents._rng import SeedLike, make_rng
-from agents.alphazero._checks import check_int, check_number
-from agents.alphazero.encoding import BoardEncoder, encoder_for
-from agents.alphazero.network import NetConfig, NumpyNet, config_from_meta, masked_softmax
+from agents.alphazero.config import NetConfig
+from agents.alphazero.encoding import BoardEncoder, encoder_for, recorded_game
+from agents.alphazero.network import NumpyNet, masked_softmax
 from agents.mcts import MCTSAgent
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
 from agents.search import SearchTree
-from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
-from gym_boardgames.rules.registry import connect_four, game_from_config, game_to_config
+from gym_boardgames.checks import check_int, check_number
+from gym_boardgames.rules import TicTacToe
+from gym_boardgames.rules.registry import connect_four, game_to_config
 
 FORMAT = "gym_boardgames.alphazero"
 VERSION = 1
@@ -40,43 +41,6 @@ PRETRAINED = {"tictactoe": "tictactoe.npz", "connectfour": "connectfour.npz"}
 C_PUCT = 1.5
 #: Most simulations per move (a million takes minutes per move on a CPU; more is a typo, not a plan).
 MAX_SIMULATIONS = 1_000_000
-
-
-def game_spec(game: Any) -> dict[str, Any]:
-    """Return how AlphaZero's files (models, training states) record ``game``: ``{"name": ..., option: value}``.
-
-    Every other saved file records ``{"class", "config"}``
-    (:func:`~gym_boardgames.rules.registry.game_to_config`); AlphaZero's files keep this older record so that a
-    training state read and written again stays byte for byte the same. Both are read by
-    :func:`game_from_spec`.
-    """
-    if isinstance(game, TicTacToe):
-        return {"name": "tictactoe"}
-    if isinstance(game, ConnectN):
-        return {"name": "connectn", "rows": game.rows, "cols": game.cols, "n": game.n, "gravity": game.gravity}
-    if isinstance(game, DotsAndBoxes):
-        return {"name": "dots", "rows": game.rows, "cols": game.cols, "tie_break": game.tie_break}
-    raise ValueError(f"no AlphaZero support for {game!r}: use TicTacToe, ConnectN or DotsAndBoxes")
-
-
-def game_from_spec(spec: Any) -> Any:
-    """Rebuild the rules object a file records (:func:`~gym_boardgames.rules.registry.game_from_config`).
-
-    Both records are read: :func:`game_spec`'s ``{"name": ..., option: value}`` and every other file's
-    ``{"class", "config"}``. Sizes are checked by the constructors' limits.
-
-    Raises:
-        ValueError: if ``spec`` is not a valid record, or records a game AlphaZero does not play.
-    """
-    game = game_from_config(spec)
-    if game is None:
-        raise ValueError(f"no AlphaZero support for {spec!r}: use TicTacToe, ConnectN or DotsAndBoxes")
-    return game
-
-
-def same_game(a: Any, b: Any) -> bool:
-    """Return whether two rules objects are the same game (same class and configuration)."""
-    return game_to_config(a) == game_to_config(b)
 
 
 class NetworkEvaluator:
@@ -103,7 +67,7 @@ class NetworkEvaluator:
         Raises:
             ValueError: if ``game`` is not the game of the network.
         """
-        if game is not self.game and not same_game(game, self.game):
+        if game is not self.game and game != self.game:
             raise ValueError(f"this network plays {self.game!r}, not {game!r}")
         if len(states) == 0:
             return np.zeros((0, self.encoder.num_actions)), np.zeros(0)
@@ -196,7 +160,7 @@ class AlphaZeroAgent:
         """
         if game.is_terminal(state):
             raise ValueError("cannot act on a terminal state: the game is over")
-        if game is not self.game and not same_game(game, self.game):
+        if game is not self.game and game != self.game:
             raise ValueError(f"this network plays {self.game!r}, not {game!r}")
         if self.n_simulations == 0:
             priors, _ = self.evaluate(game, [state])
@@ -213,7 +177,7 @@ class AlphaZeroAgent:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the network and its metadata to ``path`` (``.npz``), atomically."""
-        meta = {"game": game_spec(self.game), "net": self.config.to_dict(), "info": self.meta}
+        meta = {"game": game_to_config(self.game), "net": self.config.to_dict(), "info": self.meta}
         save_npz(path, self.params, format=FORMAT, version=VERSION, meta=meta)
 
     @classmethod
@@ -243,9 +207,8 @@ class AlphaZeroAgent:
         def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
             if not isinstance(meta, dict) or "game" not in meta or "net" not in meta:
                 raise ValueError("the metadata must hold 'game' and 'net'")
-            stored_game = game_from_spec(meta["game"])
-            config = config_from_meta(meta["net"])
-            encoder = encoder_for(stored_game)
+            stored_game, encoder = recorded_game(meta["game"])
+            config = NetConfig.from_dict(meta["net"])
             expected = (encoder.shape[0], encoder.shape[1], encoder.shape[2], encoder.num_actions)
             got = (config.in_planes, config.height, config.width, config.num_actions)
             if got != expected:
@@ -256,7 +219,7 @@ class AlphaZeroAgent:
         check_int("n_simulations (0: the raw network)", n_simulations, 0, MAX_SIMULATIONS)
         loaded = load_npz(path, format=FORMAT, versions={VERSION}, schema=schema, allow_extra=False)
         stored_game = found["game"]
-        if game is not None and not same_game(game, stored_game):
+        if game is not None and game != stored_game:
             raise SavedFileError(path, f"a model of {stored_game!r}, not of {game!r}")
         info = found["info"] if isinstance(found["info"], dict) else {}
         try:
@@ -287,7 +250,7 @@ def pretrained_path(name: str) -> str:
 def pretrained_name(game: Any) -> str | None:
     """Return the name of the shipped model for ``game`` (``"tictactoe"``, ``"connectfour"``), or None."""
     for name, shipped in (("tictactoe", TicTacToe()), ("connectfour", connect_four())):
-        if same_game(game, shipped):
+        if game == shipped:
             return name
     return None
 

@@ -26,18 +26,23 @@ from typing import Any
 
 import numpy as np
 
-from agents.alphazero.agent import game_from_spec, game_spec
-from agents.alphazero.config import MAX_SEED, TrainConfig
-from agents.alphazero.encoding import encoder_for
-from agents.alphazero.network import NetConfig
+from agents.alphazero.config import MAX_SEED, NetConfig, TrainConfig
+from agents.alphazero.encoding import recorded_game
 from agents.alphazero.replay import MAX_REPLAY_BYTES, replay_bytes
 from agents.alphazero.selfplay import Samples
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
+from gym_boardgames.checks import check_int, check_number
+from gym_boardgames.rules.registry import game_to_config
 
 TRAIN_FORMAT = "gym_boardgames.alphazero.training"
 TRAIN_VERSION = 1
 #: Largest training-state file accepted on resume (the replay window dominates it).
 MAX_TRAIN_FILE_BYTES = 1 << 30
+#: The file and data size limits of every read (arrays the schema does not name are skipped, never decompressed).
+_LIMITS = {"max_file_bytes": MAX_TRAIN_FILE_BYTES, "max_data_bytes": MAX_TRAIN_FILE_BYTES}
+#: The run record's counters (integers) and times (seconds), as the file's metadata names them.
+_COUNTERS = ("iteration", "games", "positions")
+_SECONDS = ("seconds", "selfplay_seconds")
 
 
 @dataclass
@@ -142,7 +147,7 @@ def save_training_state(path: str | os.PathLike[str], state: TrainingState) -> N
     arrays.update({"replay.planes": quarters, "replay.policies": state.replay.policies})
     arrays["replay.values"] = state.replay.values
     meta = {
-        "game": game_spec(state.game),
+        "game": game_to_config(state.game),
         "net": state.net.to_dict(),
         **state.run_info(),
         "selfplay_seconds": round(state.selfplay_seconds, 3),
@@ -163,9 +168,8 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
     found: dict[str, Any] = {}
 
     def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
-        game = game_from_spec(meta.get("game"))
+        game, encoder = recorded_game(meta.get("game"))
         config = TrainConfig.from_dict(meta.get("training"))
-        encoder = encoder_for(game)
         net = config.net_config(encoder)
         if meta.get("net") != net.to_dict():
             raise ValueError(f"network {meta.get('net')} does not match the training settings {net.to_dict()}")
@@ -190,26 +194,17 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
         specs["replay.values"] = ArraySpec((None,), np.float32, finite=True, max_size=window)
         return specs
 
-    loaded = load_npz(
-        state_path,
-        format=TRAIN_FORMAT,
-        versions={TRAIN_VERSION},
-        schema=schema,
-        allow_extra=True,
-        max_file_bytes=MAX_TRAIN_FILE_BYTES,
-        max_data_bytes=MAX_TRAIN_FILE_BYTES,
-    )
+    loaded = load_npz(state_path, format=TRAIN_FORMAT, versions={TRAIN_VERSION}, schema=schema, **_LIMITS)
     meta, arrays = loaded.meta, loaded.arrays
     negative = [k for k, v in arrays.items() if k.startswith("adam.exp_avg_sq.") and np.any(v < 0)]
     if negative:
         raise SavedFileError(state_path, f"optimizer second moments must be >= 0, {negative[0]} is not")
     try:
-        counters = {key: _meta_int(meta, key) for key in ("iteration", "games", "positions")}
-        seconds = {key: _meta_seconds(meta, key) for key in ("seconds", "selfplay_seconds")}
-        curve = [CurvePoint(**p) for p in meta.get("curve", [])]
-        _check_curve(curve)
-    except (TypeError, ValueError) as error:
+        counters = {k: check_int(f"training state {k}", meta.get(k, 0), 0, MAX_SEED) for k in _COUNTERS}
+        seconds = {k: check_number(f"training state {k}", meta.get(k, 0.0), 0, 1e9) for k in _SECONDS}
+    except ValueError as error:
         raise SavedFileError(state_path, f"bad run record: {error}") from None
+    curve = _curve(state_path, meta)
     quarters, policies, values = (arrays[f"replay.{k}"] for k in ("planes", "policies", "values"))
     if not len(quarters) == len(policies) == len(values) or quarters.max(initial=0) > 4:
         raise SavedFileError(state_path, "the replay arrays have different lengths or planes above 1")
@@ -236,40 +231,21 @@ def read_curve(path: str | os.PathLike[str]) -> list[CurvePoint]:
         SavedFileError: naming the file, if it is not a training state or its curve is malformed.
     """
     state_path = _state_path(path)
-    loaded = load_npz(
-        state_path, format=TRAIN_FORMAT, versions={TRAIN_VERSION}, schema={}, max_file_bytes=MAX_TRAIN_FILE_BYTES
-    )
+    loaded = load_npz(state_path, format=TRAIN_FORMAT, versions={TRAIN_VERSION}, schema={}, **_LIMITS)
+    return _curve(state_path, loaded.meta)
+
+
+def _curve(state_path: str, meta: dict[str, Any]) -> list[CurvePoint]:
+    """The learning curve of a training state's metadata, refusing entries of the wrong kind (a hand edit)."""
     try:
-        curve = [CurvePoint(**p) for p in loaded.meta.get("curve", [])]
-        _check_curve(curve)
+        curve = [CurvePoint(**p) for p in meta.get("curve", [])]
+        for point in curve:
+            for name in _COUNTERS:
+                check_int(f"curve {name}", getattr(point, name), 0)
+            for name in ("seconds", "policy_loss", "value_loss"):  # a loss is a cross-entropy or a squared error
+                check_number(f"curve {name}", getattr(point, name), 0, math.inf)
+            if not isinstance(point.scores, dict):
+                raise ValueError(f"curve scores must be an object, got {point.scores!r}")
     except (TypeError, ValueError) as error:
         raise SavedFileError(state_path, f"bad run record: {error}") from None
     return curve
-
-
-def _meta_int(meta: dict[str, Any], key: str) -> int:
-    value = meta.get(key, 0)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
-        raise ValueError(f"training state {key} must be an integer in [0, {MAX_SEED}], got {value!r}")
-    return value
-
-
-def _meta_seconds(meta: dict[str, Any], key: str) -> float:
-    value = meta.get(key, 0.0)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1e9:
-        raise ValueError(f"training state {key} must be a number of seconds in [0, 1e9], got {value!r}")
-    return float(value)
-
-
-def _check_curve(curve: list[CurvePoint]) -> None:
-    """Refuse a learning curve whose entries are not numbers of the right kind (a hand-edited file)."""
-    for point in curve:
-        for name in ("iteration", "games", "positions"):
-            if isinstance(getattr(point, name), bool) or not isinstance(getattr(point, name), int):
-                raise ValueError(f"curve {name} must be an integer, got {getattr(point, name)!r}")
-        for name in ("seconds", "policy_loss", "value_loss"):
-            value = getattr(point, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"curve {name} must be a number, got {value!r}")
-        if not isinstance(point.scores, dict):
-            raise ValueError(f"curve scores must be an object, got {point.scores!r}")

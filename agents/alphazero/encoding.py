@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
+from gym_boardgames.rules.registry import game_from_config
 
 
 class Symmetry(NamedTuple):
@@ -209,3 +210,16 @@ def encoder_for(game: Any) -> BoardEncoder:
     if isinstance(game, DotsAndBoxes):
         return DotsEncoder(game)
     raise ValueError(f"no AlphaZero encoder for {game!r}: use TicTacToe, ConnectN or DotsAndBoxes")
+
+
+def recorded_game(record: Any) -> tuple[Any, BoardEncoder]:
+    """Return the game a saved file records (:func:`~gym_boardgames.rules.registry.game_from_config`) and its encoder.
+
+    Raises:
+        ValueError: on a record the registry refuses (sizes are checked by the constructors' limits before
+            anything is allocated), or a game without an encoder.
+    """
+    game = game_from_config(record)
+    if game is None:
+        raise ValueError(f"no AlphaZero encoder for {record!r}: use TicTacToe, ConnectN or DotsAndBoxes")
+    return game, encoder_for(game)

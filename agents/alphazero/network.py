@@ -1,4 +1,4 @@
-"""The policy-value network: its configuration, its parameters by name, and a forward pass in plain numpy.
+"""The policy-value network: its layers, its parameters by name, and a forward pass in plain numpy.
 
 The architecture is AlphaGo Zero's, scaled down for a CPU::
 
@@ -11,7 +11,7 @@ The architecture is AlphaGo Zero's, scaled down for a CPU::
          `value_hidden`, ReLU, linear to 1, tanh
 
 On small boards the heads' few filters are a bottleneck (2 x 9 numbers for tic-tac-toe's whole policy), so
-their widths are settings too.
+their widths are settings too. The shape is :class:`agents.alphazero.config.NetConfig`.
 
 Parameters are a flat ``{name: float32 array}`` dictionary with PyTorch's ``state_dict`` names (batch-norm
 running statistics included), so the training library's model (:mod:`agents.alphazero.torch_model`) and
@@ -23,104 +23,12 @@ therefore needs numpy only.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
-
 import numpy as np
 
-from agents.alphazero._checks import check_int
+from agents.alphazero.config import NetConfig
 
 #: PyTorch's default batch-norm epsilon; the numpy pass must fold with the same value.
 BN_EPS = 1e-5
-#: Most multiply-adds one position may cost (about 80x the shipped Connect Four net's 2.4 million, and 4x a
-#: 64-channel, 6-block net on 9x9). The byte limits of a file do not bound compute: a 194 KB file of zeros
-#: can describe a 512-channel net on a 64x64 board that takes seconds per call, minutes per move.
-MAX_MACS_PER_POSITION = 200_000_000
-
-
-@dataclass(frozen=True)
-class NetConfig:
-    """The shape of a policy-value network.
-
-    Attributes:
-        in_planes: input planes (the encoder's).
-        height: board grid height.
-        width: board grid width.
-        num_actions: policy size.
-        channels: filters of the trunk's convolutions.
-        blocks: residual blocks.
-        value_hidden: width of the value head's hidden layer.
-        policy_channels: filters of the policy head's 1x1 convolution.
-        value_channels: filters of the value head's 1x1 convolution.
-    """
-
-    in_planes: int
-    height: int
-    width: int
-    num_actions: int
-    channels: int = 32
-    blocks: int = 3
-    value_hidden: int = 64
-    policy_channels: int = 2
-    value_channels: int = 1
-
-    def __post_init__(self) -> None:
-        limits = {
-            "in_planes": 64,
-            "height": 256,
-            "width": 256,
-            "num_actions": 65536,
-            "channels": 512,
-            "blocks": 64,
-            "value_hidden": 4096,
-            "policy_channels": 256,
-            "value_channels": 256,
-        }
-        for name, limit in limits.items():
-            check_int(f"network {name}", getattr(self, name), 0 if name == "blocks" else 1, limit)
-        if self.macs() > MAX_MACS_PER_POSITION:
-            raise ValueError(
-                f"network of {self.channels} channels x {self.blocks} blocks on a {self.height}x{self.width} board "
-                f"costs {self.macs():,} multiply-adds per position, more than the limit of "
-                f"{MAX_MACS_PER_POSITION:,}: use fewer channels or blocks"
-            )
-
-    def macs(self) -> int:
-        """Return the multiply-adds of one position's forward pass (convolutions and linear layers)."""
-        cells, c = self.height * self.width, self.channels
-        convs = cells * (
-            9 * self.in_planes * c + self.blocks * 2 * 9 * c * c + c * (self.policy_channels + self.value_channels)
-        )
-        linear = cells * (self.policy_channels * self.num_actions + self.value_channels * self.value_hidden)
-        return int(convs + linear + self.value_hidden)
-
-    def to_dict(self) -> dict[str, int]:
-        """Return the configuration as plain ints (for a file's JSON metadata)."""
-        return {k: int(v) for k, v in asdict(self).items()}
-
-    def param_shapes(self) -> dict[str, tuple[int, ...]]:
-        """Return every parameter's name and shape, in PyTorch's ``state_dict`` naming."""
-        c, cells = self.channels, self.height * self.width
-        shapes: dict[str, tuple[int, ...]] = {}
-
-        def conv_bn(prefix: str, c_in: int, c_out: int, k: int) -> None:
-            shapes[f"{prefix}.conv.weight"] = (c_out, c_in, k, k)
-            for stat in ("weight", "bias", "running_mean", "running_var"):
-                shapes[f"{prefix}.bn.{stat}"] = (c_out,)
-
-        conv_bn("stem", self.in_planes, c, 3)
-        for b in range(self.blocks):
-            conv_bn(f"blocks.{b}.a", c, c, 3)
-            conv_bn(f"blocks.{b}.b", c, c, 3)
-        conv_bn("policy", c, self.policy_channels, 1)
-        shapes["policy_fc.weight"] = (self.num_actions, self.policy_channels * cells)
-        shapes["policy_fc.bias"] = (self.num_actions,)
-        conv_bn("value", c, self.value_channels, 1)
-        shapes["value_fc1.weight"] = (self.value_hidden, self.value_channels * cells)
-        shapes["value_fc1.bias"] = (self.value_hidden,)
-        shapes["value_fc2.weight"] = (1, self.value_hidden)
-        shapes["value_fc2.bias"] = (1,)
-        return shapes
 
 
 def _fold(params: dict[str, np.ndarray], prefix: str) -> tuple[np.ndarray, np.ndarray]:
@@ -216,18 +124,3 @@ def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     masked = masked - masked.max(axis=1, keepdims=True)
     exp = np.exp(masked)
     return exp / exp.sum(axis=1, keepdims=True)
-
-
-def config_from_meta(meta: Any) -> NetConfig:
-    """Return the :class:`NetConfig` stored in a file's metadata, validated.
-
-    Raises:
-        ValueError: if the metadata does not describe a valid network.
-    """
-    if not isinstance(meta, dict):
-        raise ValueError(f"network configuration must be an object, got {type(meta).__name__}")
-    fields = set(NetConfig.__dataclass_fields__)
-    unknown = set(meta) - fields
-    if unknown or not {"in_planes", "height", "width", "num_actions"} <= set(meta):
-        raise ValueError(f"network configuration must have the keys {sorted(fields)}, got {sorted(meta)}")
-    return NetConfig(**meta)

@@ -35,62 +35,14 @@ moves that keep its value, so ``z`` is that exact value.)
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from agents._rng import uniform_stream
-from agents.alphazero._checks import check_int, check_number
+from agents.alphazero.config import SelfPlayConfig
 from agents.alphazero.encoding import BoardEncoder
 from agents.search import SearchTree, expand_roots, search_batch
-
-#: The self-play searches: AlphaZero's PUCT, or Gumbel AlphaZero.
-ALGORITHMS = ("puct", "gumbel")
-
-
-@dataclass(frozen=True)
-class SelfPlayConfig:
-    """How self-play games are searched and played.
-
-    Attributes:
-        n_simulations: PUCT simulations per move.
-        parallel_games: games played at once (the network's batch size).
-        c_puct: PUCT's exploration constant.
-        dirichlet_alpha: concentration of the root noise (AlphaZero: about 10 / typical legal moves).
-        dirichlet_epsilon: weight of the noise in the root priors.
-        temperature_moves: moves per game drawn from the visit counts; later moves are greedy (PUCT only).
-        algorithm: ``"puct"`` (AlphaZero: noise, visit counts, tree reuse) or ``"gumbel"`` (Gumbel AlphaZero:
-            sequential halving at the root, the improved policy as target; ``c_puct`` and the noise unused).
-        max_considered: Gumbel: moves sampled at the root (Gumbel-top-k), at most the legal moves.
-        random_opening_moves: each game starts after 0..this many uniformly random moves (not recorded).
-    """
-
-    n_simulations: int = 50
-    parallel_games: int = 64
-    c_puct: float = 1.5
-    dirichlet_alpha: float = 0.5
-    dirichlet_epsilon: float = 0.25
-    temperature_moves: int = 8
-    algorithm: str = "puct"
-    max_considered: int = 16
-    random_opening_moves: int = 0
-
-    def __post_init__(self) -> None:
-        check_int("random_opening_moves", self.random_opening_moves, 0, 1_000_000)
-        if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
-        check_int("max_considered", self.max_considered, 1, 65_536)
-        check_int("n_simulations", self.n_simulations, 1, 1_000_000)
-        check_int("parallel_games", self.parallel_games, 1, 65_536)
-        check_int("temperature_moves", self.temperature_moves, 0, 1_000_000)
-        check_number("c_puct", self.c_puct, 0, 1e6)
-        check_number("dirichlet_alpha", self.dirichlet_alpha, 1e-6, 1e6)
-        check_number("dirichlet_epsilon", self.dirichlet_epsilon, 0, 1)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the settings as a JSON-ready dict."""
-        return asdict(self)
 
 
 class Samples(NamedTuple):

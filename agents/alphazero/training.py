@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator, same_game
+from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator
 from agents.alphazero.checkpoint import (
     CurvePoint,
     TrainingState,
@@ -320,7 +320,7 @@ class Trainer:
         if not hasattr(self, "_labels"):
             from agents.perfect_play import connect_four, load_labels
 
-            self._labels = load_labels() if same_game(self.game, connect_four()) else None
+            self._labels = load_labels() if self.game == connect_four() else None
         return self._labels
 
     def _solved_game(self) -> Any:

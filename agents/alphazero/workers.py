@@ -14,9 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.alphazero.agent import NetworkEvaluator, game_from_spec, game_spec
-from agents.alphazero.network import NetConfig, NumpyNet
-from agents.alphazero.selfplay import GameSummary, Samples, SelfPlayConfig, play_games
+from agents.alphazero.agent import NetworkEvaluator
+from agents.alphazero.config import NetConfig, SelfPlayConfig
+from agents.alphazero.encoding import recorded_game
+from agents.alphazero.network import NumpyNet
+from agents.alphazero.selfplay import GameSummary, Samples, play_games
+from gym_boardgames.rules.registry import game_to_config
 from gym_boardgames.utils import require_extra
 
 #: Seconds to wait for a Ray cluster's port before giving up (ray.init itself retries for minutes).
@@ -54,16 +57,18 @@ def selfplay_worker(task: dict[str, Any]) -> tuple[Samples, list[GameSummary]]:
     """Play a share of an iteration's games in a worker process (or a Ray actor) and return the samples.
 
     Args:
-        task: ``game`` (a :func:`game_spec`), ``net`` (a :class:`NetConfig` dict), ``params`` (numpy arrays
-            by name), ``selfplay`` (a :class:`SelfPlayConfig` dict), ``games`` and ``seed``.
+        task: ``game`` (its :func:`~gym_boardgames.rules.registry.game_to_config` record), ``net`` (a
+            :class:`NetConfig` dict), ``params`` (numpy arrays by name), ``selfplay`` (a :class:`SelfPlayConfig`
+            dict), ``games`` and ``seed``.
     """
     import torch
 
     torch.set_num_threads(1)  # one core per worker: the workers themselves are the parallelism
-    game = game_from_spec(task["game"])
-    evaluator = NetworkEvaluator(game, make_forward(task["inference"], NetConfig(**task["net"]), task["params"]))
+    game, encoder = recorded_game(task["game"])
+    net = make_forward(task["inference"], NetConfig(**task["net"]), task["params"])
+    evaluator = NetworkEvaluator(game, net, encoder)
     rng = np.random.default_rng(task["seed"])
-    return play_games(game, evaluator.encoder, evaluator, task["games"], SelfPlayConfig(**task["selfplay"]), rng)
+    return play_games(game, encoder, evaluator, task["games"], SelfPlayConfig(**task["selfplay"]), rng)
 
 
 def selfplay_tasks(
@@ -86,7 +91,7 @@ def selfplay_tasks(
         if share > 0:
             tasks.append(
                 {
-                    "game": game_spec(game),
+                    "game": game_to_config(game),
                     "net": net.to_dict(),
                     "params": params,
                     "selfplay": selfplay.to_dict(),

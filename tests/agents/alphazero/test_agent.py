@@ -1,14 +1,17 @@
-"""The AlphaZero agent: its evaluations, its search, its files, its game specs and its bounds."""
+"""The AlphaZero agent: its evaluations, its search, its files, the game they record and its bounds."""
 
+import json
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator, game_from_spec, game_spec
+from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator, pretrained_path
+from agents.alphazero.encoding import recorded_game
 from agents.persistence import SavedFileError
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
+from gym_boardgames.rules.registry import connect_four, game_to_config
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
 from alphazero_helpers import GAMES, play, random_line, small_agent  # noqa: E402
@@ -43,7 +46,7 @@ def test_save_and_load_round_trip_gives_identical_outputs(tmp_path):
     path = tmp_path / "model.npz"
     agent.save(path)
     loaded = AlphaZeroAgent.load(path, n_simulations=50, seed=0)
-    assert game_spec(loaded.game) == game_spec(game)
+    assert game_to_config(loaded.game) == game_to_config(game)
     states = [play(game, [0, 1, 2]), play(game, [4])]
     for got, want in zip(loaded.evaluate(game, states), agent.evaluate(game, states), strict=True):
         np.testing.assert_array_equal(got, want)
@@ -79,11 +82,23 @@ def test_a_model_file_naming_a_huge_board_is_refused_before_building_it(tmp_path
         AlphaZeroAgent.load(path)
 
 
-def test_game_specs_round_trip():
+def header_game(path):
+    with np.load(path, allow_pickle=False) as data:
+        return json.loads(str(data["__header__"]))["meta"]["game"]
+
+
+def test_a_model_records_its_game_as_every_saved_file_does_and_the_shipped_older_records_still_load(tmp_path):
     for game in GAMES:
-        assert game_spec(game_from_spec(game_spec(game))) == game_spec(game)
+        small_agent(game).save(tmp_path / "model.npz")
+        assert header_game(tmp_path / "model.npz") == game_to_config(game)
+        assert recorded_game(game_to_config(game))[0] == game
+    # The shipped models keep the record they were trained with, {"name": ...}, which the registry reads too.
+    assert header_game(pretrained_path("tictactoe")) == {"name": "tictactoe"}
+    assert recorded_game(header_game(pretrained_path("connectfour")))[0] == connect_four()
     with pytest.raises(ValueError, match="does not take"):
-        game_from_spec({"name": "tictactoe", "rows": 3})
+        recorded_game({"name": "tictactoe", "rows": 3})
+    with pytest.raises(ValueError, match="no AlphaZero encoder"):
+        recorded_game({"class": "GridWorld", "config": None})
 
 
 def test_network_evaluator_refuses_another_game():

@@ -26,6 +26,9 @@ from agents.alphazero.checkpoint import (
 from agents.persistence import SavedFileError, save_npz
 
 OLD_STATE = Path(__file__).with_name("data") / "tictactoe_v1.train.npz"
+#: The game as every saved file now records it (gym_boardgames.rules.registry.game_to_config); OLD_STATE holds the
+#: older ``{"name": "tictactoe"}``, still read.
+GAME_RECORD = {"class": "TicTacToe", "config": [3, 3, 3, False]}
 
 
 def contents(path):
@@ -33,6 +36,12 @@ def contents(path):
     with np.load(path, allow_pickle=False) as data:
         header = json.loads(str(data["__header__"]))
         return header, {k: data[k] for k in data.files if k != "__header__"}
+
+
+def rewritten_header(header):
+    """``header`` with the game in today's record: what saving a state read from an old file writes."""
+    assert header["meta"]["game"] == {"name": "tictactoe"}
+    return {**header, "meta": {**header["meta"], "game": GAME_RECORD}}
 
 
 def rewrite(path, arrays=None, meta=None, drop=()):
@@ -50,7 +59,7 @@ def test_the_state_sits_beside_its_model_and_back():
     assert model_path("runs/c4.train.npz") == "runs/c4.npz"
 
 
-def test_reading_a_state_and_writing_it_again_gives_the_same_file(tmp_path):
+def test_reading_a_state_and_writing_it_again_gives_the_same_file_but_the_game_record(tmp_path):
     state = tmp_path / "run.train.npz"
     shutil.copy(OLD_STATE, state)
     saved = read_training_state(tmp_path / "run.npz")  # the model's path finds the state beside it
@@ -60,13 +69,13 @@ def test_reading_a_state_and_writing_it_again_gives_the_same_file(tmp_path):
     assert saved.curve == [CurvePoint(**point) for point in contents(OLD_STATE)[0]["meta"]["curve"]]
     save_training_state(tmp_path / "again.train.npz", saved)
     (old_header, old_arrays), (header, arrays) = contents(OLD_STATE), contents(tmp_path / "again.train.npz")
-    assert header == old_header
+    assert header == rewritten_header(old_header)
     assert list(arrays) == list(old_arrays)  # the same members, in the same order
     for name, value in old_arrays.items():
         assert arrays[name].dtype == value.dtype and np.array_equal(arrays[name], value), name
 
 
-def test_a_state_written_before_the_split_resumes_and_is_saved_unchanged(tmp_path):
+def test_a_state_written_before_the_split_resumes_and_is_saved_unchanged_but_the_game_record(tmp_path):
     pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to train")
     from agents.alphazero.training import Trainer
 
@@ -75,7 +84,7 @@ def test_a_state_written_before_the_split_resumes_and_is_saved_unchanged(tmp_pat
     assert trainer.out == str(tmp_path / "run.npz") and trainer.iteration == 1 and trainer.replay.size == 16
     trainer.save()  # nothing has changed since the resume: the optimizer, window, counters and RNG round-trip
     (old_header, old_arrays), (header, arrays) = contents(OLD_STATE), contents(tmp_path / "run.train.npz")
-    assert header == old_header and list(arrays) == list(old_arrays)
+    assert header == rewritten_header(old_header) and list(arrays) == list(old_arrays)
     assert all(np.array_equal(arrays[name], value) for name, value in old_arrays.items())
     from agents.alphazero import AlphaZeroAgent
 

@@ -6,9 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.alphazero.agent import AlphaZeroAgent, game_spec
+from agents.alphazero.agent import AlphaZeroAgent
 from agents.persistence import SavedFileError
 from gym_boardgames.rules import TicTacToe
+from gym_boardgames.rules.registry import game_to_config
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
 from alphazero_helpers import small_agent  # noqa: E402
@@ -24,7 +25,7 @@ def _poisoned(tmp_path, name, change):
     from agents.persistence import save_npz
 
     # Written as AlphaZeroAgent.save writes (the constructor itself refuses such parameters).
-    meta = {"game": game_spec(TicTacToe()), "net": agent.config.to_dict(), "info": {}}
+    meta = {"game": game_to_config(TicTacToe()), "net": agent.config.to_dict(), "info": {}}
     save_npz(path, params, format=FORMAT, version=VERSION, meta=meta)
     return path
 
