@@ -35,6 +35,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents._rng import SeedLike, make_rng, uniform_stream
+from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.tabular import check_policy
 
 PolicyLike = Callable[[Any], int] | np.ndarray
@@ -44,18 +45,6 @@ Callback = Callable[[int, Any, Any], None]
 #: The reset option that starts an episode in a given state (GridWorld-v0's and TabularBlackjack-v0's).
 START_OPTION = "start_state"
 _BLOCK = 4096  # random numbers drawn per numpy call; one call per step would cost more than the step
-
-
-def _check_count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
-    return int(value)
-
-
-def _check_unit(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) or not 0 <= value <= 1:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-    return float(value)
 
 
 def _num_actions(env: gym.Env) -> int:
@@ -144,6 +133,40 @@ def _check_hashable(obs: Any) -> None:
         ) from None
 
 
+def _run_episodes(
+    env: gym.Env,
+    rng: np.random.Generator,
+    episodes: int,
+    learn: Callable[[Any], None],
+    progress: Progress | None,
+    callback: Callback | None = None,
+    callback_every: int = 0,
+    tables: Callable[[], tuple[Any, Any]] | None = None,
+    *,
+    start: Callable[[], dict[str, Any] | None] | None = None,
+) -> None:
+    """Run ``learn(first observation)`` once per episode, reporting ``progress`` and ``callback(done, *tables())``.
+
+    Each episode starts with ``env.reset(options=start())`` (no options without ``start``). The env is
+    seeded once, at the first reset, from ``rng``; later resets continue the env's own stream. The first
+    observation is checked to be hashable, as the tables key on observations.
+    """
+    seed_for_env: int | None = int(rng.integers(2**31))
+    done = 0
+    for chunk in _chunks(episodes, callback_every):
+        for _ in range(chunk):
+            obs, _ = env.reset(seed=seed_for_env, options=None if start is None else start())
+            if seed_for_env is not None:
+                _check_hashable(obs)
+                seed_for_env = None
+            learn(obs)
+        done += chunk
+        if progress is not None:
+            progress(chunk)
+        if callback is not None and tables is not None and done % callback_every == 0:
+            callback(done, *tables())
+
+
 def _chunks(episodes: int, callback_every: int) -> Iterator[int]:
     """Split the run into about 100 chunks (for progress), also ending at every callback point."""
     size = max(1, -(-episodes // 100))  # ceil: at most 100 chunks
@@ -188,32 +211,27 @@ def mc_prediction(
         ValueError: on a bad policy array (wrong shape, negative entries, rows not summing to 1),
             a parameter out of range, or unhashable observations.
     """
-    episodes = _check_count("episodes", episodes)
-    gamma = _check_unit("gamma", gamma)
+    episodes = check_int("episodes", episodes, 0)
+    gamma = check_number("gamma", gamma, 0, 1)
     rng = make_rng(seed)
     act = _actor(env, policy, rng)
     sums: dict[Any, float] = {}
     counts: dict[Any, int] = {}
     step = env.step
-    seed_for_env: int | None = int(rng.integers(2**31))
-    for chunk in _chunks(episodes, 0):
-        for _ in range(chunk):
-            obs, _ = env.reset(seed=seed_for_env)
-            if seed_for_env is not None:
-                _check_hashable(obs)
-                seed_for_env = None  # seeded once: later resets continue the env's own stream
-            states, _, rewards = _play(step, act, obs)
-            first = _first_visits(states) if first_visit and len(states) > 1 else None
-            g = 0.0
-            for t in range(len(states) - 1, -1, -1):
-                g = gamma * g + rewards[t]
-                s = states[t]
-                if first is not None and first[s] != t:
-                    continue
-                sums[s] = sums.get(s, 0.0) + g
-                counts[s] = counts.get(s, 0) + 1
-        if progress is not None:
-            progress(chunk)
+
+    def learn(obs: Any) -> None:
+        states, _, rewards = _play(step, act, obs)
+        first = _first_visits(states) if first_visit and len(states) > 1 else None
+        g = 0.0
+        for t in range(len(states) - 1, -1, -1):
+            g = gamma * g + rewards[t]
+            s = states[t]
+            if first is not None and first[s] != t:
+                continue
+            sums[s] = sums.get(s, 0.0) + g
+            counts[s] = counts.get(s, 0) + 1
+
+    _run_episodes(env, rng, episodes, learn, progress)
     values = {s: total / counts[s] for s, total in sums.items()}
     discrete = _discrete_obs(env)
     if discrete is None:
@@ -304,7 +322,7 @@ class _Control:
 
 
 def _check_callback(callback: Callback | None, callback_every: int) -> int:
-    callback_every = _check_count("callback_every", callback_every)
+    callback_every = check_int("callback_every", callback_every, 0)
     if callback is not None and callback_every == 0:
         raise ValueError("callback_every must be >= 1 when a callback is given")
     return callback_every if callback is not None else 0
@@ -368,8 +386,8 @@ def mc_control_es(
     Raises:
         ValueError: on a parameter out of range, an empty ``start_states`` or a bad ``initial_policy``.
     """
-    episodes = _check_count("episodes", episodes)
-    gamma = _check_unit("gamma", gamma)
+    episodes = check_int("episodes", episodes, 0)
+    gamma = check_number("gamma", gamma, 0, 1)
     callback_every = _check_callback(callback, callback_every)
     rng = make_rng(seed)
     control = _Control(env, initial_policy)
@@ -377,24 +395,14 @@ def mc_control_es(
     first_actions = _integers(rng, control.num_actions)
     start_indices = _integers(rng, len(starts)) if starts is not None else None
     act, step, update = control.act, env.step, control.update
-    seed_for_env: int | None = int(rng.integers(2**31))
-    done = 0
-    for chunk in _chunks(episodes, callback_every):
-        for _ in range(chunk):
-            if starts is None:
-                obs, _ = env.reset(seed=seed_for_env)
-            else:
-                obs, _ = env.reset(seed=seed_for_env, options={START_OPTION: starts[next(start_indices)]})
-            if seed_for_env is not None:
-                _check_hashable(obs)
-                seed_for_env = None
-            states, actions, rewards = _play(step, act, obs, next(first_actions))
-            update(states, actions, rewards, gamma, first_visit)
-        done += chunk
-        if progress is not None:
-            progress(chunk)
-        if callback is not None and done % callback_every == 0:
-            callback(done, *control.tables())
+
+    def learn(obs: Any) -> None:
+        update(*_play(step, act, obs, next(first_actions)), gamma, first_visit)
+
+    def start() -> dict[str, Any] | None:
+        return None if starts is None else {START_OPTION: starts[next(start_indices)]}
+
+    _run_episodes(env, rng, episodes, learn, progress, callback, callback_every, control.tables, start=start)
     return control.tables()
 
 
@@ -438,9 +446,9 @@ def mc_control_epsilon_soft(
     Raises:
         ValueError: on a parameter out of range or a bad ``initial_policy``.
     """
-    episodes = _check_count("episodes", episodes)
-    epsilon = _check_unit("epsilon", epsilon)
-    gamma = _check_unit("gamma", gamma)
+    episodes = check_int("episodes", episodes, 0)
+    epsilon = check_number("epsilon", epsilon, 0, 1)
+    gamma = check_number("gamma", gamma, 0, 1)
     callback_every = _check_callback(callback, callback_every)
     rng = make_rng(seed)
     control = _Control(env, initial_policy)
@@ -454,19 +462,12 @@ def mc_control_epsilon_soft(
         return min(int(u / epsilon * num_actions), num_actions - 1) if u < epsilon else greedy_act(obs)
 
     step, update = env.step, control.update
-    seed_for_env: int | None = int(rng.integers(2**31))
-    done = 0
-    for chunk in _chunks(episodes, callback_every):
-        for _ in range(chunk):
-            obs, _ = env.reset(seed=seed_for_env)
-            if seed_for_env is not None:
-                _check_hashable(obs)
-                seed_for_env = None
-            states, actions, rewards = _play(step, act, obs)
-            update(states, actions, rewards, gamma, first_visit)
-        done += chunk
-        if progress is not None:
-            progress(chunk)
-        if callback is not None and done % callback_every == 0:
-            callback(done, *control.tables(epsilon))
-    return control.tables(epsilon)
+
+    def learn(obs: Any) -> None:
+        update(*_play(step, act, obs), gamma, first_visit)
+
+    def tables() -> tuple[Any, Any]:
+        return control.tables(epsilon)
+
+    _run_episodes(env, rng, episodes, learn, progress, callback, callback_every, tables)
+    return tables()
