@@ -163,19 +163,10 @@ class DotsEncoder(BoardEncoder):
     def __init__(self, game: DotsAndBoxes) -> None:
         rows, cols = game.rows, game.cols
         height, width = 2 * rows + 1, 2 * cols + 1
-        horizontal = [(2 * r) * width + 2 * c + 1 for r in range(rows + 1) for c in range(cols)]
-        vertical = [(2 * r + 1) * width + 2 * c for r in range(rows) for c in range(cols + 1)]
-        self._edge_cells = np.array(horizontal + vertical)
+        # An edge sits midway between its two dots, (2r, 2c) and its neighbour: at their coordinates' sum.
+        ends = [game.edge_endpoints(e) for e in range(game.num_edges)]
+        self._edge_cells = np.array([(r0 + r1) * width + c0 + c1 for (r0, c0), (r1, c1) in ends])
         self._box_cells = np.array([(2 * r + 1) * width + 2 * c + 1 for r in range(rows) for c in range(cols)])
-        # Each box's four sides, as edge indices, for the "sides drawn" plane.
-        n_h = (rows + 1) * cols
-        self._box_sides = np.array(
-            [
-                [r * cols + c, (r + 1) * cols + c, n_h + r * (cols + 1) + c, n_h + r * (cols + 1) + c + 1]
-                for r in range(rows)
-                for c in range(cols)
-            ]
-        )
         maps = _DIHEDRAL if rows == cols else _RECTANGLE
         super().__init__(game, 7, height, width, self._edge_cells, maps)
 
@@ -192,7 +183,7 @@ class DotsEncoder(BoardEncoder):
         planes[:, 0, self._edge_cells] = edges
         planes[:, 1, self._box_cells] = owners > 0
         planes[:, 2, self._box_cells] = owners < 0
-        planes[:, 3, self._box_cells] = edges[:, self._box_sides].sum(axis=2) / 4.0
+        planes[:, 3, self._box_cells] = edges[:, game.geometry.box_edges].sum(axis=2) / 4.0
         planes[:, 4, self._edge_cells] = 1.0
         planes[:, 5] = (players == 0)[:, None]
         planes[:, 6] = 1.0

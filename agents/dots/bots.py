@@ -18,12 +18,11 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import numpy as np
-
 from agents._rng import SeedLike, make_rng
 from agents.dots.layer_table import LayerTable, solve_layers
 from agents.dots.value import check_dots
 from agents.random_agent import RandomAgent
+from gym_boardgames.checks import check_int
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 
 #: Bot names (also accepted by :func:`agents.factory.make_agent`).
@@ -158,9 +157,7 @@ class EndgameBot:
     """
 
     def __init__(self, k: int = 10, table: LayerTable | None = None, seed: SeedLike = None) -> None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-            raise ValueError(f"k must be an integer >= 0 (the number of last moves played exactly), got {k!r}")
-        self.k = int(k)
+        self.k = check_int("k", k, 0)
         self.table = table
         self.rng = make_rng(seed)
 

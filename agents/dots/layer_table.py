@@ -16,6 +16,7 @@ import numpy as np
 
 from agents.dots.value import check_dots, move_value
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
+from gym_boardgames.checks import check_int
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 from gym_boardgames.utils import progress_bar
 
@@ -53,9 +54,8 @@ class LayerTable:
         size = 1 << self.game.num_edges
         if values.dtype != np.int8 or values.shape != (size,):
             raise ValueError(f"values must be an int8 array of shape ({size},), got {values.dtype} {values.shape}")
-        if not 0 <= last_k <= self.game.num_edges:
-            raise ValueError(f"last_k must be in 0..{self.game.num_edges}, got {last_k}")
-        self.rows, self.cols, self.last_k = int(rows), int(cols), int(last_k)
+        self.rows, self.cols = int(rows), int(cols)
+        self.last_k = check_int("last_k", last_k, 0, self.game.num_edges)
         self.values = values
         self.values.flags.writeable = False
 
@@ -159,10 +159,9 @@ class LayerTable:
 
         def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
             # The board size comes from the file: check it before reading 'q'.
-            rows, cols, last_k = (meta_int(path, meta, name) for name in ("rows", "cols", "last_k"))
+            rows, cols = (check_int(name, meta.get(name), 0) for name in ("rows", "cols"))
             num_edges = file_board(path, rows, cols, MAX_SOLVE_EDGES, "one solve_layers makes").num_edges
-            if not 0 <= last_k <= num_edges:
-                raise SavedFileError(path, f"last_k={last_k} is outside 0..{num_edges}")
+            last_k = check_int("last_k", meta.get("last_k"), 0, num_edges)
             sizes.extend((rows, cols, last_k))
             return {"q": ArraySpec((1 << num_edges,), np.int8)}
 
@@ -180,18 +179,6 @@ class LayerTable:
         if values[game.full_key] != 0:
             raise SavedFileError(path, "'q' of the full board is not 0")
         return cls(rows, cols, values, last_k)
-
-
-def meta_int(path: PathLike, meta: dict[str, Any], name: str) -> int:
-    """Return the integer ``meta[name]`` of a saved file's header.
-
-    Raises:
-        SavedFileError: if it is missing or not an integer.
-    """
-    value = meta.get(name)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SavedFileError(path, f"the header's meta has no integer {name!r}")
-    return value
 
 
 def file_board(path: PathLike, rows: int, cols: int, max_edges: int, what: str) -> DotsAndBoxes:
@@ -248,9 +235,7 @@ def solve_layers(game: DotsAndBoxes, last_k: int | None = None, *, progress: boo
         )
     if last_k is None:
         last_k = num_edges
-    if isinstance(last_k, bool) or not isinstance(last_k, (int, np.integer)) or last_k < 0:
-        raise ValueError(f"last_k must be None or an integer >= 0, got {last_k!r}")
-    last_k = min(int(last_k), num_edges)
+    last_k = min(check_int("last_k", last_k, 0), num_edges)
 
     drawn = _popcounts(num_edges)
     values = np.full(1 << num_edges, -1, dtype=np.int8)  # V, or -1 on layers not solved

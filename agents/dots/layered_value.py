@@ -7,7 +7,6 @@ an ``.npz`` of format ``gym_boardgames.dots.layered_q``.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable
 from typing import Any
@@ -16,9 +15,10 @@ import numpy as np
 
 from agents._rng import SeedLike, make_rng
 from agents.arena import MatchResult, as_policy, play_game
-from agents.dots.layer_table import file_board, meta_int
+from agents.dots.layer_table import file_board
 from agents.dots.value import check_dots, move_value
-from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz, short_repr
+from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
+from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 
 PathLike = str | os.PathLike[str]
@@ -53,30 +53,14 @@ class LayeredValueAgent:
     MAX_LOAD_ENTRIES = 2_000_000
 
     def __init__(self, lr: float = 0.1, explore: float = 2 / 3, seed: SeedLike = None) -> None:
-        self.lr = lr
-        self.explore = explore
+        #: The learning rate and the probability of a random move in training games, each in [0, 1]; they
+        #: may change between :meth:`train` calls (the study's schedules), which checks them again.
+        self.lr = check_number("lr", lr, 0, 1)
+        self.explore = check_number("explore", explore, 0, 1)
         self.rng = make_rng(seed)
         self.layers: list[dict[int, float]] = []
         self.games_trained = 0
         self._board: DotsAndBoxes | None = None
-
-    @property
-    def lr(self) -> float:
-        """The learning rate in [0, 1]."""
-        return self._lr
-
-    @lr.setter
-    def lr(self, value: float) -> None:
-        self._lr = _unit_interval("lr", value)
-
-    @property
-    def explore(self) -> float:
-        """The probability of a random move in training games."""
-        return self._explore
-
-    @explore.setter
-    def explore(self, value: float) -> None:
-        self._explore = _unit_interval("explore", value)
 
     @property
     def num_states(self) -> int:
@@ -216,10 +200,11 @@ class LayeredValueAgent:
             The agent's results in the training games, by seat.
 
         Raises:
-            ValueError: on a negative ``games``, another board, or an opponent's illegal move.
+            ValueError: on a negative ``games``, an ``lr`` or ``explore`` outside [0, 1], another board, or an
+                opponent's illegal move.
         """
-        if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 0:
-            raise ValueError(f"games must be an integer >= 0, got {games!r}")
+        games = check_int("games", games, 0)
+        self.lr, self.explore = check_number("lr", self.lr, 0, 1), check_number("explore", self.explore, 0, 1)
         board = self._bind(game)
         if isinstance(opponent, str):
             opponent = as_policy(opponent, self.rng)  # "random" draws from this agent's generator
@@ -287,13 +272,10 @@ class LayeredValueAgent:
         def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
             # Check the header before any array is read; the entry count is bounded by the board's
             # positions and by MAX_LOAD_ENTRIES (each entry becomes a Python dict item, about 100 bytes).
-            rows, cols, _ = (meta_int(path, meta, name) for name in ("rows", "cols", "games_trained"))
+            rows, cols, _ = (check_int(name, meta.get(name), 0) for name in ("rows", "cols", "games_trained"))
             board = file_board(path, rows, cols, 64, "one this agent plays")
             for name in ("lr", "explore"):
-                value = meta.get(name)
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                    shown = short_repr(value)
-                    raise SavedFileError(path, f"the header's {name!r} is {shown}, expected a number in [0, 1]")
+                check_number(name, meta.get(name), 0, 1)
             most = min(1 << board.num_edges, cls.MAX_LOAD_ENTRIES)
             return {
                 "keys": ArraySpec((None,), np.uint64, max_size=most),
@@ -327,11 +309,3 @@ class LayeredValueAgent:
         for key, value in zip(keys.tolist(), values.tolist(), strict=True):
             layers[board.num_edges - key.bit_count()][key] = value
         return agent
-
-
-def _unit_interval(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0 <= value <= 1:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-    if math.isnan(value):
-        raise ValueError(f"{name} must be a number in [0, 1], got nan")
-    return float(value)

@@ -123,12 +123,15 @@ def run_solve(rows: int, cols: int) -> dict[str, Any]:
     }
 
 
+def _task_setup(task: dict[str, Any]) -> tuple[DotsAndBoxes, LayerTable, Any, int]:
+    """A task's board (under the study's tie rule), this process's solved table, its generator and ``k``."""
+    game = DotsAndBoxes(task["rows"], task["cols"], tie_break="second")
+    return game, shared_table(game.rows, game.cols), make_rng(task["seed"]), task["k"]
+
+
 def run_trainer(task: dict[str, Any]) -> dict[str, Any]:
     """Tables 1 and 2 for one trainer: train, test against every bot, train against endgame(k), test again."""
-    rows, cols, k = task["rows"], task["cols"], task["k"]
-    game = DotsAndBoxes(rows, cols, tie_break="second")
-    table = shared_table(rows, cols)
-    rng = make_rng(task["seed"])
+    game, table, rng, k = _task_setup(task)
     agent = LayeredValueAgent(lr=task["lr"], explore=task["explore"], seed=rng)
     phases = 2 if task["table2"] else 1
     games = phases * (task["train_games"] + 4 * task["test_games"])
@@ -162,10 +165,7 @@ def _test_all(
 
 def run_lr(task: dict[str, Any]) -> dict[str, Any]:
     """The learning-rate study for one learning rate."""
-    rows, cols, k = task["rows"], task["cols"], task["k"]
-    game = DotsAndBoxes(rows, cols, tie_break="second")
-    table = shared_table(rows, cols)
-    rng = make_rng(task["seed"])
+    game, table, rng, k = _task_setup(task)
     total = task["warmup_games"] + task["rounds"] * (task["round_games"] + task["round_test_games"])
     bar = progress_bar(total, f"lr {task['lr']:g}", task["progress"])
     agent = LayeredValueAgent(lr=1.0, explore=task["explore"], seed=rng)
@@ -247,10 +247,7 @@ def _result_class(game: DotsAndBoxes, margin: float, seat: int) -> int:
 
 def run_exact(task: dict[str, Any]) -> dict[str, Any]:
     """The exact agent against every bot, audited against the solver."""
-    rows, cols, k = task["rows"], task["cols"], task["k"]
-    game = DotsAndBoxes(rows, cols, tie_break="second")
-    table = shared_table(rows, cols)
-    rng = make_rng(task["seed"])
+    game, table, rng, k = _task_setup(task)
     exact = EndgameBot(game.num_edges, table=table, seed=rng)
     out = {}
     with progress_bar(4 * task["games"], "exact agent", task["progress"]) as bar:
