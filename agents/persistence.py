@@ -14,9 +14,10 @@ folder, then ``os.replace``), so an interrupted save leaves the previous file in
 Loading treats every file as hostile and checks everything it can *before* allocating, so a small
 file can neither hang the loader nor make it take gigabytes:
 
-1. the path must be a regular file (``os.stat`` first: a FIFO, ``/dev/zero`` or a directory is refused
-   without being opened) of at most ``max_file_bytes`` (default :data:`MAX_FILE_BYTES`, 64 MiB, for
-   ``.npz``; :data:`MAX_JSON_FILE_BYTES`, 16 MiB, for JSON);
+1. the path must be a regular file (:func:`gym_boardgames.checks.read_regular_file`: opened without
+   blocking and checked before a byte is read, so a FIFO, ``/dev/zero`` or a directory is refused) of at
+   most ``max_file_bytes`` (default :data:`MAX_FILE_BYTES`, 64 MiB, for ``.npz``;
+   :data:`MAX_JSON_FILE_BYTES`, 16 MiB, for JSON);
 2. an ``.npz`` may hold at most :data:`MAX_MEMBERS` arrays; the header is read first and checked (format,
    version, metadata), then the caller's schema, which may depend on the metadata (e.g. the board size);
 3. each needed array's shape and dtype are read from its ``.npy`` header inside the zip and checked
@@ -51,7 +52,6 @@ import io
 import json
 import math
 import os
-import stat
 import struct
 import tokenize
 import warnings
@@ -64,6 +64,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.lib.format as npy_format
 
+from gym_boardgames.checks import check_int, read_regular_file
+from gym_boardgames.errors import BadFileError
 from gym_boardgames.utils import write_bytes_atomic
 
 #: Name of the header array inside our ``.npz`` files.
@@ -113,13 +115,14 @@ _CORRUPT = (
 )
 
 
-class SavedFileError(ValueError):
-    """A saved file that cannot be used: the message names the file and what is wrong with it."""
+class SavedFileError(BadFileError):
+    """A saved file that cannot be used: the message names the file and what is wrong with it.
+
+    A :class:`gym_boardgames.errors.BadFileError` (so a ``ValueError``) with the same ``path`` and ``problem``.
+    """
 
     def __init__(self, path: PathLike, problem: str) -> None:
-        super().__init__(f"{os.fspath(path)}: {problem}")
-        self.path = os.fspath(path)
-        self.problem = problem
+        super().__init__(os.fspath(path), problem)
 
 
 def short_repr(value: Any, limit: int = 80) -> str:
@@ -206,9 +209,7 @@ def _header(format_name: str, version: int, meta: Mapping[str, Any] | None) -> d
     """Build and check a header; ``meta`` must be JSON-serialisable."""
     if not isinstance(format_name, str) or not format_name:
         raise ValueError(f"format must be a non-empty string, got {format_name!r}")
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise ValueError(f"version must be an integer >= 1, got {version!r}")
-    header = {"format": format_name, "version": version, "meta": dict(meta or {})}
+    header = {"format": format_name, "version": check_int("version", version, 1), "meta": dict(meta or {})}
     try:
         json.dumps(header, allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -265,56 +266,19 @@ def save_npz(
     write_bytes_atomic(path, buffer.getvalue())
 
 
-def _check_limit(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-    return value
-
-
 def _read_bytes(path: PathLike, max_file_bytes: int) -> bytes:
-    """Read a whole regular file of at most ``max_file_bytes``, with errors that name it.
+    """Read a whole regular file of at most ``max_file_bytes`` (:func:`gym_boardgames.checks.read_regular_file`).
 
-    The file is stat-ed before it is opened: opening a FIFO would block until a writer comes, and a
-    device such as ``/dev/zero`` never ends.
+    Raises:
+        FileNotFoundError: naming the file.
+        SavedFileError: naming the file and the problem; a file over the limit also names the setting
+            (``max_file_bytes``) that lets a caller read it.
     """
-    where = os.fspath(path)
-    _check_limit("max_file_bytes", max_file_bytes)
     try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{where}: no such file") from None
-    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        raise SavedFileError(where, f"cannot be read ({exc})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise SavedFileError(where, "is a directory, not a saved file")
-    if not stat.S_ISREG(info.st_mode):
-        raise SavedFileError(where, f"is not a regular file (a {_file_kind(info.st_mode)}), not a saved file")
-    if info.st_size > max_file_bytes:
-        raise SavedFileError(
-            where, f"is {info.st_size} bytes, more than the limit of {max_file_bytes} (max_file_bytes)"
-        )
-    try:
-        with open(path, "rb") as handle:
-            # The file may have been replaced since the stat: check again on the open handle, and never
-            # read more than the limit whatever happens.
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise SavedFileError(where, "is not a regular file, not a saved file")
-            raw = handle.read(max_file_bytes + 1)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{where}: no such file") from None
-    except IsADirectoryError:
-        raise SavedFileError(where, "is a directory, not a saved file") from None
-    except OSError as exc:
-        raise SavedFileError(where, f"cannot be read ({exc})") from None
-    if len(raw) > max_file_bytes:
-        raise SavedFileError(where, f"is more than the limit of {max_file_bytes} bytes (max_file_bytes)")
-    return raw
-
-
-def _file_kind(mode: int) -> str:
-    kinds = ((stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"))
-    kinds += ((stat.S_ISSOCK, "socket"),)
-    return next((name for test, name in kinds if test(mode)), "special file")
+        return read_regular_file(path, check_int("max_file_bytes", max_file_bytes, 1))
+    except BadFileError as error:
+        too_large = f"limit of {max_file_bytes}" in error.problem
+        raise SavedFileError(error.path, error.problem + (" (max_file_bytes)" if too_large else "")) from None
 
 
 def _refuse_constant(name: str) -> Any:
@@ -489,7 +453,7 @@ def load_npz(
         ValueError: if ``max_file_bytes`` or ``max_data_bytes`` is not a positive integer.
     """
     where = os.fspath(path)
-    _check_limit("max_data_bytes", max_data_bytes)
+    check_int("max_data_bytes", max_data_bytes, 1)
     raw = _read_bytes(path, max_file_bytes)
     try:
         with _open_npz(where, raw) as archive:

@@ -5,6 +5,7 @@ import json
 import os
 import stat
 import zipfile
+from types import SimpleNamespace
 
 import numpy as np
 import numpy.lib.format as npy_format
@@ -17,6 +18,7 @@ from agents.persistence import ArraySpec, SavedFileError, load_json, load_npz, s
 from agents.td import TDAgent
 from agents.td_file import FORMAT as TD_FORMAT
 from agents.td_file import VERSION as TD_VERSION
+from gym_boardgames import checks
 from gym_boardgames.rules import ConnectN, TicTacToe
 
 FORMAT = "gym_boardgames.test"
@@ -235,6 +237,11 @@ def td_meta(config, cls="ConnectN"):
     return {"game": {"class": cls, "config": config, "repr": f"{cls}{config}", "n_keys": 19683}}
 
 
+def save_td(path, config):
+    """A TD file of a small table whose header names the ConnectN board ``config``."""
+    save_npz(path, {"values": np.full((2, 9), 0.5)}, format=TD_FORMAT, version=TD_VERSION, meta=td_meta(config))
+
+
 def npy_bytes(shape, dtype=np.float64, data=b""):
     """The bytes of a .npy file whose header claims ``shape`` and ``dtype``, followed by ``data``."""
     out = io.BytesIO()
@@ -290,13 +297,14 @@ def refused(work_budget):
     return refused
 
 
-def never_opened(monkeypatch):
-    """Make the loaders' ``open`` fail the test: a FIFO would block it, a device never ends."""
+def never_read(monkeypatch):
+    """Make reading a file's bytes fail the test: a FIFO would block the read, a device never ends."""
 
-    def spy(file, *args, **kwargs):
-        pytest.fail(f"{file} was opened")
+    def spy(fd, *args, **kwargs):
+        pytest.fail(f"descriptor {fd} was read")
 
-    monkeypatch.setattr(persistence, "open", spy, raising=False)  # a module global shadows the builtin
+    # The reader is gym_boardgames.checks.read_regular_file: give it an ``os`` whose ``read`` fails.
+    monkeypatch.setattr(checks, "os", SimpleNamespace(**{**vars(os), "read": spy}))
 
 
 # ---- TD files naming huge boards --------------------------------------------------------------------
@@ -306,21 +314,13 @@ def never_opened(monkeypatch):
 @pytest.mark.parametrize("game", [None, TicTacToe()])
 def test_td_file_naming_a_huge_connect_n_board_is_refused_at_once(tmp_path, side, game, refused):
     path = tmp_path / "huge.npz"
-    save_npz(
-        path,
-        {"values": np.full((2, 9), 0.5)},
-        format=TD_FORMAT,
-        version=TD_VERSION,
-        meta=td_meta([side, side, 4, True]),
-    )
+    save_td(path, [side, side, 4, True])
     refused(lambda: TDAgent.load(path, game), path, r"game description .* is invalid: rows must be at most 64")
 
 
 def test_td_file_naming_a_board_too_big_for_a_table_is_refused_before_building_it(tmp_path, refused):
     path = tmp_path / "big.npz"
-    save_npz(
-        path, {"values": np.full((2, 9), 0.5)}, format=TD_FORMAT, version=TD_VERSION, meta=td_meta([64, 64, 5, False])
-    )
+    save_td(path, [64, 64, 5, False])
     # The 64x64 board is within the size limits: its geometry is built (about 280,000 lines), the table of 3**4096
     # values is not.
     refused(lambda: TDAgent.load(path), path, "4096 cells; a TD table covers at most 16", max_lines=1_000_000)
@@ -338,7 +338,7 @@ def test_td_file_naming_a_board_too_big_for_a_table_is_refused_before_building_i
 )
 def test_td_file_with_a_malformed_board_is_refused(tmp_path, config, pattern, refused):
     path = tmp_path / "bad.npz"
-    save_npz(path, {"values": np.full((2, 9), 0.5)}, format=TD_FORMAT, version=TD_VERSION, meta=td_meta(config))
+    save_td(path, config)
     refused(lambda: TDAgent.load(path), path, pattern)
 
 
@@ -360,13 +360,7 @@ def test_td_table_shape_is_checked_from_its_header_before_the_data_is_read(tmp_p
 
 def test_arena_style_td_spec_with_a_huge_board_fails_at_once(tmp_path, refused):
     path = tmp_path / "huge.npz"
-    save_npz(
-        path,
-        {"values": np.full((2, 9), 0.5)},
-        format=TD_FORMAT,
-        version=TD_VERSION,
-        meta=td_meta([10**6, 10**6, 4, True]),
-    )
+    save_td(path, [10**6, 10**6, 4, True])
     refused(lambda: make_agent(f"td:{path}"), path, "rows must be at most 64")
 
 
@@ -438,14 +432,14 @@ def test_npz_object_array_header_is_refused(tmp_path, refused):
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_dev_zero_is_refused_without_reading_it(refused, monkeypatch):
-    never_opened(monkeypatch)
+    never_read(monkeypatch)
     refused(lambda: TDAgent.load("/dev/zero"), "/dev/zero", r"not a regular file \(a character device\)")
     refused(lambda: load_json("/dev/zero", format=FORMAT, versions={1}), "/dev/zero", "not a regular file")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_fifo_is_refused_without_opening_it(tmp_path, refused, monkeypatch):
-    never_opened(monkeypatch)
+def test_fifo_is_refused_without_reading_it(tmp_path, refused, monkeypatch):
+    never_read(monkeypatch)
     path = tmp_path / "pipe.npz"
     os.mkfifo(path)
     assert stat.S_ISFIFO(os.stat(path).st_mode)
