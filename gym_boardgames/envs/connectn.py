@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partialmethod
+
 from gym_boardgames.envs.base import Agent, OpponentPolicy
 from gym_boardgames.envs.connect import ConnectBoardEnv
 from gym_boardgames.rules.connect import ConnectN
@@ -63,11 +65,7 @@ class ConnectNEnv(ConnectBoardEnv):
     ) -> None:
         game = ConnectN(rows, cols, n, gravity)
         super().__init__(
-            game,
-            opponent=opponent,
-            agent_player=agent_player,
-            illegal_action=illegal_action,
-            render_mode=render_mode,
+            game, opponent=opponent, agent_player=agent_player, illegal_action=illegal_action, render_mode=render_mode
         )
 
 
@@ -78,21 +76,6 @@ class ConnectFourEnv(ConnectNEnv):
     :class:`ConnectNEnv`.
     """
 
-    def __init__(
-        self,
-        *,
-        opponent: str | Agent | OpponentPolicy | None = "random",
-        agent_player: int | str = 0,
-        illegal_action: str = "lose",
-        render_mode: str | None = None,
-    ) -> None:
-        super().__init__(
-            6,
-            7,
-            4,
-            True,
-            opponent=opponent,
-            agent_player=agent_player,
-            illegal_action=illegal_action,
-            render_mode=render_mode,
-        )
+    # ConnectNEnv's constructor with the board bound: only the two-player keywords remain, and a size is
+    # refused (as a second value for it) rather than silently changing the game.
+    __init__ = partialmethod(ConnectNEnv.__init__, 6, 7, 4, True)

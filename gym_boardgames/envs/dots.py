@@ -8,10 +8,22 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_boardgames.envs.base import Agent, OpponentPolicy, TwoPlayerEnv
-from gym_boardgames.envs.contract import DOTS_REWARD_MODES, check_reward_mode, score_reward
+from gym_boardgames.envs.contract import check_reward_mode, score_reward
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 
-REWARD_MODES = DOTS_REWARD_MODES  # the contract's, under the name this module has always exported
+
+def dots_game(rows: int, cols: int, tie_break: str, reward: str) -> tuple[DotsAndBoxes, spaces.Box]:
+    """Return the rules of a DotsAndBoxes-v0 board and the observation space of one board.
+
+    The single and the vector env both build their game here, so they refuse the same settings alike
+    (``reward`` first, then the board).
+
+    Raises:
+        ValueError: on a ``reward`` other than ``"win"`` or ``"score"``, or bad rules parameters.
+    """
+    check_reward_mode(reward)
+    game = DotsAndBoxes(rows, cols, tie_break)
+    return game, spaces.Box(-1, 1, shape=(game.num_edges + game.num_boxes,), dtype=np.int8)
 
 
 class DotsAndBoxesEnv(TwoPlayerEnv):
@@ -72,17 +84,11 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
-        check_reward_mode(reward)
-        game = DotsAndBoxes(rows, cols, tie_break)
+        game, self.observation_space = dots_game(rows, cols, tie_break, reward)
         super().__init__(
-            game,
-            opponent=opponent,
-            agent_player=agent_player,
-            illegal_action=illegal_action,
-            render_mode=render_mode,
+            game, opponent=opponent, agent_player=agent_player, illegal_action=illegal_action, render_mode=render_mode
         )
         self.reward_mode = reward
-        self.observation_space = spaces.Box(-1, 1, shape=(game.num_edges + game.num_boxes,), dtype=np.int8)
 
     def _observation(self, state: DotsState, player: int) -> np.ndarray:
         return self.game.observation(state, player)

@@ -334,7 +334,7 @@ class TwoPlayerVectorEnv(VectorEnv):
         return self.batch.observation(self._agent)
 
     def _scores(self) -> Any:
-        """A snapshot taken before a move, for games whose reward depends on it; None otherwise."""
+        """A snapshot of the scores taken before a move, for games rewarded by score; None otherwise."""
         return None
 
     def _reward(
@@ -345,13 +345,29 @@ class TwoPlayerVectorEnv(VectorEnv):
         illegal: np.ndarray | None,
         restarted: np.ndarray | None,
     ) -> np.ndarray:
-        """Return float64 rewards for ``seat``: +1 if it won, -1 if it lost (an illegal move loses), else 0.
+        """Return float64 rewards for ``seat``.
 
-        ``winner`` is already -1 in the ``restarted`` games (and ``1 - mover`` in the ``illegal`` ones).
+        Without a score snapshot (``before`` is None): +1 if it won, -1 if it lost (an illegal move loses),
+        else 0; ``winner`` is already -1 in the ``restarted`` games (and ``1 - mover`` in the ``illegal``
+        ones). With one: :meth:`_score_reward`, but -1 for an illegal move and 0 in a restarted game.
         """
-        reward = (winner == seat).astype(np.float64)
-        reward -= winner == 1 - seat
+        if before is None:
+            reward = (winner == seat).astype(np.float64)
+            reward -= winner == 1 - seat
+            return reward
+        reward = self._score_reward(seat, before)
+        if illegal is not None:
+            reward[illegal] = -1.0
+        if restarted is not None:
+            reward[restarted] = 0.0  # a new game: its scores were reset, not lost
         return reward
+
+    def _score_reward(self, seat: np.ndarray, before: Any) -> np.ndarray:
+        """The float64 reward of a game rewarded by score: ``seat``'s score gained minus conceded since ``before``.
+
+        Only called where :meth:`_scores` gives a snapshot; a game rewarded by score overrides both.
+        """
+        raise NotImplementedError
 
     def _info(self, terminated: np.ndarray, winner: np.ndarray, illegal: np.ndarray, before: Any) -> dict[str, Any]:
         mask = self.batch.legal_mask()

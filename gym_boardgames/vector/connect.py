@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import numpy as np
 from gymnasium import spaces
 
@@ -71,37 +74,37 @@ class ConnectNVectorEnv(TwoPlayerVectorEnv):
         )
 
 
-class TicTacToeVectorEnv(ConnectNVectorEnv):
+class _FixedBoardVectorEnv(ConnectNVectorEnv):
+    """A :class:`ConnectNVectorEnv` on the one board its subclass makes: it takes ``num_envs`` and the keywords."""
+
+    #: Makes the rules of the board (a class or a ``functools.partial``, called once per env).
+    make_game: Callable[[], ConnectN]
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        opponent: str | None = "random",
+        agent_player: int | str = 0,
+        illegal_action: str = "lose",
+        render_mode: str | None = None,
+    ) -> None:
+        self._setup(self.make_game(), num_envs, opponent, agent_player, illegal_action, render_mode)
+
+
+class TicTacToeVectorEnv(_FixedBoardVectorEnv):
     """``num_envs`` games of TicTacToe-v0 stepped together: :class:`ConnectNVectorEnv` on 3x3, 3 in a row.
 
     ``Discrete(9)`` actions per sub-env (the cell ``row * 3 + col``), ``(num_envs, 3, 3)`` int8 observations.
     """
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        opponent: str | None = "random",
-        agent_player: int | str = 0,
-        illegal_action: str = "lose",
-        render_mode: str | None = None,
-    ) -> None:
-        self._setup(TicTacToe(), num_envs, opponent, agent_player, illegal_action, render_mode)
+    make_game = TicTacToe
 
 
-class ConnectFourVectorEnv(ConnectNVectorEnv):
+class ConnectFourVectorEnv(_FixedBoardVectorEnv):
     """``num_envs`` games of ConnectFour-v0 stepped together: :class:`ConnectNVectorEnv` on 6x7, 4 in a row.
 
     ``Discrete(7)`` actions per sub-env (the column), ``(num_envs, 6, 7)`` int8 observations.
     """
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        opponent: str | None = "random",
-        agent_player: int | str = 0,
-        illegal_action: str = "lose",
-        render_mode: str | None = None,
-    ) -> None:
-        self._setup(ConnectN(6, 7, 4, True), num_envs, opponent, agent_player, illegal_action, render_mode)
+    make_game = partial(ConnectN, 6, 7, 4, True)

@@ -5,14 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 
-from gym_boardgames.envs.contract import DOTS_REWARD_MODES, check_reward_mode, score_reward
+from gym_boardgames.envs.contract import score_reward
+from gym_boardgames.envs.dots import dots_game
 from gym_boardgames.rules.batch import DotsAndBoxesBatch
-from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.vector.base import TwoPlayerVectorEnv
-
-REWARD_MODES = DOTS_REWARD_MODES  # the contract's, under the name this module has always exported
 
 
 class DotsAndBoxesVectorEnv(TwoPlayerVectorEnv):
@@ -63,11 +60,10 @@ class DotsAndBoxesVectorEnv(TwoPlayerVectorEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
-        check_reward_mode(reward)
-        game = DotsAndBoxes(rows, cols, tie_break)
+        game, space = dots_game(rows, cols, tie_break, reward)
         super().__init__(
             DotsAndBoxesBatch(game, num_envs),
-            spaces.Box(-1, 1, shape=(game.num_edges + game.num_boxes,), dtype=np.int8),
+            space,
             opponent=opponent,
             agent_player=agent_player,
             illegal_action=illegal_action,
@@ -78,23 +74,9 @@ class DotsAndBoxesVectorEnv(TwoPlayerVectorEnv):
     def _scores(self) -> Any:
         return self.batch.scores.astype(np.int64) if self.reward_mode == "score" else None
 
-    def _reward(
-        self,
-        winner: np.ndarray,
-        seat: np.ndarray,
-        before: Any,
-        illegal: np.ndarray | None,
-        restarted: np.ndarray | None,
-    ) -> np.ndarray:
-        if self.reward_mode == "win":
-            return super()._reward(winner, seat, before, illegal, restarted)
+    def _score_reward(self, seat: np.ndarray, before: Any) -> np.ndarray:
         gained = self.batch.scores - before
-        margin = score_reward(gained[:, 0] - gained[:, 1], seat.astype(np.int64)).astype(np.float64)
-        if illegal is not None:
-            margin[illegal] = -1.0
-        if restarted is not None:
-            margin[restarted] = 0.0  # a new game: its scores were reset, not lost
-        return margin
+        return score_reward(gained[:, 0] - gained[:, 1], seat.astype(np.int64)).astype(np.float64)
 
     def _info(self, terminated: np.ndarray, winner: np.ndarray, illegal: np.ndarray, before: Any) -> dict[str, Any]:
         info = super()._info(terminated, winner, illegal, before)

@@ -17,22 +17,8 @@ from gymnasium.utils.env_checker import check_env
 import gym_boardgames  # noqa: F401  (registers the ids)
 from gym_boardgames.envs.blackjack import TabularBlackjackEnv
 from gym_boardgames.errors import ActionTypeError
-from gym_boardgames.rules.blackjack import (
-    HIT,
-    N_STATES,
-    STICK,
-    TERMINAL,
-    blackjack_model,
-    decode,
-    encode,
-    is_natural_state,
-)
-
-
-@pytest.fixture(scope="module")
-def model():
-    return blackjack_model()
-
+from gym_boardgames.rules import blackjack
+from gym_boardgames.rules.blackjack import HIT, N_STATES, STICK, TERMINAL, decode, encode, is_natural_state
 
 # ---------------------------------------------------------------- the model agrees with Gymnasium's game
 
@@ -74,9 +60,9 @@ def assert_frequencies_match(counts, row, n):
         ((6, 9, 0), False, HIT),
     ],
 )
-def test_gymnasium_transitions_from_a_chosen_state_have_the_frequencies_of_P(model, observation, natural, action):
-    P, _ = model
+def test_gymnasium_transitions_from_a_chosen_state_have_the_frequencies_of_P(observation, natural, action):
     env = gym.make("TabularBlackjack-v0")
+    P = env.unwrapped.P
     env.reset(seed=2024)
     start = encode(*observation, natural=natural)
     n = 2000
@@ -84,10 +70,10 @@ def test_gymnasium_transitions_from_a_chosen_state_have_the_frequencies_of_P(mod
 
 
 @pytest.mark.slow
-def test_whole_episodes_from_the_deal_follow_P(model):
+def test_whole_episodes_from_the_deal_follow_P():
     """Random play from Gymnasium's deal: the start states and every well-sampled transition match P."""
-    P, mu = model
     env = gym.make("TabularBlackjack-v0")
+    P, mu = env.unwrapped.P, env.unwrapped.initial_state_distrib
     rng = np.random.default_rng(7)
     starts, transitions = Counter(), {}
     episodes = 20_000
@@ -172,10 +158,11 @@ def test_step_rejects_actions_outside_the_space(action):
         env.step(action)
 
 
-def test_the_model_is_reachable_through_gymnasium_make_wrappers(model):
+def test_the_model_is_reachable_through_gymnasium_make_wrappers():
     env = gym.make("TabularBlackjack-v0")
-    assert env.get_wrapper_attr("P") == model[0]
-    np.testing.assert_array_equal(env.get_wrapper_attr("initial_state_distrib"), model[1])
+    P, mu = blackjack.blackjack_model()
+    assert env.get_wrapper_attr("P") == P
+    np.testing.assert_array_equal(env.get_wrapper_attr("initial_state_distrib"), mu)
     assert env.observation_space == gym.spaces.Discrete(N_STATES)
     assert env.get_wrapper_attr("encode")(15, 7, 0) == encode(15, 7, 0)
 
@@ -212,7 +199,7 @@ def test_rendering_draws_a_frame_and_ansi_is_a_line_of_text():
 
 def test_unwrapped_is_this_packages_env_and_holds_the_model():
     env = gym.make("TabularBlackjack-v0")
-    P, mu = blackjack_model()
+    P, mu = blackjack.blackjack_model()
     assert isinstance(env.unwrapped, TabularBlackjackEnv)
     assert env.unwrapped.P == P
     np.testing.assert_array_equal(env.unwrapped.initial_state_distrib, mu)
