@@ -12,6 +12,7 @@ from typing import Any
 
 from agents._rng import SeedLike, make_rng
 from agents.random_agent import RandomAgent
+from gym_boardgames.checks import check_int
 from gym_boardgames.opponents import as_policy as policy_of
 from gym_boardgames.opponents import reset_hook
 
@@ -149,8 +150,7 @@ def play_match(
     Raises:
         ValueError: on ``games < 1`` or an agent's illegal move.
     """
-    if games < 1:
-        raise ValueError(f"games must be >= 1, got {games}")
+    check_int("games", games, 1)
     rng = make_rng(seed)
     a = as_policy(agent_a, rng) if isinstance(agent_a, str) else agent_a
     b = as_policy(agent_b, rng) if isinstance(agent_b, str) else agent_b

@@ -26,7 +26,6 @@ same generator.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
@@ -35,6 +34,7 @@ from agents._rng import SeedLike, make_rng, uniform_stream
 from agents.evaluators import CallbackEvaluator, Evaluator, PriorFn, RolloutEvaluator, RolloutPolicy, ValueFn
 from agents.search import SearchTree
 from agents.search_node import ChildStats
+from gym_boardgames.checks import check_int, check_number
 
 __all__ = ["MAX_SIMULATIONS", "ChildStats", "MCTSAgent", "PriorFn", "RolloutPolicy", "ValueFn"]
 
@@ -95,15 +95,8 @@ class MCTSAgent:
         reuse_tree: bool = True,
         evaluator: Evaluator | None = None,
     ) -> None:
-        if (
-            isinstance(n_simulations, (bool, np.bool_))
-            or not isinstance(n_simulations, (int, np.integer))
-            or not 1 <= n_simulations <= MAX_SIMULATIONS
-        ):
-            bound = f"an integer >= 1 and <= {MAX_SIMULATIONS} (MAX_SIMULATIONS)"
-            raise ValueError(f"n_simulations must be {bound}, got {n_simulations!r}")
-        if isinstance(c, (bool, np.bool_)) or not isinstance(c, numbers.Real) or not math.isfinite(c) or c < 0:
-            raise ValueError(f"c must be a finite number >= 0, got {c!r}")
+        check_int("n_simulations", n_simulations, 1, MAX_SIMULATIONS)
+        check_number("c", c, 0, math.inf, high_open=True)
         _check_callable("rollout", rollout, "(game, state, rng) -> action")
         _check_callable("prior", prior, "(game, state) -> probabilities")
         _check_callable("value", value, "(game, state) -> float in [-1, 1]")

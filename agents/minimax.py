@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents._rng import SeedLike, make_rng
+from gym_boardgames.checks import check_int
 from gym_boardgames.rules.connect import ConnectN
 
 Evaluate = Callable[[Any, Any], float]
@@ -158,8 +159,8 @@ def alphabeta(
         ValueError: on a negative depth, or if the search would go deeper than :data:`MAX_SEARCH_PLIES`
             (exact search of a long game: give a depth).
     """
-    if depth is not None and depth < 0:
-        raise ValueError(f"depth must be None or >= 0, got {depth}")
+    if depth is not None:
+        check_int("depth (or None for exact search)", depth, 0)
     search = _Search(game, evaluate, table)
     limit = math.inf if depth is None else depth
     # Payoffs and heuristic values lie in [-1, 1], so the full window is (-1, 1): a found win is a cutoff.
@@ -215,8 +216,8 @@ class AlphaBetaAgent:
     """
 
     def __init__(self, depth: int | None = None, evaluate: Evaluate | None = None, seed: SeedLike = None) -> None:
-        if depth is not None and (not isinstance(depth, int) or depth < 1):
-            raise ValueError(f"depth must be None (exact) or an integer >= 1, got {depth!r}")
+        if depth is not None:
+            check_int("depth (or None for exact search)", depth, 1)
         self.depth = depth
         self.evaluate = evaluate
         self.rng = make_rng(seed)

@@ -39,7 +39,7 @@ def test_illegal_move_names_the_agent():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="games must be >= 1"):
+    with pytest.raises(ValueError, match="games must be an integer >= 1, got 0"):
         play_match(TicTacToe(), "random", "random", 0)
     with pytest.raises(ValueError, match="unknown agent name"):
         play_match(TicTacToe(), "minimax", "random", 1)
