@@ -26,6 +26,8 @@ MAX_SEED = 2**63 - 1
 #: 64-channel, 6-block net on 9x9). The byte limits of a file do not bound compute: a 194 KB file of zeros
 #: can describe a 512-channel net on a 64x64 board that takes seconds per call, minutes per move.
 MAX_MACS_PER_POSITION = 200_000_000
+#: The settings :class:`TrainConfig` passes on to :class:`NetConfig` (the rest of the shape is the game's).
+_NET_WIDTHS = ("channels", "blocks", "value_hidden", "policy_channels", "value_channels")
 #: The self-play searches: AlphaZero's PUCT, or Gumbel AlphaZero.
 ALGORITHMS = ("puct", "gumbel")
 
@@ -248,15 +250,8 @@ class TrainConfig:
 
     def net_config(self, encoder: BoardEncoder) -> NetConfig:
         """Return the shape of the network these settings train on ``encoder``'s game."""
-        return NetConfig(
-            *encoder.shape,
-            encoder.num_actions,
-            channels=self.channels,
-            blocks=self.blocks,
-            value_hidden=self.value_hidden,
-            policy_channels=self.policy_channels,
-            value_channels=self.value_channels,
-        )
+        widths = {name: getattr(self, name) for name in _NET_WIDTHS}
+        return NetConfig(*encoder.shape, encoder.num_actions, **widths)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the settings as a JSON-ready dict."""
