@@ -73,7 +73,7 @@ def _as_integer(value: object) -> int | None:
     return operator.index(value)
 
 
-def check_action(action: object, num_actions: int) -> int:
+def check_action(action: object, num_actions: int, meaning: str = "") -> int:
     """Return ``action`` as an int in ``0 .. num_actions - 1``, or raise the error every env of this package raises.
 
     Python and numpy integers and 0-d integer arrays are actions; booleans are not (``True`` as a move is
@@ -83,6 +83,8 @@ def check_action(action: object, num_actions: int) -> int:
     Args:
         action: the action to check.
         num_actions: ``n`` of the ``Discrete(n)`` action space.
+        meaning: what the actions mean, added to the messages in brackets (the tabular envs':
+            ``"0 stick, 1 hit"``).
 
     Returns:
         the action as a Python int.
@@ -94,12 +96,13 @@ def check_action(action: object, num_actions: int) -> int:
     if type(action) in _PLAIN_INTEGERS and 0 <= action < num_actions:  # the common case, checked cheaply
         return int(action)
     as_int = _as_integer(action)
+    names = f" ({meaning})" if meaning else ""
     if as_int is None:
         raise ActionTypeError(
-            f"action must be an integer in 0..{num_actions - 1} (Discrete({num_actions})), got {action!r}"
+            f"action must be an integer in 0..{num_actions - 1} (Discrete({num_actions})), got {action!r}{names}"
         )
     if not 0 <= as_int < num_actions:
-        raise ValueError(f"action {as_int} is outside the action space: valid actions are 0..{num_actions - 1}")
+        raise ValueError(f"action {as_int} is outside the action space: valid actions are 0..{num_actions - 1}{names}")
     return as_int
 
 

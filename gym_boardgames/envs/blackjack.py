@@ -31,9 +31,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.envs.toy_text.blackjack import BlackjackEnv, is_natural, sum_hand, usable_ace
 
-from gym_boardgames.envs.base import _as_integer
+from gym_boardgames.envs.base import check_action
 from gym_boardgames.envs.contract import reset_needed
-from gym_boardgames.errors import ActionTypeError
 from gym_boardgames.render.modes import RenderModesMixin
 from gym_boardgames.rules.blackjack import (
     HIT,
@@ -80,20 +79,6 @@ def _hand_text(cards: list[int]) -> str:
 def _signed(reward: float | None) -> str:
     """A reward as ``+1``, ``-1`` or ``0``."""
     return f"{reward:+g}" if reward else "0"
-
-
-def _check_action(action: object) -> int:
-    """Return ``action`` as 0 or 1, refusing anything else with the board envs' messages.
-
-    The wording is the board envs' (``TwoPlayerEnv._check_action``) with the actions' names added, so a
-    boolean, a float or an out-of-range integer reads the same in every env of the package.
-    """
-    as_int = _as_integer(action)
-    if as_int is None:
-        raise ActionTypeError(f"action must be an integer in 0..1 (Discrete(2)), got {action!r}: 0 is stick, 1 is hit")
-    if not 0 <= as_int < N_ACTIONS:
-        raise ValueError(f"action {as_int} is outside the action space: valid actions are 0..1 (0 stick, 1 hit)")
-    return as_int
 
 
 class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
@@ -301,7 +286,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         """
         # A plain int is checked cheaply: the full check costs as much as a card draw.
         if action.__class__ is not int or not STICK <= action <= HIT:
-            action = _check_action(action)
+            action = check_action(action, N_ACTIONS, "0 stick, 1 hit")
         if self._state == TERMINAL:
             raise reset_needed(ended=self._raw is not None)
         raw, reward, terminated, truncated, info = self.game.step(action)

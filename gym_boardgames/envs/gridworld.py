@@ -26,9 +26,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gym_boardgames.envs.base import _as_integer
+from gym_boardgames.checks import check_number
+from gym_boardgames.envs.base import _as_integer, check_action
 from gym_boardgames.envs.contract import reset_needed
-from gym_boardgames.errors import ActionTypeError
 from gym_boardgames.render.modes import RenderModesMixin
 from gym_boardgames.render.text import gridworld_text
 from gym_boardgames.rules.gridworld import FREE, START, TERMINAL, WALL, map_from_parts, parse_map
@@ -172,10 +172,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
             rows = parse_map(desc)
         else:
             rows = map_from_parts((4, 4) if shape is None else shape, terminals, walls)
-        if isinstance(slip, (bool, np.bool_)) or not isinstance(slip, (int, float, np.integer, np.floating)):
-            raise ValueError(f"slip must be a probability in [0, 1], got {slip!r}")
-        if not (0.0 <= float(slip) <= 1.0):
-            raise ValueError(f"slip must be in [0, 1], got {slip!r}")
+        slip = check_number("slip", slip, 0, 1)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
 
@@ -354,11 +351,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         """
         if self.s is None or self._terminal_mask[self.s]:
             raise reset_needed(ended=self.s is not None)
-        a = _as_integer(action)
-        if a is None:
-            raise ActionTypeError(f"action must be an integer in 0..3 (Discrete(4)), got {action!r}")
-        if not 0 <= a < self.nA:
-            raise ValueError(f"action {a} is outside the action space: valid actions are 0..3 (UP, DOWN, LEFT, RIGHT)")
+        a = check_action(action, self.nA, "UP, DOWN, LEFT, RIGHT")
         outcomes = self.P[self.s][a]
         # The same draw as toy_text's categorical_sample, so one uniform number per step.
         i = int(np.argmax(np.cumsum([outcome[0] for outcome in outcomes]) > self.np_random.random()))

@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gym_boardgames.checks import check_int
 from gym_boardgames.rules.connect import EMPTY, PIECE, BoardState, ConnectN, board_geometry
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState, dots_geometry
 
@@ -54,8 +55,7 @@ def _check_num_envs(num_envs: object, bytes_per_game: int) -> int:
     The memory check runs before any array is allocated, so a huge ``num_envs`` fails at once with the
     largest count that fits :data:`MAX_BATCH_BYTES`, instead of taking gigabytes first.
     """
-    if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+    num_envs = check_int("num_envs", num_envs, 1)
     most = max(1, MAX_BATCH_BYTES // bytes_per_game)
     if num_envs > most:
         raise ValueError(

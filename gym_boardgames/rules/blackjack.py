@@ -46,6 +46,8 @@ from functools import cache
 
 import numpy as np
 
+from gym_boardgames.checks import check_int
+
 __all__ = [
     "CARD_PROBS",
     "HIT",
@@ -122,9 +124,7 @@ def decode(state: int) -> tuple[int, int, int]:
     Raises:
         ValueError: for ``TERMINAL`` (it has no observation) or an index out of range.
     """
-    if isinstance(state, bool) or not isinstance(state, (int, np.integer)) or not 0 <= state < TERMINAL:
-        raise ValueError(f"decode takes a non-terminal state index in 0..{TERMINAL - 1}, got {state!r}")
-    state = int(state)
+    state = check_int("decode's state (a non-terminal index)", state, 0, TERMINAL - 1)
     if state >= NATURAL_OFFSET:
         return (21, state - NATURAL_OFFSET + 1, 1)
     if state >= SOFT_OFFSET:

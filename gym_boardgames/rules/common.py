@@ -2,21 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-
-def check_size(name: str, value: object, what: str = "") -> int:
-    """Return ``value`` as an int if it is an integer >= 1, else raise ``ValueError`` naming ``name``.
-
-    Args:
-        name: the parameter's name, for the message.
-        value: the value given.
-        what: an optional explanation of the unit, e.g. ``" (a number of boxes)"``.
-    """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name}{what} must be an integer >= 1, got {value!r}")
-    return int(value)
-
+from gym_boardgames.checks import check_int
 
 #: Largest side of a Connect-N board (rows or columns). Every size up to it builds in well under a second
 #: and fits in memory; beyond it the board would not be playable or drawable anyway.
@@ -28,8 +14,9 @@ MAX_DOTS_SIDE = 32
 def check_board_side(name: str, value: object, limit: int, what: str = "") -> int:
     """Return ``value`` as an int if it is an integer in ``[1, limit]``, else raise ``ValueError``.
 
-    The message names the parameter, the value and the documented limit, so a hostile size (from a user
-    or from a saved file's header) is refused before anything is allocated.
+    Not an integer >= 1 is :func:`~gym_boardgames.checks.check_int`'s message; a larger size names the
+    documented limit, so a hostile size (from a user or from a saved file's header) is refused, and said to be
+    beyond the limit, before anything is allocated.
 
     Args:
         name: the parameter's name, for the message.
@@ -37,7 +24,7 @@ def check_board_side(name: str, value: object, limit: int, what: str = "") -> in
         limit: the largest accepted value.
         what: an optional explanation of the unit, e.g. ``" (a number of boxes)"``.
     """
-    size = check_size(name, value, what)
+    size = check_int(f"{name}{what}", value, 1)
     if size > limit:
         raise ValueError(f"{name}{what} must be at most {limit} (the documented limit), got {size}")
     return size

@@ -42,7 +42,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gym_boardgames.rules.common import MAX_BOARD_SIDE, check_board_side, check_size
+from gym_boardgames.checks import check_int
+from gym_boardgames.rules.common import MAX_BOARD_SIDE, check_board_side
 
 EMPTY = 0
 #: The cell value of a piece of player ``p`` is ``p + 1``.
@@ -141,7 +142,7 @@ class ConnectN:
     def __init__(self, rows: int = 6, cols: int = 7, n: int = 4, gravity: bool = True) -> None:
         rows = check_board_side("rows", rows, MAX_BOARD_SIDE)
         cols = check_board_side("cols", cols, MAX_BOARD_SIDE)
-        n = check_size("n", n)
+        n = check_int("n", n, 1)
         if n > max(rows, cols):
             raise ValueError(
                 f"n={n} can never be reached on a {rows}x{cols} board: n must be at most {max(rows, cols)}"

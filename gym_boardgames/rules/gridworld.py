@@ -23,13 +23,16 @@ anything is allocated.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
-import stat
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from gym_boardgames.checks import check_int, read_regular_file
+from gym_boardgames.errors import BadFileError
 
 __all__ = [
     "EXAMPLE_4_1",
@@ -126,8 +129,9 @@ def _decode_map(data: bytes) -> str:
 def load_map(path: str | os.PathLike[str]) -> tuple[str, ...]:
     """Read a map file (rows of ``. # T S``, see :func:`parse_map`) and return its checked rows.
 
-    The file is checked before it is read: it must be a regular file (not a directory, a FIFO or a device
-    such as ``/dev/zero``) of at most :data:`MAX_MAP_FILE_BYTES` bytes, and its content UTF-8 text.
+    The file is checked before it is read (:func:`gym_boardgames.checks.read_regular_file`): it must be a
+    regular file (not a directory, a FIFO or a device such as ``/dev/zero``) of at most
+    :data:`MAX_MAP_FILE_BYTES` bytes, and its content UTF-8 text.
 
     Args:
         path: the map file.
@@ -141,35 +145,12 @@ def load_map(path: str | os.PathLike[str]) -> tuple[str, ...]:
     """
     name = os.fspath(path)
     try:
-        # Opened without blocking and checked through the open descriptor, so a FIFO cannot hang the read
-        # and the file checked is the file read.
-        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise ValueError(f"map file {name}: not a regular file")
-            if info.st_size > MAX_MAP_FILE_BYTES:
-                raise ValueError(
-                    f"map file {name}: {info.st_size} bytes, more than the {MAX_MAP_FILE_BYTES} a map may have "
-                    f"(at most {MAX_CELLS} cells)"
-                )
-            chunks: list[bytes] = []
-            remaining = MAX_MAP_FILE_BYTES + 1  # bounded even if the file grows meanwhile
-            while remaining > 0:
-                chunk = os.read(fd, remaining)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                remaining -= len(chunk)
-            data = b"".join(chunks)
-        finally:
-            os.close(fd)
-    except OSError as error:
-        raise ValueError(f"map file {name}: cannot read it ({error.strerror or error})") from None
-    if len(data) > MAX_MAP_FILE_BYTES:
-        raise ValueError(f"map file {name}: more than {MAX_MAP_FILE_BYTES} bytes")
-    try:
+        data = read_regular_file(name, MAX_MAP_FILE_BYTES, what="a map file")
         return parse_map(data)
+    except FileNotFoundError:
+        raise ValueError(f"map file {name}: cannot read it ({os.strerror(errno.ENOENT)})") from None
+    except BadFileError as error:
+        raise ValueError(f"map file {name}: {error.problem}") from None
     except ValueError as error:
         raise ValueError(f"map file {name}: {error}") from None
 
@@ -187,13 +168,9 @@ def map_from_parts(shape: Any, terminals: Any, walls: Any) -> tuple[str, ...]:
         ValueError: on a bad shape, too many cells, a state that is not an int in range, no terminal, or a
             state that is both a terminal and a wall.
     """
-    if (
-        not isinstance(shape, (tuple, list))
-        or len(shape) != 2
-        or any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 for n in shape)
-    ):
+    if not isinstance(shape, (tuple, list)) or len(shape) != 2:
         raise ValueError(f"shape must be (rows, cols) with two positive ints, got {shape!r}")
-    rows, cols = int(shape[0]), int(shape[1])
+    rows, cols = check_int("shape[0] (rows)", shape[0], 1), check_int("shape[1] (cols)", shape[1], 1)
     _check_cell_count(rows, cols)
     n = rows * cols
     terminal_states = _state_list(terminals, n, "terminal") if terminals is not None else [0, n - 1]
@@ -222,9 +199,5 @@ def _state_list(values: Any, n: int, what: str) -> list[int]:
         raise ValueError(f"more {what} states than the {n} cells of the grid")
     states = []
     for value in items:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise ValueError(f"{what} states must be ints, got {value!r}")
-        if not 0 <= value < n:
-            raise ValueError(f"{what} state {value} is out of range: states are 0..{n - 1}")
-        states.append(int(value))
+        states.append(check_int(f"a {what} state", value, 0, n - 1))
     return states
