@@ -28,7 +28,13 @@ import pytest
 import gym_boardgames  # noqa: F401  (registers the ids)
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from reference_helpers import NO_WINNER_KEY, as_action, assert_contract_agrees, assert_equal_arrays  # noqa: E402
+from reference_helpers import (  # noqa: E402
+    NO_WINNER_KEY,
+    as_action,
+    assert_contract_agrees,
+    assert_equal_arrays,
+    self_play_with_illegal_moves,
+)
 
 from gym_boardgames.errors import ResetNeeded
 
@@ -142,6 +148,10 @@ class RefConnect:
         """+1 for ``viewer``'s pieces, -1 for the other player's, 0 for empty, as a (rows, cols) int8 array."""
         values = [[0 if o is None else (1 if o == viewer else -1) for o in row] for row in self.grid]
         return np.array(values, dtype=np.int8).reshape(self.rows, self.cols)
+
+    def matches(self, state: Any) -> bool:
+        """Whether the library's ``state`` holds this position (its board and the player to move)."""
+        return state.board == self.library_board() and state.player == self.to_move()
 
     def library_board(self) -> bytes:
         """The board in the cell encoding the rules module documents: 0 empty, 1 player 0, 2 player 1."""
@@ -352,36 +362,22 @@ SELF_PLAY_ILLEGAL = [
 ]
 
 
+def check_self_play_step(
+    env: gym.Env, ref: RefConnect, before: RefConnect, obs: np.ndarray, reward: float, info: dict[str, Any], mover: int
+) -> None:
+    """A legal self-play step: the mover's reward (+1 for the winning move, else 0) and the reference position."""
+    assert reward == (1.0 if ref.winner == mover else 0.0)
+    assert_env_agrees(env, ref, obs, info, viewer=ref.to_move(), ended=ref.over(), winner=ref.winner)
+
+
 @pytest.mark.parametrize(("config", "games", "fewest"), SELF_PLAY_ILLEGAL, ids=lambda v: str(v))
 def test_self_play_illegal_move_loses_for_the_offender_and_leaves_the_board_unchanged(
     config: Config, games: int, fewest: int
 ) -> None:
     env = config.make(opponent=None, illegal_action="lose")
-    rng = np.random.default_rng(7)
-    offenders: Counter[int] = Counter()
-    for game_index in range(games):
-        obs, info = env.reset(seed=game_index)
-        ref = config.reference()
-        while not ref.over():
-            mover = ref.to_move()
-            if ref.blocked() and rng.random() < 0.3:
-                before = obs.copy()
-                action = int(rng.choice(ref.blocked()))
-                obs, reward, terminated, truncated, info = env.step(as_action(action, rng))
-                assert reward == -1.0 and terminated is True and truncated is False
-                assert_equal_arrays(obs, before)  # same viewer (the offender), same board
-                assert_env_agrees(env, ref, obs, info, viewer=mover, ended=True, winner=1 - mover, illegal=True)
-                assert env.unwrapped.illegal_move_made
-                with pytest.raises(ResetNeeded, match=r"reset\(\)"):
-                    env.step(0)
-                offenders[mover] += 1
-                break
-            action = int(rng.choice(ref.legal()))
-            obs, reward, terminated, truncated, info = env.step(as_action(action, rng))
-            ref.play(action)
-            assert terminated is ref.over()
-            assert reward == (1.0 if ref.winner == mover else 0.0)
-            assert_env_agrees(env, ref, obs, info, viewer=ref.to_move(), ended=ref.over(), winner=ref.winner)
+    offenders = self_play_with_illegal_moves(
+        env, config.reference, games, seed=7, rate=0.3, agrees=assert_env_agrees, check_legal=check_self_play_step
+    )
     # The illegal branch really ran, with either player as the offender.
     assert offenders[0] > fewest and offenders[1] > fewest
 
@@ -389,26 +385,10 @@ def test_self_play_illegal_move_loses_for_the_offender_and_leaves_the_board_unch
 @pytest.mark.parametrize("config", [G4x4, FREE_7x3, TTT], ids=str)
 def test_illegal_move_in_raise_mode_changes_nothing_and_the_game_goes_on(config: Config) -> None:
     env = config.make(opponent=None, illegal_action="raise")
-    rng = np.random.default_rng(11)
-    raised = 0
-    for game_index in range(200):
-        obs, info = env.reset(seed=game_index)
-        ref = config.reference()
-        while not ref.over():
-            if ref.blocked() and rng.random() < 0.3:
-                with pytest.raises(ValueError, match="illegal"):
-                    env.step(as_action(int(rng.choice(ref.blocked())), rng))
-                raised += 1
-                # Nothing moved: the env still shows the reference position, with the same player to move.
-                assert_equal_arrays(env.unwrapped.action_masks(), ref.mask())
-                assert env.unwrapped.state.board == ref.library_board()
-            mover = ref.to_move()
-            action = int(rng.choice(ref.legal()))
-            obs, reward, terminated, _, info = env.step(action)
-            ref.play(action)
-            assert reward == (1.0 if ref.winner == mover else 0.0)
-            assert_env_agrees(env, ref, obs, info, viewer=ref.to_move(), ended=ref.over(), winner=ref.winner)
-    assert raised > 100
+    offenders = self_play_with_illegal_moves(
+        env, config.reference, 200, seed=11, rate=0.3, agrees=assert_env_agrees, check_legal=check_self_play_step
+    )
+    assert offenders.total() > 100
 
 
 # ---- against an opponent -----------------------------------------------------------------------

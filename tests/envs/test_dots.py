@@ -17,6 +17,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,13 @@ import pytest
 import gym_boardgames  # noqa: F401  (registers the ids)
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from reference_helpers import NO_WINNER_KEY, as_action, assert_contract_agrees, assert_equal_arrays  # noqa: E402
+from reference_helpers import (  # noqa: E402
+    NO_WINNER_KEY,
+    as_action,
+    assert_contract_agrees,
+    assert_equal_arrays,
+    self_play_with_illegal_moves,
+)
 
 from gym_boardgames.errors import ResetNeeded
 
@@ -94,8 +101,16 @@ class RefDots:
     def legal(self) -> list[int]:
         return [e for e in range(self.n_edges) if not self.drawn[e]]
 
-    def taken(self) -> list[int]:
+    def blocked(self) -> list[int]:
+        """The drawn edges: the actions illegal in this position."""
         return [e for e in range(self.n_edges) if self.drawn[e]]
+
+    def to_move(self) -> int:
+        return self.player
+
+    def matches(self, state: Any) -> bool:
+        """Whether the library's ``state`` holds this position (its edges, box owners and player to move)."""
+        return (state.edges, state.owners, state.player) == (self.library_edges(), self.library_owners(), self.player)
 
     def over(self) -> bool:
         return all(self.drawn)
@@ -280,59 +295,40 @@ def test_self_play_matches_reference_at_every_step_of_random_games(config: Confi
         assert ties == 0 and outcomes[None] == 0
 
 
+def check_self_play_step(
+    config: Config,
+    env: gym.Env,
+    ref: RefDots,
+    before: RefDots,
+    obs: np.ndarray,
+    reward: float,
+    info: dict[str, Any],
+    mover: int,
+) -> None:
+    """A legal self-play step: the mover's reward in ``config``'s reward mode and the reference position."""
+    assert reward == expected_step_reward(config, ref, mover, before.scores())
+    assert_env_agrees(env, ref, obs, info, viewer=ref.player, ended=ref.over(), winner=ref.winner())
+
+
 @pytest.mark.parametrize("reward_mode", ["win", "score"])
 def test_self_play_illegal_move_loses_for_the_offender_in_either_reward_mode(reward_mode: str) -> None:
     config = Config(2, 3, "draw", reward_mode)
     env = config.make(opponent=None, illegal_action="lose")
-    rng = np.random.default_rng(7)
-    offenders: Counter[int] = Counter()
-    for game_index in range(300):
-        obs, info = env.reset(seed=game_index)
-        ref = config.reference()
-        while not ref.over():
-            mover = ref.player
-            if ref.taken() and rng.random() < 0.15:
-                before = obs.copy()
-                obs, reward, terminated, truncated, info = env.step(as_action(int(rng.choice(ref.taken())), rng))
-                # -1 even in score mode, where a legal step's reward is a box count.
-                assert reward == -1.0 and terminated is True and truncated is False
-                assert_equal_arrays(obs, before)  # same viewer (the offender), same board
-                assert_env_agrees(env, ref, obs, info, viewer=mover, ended=True, winner=1 - mover, illegal=True)
-                with pytest.raises(ResetNeeded, match=r"reset\(\)"):
-                    env.step(0)
-                offenders[mover] += 1
-                break
-            scores_before = ref.scores()
-            edge = int(rng.choice(ref.legal()))
-            obs, reward, terminated, _, info = env.step(edge)
-            ref.play(edge)
-            assert reward == expected_step_reward(config, ref, mover, scores_before)
-            assert_env_agrees(env, ref, obs, info, viewer=ref.player, ended=ref.over(), winner=ref.winner())
+    offenders = self_play_with_illegal_moves(
+        env, config.reference, 300, seed=7, rate=0.15, agrees=assert_env_agrees,
+        check_legal=partial(check_self_play_step, config),
+    )  # fmt: skip
     assert offenders[0] > 50 and offenders[1] > 50
 
 
 def test_drawn_edge_in_raise_mode_changes_nothing_and_the_game_goes_on() -> None:
     config = Config(2, 2, "draw", "score")
     env = config.make(opponent=None, illegal_action="raise")
-    rng = np.random.default_rng(11)
-    raised = 0
-    for game_index in range(150):
-        obs, info = env.reset(seed=game_index)
-        ref = config.reference()
-        while not ref.over():
-            if ref.taken() and rng.random() < 0.3:
-                with pytest.raises(ValueError, match="illegal"):
-                    env.step(as_action(int(rng.choice(ref.taken())), rng))
-                raised += 1
-                assert_equal_arrays(env.unwrapped.action_masks(), ref.mask())
-                assert env.unwrapped.state.edges == ref.library_edges()
-            mover, scores_before = ref.player, ref.scores()
-            edge = int(rng.choice(ref.legal()))
-            obs, reward, _, _, info = env.step(edge)
-            ref.play(edge)
-            assert reward == expected_step_reward(config, ref, mover, scores_before)
-            assert_env_agrees(env, ref, obs, info, viewer=ref.player, ended=ref.over(), winner=ref.winner())
-    assert raised > 100
+    offenders = self_play_with_illegal_moves(
+        env, config.reference, 150, seed=11, rate=0.3, agrees=assert_env_agrees,
+        check_legal=partial(check_self_play_step, config),
+    )  # fmt: skip
+    assert offenders.total() > 100
 
 
 # ---- against the random opponent ---------------------------------------------------------------
@@ -347,7 +343,7 @@ def follow_opponent(env: gym.Env, obs: np.ndarray, ref: RefDots, agent: int) -> 
     ended. Returns how many moves the opponent made.
     """
     new = {e for e in range(ref.n_edges) if obs[e] == 1 and not ref.drawn[e]}
-    assert all(obs[e] == 1 for e in ref.taken()), "a drawn edge disappeared"
+    assert all(obs[e] == 1 for e in ref.blocked()), "a drawn edge disappeared"
     opponent, played = 1 - agent, []
     while new:
         assert ref.player == opponent, f"the opponent moved out of turn: edges {sorted(new)} were added"
@@ -387,9 +383,9 @@ def play_against_opponent(
     assert_env_agrees(env, ref, obs, info, viewer=agent, ended=False)
     episode_return = 0.0
     while True:
-        if ref.taken() and rng.random() < illegal_rate:
+        if ref.blocked() and rng.random() < illegal_rate:
             before = obs.copy()
-            obs, reward, terminated, truncated, info = env.step(as_action(int(rng.choice(ref.taken())), rng))
+            obs, reward, terminated, truncated, info = env.step(as_action(int(rng.choice(ref.blocked())), rng))
             assert reward == -1.0 and terminated is True and truncated is False
             assert_equal_arrays(obs, before)  # no opponent reply after an illegal move
             assert_env_agrees(env, ref, obs, info, viewer=agent, ended=True, winner=1 - agent, illegal=True)
