@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.alphazero.network import BN_EPS, NetConfig
+from agents.alphazero.config import NetConfig
+from agents.alphazero.network import BN_EPS
 from gym_boardgames.utils import require_extra
 
 require_extra("alphazero", "torch", needed_for="training an AlphaZero network")

@@ -3,8 +3,8 @@
 import numpy as np
 
 from agents.alphazero.agent import AlphaZeroAgent
+from agents.alphazero.config import NetConfig
 from agents.alphazero.encoding import encoder_for
-from agents.alphazero.network import NetConfig
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 GAMES = [

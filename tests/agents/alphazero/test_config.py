@@ -4,9 +4,8 @@ import json
 
 import pytest
 
-from agents.alphazero.config import MAX_SEED, MAX_THREADS, MAX_WORKERS, TrainConfig
+from agents.alphazero.config import MAX_SEED, MAX_THREADS, MAX_WORKERS, SelfPlayConfig, TrainConfig
 from agents.alphazero.encoding import encoder_for
-from agents.alphazero.selfplay import SelfPlayConfig
 from gym_boardgames.rules import DotsAndBoxes
 
 

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.alphazero.config import SelfPlayConfig
 from agents.alphazero.encoding import encoder_for
-from agents.alphazero.selfplay import SelfPlayConfig, play_games
+from agents.alphazero.selfplay import play_games
 from gym_boardgames.rules import TicTacToe
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path

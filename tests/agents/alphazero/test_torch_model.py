@@ -6,8 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents.alphazero.config import NetConfig
 from agents.alphazero.encoding import encoder_for
-from agents.alphazero.network import NetConfig, NumpyNet
+from agents.alphazero.network import NumpyNet
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path

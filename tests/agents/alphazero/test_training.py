@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agents.alphazero.agent import AlphaZeroAgent
-from agents.alphazero.selfplay import SelfPlayConfig
+from agents.alphazero.config import SelfPlayConfig
 from gym_boardgames.rules import TicTacToe
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path

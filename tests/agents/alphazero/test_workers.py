@@ -3,9 +3,8 @@
 import numpy as np
 import pytest
 
+from agents.alphazero.config import NetConfig, SelfPlayConfig
 from agents.alphazero.encoding import encoder_for
-from agents.alphazero.network import NetConfig
-from agents.alphazero.selfplay import SelfPlayConfig
 from agents.alphazero.workers import SelfPlayPool, check_ray_reachable, make_forward, selfplay_tasks
 from gym_boardgames.rules import TicTacToe
 
