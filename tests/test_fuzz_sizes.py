@@ -200,39 +200,28 @@ BOARD_IDS = ["TicTacToe-v0", "ConnectN-v0", "ConnectFour-v0", "DotsAndBoxes-v0"]
 
 
 @pytest.mark.slow
-def test_gym_make_takes_any_size_safely(call):
-    rng = np.random.default_rng(SEED + 1)
+@pytest.mark.parametrize(("vector", "rounds", "fewest"), [(False, 200, 100), (True, 80, 40)], ids=["make", "make_vec"])
+def test_gym_make_and_make_vec_take_any_size_and_count_safely(call, vector, rounds, fewest):
+    rng = np.random.default_rng(SEED + (2 if vector else 1))
     built = 0
-    for _ in range(200):
+    for _ in range(rounds):
         for env_id in BOARD_IDS:
             kwargs = _make_kwargs(rng, env_id)
             allowed = (ValueError,) if env_id in SIZED or not kwargs else (TypeError,)
-            env = call(f"gym.make({env_id!r}, **{kwargs!r})", allowed, gym.make, env_id, **kwargs)
-            if not isinstance(env, BaseException):
+            if vector:
+                num_envs = _pick(rng, NUM_ENVS, [1, 2, 3])
+                what = f"gym.make_vec({env_id!r}, num_envs={num_envs!r}, **{kwargs!r})"
+                made = call(
+                    what, allowed, gym.make_vec, env_id, num_envs, vectorization_mode="vector_entry_point", **kwargs
+                )
+            else:
+                what = f"gym.make({env_id!r}, **{kwargs!r})"
+                made = call(what, allowed, gym.make, env_id, **kwargs)
+            if not isinstance(made, BaseException):
                 built += 1
-                call(f"{env_id} {kwargs!r} reset", (), env.reset, seed=0)
-                env.close()
-    assert built > 100
-
-
-@pytest.mark.slow
-def test_gym_make_vec_takes_any_size_and_count_safely(call):
-    rng = np.random.default_rng(SEED + 2)
-    built = 0
-    for _ in range(80):
-        for env_id in BOARD_IDS:
-            kwargs = _make_kwargs(rng, env_id)
-            num_envs = _pick(rng, NUM_ENVS, [1, 2, 3])
-            allowed = (ValueError,) if env_id in SIZED or not kwargs else (TypeError,)
-            what = f"gym.make_vec({env_id!r}, num_envs={num_envs!r}, **{kwargs!r})"
-            envs = call(
-                what, allowed, gym.make_vec, env_id, num_envs, vectorization_mode="vector_entry_point", **kwargs
-            )
-            if not isinstance(envs, BaseException):
-                built += 1
-                call(f"{what} reset", (), envs.reset, seed=0)
-                envs.close()
-    assert built > 40
+                call(f"{what} reset", (), made.reset, seed=0)
+                made.close()
+    assert built > fewest
 
 
 STEP_CONFIGS = [

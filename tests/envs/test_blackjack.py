@@ -246,18 +246,6 @@ def test_the_end_of_a_hand_shows_the_dealers_cards_and_the_result(state, action,
     assert base.outcome() == {1.0: "win", 0.0: "draw", -1.0: "lose"}[reward]
 
 
-def test_human_mode_opens_a_window_headless_and_close_releases_it():
-    pygame = pytest.importorskip("pygame")
-    env = gym.make("TabularBlackjack-v0", render_mode="human")
-    env.unwrapped.metadata = {**env.unwrapped.metadata, "render_fps": 1000}  # keep the test fast
-    env.reset(seed=0)
-    assert env.unwrapped._canvas.window_open and pygame.display.get_init()
-    env.step(STICK)
-    env.close()
-    assert env.unwrapped._canvas is None and not pygame.display.get_init()
-    env.close()
-
-
 def board_message(action):
     board = gym.make("TicTacToe-v0", opponent=None)
     board.reset(seed=0)

@@ -293,19 +293,6 @@ def test_overlay_rejects_arrays_of_the_wrong_shape_or_content():
     assert base.overlay[0].shape == (16,)
 
 
-def test_human_mode_opens_a_window_headless_and_close_releases_it():
-    pygame = pytest.importorskip("pygame")
-    env = gym.make("GridWorld-v0", render_mode="human")
-    env.unwrapped.metadata = {**env.unwrapped.metadata, "render_fps": 1000}  # keep the test fast
-    env.reset(seed=0)
-    canvas = env.unwrapped._canvas
-    assert canvas.window_open and pygame.display.get_surface().get_size() == canvas.size
-    env.step(UP)
-    env.close()
-    assert env.unwrapped._canvas is None and not pygame.display.get_init()
-    env.close()
-
-
 def test_ansi_rendering_and_construction_never_import_pygame():
     code = (
         "import sys, gymnasium as gym, gym_boardgames\n"

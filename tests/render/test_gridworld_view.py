@@ -7,15 +7,7 @@ import gym_boardgames  # noqa: F401
 from gym_boardgames.envs.gridworld import RIGHT
 
 
-def random_policy_overlay(env):
-    from agents.dp import greedy_policy, policy_evaluation, uniform_policy
-
-    P = env.unwrapped.P
-    V = policy_evaluation(P, uniform_policy(P))
-    return V, greedy_policy(P, V, split_ties=True)
-
-
-def test_rgb_array_frame_shows_the_agent_and_the_overlay_changes_it():
+def test_rgb_array_frame_shows_the_agent_and_the_overlay_changes_it(random_policy_overlay):
     env = gym.make("GridWorld-v0", render_mode="rgb_array")
     env.reset(seed=0, options={"start_state": 5})
     plain = env.render()
@@ -35,7 +27,7 @@ def test_rgb_array_frame_shows_the_agent_and_the_overlay_changes_it():
     assert np.array_equal(env.render(), moved)
 
 
-def test_render_gridworld_draws_the_same_overlay_in_any_render_mode():
+def test_render_gridworld_draws_the_same_overlay_in_any_render_mode(random_policy_overlay):
     from gym_boardgames.envs.gridworld import render_gridworld
 
     shown = gym.make("GridWorld-v0", render_mode="rgb_array")

@@ -1,4 +1,4 @@
-"""render() and close() of every env: ansi before reset, no render mode, and a headless human window."""
+"""render() and close() of every env (render/modes.py): ansi before reset, no render mode, a headless human window."""
 
 import gymnasium as gym
 import pytest
@@ -11,15 +11,20 @@ def test_ansi_before_reset_says_to_reset():
     assert "reset()" in env.render()
 
 
-def test_human_mode_opens_a_window_headless_and_close_releases_it():
+# (id, an action that plays in its first position): a board, and the two tabular tasks with their own views.
+HUMAN_MODE_ENVS = [("TicTacToe-v0", 4), ("GridWorld-v0", 0), ("TabularBlackjack-v0", 0)]
+
+
+@pytest.mark.parametrize(("env_id", "action"), HUMAN_MODE_ENVS, ids=[env_id for env_id, _ in HUMAN_MODE_ENVS])
+def test_human_mode_opens_a_window_headless_and_close_releases_it(env_id, action):
     pygame = pytest.importorskip("pygame")
-    env = gym.make("TicTacToe-v0", render_mode="human")
+    env = gym.make(env_id, render_mode="human")
     env.unwrapped.metadata = {**env.unwrapped.metadata, "render_fps": 1000}  # keep the test fast
     env.reset(seed=0)
     canvas = env.unwrapped._canvas
     assert canvas.window_open and pygame.display.get_init()
     assert pygame.display.get_surface().get_size() == canvas.size
-    env.step(4)
+    env.step(action)
     env.close()
     assert env.unwrapped._canvas is None and not pygame.display.get_init()
     env.close()  # a second close is harmless

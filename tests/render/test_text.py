@@ -4,20 +4,13 @@ import gymnasium as gym
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from agents.dp import greedy_policy, policy_evaluation, uniform_policy
 from gym_boardgames.envs.gridworld import DOWN, RIGHT
 from gym_boardgames.render.text import format_policy, format_values
 
 MAZE = ["T..#", ".#..", "S..#", "...T"]
 
 
-def random_policy_overlay(env):
-    P = env.unwrapped.P
-    V = policy_evaluation(P, uniform_policy(P))
-    return V, greedy_policy(P, V, split_ties=True)
-
-
-def test_ansi_shows_the_agent_status_and_the_overlay():
+def test_ansi_shows_the_agent_status_and_the_overlay(random_policy_overlay):
     env = gym.make("GridWorld-v0", render_mode="ansi")
     env.reset(seed=0, options={"start_state": 6})
     env.step(DOWN)
