@@ -298,18 +298,6 @@ def assert_fresh(arrays: list[np.ndarray], previous: list[np.ndarray]) -> None:
         assert not np.shares_memory(new, old)
 
 
-def test_connect_four_id_is_the_six_by_seven_gravity_board_with_four_in_a_row() -> None:
-    env = gym.make("ConnectFour-v0")
-    assert env.unwrapped.game.config == (6, 7, 4, True)
-    assert env.action_space == gym.spaces.Discrete(7)
-    assert env.observation_space.shape == (6, 7) and env.observation_space.dtype == np.int8
-    free = gym.make("ConnectN-v0", rows=5, cols=5, n=4, gravity=False)
-    assert free.action_space == gym.spaces.Discrete(25) and free.observation_space.shape == (5, 5)
-    tictactoe = gym.make("TicTacToe-v0")
-    assert tictactoe.unwrapped.game.config == (3, 3, 3, False)
-    assert tictactoe.action_space == gym.spaces.Discrete(9) and tictactoe.observation_space.shape == (3, 3)
-
-
 # ---- self-play -------------------------------------------------------------------------------
 
 
