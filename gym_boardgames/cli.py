@@ -1,43 +1,74 @@
-"""The scripts' shared pieces: parsers, the guard against replacing files, atomic figures, TensorBoard logs.
+"""The scripts' shared pieces: parsers, flags, up-front checks, the guard against replacing files, figures, logs.
 
 Every script builds its parser with :func:`make_parser`: a long option must be spelled out (argparse's
 abbreviations would take ``--episode 100`` as ``--episodes 100``), the description keeps its line breaks
-and ``--help`` ends each option's help with its default. Scripts that save a trained model, a table or a
-figure take ``--overwrite`` (:func:`add_overwrite_flag`) and check each output with
-:func:`check_new_output` before any long work, so a run never silently replaces an earlier one's file;
-a script with a default output file saves to the next free numbered name instead (:func:`default_output`).
-Figures go through :func:`save_figure`, so a run stopped mid-save leaves the earlier figure whole. Training
-scripts take ``--tensorboard DIR`` (:func:`add_tensorboard_flag`, checked up front by
-:func:`check_tensorboard`) and log scalars through :class:`TensorBoardLog`.
+and ``--help`` ends each option's help with its default. The flags most scripts share (``--seed``,
+``--out``, ``--json``, ``--overwrite``) come from :func:`add_run_flags`, and numeric flags take the argparse
+types :func:`int_type` and :func:`number_type` (:data:`positive_int`, :data:`nonnegative_int`), which apply
+:mod:`gym_boardgames.checks`' rule, so a bad value stops the parser with one line naming the flag.
 
-This module imports only the standard library and :mod:`gym_boardgames.utils`; the ``tensorboard`` package
-(the ``tensorboard`` extra) is imported only when a log is checked or opened.
+Everything a user can get wrong is checked before any long work: :func:`parse_checked` parses and runs
+the script's checks, turning a ``ValueError`` (or a missing extra) into that one line, and checks ``--out``
+with :func:`check_output_path` (the folder exists and is writable) or, for scripts that take
+``--overwrite``, :func:`check_new_output`, so a run never silently replaces an earlier one's file; a script
+with a default output file saves to the next free numbered name instead (:func:`default_output`). The
+one-line JSON summary of ``--json`` and ``--out FILE`` goes through :func:`emit_summary`. Figures go through
+:func:`save_figure`, so a run stopped mid-save leaves the earlier figure whole. Training scripts take
+``--tensorboard DIR`` (:func:`add_tensorboard_flag`, checked up front by :func:`check_tensorboard`) and log
+scalars through :class:`TensorBoardLog`.
+
+This module imports the standard library, :mod:`gym_boardgames.checks` and :mod:`gym_boardgames.utils`; the
+``tensorboard`` package (the ``tensorboard`` extra) is imported only when a log is checked or opened.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
+import stat
+import sys
+import tempfile
 import time
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
 
-from gym_boardgames.utils import check_output_path, write_bytes_atomic
+from gym_boardgames.checks import check_int, check_number
+from gym_boardgames.utils import MissingExtraError, require_extra, write_bytes_atomic, write_text_atomic
 
 __all__ = [
+    "JSON_HELP",
+    "OUT_HELP",
     "TENSORBOARD_MISSING",
     "HelpFormatter",
     "TensorBoardLog",
     "add_overwrite_flag",
+    "add_run_flags",
     "add_tensorboard_flag",
     "check_new_output",
+    "check_output_path",
     "check_tensorboard",
     "default_output",
+    "emit_summary",
+    "exit_without_extra",
+    "flag_errors",
     "free_path",
+    "int_type",
     "make_parser",
+    "nonnegative_int",
+    "number_type",
+    "parse_checked",
+    "positive_int",
+    "pyplot",
     "save_figure",
 ]
 
+#: The help of ``--json`` in most scripts.
+JSON_HELP = "print a one-line JSON summary last"
+#: The help of ``--out`` in the scripts whose output is their summary (:func:`emit_summary`).
+OUT_HELP = "also write the JSON summary to this file"
 #: The refusal of ``--tensorboard`` when the ``tensorboard`` package is missing.
 TENSORBOARD_MISSING = '--tensorboard needs the tensorboard extra: pip install "gym-boardgames[tensorboard]"'
 
@@ -76,6 +107,132 @@ def make_parser(description: str | None = None, **kwargs: Any) -> argparse.Argum
     return argparse.ArgumentParser(description=description, formatter_class=HelpFormatter, allow_abbrev=False, **kwargs)
 
 
+def int_type(low: int, high: int | None = None) -> Callable[[str], int]:
+    """Return an argparse type: an integer in ``[low, high]`` (no upper bound if ``high`` is None).
+
+    The rule and the wording are :func:`gym_boardgames.checks.check_int`'s; argparse puts the flag in front:
+    ``argument --games: must be an integer >= 1, got 0``.
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value: Any = int(text)
+        except ValueError:
+            value = text  # not an integer at all: check_int refuses it, naming what was typed
+        return _as_flag_value(check_int, value, low, high)
+
+    return parse
+
+
+def number_type(low: float, high: float, *, low_open: bool = False, high_open: bool = False) -> Callable[[str], float]:
+    """Return an argparse type: a number in the interval from ``low`` to ``high`` (ends open as asked).
+
+    The rule and the wording are :func:`gym_boardgames.checks.check_number`'s (NaN is in no interval);
+    argparse puts the flag in front: ``argument --gamma: must be a number in [0, 1], got 1.5``.
+    """
+
+    def parse(text: str) -> float:
+        try:
+            value: Any = float(text)
+        except ValueError:
+            value = text
+        return _as_flag_value(check_number, value, low, high, low_open=low_open, high_open=high_open)
+
+    return parse
+
+
+def _as_flag_value(check: Callable[..., Any], value: Any, *bounds: Any, **options: Any) -> Any:
+    """Run a :mod:`gym_boardgames.checks` check with no name: argparse names the flag in its message."""
+    try:
+        return check("", value, *bounds, **options)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).lstrip()) from None
+
+
+#: Argparse type: an integer >= 1 (argparse names the flag in the error: ``argument --games: ...``).
+positive_int = int_type(1)
+#: Argparse type: an integer >= 0, e.g. a seed.
+nonnegative_int = int_type(0)
+
+
+def add_run_flags(
+    parser: argparse.ArgumentParser,
+    *,
+    seed: str | None = None,
+    out: str | None = None,
+    json: str | None = JSON_HELP,
+    overwrite: bool = False,
+) -> None:
+    """Add the flags most scripts share, each with the help given (None: the script has no such flag).
+
+    Args:
+        parser: the script's parser.
+        seed: the help of ``--seed`` (an integer >= 0, default 0).
+        out: the help of ``--out FILE`` (checked by :func:`parse_checked`).
+        json: the help of ``--json`` (print the one-line JSON summary).
+        overwrite: add ``--overwrite`` (:func:`add_overwrite_flag`).
+    """
+    if seed is not None:
+        parser.add_argument("--seed", type=nonnegative_int, default=0, help=seed)
+    if out is not None:
+        parser.add_argument("--out", help=out)
+    if json is not None:
+        parser.add_argument("--json", action="store_true", help=json)
+    if overwrite:
+        add_overwrite_flag(parser)
+
+
+@contextmanager
+def flag_errors(parser: argparse.ArgumentParser) -> Iterator[None]:
+    """Turn a ``ValueError`` or ``ImportError`` (a missing extra) raised inside into ``parser.error``.
+
+    The script then ends with status 2 and one line, ``SCRIPT: error: MESSAGE``, never a traceback.
+    """
+    try:
+        yield
+    except (ValueError, ImportError) as error:
+        parser.error(str(error))
+
+
+def parse_checked(
+    parser: argparse.ArgumentParser,
+    argv: list[str] | None,
+    *checks: Callable[[argparse.Namespace], Any],
+    out: Literal["file", "dir"] | None = "file",
+) -> argparse.Namespace:
+    """Parse ``argv`` and check, before any work, everything the script can check.
+
+    A given ``--out`` is checked first (:func:`check_output_path`): a file, or with ``out="dir"`` a folder;
+    a file must also be new unless ``--overwrite`` is given, in scripts that take it (:func:`check_new_output`);
+    ``out=None`` leaves ``--out`` to the script's own checks. Then each of ``checks`` is called with the
+    parsed arguments, in order (it may settle a default, e.g. :func:`default_output`). A ``ValueError`` or
+    ``ImportError`` from any of them ends the script through ``parser.error`` (:func:`flag_errors`).
+    """
+    args = parser.parse_args(argv)
+    with flag_errors(parser):
+        path = getattr(args, "out", None)
+        if out is not None and isinstance(path, (str, os.PathLike)):
+            if out == "file" and hasattr(args, "overwrite"):
+                check_new_output(path, "--out", args.overwrite)
+            else:
+                check_output_path(path, "--out", kind=out)
+        for check in checks:
+            check(args)
+    return args
+
+
+def exit_without_extra(extra: str, module: str, needed_for: str) -> None:
+    """Import ``module`` now, or end the script with ``error: ...`` naming the extra (status 1).
+
+    :func:`gym_boardgames.utils.require_extra` words the message: ``error: --out needs matplotlib, the
+    'plot' extra: pip install -e ".[plot]"``.
+    """
+    try:
+        require_extra(extra, module, needed_for=needed_for)
+    except MissingExtraError as error:
+        sys.exit(f"error: {error}")
+
+
 def add_overwrite_flag(parser: argparse.ArgumentParser) -> None:
     """Add ``--overwrite``, which lets :func:`check_new_output` accept output files that exist."""
     parser.add_argument(
@@ -86,7 +243,7 @@ def add_overwrite_flag(parser: argparse.ArgumentParser) -> None:
 def check_new_output(path: str | os.PathLike[str], flag: str, overwrite: bool) -> None:
     """Check, before any work, that a script can write ``path`` and will not replace a file by surprise.
 
-    Runs :func:`gym_boardgames.utils.check_output_path` first (so a folder or an unwritable place is
+    Runs :func:`check_output_path` first (so a folder or an unwritable place is
     reported as such), then refuses a path that exists unless ``overwrite`` is true.
 
     Args:
@@ -117,24 +274,122 @@ def free_path(path: str) -> str:
     return f"{stem}_{number}{extension}"
 
 
-def default_output(default: str, overwrite: bool) -> tuple[str, str | None]:
-    """Return where a script saves when ``--out`` is not given, and a note to print if that is not ``default``.
+def default_output(args: argparse.Namespace, default: str) -> None:
+    """Settle ``args.out`` when ``--out`` was not given, and ``args.out_note``, a line to print if set.
 
     A second run of a script with a default output file (as README's first command) keeps the first
-    run's file and saves to the next free numbered name (:func:`free_path`), unless ``overwrite``.
+    run's file and saves to the next free numbered name (:func:`free_path`), unless ``args.overwrite``:
+    then ``default`` itself is replaced. ``args.out_note`` is None unless the run saves elsewhere than
+    ``default``, when it says where and how to replace ``default`` instead.
 
     Args:
+        args: the parsed command line, with ``out`` (None when not given) and ``overwrite``.
         default: the script's default output file, e.g. ``"td_tictactoe.npz"``.
-        overwrite: the script's ``--overwrite`` flag: then ``default`` itself is replaced.
 
-    Returns:
-        ``(path, note)``: ``note`` is None when ``path`` is ``default``, else one line saying where this run
-        saves and how to replace ``default`` instead.
+    Raises:
+        ValueError: the file chosen cannot be written (:func:`check_output_path`).
     """
-    path = default if overwrite else free_path(default)
-    if path == default:
-        return path, None
-    return path, f"{default} exists, so this run saves to {path} (--out {default} --overwrite replaces it)"
+    args.out_note = None
+    if args.out is None:
+        args.out = default if args.overwrite else free_path(default)
+        check_output_path(args.out, "--out")
+        if args.out != default:
+            args.out_note = (
+                f"{default} exists, so this run saves to {args.out} (--out {default} --overwrite replaces it)"
+            )
+
+
+def check_output_path(path: str | os.PathLike[str], flag: str, kind: Literal["file", "dir"] = "file") -> None:
+    """Check, before any work, that a script will be able to write ``path``.
+
+    A file is written atomically (a temporary file in the same folder, then a rename), so its folder must
+    exist and be writable, and the path must not be a folder or a special file. A folder (``kind="dir"``)
+    may not exist yet (the script creates it), but then its nearest existing ancestor must be a writable
+    folder; if it exists it must be a writable folder. Writability is probed by creating and removing a
+    temporary file, which is what the real write will do (``os.access`` is wrong for root and for
+    read-only mounts).
+
+    Args:
+        path: the path the user gave.
+        flag: the option it came from, e.g. ``"--out"``, for the message.
+        kind: ``"file"`` or ``"dir"``.
+
+    Raises:
+        ValueError: one line naming ``flag``, the path and the problem.
+    """
+    if kind not in ("file", "dir"):
+        raise ValueError(f"kind must be 'file' or 'dir', got {kind!r}")
+    text = os.fspath(path)
+    if not text:
+        raise ValueError(f"{flag}: the path is empty")
+    if "\0" in text:
+        raise ValueError(f"{flag} {text!r}: a path cannot contain a NUL character")
+    target = os.path.abspath(text)
+    if kind == "dir":
+        if os.path.exists(target):
+            if not os.path.isdir(target):
+                raise ValueError(f"{flag} {text}: exists and is not a folder")
+            _probe_writable(target, flag, text)
+            return
+        ancestor = os.path.dirname(target)
+        while not os.path.exists(ancestor):
+            ancestor = os.path.dirname(ancestor)
+        if not os.path.isdir(ancestor):
+            raise ValueError(f"{flag} {text}: cannot create the folder, {ancestor} is not a folder")
+        _probe_writable(ancestor, flag, text)
+        return
+    if text.endswith(os.sep) or (os.altsep and text.endswith(os.altsep)) or os.path.isdir(target):
+        raise ValueError(f"{flag} {text}: is a folder; give a file name")
+    if os.path.exists(target) and not stat.S_ISREG(os.stat(target).st_mode):
+        raise ValueError(f"{flag} {text}: exists and is not a regular file")
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        raise ValueError(f"{flag} {text}: the folder {folder} does not exist")
+    _probe_writable(folder, flag, text)
+
+
+def _probe_writable(folder: str, flag: str, text: str) -> None:
+    """Create and remove a temporary file in ``folder``, or raise ``ValueError`` saying why not."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".write-check.", suffix=".tmp")
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ValueError(f"{flag} {text}: cannot write in the folder {folder} ({reason})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def emit_summary(summary: dict[str, Any], out: str | os.PathLike[str] | None, print_json: bool) -> None:
+    """Finish a script's report: its ``--out FILE`` and ``--json`` flags.
+
+    Writes ``summary`` as one JSON line to ``out`` (atomically) if given, and prints that line as the last line
+    of stdout if ``print_json``. If ``out`` cannot be written (a full disk, a folder gone), the line goes to
+    stdout instead, so the results are not lost, and the script ends with status 1 and one line naming the
+    file on stderr, never a traceback; the earlier file at ``out``, if any, is left whole.
+    """
+    line = json.dumps(summary)
+    if out:
+        try:
+            write_text_atomic(out, line + "\n")
+        except OSError as error:
+            print(line)
+            reason = error.strerror or str(error)
+            print(
+                f"error: cannot write --out {os.fspath(out)}: {reason} (the summary is printed above)", file=sys.stderr
+            )
+            raise SystemExit(1) from None
+    if print_json:
+        print(line)
+
+
+def pyplot() -> Any:
+    """Return ``matplotlib.pyplot`` on the headless Agg backend (the ``plot`` extra, checked by the caller)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def save_figure(fig: Any, path: str | os.PathLike[str], **savefig_kwargs: Any) -> None:
@@ -173,7 +428,7 @@ def check_tensorboard(logdir: str | os.PathLike[str] | None) -> None:
 
     Raises:
         ValueError: one line: :data:`TENSORBOARD_MISSING` without the ``tensorboard`` package, else the
-            folder's problem (:func:`gym_boardgames.utils.check_output_path`).
+            folder's problem (:func:`check_output_path`).
     """
     if logdir is None:
         return

@@ -1,21 +1,18 @@
-"""Small shared helpers: atomic file writes, progress bars, and the scripts' up-front checks.
+"""Small shared helpers: atomic file writes, progress bars, and the check that an optional extra is installed.
 
-The scripts check everything a user can get wrong before any long work: output paths
-(:func:`check_output_path`), optional extras (:func:`require_extra`) and numeric flags (the argparse
-types :func:`positive_int` and :func:`nonnegative_int`, whose errors argparse prefixes with the flag).
+The library's long jobs show progress through :func:`progress_bar` and save through
+:func:`write_bytes_atomic`; :func:`require_extra` reports a missing optional dependency in one line before
+any work. The scripts' own parsers and up-front checks are in :mod:`gym_boardgames.cli`.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import json
 import os
-import stat
 import sys
 import tempfile
 import time
-from typing import Any, Literal
+from typing import Any
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
@@ -88,107 +85,23 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
-def emit_summary(summary: dict[str, Any], out: str | os.PathLike[str] | None, print_json: bool) -> None:
-    """Finish a script's report: its ``--out FILE`` and ``--json`` flags.
+def peak_rss_mb() -> float | None:
+    """Return this process's peak resident memory in MB, or None where no way to read it exists (Windows).
 
-    Writes ``summary`` as one JSON line to ``out`` (atomically) if given, and prints that line as the last line
-    of stdout if ``print_json``. If ``out`` cannot be written (a full disk, a folder gone), the line goes to
-    stdout instead, so the results are not lost, and the script ends with status 1 and one line naming the
-    file on stderr, never a traceback; the earlier file at ``out``, if any, is left whole.
+    Linux's ``VmHWM`` is the peak of this process image; elsewhere ``ru_maxrss`` is read (on Linux it would
+    also count what the parent used before ``exec``). This module imports only the standard library, so a
+    process that measures the memory of its own imports may load this file by its path alone.
     """
-    line = json.dumps(summary)
-    if out:
-        try:
-            write_text_atomic(out, line + "\n")
-        except OSError as error:
-            print(line)
-            reason = error.strerror or str(error)
-            print(
-                f"error: cannot write --out {os.fspath(out)}: {reason} (the summary is printed above)", file=sys.stderr
-            )
-            raise SystemExit(1) from None
-    if print_json:
-        print(line)
-
-
-def positive_int(text: str) -> int:
-    """Argparse type: an integer >= 1 (argparse names the flag in the error: ``argument --games: ...``)."""
-    return _int_at_least(text, 1)
-
-
-def nonnegative_int(text: str) -> int:
-    """Argparse type: an integer >= 0, e.g. a seed (argparse names the flag in the error)."""
-    return _int_at_least(text, 0)
-
-
-def _int_at_least(text: str, low: int) -> int:
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}") from None
-    if value < low:
-        raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}")
-    return value
-
-
-def check_output_path(path: str | os.PathLike[str], flag: str, kind: Literal["file", "dir"] = "file") -> None:
-    """Check, before any work, that a script will be able to write ``path``.
-
-    A file is written atomically (a temporary file in the same folder, then a rename), so its folder must
-    exist and be writable, and the path must not be a folder or a special file. A folder (``kind="dir"``)
-    may not exist yet (the script creates it), but then its nearest existing ancestor must be a writable
-    folder; if it exists it must be a writable folder. Writability is probed by creating and removing a
-    temporary file, which is what the real write will do (``os.access`` is wrong for root and for
-    read-only mounts).
-
-    Args:
-        path: the path the user gave.
-        flag: the option it came from, e.g. ``"--out"``, for the message.
-        kind: ``"file"`` or ``"dir"``.
-
-    Raises:
-        ValueError: one line naming ``flag``, the path and the problem.
-    """
-    if kind not in ("file", "dir"):
-        raise ValueError(f"kind must be 'file' or 'dir', got {kind!r}")
-    text = os.fspath(path)
-    if not text:
-        raise ValueError(f"{flag}: the path is empty")
-    if "\0" in text:
-        raise ValueError(f"{flag} {text!r}: a path cannot contain a NUL character")
-    target = os.path.abspath(text)
-    if kind == "dir":
-        if os.path.exists(target):
-            if not os.path.isdir(target):
-                raise ValueError(f"{flag} {text}: exists and is not a folder")
-            _probe_writable(target, flag, text)
-            return
-        ancestor = os.path.dirname(target)
-        while not os.path.exists(ancestor):
-            ancestor = os.path.dirname(ancestor)
-        if not os.path.isdir(ancestor):
-            raise ValueError(f"{flag} {text}: cannot create the folder, {ancestor} is not a folder")
-        _probe_writable(ancestor, flag, text)
-        return
-    if text.endswith(os.sep) or (os.altsep and text.endswith(os.altsep)) or os.path.isdir(target):
-        raise ValueError(f"{flag} {text}: is a folder; give a file name")
-    if os.path.exists(target) and not stat.S_ISREG(os.stat(target).st_mode):
-        raise ValueError(f"{flag} {text}: exists and is not a regular file")
-    folder = os.path.dirname(target)
-    if not os.path.isdir(folder):
-        raise ValueError(f"{flag} {text}: the folder {folder} does not exist")
-    _probe_writable(folder, flag, text)
-
-
-def _probe_writable(folder: str, flag: str, text: str) -> None:
-    """Create and remove a temporary file in ``folder``, or raise ``ValueError`` saying why not."""
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024
+    except (OSError, StopIteration):
+        pass
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".write-check.", suffix=".tmp")
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise ValueError(f"{flag} {text}: cannot write in the folder {folder} ({reason})") from None
-    os.close(fd)
-    os.unlink(tmp)
+        import resource
+    except ImportError:  # Windows
+        return None
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
 
 
 class MissingExtraError(ImportError):

@@ -18,9 +18,9 @@ from typing import Any
 
 from agents.arena import play_match
 from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
-from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser
+from gym_boardgames.cli import OUT_HELP, add_run_flags, emit_summary, make_parser, parse_checked, positive_int
 from gym_boardgames.rules.registry import GAME_NAMES, make_game
-from gym_boardgames.utils import emit_summary, nonnegative_int, positive_int, progress_bar
+from gym_boardgames.utils import progress_bar
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,28 +37,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=["random", "alphabeta"],
         help=f"agents: {', '.join(AGENT_NAMES)}; on dots also {', '.join(DOTS_AGENT_NAMES)}",
     )
-    parser.add_argument("--games", type=int, default=100, help="games per pair (seats alternate)")
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the agents and the random players")
-    parser.add_argument("--out", help="also write the JSON summary to this file")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
-    add_overwrite_flag(parser)
+    parser.add_argument("--games", type=positive_int, default=100, help="games per pair (seats alternate)")
+    add_run_flags(parser, seed="seed of the agents and the random players", out=OUT_HELP, overwrite=True)
     return parser
 
 
 def parse_args(argv: list[str] | None, parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
     """Parse the command line and check the numbers and --out (``parser``: :func:`build_parser`'s, if None)."""
-    parser = build_parser() if parser is None else parser
-    args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error("--games must be >= 1")
+    return parse_checked(build_parser() if parser is None else parser, argv, _two_agents)
+
+
+def _two_agents(args: argparse.Namespace) -> None:
     if len(args.agents) < 2:
-        parser.error("--agents needs at least two agents")
-    if args.out:
-        try:
-            check_new_output(args.out, "--out", args.overwrite)
-        except ValueError as error:
-            parser.error(str(error))
-    return args
+        raise ValueError("--agents needs at least two agents")
 
 
 def build_players(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:

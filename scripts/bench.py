@@ -67,16 +67,34 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-import gym_boardgames  # noqa: F401  (registers the ids)
-from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser
-from gym_boardgames.utils import nonnegative_int, write_text_atomic
+# Nothing of gym_boardgames is imported at the top: the memory probe loads this file in a process that
+# measures what a library's imports cost (see probe_memory).
 
 Workload = Callable[[int, np.ndarray], int]
 
 DEFAULT_NUM_ENVS = (1, 64, 1024, 4096, 16384)
+
+#: Label -> the same game in each library: our env id and its kwargs, then, where the library has the game,
+#: its name in PettingZoo's classic envs, in OpenSpiel and in pgx.
+GAMES: dict[str, dict[str, Any]] = {
+    "TicTacToe-v0": {
+        "ours": ("TicTacToe-v0", {}), "pettingzoo": "tictactoe_v3", "openspiel": "tic_tac_toe", "pgx": "tic_tac_toe",
+    },
+    "ConnectFour-v0": {
+        "ours": ("ConnectFour-v0", {}), "pettingzoo": "connect_four_v3", "openspiel": "connect_four",
+        "pgx": "connect_four",
+    },
+    "DotsAndBoxes-v0": {"ours": ("DotsAndBoxes-v0", {}), "openspiel": "dots_and_boxes"},
+    "Gomoku-15x15": {"ours": ("ConnectN-v0", {"rows": 15, "cols": 15, "n": 5, "gravity": False}), "openspiel": "mnk"},
+}  # fmt: skip
+#: The parameters that make OpenSpiel's game the same as ours.
+OPENSPIEL_PARAMS = {"dots_and_boxes": {"num_rows": 3, "num_cols": 3}, "mnk": {"m": 15, "n": 15, "k": 5}}
+#: The single-env peers timed with --compare, beside our self-play.
+PEERS = ("pettingzoo", "openspiel")
 
 
 def pick_legal(mask: np.ndarray, u: float) -> int:
@@ -94,6 +112,8 @@ def gym_workload(env_id: str, kwargs: dict, opponent: str | None) -> Workload:
 
     def workload(steps: int, uniforms: np.ndarray) -> int:
         import gymnasium as gym
+
+        import gym_boardgames  # noqa: F401  (registers the ids)
 
         env = gym.make(env_id, opponent=opponent, **kwargs)
         _, info = env.reset(seed=0)
@@ -127,8 +147,8 @@ def pettingzoo_workload(module: str) -> Workload:
     return workload
 
 
-def openspiel_workload(name: str, params: dict) -> Workload:
-    """Return a workload playing random legal moves on ``pyspiel.load_game(name, params)`` states.
+def openspiel_workload(name: str) -> Workload:
+    """Return a workload playing random legal moves on OpenSpiel's game ``name`` (:data:`OPENSPIEL_PARAMS`).
 
     Per move: ``legal_actions()``, ``apply_action()`` and ``observation_tensor()`` (what an RL loop reads).
     """
@@ -136,7 +156,7 @@ def openspiel_workload(name: str, params: dict) -> Workload:
     def workload(moves: int, uniforms: np.ndarray) -> int:
         import pyspiel
 
-        game = pyspiel.load_game(name, params)
+        game = pyspiel.load_game(name, OPENSPIEL_PARAMS.get(name, {}))
         state = game.new_initial_state()
         for i in range(moves):
             legal = state.legal_actions()
@@ -149,6 +169,13 @@ def openspiel_workload(name: str, params: dict) -> Workload:
         return moves
 
     return workload
+
+
+#: How each single-env peer's workload is made from its name of the game.
+PEER_WORKLOADS: dict[str, Callable[[str], Workload]] = {
+    "pettingzoo": pettingzoo_workload,
+    "openspiel": openspiel_workload,
+}
 
 
 def vector_steps(moves: int, num_envs: int, max_steps: int) -> int:
@@ -164,6 +191,7 @@ def vector_workload(env_id: str, kwargs: dict, num_envs: int, opponent: str | No
     """
     import gymnasium as gym
 
+    import gym_boardgames  # noqa: F401  (registers the ids)
     from gym_boardgames.rules.batch import random_legal_actions
 
     envs = gym.make_vec(env_id, num_envs=num_envs, opponent=opponent, **kwargs)
@@ -239,66 +267,50 @@ def pgx_status() -> str:
     return "ok"
 
 
-#: Label -> (our env id, its kwargs, the PettingZoo classic module of the same game or None).
-GAMES: dict[str, tuple[str, dict, str | None]] = {
-    "TicTacToe-v0": ("TicTacToe-v0", {}, "tictactoe_v3"),
-    "ConnectFour-v0": ("ConnectFour-v0", {}, "connect_four_v3"),
-    "DotsAndBoxes-v0": ("DotsAndBoxes-v0", {}, None),
-    "Gomoku-15x15": ("ConnectN-v0", {"rows": 15, "cols": 15, "n": 5, "gravity": False}, None),
-}
-#: Label -> the same game in OpenSpiel: (name, parameters).
-OPENSPIEL_GAMES: dict[str, tuple[str, dict]] = {
-    "TicTacToe-v0": ("tic_tac_toe", {}),
-    "ConnectFour-v0": ("connect_four", {}),
-    "DotsAndBoxes-v0": ("dots_and_boxes", {"num_rows": 3, "num_cols": 3}),
-    "Gomoku-15x15": ("mnk", {"m": 15, "n": 15, "k": 5}),
-}
-#: Label -> the same game in pgx.
-PGX_GAMES: dict[str, str] = {"TicTacToe-v0": "tic_tac_toe", "ConnectFour-v0": "connect_four"}
+def agent_moves(compare: bool) -> dict[str, Callable[[int], Callable[[], Any]]]:
+    """Return the agent workloads, ours and with ``compare`` OpenSpiel's: repeat index -> the move to time.
 
-
-def agent_timers(compare: bool) -> dict[str, Callable[[int], float]]:
-    """Return timers (repeat index -> seconds) for the agent workloads, ours and with ``compare`` OpenSpiel's."""
+    Building the agent (and OpenSpiel's state) is not timed; only the move from the empty board is.
+    """
     from agents.mcts import MCTSAgent
     from agents.minimax import alphabeta
     from gym_boardgames.rules import TicTacToe
 
     game = TicTacToe()
 
-    def ours_alphabeta(i: int) -> float:
-        start = time.perf_counter()
-        alphabeta(game, game.initial_state(), seed=i)
-        return time.perf_counter() - start
-
-    def ours_mcts(i: int) -> float:
+    def ours_mcts(i: int) -> Callable[[], Any]:
         agent = MCTSAgent(n_simulations=1000, seed=i)
-        start = time.perf_counter()
-        agent.act(game, game.initial_state())
-        return time.perf_counter() - start
+        return lambda: agent.act(game, game.initial_state())
 
-    timers = {"alphabeta": ours_alphabeta, "mcts_1000": ours_mcts}
+    moves = {"alphabeta": lambda i: lambda: alphabeta(game, game.initial_state(), seed=i), "mcts_1000": ours_mcts}
     if compare:
         import pyspiel
         from open_spiel.python.algorithms import mcts, minimax
 
         spiel_game = pyspiel.load_game("tic_tac_toe")
 
-        def spiel_alphabeta(i: int) -> float:
-            start = time.perf_counter()
-            minimax.alpha_beta_search(spiel_game)
-            return time.perf_counter() - start
-
-        def spiel_mcts(i: int) -> float:
+        def spiel_mcts(i: int) -> Callable[[], Any]:
             rng = np.random.RandomState(i)
             bot = mcts.MCTSBot(spiel_game, 2, 1000, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
             state = spiel_game.new_initial_state()
-            start = time.perf_counter()
-            bot.step(state)
-            return time.perf_counter() - start
+            return lambda: bot.step(state)
 
-        timers["openspiel_alphabeta"] = spiel_alphabeta
-        timers["openspiel_mcts_1000"] = spiel_mcts
-    return timers
+        moves["openspiel_alphabeta"] = lambda i: lambda: minimax.alpha_beta_search(spiel_game)
+        moves["openspiel_mcts_1000"] = spiel_mcts
+    return moves
+
+
+def time_agents(args: argparse.Namespace) -> dict[str, float]:
+    """Return the median milliseconds of each agent's move, timed in turn (after a warm-up: imports, caches)."""
+    moves = agent_moves(args.compare)
+    runs: dict[str, list[float]] = {name: [] for name in moves}
+    for i in [0, *range(max(args.repeats, 5))]:
+        for name, prepare in moves.items():
+            move = prepare(i)
+            start = time.perf_counter()
+            move()
+            runs[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values[1:]) * 1000 for name, values in runs.items()}
 
 
 def time_workload(workload: Workload, moves: int, uniforms: np.ndarray) -> float:
@@ -310,40 +322,18 @@ def time_workload(workload: Workload, moves: int, uniforms: np.ndarray) -> float
 
 # ---- memory ----------------------------------------------------------------------------------
 
+# The probe's process loads this script and gym_boardgames/utils.py (standard library only) by path, so it
+# imports nothing but the library it measures before it measures its imports.
 _MEMORY_PROBE = """
-import json, sys
-def peak_mb():
-    # VmHWM is the peak RSS of this process image; ru_maxrss would also count the parent before exec.
-    try:
-        with open("/proc/self/status") as status:
-            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024
-    except OSError:
-        import resource
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
-kind, name, kwargs, n = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
-if kind == "ours":
-    import numpy as np, gymnasium as gym, gym_boardgames
-    from gym_boardgames.rules.batch import random_legal_actions
-    imports = peak_mb()
-    envs = gym.make_vec(name, num_envs=n, opponent=None, **kwargs)
-    rng = np.random.default_rng(0)
-    _, info = envs.reset(seed=0)
-    for _ in range(100):
-        _, _, _, _, info = envs.step(random_legal_actions(info["action_mask"], rng))
-else:
-    import jax, pgx
-    from pgx.experimental import act_randomly, auto_reset
-    imports = peak_mb()
-    env = pgx.make(name)
-    step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
-    act = jax.jit(act_randomly)
-    key = jax.random.PRNGKey(0)
-    state = jax.jit(jax.vmap(env.init))(jax.random.split(key, n))
-    for _ in range(100):
-        key, k1, k2 = jax.random.split(key, 3)
-        state = step(state, act(k1, state.legal_action_mask), jax.random.split(k2, n))
-    state.observation.block_until_ready()
-print(json.dumps({"rss_mb": round(peak_mb(), 1), "imports_rss_mb": round(imports, 1)}))
+import importlib.util, json, sys
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+bench, utils = load("bench", sys.argv[1]), load("utils", sys.argv[2])
+kind, name, kwargs, n = sys.argv[3], sys.argv[4], json.loads(sys.argv[5]), int(sys.argv[6])
+print(json.dumps(bench.probe_memory(utils.peak_rss_mb, kind, name, kwargs, n)))
 """
 
 
@@ -356,29 +346,36 @@ def memory_probe(kind: str, name: str, kwargs: dict, num_envs: int) -> dict:
         kwargs: the env kwargs (ours only).
         num_envs: the number of games.
     """
-    result = subprocess.run(
-        [sys.executable, "-c", _MEMORY_PROBE, kind, name, json.dumps(kwargs), str(num_envs)],
-        capture_output=True,
-        text=True,
-    )
+    import gym_boardgames.utils
+
+    paths = [os.path.abspath(__file__), gym_boardgames.utils.__file__]
+    command = [sys.executable, "-c", _MEMORY_PROBE, *paths, kind, name, json.dumps(kwargs), str(num_envs)]
+    result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         return {"error": result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "failed"}
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def process_peak_mb() -> float | None:
-    """Return this process's peak RSS in MB (None where neither /proc nor the resource module exists)."""
-    try:
-        with open("/proc/self/status") as status:
-            return round(next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024, 1)
-    except (OSError, StopIteration):
-        pass
-    try:
-        import resource
-    except ImportError:  # Windows
-        return None
-    scale = 1024 * 1024 if sys.platform == "darwin" else 1024
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale, 1)
+def probe_memory(peak: Callable[[], float], kind: str, name: str, kwargs: dict, num_envs: int) -> dict:
+    """The probe's own work, in its fresh process: import the library, then step ``num_envs`` games 100 times.
+
+    Returns:
+        ``rss_mb`` (the peak at the end) and ``imports_rss_mb`` (the peak after the imports), by ``peak``.
+    """
+    if kind == "ours":
+        import gymnasium  # noqa: F401
+
+        import gym_boardgames  # noqa: F401
+        from gym_boardgames.rules.batch import random_legal_actions  # noqa: F401
+    else:
+        import jax  # noqa: F401
+        import pgx  # noqa: F401
+    imports = peak()
+    if kind == "ours":
+        vector_workload(name, kwargs, num_envs, None, 100)(100 * num_envs, np.zeros(0))
+    else:
+        pgx_workload(name, num_envs, 100)(100 * num_envs, np.zeros(0))
+    return {"rss_mb": round(peak(), 1), "imports_rss_mb": round(imports, 1)}
 
 
 # ---- the command line ------------------------------------------------------------------------
@@ -386,29 +383,34 @@ def process_peak_mb() -> float | None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = make_parser(__doc__)
+    from gym_boardgames import cli
+
+    parser = cli.make_parser(__doc__)
+    runs, sizes = cli.positive_int, cli.nonnegative_int
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="games to time")
-    parser.add_argument("--moves", type=int, default=100_000, help="moves (or agent steps) per timed single-env run")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per workload; the median is reported")
-    parser.add_argument("--warmup", type=int, default=2_000, help="untimed moves per single-env workload before timing")
+    parser.add_argument("--moves", type=runs, default=100_000, help="moves (or agent steps) per timed single-env run")
+    parser.add_argument("--repeats", type=runs, default=5, help="timed runs per workload; the median is reported")
+    parser.add_argument(
+        "--warmup", type=sizes, default=2_000, help="untimed moves per single-env workload before timing"
+    )
     parser.add_argument(
         "--num-envs",
-        type=int,
+        type=runs,
         nargs="*",
         default=list(DEFAULT_NUM_ENVS),
         help="vector env sizes to time (give the flag with no value to skip the vector envs)",
     )
-    parser.add_argument("--vector-moves", type=int, help="moves per timed vector run (default: 5 x --moves, 500,000)")
-    parser.add_argument("--vector-max-steps", type=int, default=2_000, help="at most this many steps per vector run")
+    parser.add_argument("--vector-moves", type=runs, help="moves per timed vector run (default: 5 x --moves, 500,000)")
+    parser.add_argument("--vector-max-steps", type=runs, default=2_000, help="at most this many steps per vector run")
     parser.add_argument(
         "--pgx-num-envs",
-        type=int,
+        type=runs,
         nargs="*",
         help="pgx sizes (default: the --num-envs sizes; 4096 alone with --quick or a --vector-moves below "
         "100,000, since every size compiles for seconds)",
     )
     parser.add_argument(
-        "--memory-envs", type=int, default=4096, help="sub-envs of the memory probe (0 skips the probes)"
+        "--memory-envs", type=sizes, default=4096, help="sub-envs of the memory probe (0 skips the probes)"
     )
     parser.add_argument(
         "--compare", action="store_true", help="also time PettingZoo, OpenSpiel (the 'bench' extra) and pgx if present"
@@ -422,11 +424,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="small budget for a smoke run (under a minute with --compare): 5k moves, 3 repeats, pgx and the "
         "vector env against the random opponent at 4096 envs only, one memory probe",
     )
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the driver's random move choices")
-    parser.add_argument("--out", help="also write the JSON summary to this file (atomically)")
-    parser.add_argument("--json", action="store_true", help="print only the one-line JSON summary")
-    add_overwrite_flag(parser)
-    args = parser.parse_args(argv)
+    cli.add_run_flags(
+        parser,
+        seed="seed of the driver's random move choices",
+        out="also write the JSON summary to this file (atomically)",
+        json="print only the one-line JSON summary",
+        overwrite=True,
+    )
+    return cli.parse_checked(parser, argv, _settle_budgets, check_vector_sizes)
+
+
+def _settle_budgets(args: argparse.Namespace) -> None:
     if args.quick:
         args.moves, args.repeats, args.warmup = 5_000, 3, 300
         args.vector_moves, args.vector_max_steps = 50_000, 100
@@ -439,24 +447,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.vs_random_num_envs = headline if args.small else list(args.num_envs)
     if args.pgx_num_envs is None:
         args.pgx_num_envs = headline if args.small else list(args.num_envs)
-    for name in ("moves", "repeats", "vector_moves", "vector_max_steps"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1")
-    if args.warmup < 0 or args.memory_envs < 0:
-        parser.error("--warmup and --memory-envs must be >= 0")
-    for n in (*args.num_envs, *args.pgx_num_envs):
-        if n < 1:
-            parser.error(f"vector sizes must be >= 1, got {n}")
-    if args.out:
-        try:
-            check_new_output(args.out, "--out", args.overwrite)
-        except ValueError as error:
-            parser.error(str(error))
-    try:
-        check_vector_sizes(args)
-    except ValueError as error:
-        parser.error(str(error))
-    return args
 
 
 def check_vector_sizes(args: argparse.Namespace) -> None:
@@ -474,7 +464,7 @@ def check_vector_sizes(args: argparse.Namespace) -> None:
 
     sizes = {"--num-envs": max(args.num_envs, default=0), "--memory-envs": args.memory_envs if args.num_envs else 0}
     for label in args.games:
-        env_id, kwargs, _ = GAMES[label]
+        env_id, kwargs = GAMES[label]["ours"]
         for flag, size in sizes.items():
             if size < 1:
                 continue
@@ -488,22 +478,20 @@ def build_workloads(args: argparse.Namespace, pgx_ok: bool) -> dict[tuple[str, s
     """Return every workload to time, keyed by (game label, workload name)."""
     workloads: dict[tuple[str, str], Workload] = {}
     for label in args.games:
-        env_id, kwargs, pettingzoo_module = GAMES[label]
+        game = GAMES[label]
+        env_id, kwargs = game["ours"]
         workloads[label, "selfplay"] = gym_workload(env_id, kwargs, None)
         workloads[label, "vs_random"] = gym_workload(env_id, kwargs, "random")
-        if args.compare and pettingzoo_module:
-            workloads[label, "pettingzoo"] = pettingzoo_workload(pettingzoo_module)
-        if args.compare:
-            workloads[label, "openspiel"] = openspiel_workload(*OPENSPIEL_GAMES[label])
+        for peer in PEERS:
+            if args.compare and peer in game:
+                workloads[label, peer] = PEER_WORKLOADS[peer](game[peer])
         for n in args.num_envs:
             workloads[label, f"vector@{n}"] = vector_workload(env_id, kwargs, n, None, args.vector_max_steps)
             if n in args.vs_random_num_envs:
-                workloads[label, f"vector_vs_random@{n}"] = vector_workload(
-                    env_id, kwargs, n, "random", args.vector_max_steps
-                )
-        if pgx_ok and label in PGX_GAMES:
-            for n in args.pgx_num_envs:
-                workloads[label, f"pgx@{n}"] = pgx_workload(PGX_GAMES[label], n, args.vector_max_steps)
+                vs_random = vector_workload(env_id, kwargs, n, "random", args.vector_max_steps)
+                workloads[label, f"vector_vs_random@{n}"] = vs_random
+        for n in args.pgx_num_envs if pgx_ok and "pgx" in game else ():
+            workloads[label, f"pgx@{n}"] = pgx_workload(game["pgx"], n, args.vector_max_steps)
     return workloads
 
 
@@ -542,32 +530,29 @@ def summarise(args: argparse.Namespace, medians: dict[tuple[str, str], float]) -
     """Return the per-game results of the JSON summary (rates rounded, ratios to 2 decimals)."""
     results: dict[str, dict] = {}
     for label in args.games:
+        selfplay = medians[label, "selfplay"]
         entry: dict = {
-            "selfplay_moves_per_s": round(medians[label, "selfplay"]),
+            "selfplay_moves_per_s": round(selfplay),
             "vs_random_agent_steps_per_s": round(medians[label, "vs_random"]),
         }
-        if (label, "pettingzoo") in medians:
-            entry[f"pettingzoo_{GAMES[label][2]}_moves_per_s"] = round(medians[label, "pettingzoo"])
-            entry["selfplay_vs_pettingzoo_ratio"] = round(medians[label, "selfplay"] / medians[label, "pettingzoo"], 2)
-        if (label, "openspiel") in medians:
-            entry[f"openspiel_{OPENSPIEL_GAMES[label][0]}_moves_per_s"] = round(medians[label, "openspiel"])
-            entry["selfplay_vs_openspiel_ratio"] = round(medians[label, "selfplay"] / medians[label, "openspiel"], 2)
+        for peer in PEERS:
+            if (label, peer) in medians:
+                entry[f"{peer}_{GAMES[label][peer]}_moves_per_s"] = round(medians[label, peer])
+                entry[f"selfplay_vs_{peer}_ratio"] = round(selfplay / medians[label, peer], 2)
         vector: dict[str, dict] = {}
-        for n in args.num_envs:
-            moves = medians[label, f"vector@{n}"]
-            row = {
-                "selfplay_moves_per_s": round(moves),
-                "vs_single_env_ratio": round(moves / medians[label, "selfplay"], 2),
-            }
-            if (label, f"vector_vs_random@{n}") in medians:
-                row["vs_random_agent_moves_per_s"] = round(medians[label, f"vector_vs_random@{n}"])
+        for n in dict.fromkeys([*args.num_envs, *args.pgx_num_envs]):
+            row = {}
+            if (label, f"vector@{n}") in medians:
+                moves = medians[label, f"vector@{n}"]
+                row = {"selfplay_moves_per_s": round(moves), "vs_single_env_ratio": round(moves / selfplay, 2)}
+                if (label, f"vector_vs_random@{n}") in medians:
+                    row["vs_random_agent_moves_per_s"] = round(medians[label, f"vector_vs_random@{n}"])
             if (label, f"pgx@{n}") in medians:
                 row["pgx_moves_per_s"] = round(medians[label, f"pgx@{n}"])
-                row["vs_pgx_ratio"] = round(moves / medians[label, f"pgx@{n}"], 2)
-            vector[str(n)] = row
-        for n in args.pgx_num_envs:
-            if (label, f"pgx@{n}") in medians and str(n) not in vector:
-                vector[str(n)] = {"pgx_moves_per_s": round(medians[label, f"pgx@{n}"])}
+                if "selfplay_moves_per_s" in row:
+                    row["vs_pgx_ratio"] = round(row["selfplay_moves_per_s"] / row["pgx_moves_per_s"], 2)
+            if row:
+                vector[str(n)] = row
         if vector:
             entry["vector"] = vector
         results[label] = entry
@@ -577,6 +562,9 @@ def summarise(args: argparse.Namespace, medians: dict[tuple[str, str], float]) -
 def main(argv: list[str] | None = None) -> dict:
     """Run the benchmark and return the summary printed as JSON."""
     args = parse_args(argv)
+    from gym_boardgames.cli import emit_summary
+    from gym_boardgames.utils import peak_rss_mb
+
     pgx_state = "not requested (use --compare)"
     if args.compare:
         try:
@@ -584,7 +572,7 @@ def main(argv: list[str] | None = None) -> dict:
             import pyspiel  # noqa: F401
         except ImportError as error:
             sys.exit(f"--compare needs PettingZoo and OpenSpiel ({error.name} is missing): pip install -e '.[bench]'")
-        pgx_state = pgx_status() if any(label in PGX_GAMES for label in args.games) else "no pgx game selected"
+        pgx_state = pgx_status() if any("pgx" in GAMES[label] for label in args.games) else "no pgx game selected"
         if pgx_state != "ok" and not args.json:
             print(f"pgx skipped: {pgx_state}", file=sys.stderr)
     pgx_ok = pgx_state == "ok" and bool(args.pgx_num_envs)
@@ -595,31 +583,22 @@ def main(argv: list[str] | None = None) -> dict:
         if not args.json:
             print(f"pgx skipped: {pgx_state}", file=sys.stderr)
     medians = {key: statistics.median(values) for key, values in runs.items()}
-
-    agent_ms: dict[str, float] = {}
-    if not args.no_agents:
-        timers = agent_timers(args.compare)
-        for timer in timers.values():
-            timer(0)  # warm-up: imports, caches
-        agent_runs: dict[str, list[float]] = {name: [] for name in timers}
-        for i in range(max(args.repeats, 5)):
-            for name, timer in timers.items():
-                agent_runs[name].append(timer(i))
-        agent_ms = {name: statistics.median(values) * 1000 for name, values in agent_runs.items()}
+    agent_ms = {} if args.no_agents else time_agents(args)
 
     memory: dict = {}
     if args.memory_envs and args.num_envs:
         probes = args.games[:1] if args.small else args.games
         memory[f"vector_{args.memory_envs}_envs"] = {
-            label: memory_probe("ours", GAMES[label][0], GAMES[label][1], args.memory_envs) for label in probes
+            label: memory_probe("ours", *GAMES[label]["ours"], args.memory_envs) for label in probes
         }
         if pgx_ok and not args.small:
             memory[f"pgx_{args.memory_envs}_envs"] = {
-                label: memory_probe("pgx", PGX_GAMES[label], {}, args.memory_envs)
+                label: memory_probe("pgx", GAMES[label]["pgx"], {}, args.memory_envs)
                 for label in args.games
-                if label in PGX_GAMES
+                if "pgx" in GAMES[label]
             }
-    memory["bench_process_peak_rss_mb"] = process_peak_mb()
+    peak = peak_rss_mb()
+    memory["bench_process_peak_rss_mb"] = None if peak is None else round(peak, 1)
 
     results = summarise(args, medians)
     agents_summary: dict = {f"{name}_ms": round(ms, 2) for name, ms in agent_ms.items()}
@@ -640,13 +619,9 @@ def main(argv: list[str] | None = None) -> dict:
     }
     if agents_summary:
         summary["agents_tictactoe"] = agents_summary
-
     if not args.json:
         print_tables(runs, medians, results, agent_ms, agents_summary, memory)
-    line = json.dumps(summary)
-    print(line)
-    if args.out:
-        write_text_atomic(args.out, line + "\n")
+    emit_summary(summary, args.out, print_json=True)  # the JSON line ends the output, with or without --json
     return summary
 
 
@@ -670,9 +645,9 @@ def print_tables(
     for (label, name), values in runs.items():
         print(f"{label:<16} {name:<24} {medians[label, name]:>12,.0f} {min(values):>12,.0f} {max(values):>12,.0f}")
     for label, entry in results.items():
-        for other in ("pettingzoo", "openspiel"):
-            if f"selfplay_vs_{other}_ratio" in entry:
-                print(f"{label} single-env self-play vs {other}: {entry[f'selfplay_vs_{other}_ratio']}x")
+        for peer in PEERS:
+            if f"selfplay_vs_{peer}_ratio" in entry:
+                print(f"{label} single-env self-play vs {peer}: {entry[f'selfplay_vs_{peer}_ratio']}x")
     if any("vector" in entry for entry in results.values()):
         print(f"\n{'game':<16} {'envs':>6} {'ours moves/s':>14} {'vs random':>12} {'pgx moves/s':>13} {'ours/pgx':>9}")
         for label, entry in results.items():

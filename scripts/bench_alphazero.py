@@ -33,14 +33,15 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from gym_boardgames.cli import make_parser  # noqa: E402
+from gym_boardgames import cli  # noqa: E402
+from gym_boardgames.cli import positive_int  # noqa: E402
 from gym_boardgames.rules.registry import make_game  # noqa: E402
-from gym_boardgames.utils import check_output_path, emit_summary, positive_int, require_extra  # noqa: E402
+from gym_boardgames.utils import require_extra  # noqa: E402
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
-    parser = make_parser(__doc__)
+    parser = cli.make_parser(__doc__)
     parser.add_argument("--game", choices=("tictactoe", "connectfour"), default="connectfour", help="the board")
     parser.add_argument("--model", help="a saved AlphaZero model of the game (default: a fresh 32x3 network)")
     parser.add_argument("--simulations", type=positive_int, default=50, help="simulations per move")
@@ -50,18 +51,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--worker-games", type=positive_int, default=256, help="games per worker-pool run")
     parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs per workload (median)")
     parser.add_argument("--no-workers", action="store_true", help="skip the worker-pool workloads")
-    parser.add_argument("--out", help="also write the JSON summary to this file")
-    parser.add_argument("--json", action="store_true", help="print the one-line JSON summary last")
-    args = parser.parse_args(argv)
-    try:
-        require_extra("alphazero", "torch", needed_for="bench_alphazero.py")
-        if args.out:
-            check_output_path(args.out, "--out")
-    except (ImportError, ValueError) as error:
-        parser.error(str(error))
+    cli.add_run_flags(parser, out=cli.OUT_HELP, json="print the one-line JSON summary last")
+    return cli.parse_checked(parser, argv, _check)
+
+
+def _check(args: argparse.Namespace) -> None:
+    require_extra("alphazero", "torch", needed_for="bench_alphazero.py")
     if args.model is not None and not os.path.isfile(args.model):
-        parser.error(f"--model: no file {args.model!r}")
-    return args
+        raise ValueError(f"--model: no file {args.model!r}")
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -162,7 +159,7 @@ def main(argv: list[str] | None = None) -> dict:
     if "workers_2_over_1" in summary:
         print(f"2 workers / 1 worker: {summary['workers_2_over_1']}x")
     print(f"load average before {load_before}, after {load_after}")
-    emit_summary(summary, args.out, args.json)
+    cli.emit_summary(summary, args.out, args.json)
     return summary
 
 

@@ -34,8 +34,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gym_boardgames.cli import make_parser
-from gym_boardgames.utils import check_output_path, emit_summary, positive_int
+from gym_boardgames.cli import add_run_flags, emit_summary, make_parser, parse_checked, positive_int
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -141,14 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--workloads", nargs="+", choices=list(WORKLOADS), default=list(WORKLOADS), help="the workloads to time"
     )
-    parser.add_argument("--out", help="also write the JSON summary (medians and ratios) to this file")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
-    args = parser.parse_args(argv)
-    if args.out:
-        try:
-            check_output_path(args.out, "--out")
-        except ValueError as error:
-            parser.error(str(error))
+    add_run_flags(parser, out="also write the JSON summary (medians and ratios) to this file")
+    args = parse_checked(parser, argv)
     for revision in (args.base, args.head):
         found = subprocess.run(
             ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", revision + "^{commit}"], capture_output=True

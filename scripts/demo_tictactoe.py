@@ -16,8 +16,7 @@ import gymnasium as gym
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from gym_boardgames.cli import make_parser
-from gym_boardgames.utils import check_output_path, emit_summary, nonnegative_int
+from gym_boardgames.cli import OUT_HELP, add_run_flags, emit_summary, make_parser, parse_checked, positive_int
 
 
 def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bool) -> tuple[float, int]:
@@ -40,21 +39,13 @@ def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bo
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     parser = make_parser(__doc__)
-    parser.add_argument("--games", type=int, default=1, help="number of games (boards are printed for the first)")
+    parser.add_argument(
+        "--games", type=positive_int, default=1, help="number of games (boards are printed for the first)"
+    )
     parser.add_argument("--self-play", action="store_true", help="play both sides instead of facing the opponent")
     parser.add_argument("--agent-player", default="0", choices=["0", "1", "random"], help="the agent's side")
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the env and of the agent's moves")
-    parser.add_argument("--out", help="also write the JSON summary to this file")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
-    args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error("--games must be >= 1")
-    if args.out:
-        try:
-            check_output_path(args.out, "--out")
-        except ValueError as error:
-            parser.error(str(error))
-    return args
+    add_run_flags(parser, seed="seed of the env and of the agent's moves", out=OUT_HELP)
+    return parse_checked(parser, argv)
 
 
 def main(argv: list[str] | None = None) -> dict:

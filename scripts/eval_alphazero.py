@@ -19,12 +19,11 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # one BLAS thread (see train_alphazero.py)
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
-from gym_boardgames.cli import make_parser  # noqa: E402
-from gym_boardgames.utils import nonnegative_int, positive_int, progress_bar  # noqa: E402
+from gym_boardgames.cli import add_run_flags, emit_summary, make_parser, nonnegative_int, positive_int  # noqa: E402
+from gym_boardgames.utils import progress_bar  # noqa: E402
 
 #: Largest board (cells) the layered solver handles in seconds to a minute here.
 SOLVABLE_CELLS = 20
@@ -43,8 +42,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=None,
         help="score every position (default: on boards of at most 12 cells)",
     )
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the players' tie-breaks")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    add_run_flags(parser, seed="seed of the players' tie-breaks")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser.parse_args(argv)
 
@@ -125,8 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         summary["raw_network_optimal_met"] = {"positions": len(states), "rate": rate}
         print(f"raw network: optimal move in {100 * rate:.2f}% of the {len(states):,} positions met in these games")
     summary["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    if args.json:
-        print(json.dumps(summary))
+    emit_summary(summary, None, args.json)
     return 0
 
 

@@ -28,14 +28,8 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser  # noqa: E402
-from gym_boardgames.utils import (  # noqa: E402
-    emit_summary,
-    nonnegative_int,
-    positive_int,
-    progress_bar,
-    require_extra,
-)
+from gym_boardgames import cli  # noqa: E402
+from gym_boardgames.utils import progress_bar, require_extra  # noqa: E402
 
 #: Most solver games per player (each takes seconds to a minute).
 MAX_SOLVER_GAMES = 1000
@@ -43,28 +37,22 @@ MAX_SOLVER_GAMES = 1000
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
-    parser = make_parser(__doc__)
+    parser = cli.make_parser(__doc__)
     parser.add_argument("players", nargs="+", help="agent names, e.g. alphazero:0 alphazero:800 mcts:1000")
     parser.add_argument("--labels", default="labels", help="the shipped 'labels', 'heldout', or a label file")
-    parser.add_argument("--per-stage", type=positive_int, help="grade a sample of this many positions per stage")
-    parser.add_argument("--solver-games", type=nonnegative_int, default=0, help="games as first vs the solver")
+    parser.add_argument("--per-stage", type=cli.positive_int, help="grade a sample of this many positions per stage")
+    solver_games = cli.int_type(0, MAX_SOLVER_GAMES)
+    parser.add_argument("--solver-games", type=solver_games, default=0, help="games as first vs the solver")
     parser.add_argument("--fresh-search", action="store_true", help="solver games: no tree reuse between moves")
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of players, sample, solver")
-    parser.add_argument("--out", help="also write the JSON summary to this file")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    cli.add_run_flags(parser, seed="seed of players, sample, solver", out=cli.OUT_HELP)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_overwrite_flag(parser)
-    args = parser.parse_args(argv)
-    if args.solver_games > MAX_SOLVER_GAMES:
-        parser.error(f"--solver-games must be at most {MAX_SOLVER_GAMES}, got {args.solver_games}")
-    try:
-        if args.out is not None:
-            check_new_output(args.out, "--out", args.overwrite)
-        if args.solver_games:
-            require_extra("solver", "bitbully", needed_for="--solver-games")
-    except (ImportError, ValueError) as error:
-        parser.error(str(error))
-    return args
+    cli.add_overwrite_flag(parser)
+    return cli.parse_checked(parser, argv, _check_solver)
+
+
+def _check_solver(args: argparse.Namespace) -> None:
+    if args.solver_games:
+        require_extra("solver", "bitbully", needed_for="--solver-games")
 
 
 class FreshSearch:
@@ -172,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             for lost in games["not_won"]:
                 print(f"  not won: {lost['moves']} (first result-changing move at ply {lost['first_mistake_ply']})")
     summary["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    emit_summary(summary, args.out, args.json)
+    cli.emit_summary(summary, args.out, args.json)
     return 0
 
 

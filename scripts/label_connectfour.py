@@ -26,7 +26,6 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import multiprocessing  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -34,8 +33,8 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser  # noqa: E402
-from gym_boardgames.utils import nonnegative_int, positive_int, require_extra  # noqa: E402
+from gym_boardgames import cli  # noqa: E402
+from gym_boardgames.utils import require_extra  # noqa: E402
 
 DEFAULT_PLAYERS = ["random", "mcts:100", "mcts:1000", "alphabeta:2", "alphabeta:4", "alphazero:0", "alphazero:100"]
 
@@ -149,26 +148,15 @@ def sample_positions(
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
-    parser = make_parser(__doc__)
+    parser = cli.make_parser(__doc__)
     parser.add_argument("--out", required=True, help="the label file to write (.npz)")
-    parser.add_argument("--per-stage", type=positive_int, default=800, help="positions per stage")
+    parser.add_argument("--per-stage", type=cli.positive_int, default=800, help="positions per stage")
     parser.add_argument("--players", nargs="+", default=DEFAULT_PLAYERS, help="agent names the games are drawn from")
-    parser.add_argument("--noise", type=float, default=0.1, help="chance a move is random instead")
+    parser.add_argument("--noise", type=cli.number_type(0, 1), default=0.1, help="chance a move is random instead")
     parser.add_argument("--exclude", help="a label file whose positions are not taken again (a held-out set)")
-    parser.add_argument("--workers", type=positive_int, default=2, help="solver processes")
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the games")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
-    add_overwrite_flag(parser)
-    args = parser.parse_args(argv)
-    if not 0.0 <= args.noise <= 1.0:
-        parser.error(f"--noise must be in [0, 1], got {args.noise}")
-    if args.workers > 64:
-        parser.error(f"--workers must be at most 64, got {args.workers}")
-    try:
-        check_new_output(args.out, "--out", args.overwrite)
-    except ValueError as error:
-        parser.error(str(error))
-    return args
+    parser.add_argument("--workers", type=cli.int_type(1, 64), default=2, help="solver processes")
+    cli.add_run_flags(parser, seed="seed of the games", overwrite=True)
+    return cli.parse_checked(parser, argv)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,8 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         print("label_connectfour.py: error: the solver's best moves do not grade perfect", file=sys.stderr)
         return 1
     print(f"wrote {args.out}: {len(labels)} positions ({summary['critical']} critical), {summary['bytes']:,} bytes")
-    if args.json:
-        print(json.dumps(summary))
+    cli.emit_summary(summary, None, args.json)
     return 0
 
 

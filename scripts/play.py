@@ -20,13 +20,12 @@ import sys
 from typing import Any
 
 from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
-from gym_boardgames.cli import make_parser
+from gym_boardgames.cli import add_run_flags, check_output_path, make_parser, parse_checked, positive_int
 from gym_boardgames.envs import TwoPlayerEnv, env_for_game
 from gym_boardgames.play import KEYS_HELP, PlayApp, no_screen_reason
 from gym_boardgames.rules.common import value_for
 from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.rules.registry import GAME_NAMES, make_game
-from gym_boardgames.utils import check_output_path, nonnegative_int, positive_int
 
 # What --help lists for --opponent: every name agents.factory.make_agent takes.
 OPPONENTS = f"{', '.join(AGENT_NAMES)}; for dots also {', '.join(DOTS_AGENT_NAMES)}"
@@ -106,7 +105,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"the agent you play: {OPPONENTS} (default: alphabeta; use alphabeta:4 or mcts on big boards)",
     )
     parser.add_argument("--you", choices=["first", "second"], default="first", help="your side")
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the agent")
+    add_run_flags(parser, seed="seed of the agent", json=None)
     parser.add_argument(
         "--screenshot",
         metavar="FILE",
@@ -119,13 +118,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="N",
         help="quit after N frames (about N/30 s), saving --screenshot (default: run until closed; 1 headless)",
     )
-    args = parser.parse_args(argv)
+    return parse_checked(parser, argv, _check_screenshot)
+
+
+def _check_screenshot(args: argparse.Namespace) -> None:
     if args.screenshot is not None:
-        try:
-            check_output_path(args.screenshot, "--screenshot")
-        except ValueError as error:
-            parser.error(str(error))
-    return args
+        check_output_path(args.screenshot, "--screenshot")
 
 
 def make_env(args: argparse.Namespace) -> TwoPlayerEnv:

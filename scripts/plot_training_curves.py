@@ -14,8 +14,8 @@ import argparse
 import sys
 from typing import Any
 
-from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser, save_figure
-from gym_boardgames.utils import emit_summary, require_extra
+from gym_boardgames.cli import add_run_flags, emit_summary, make_parser, parse_checked, pyplot, save_figure
+from gym_boardgames.utils import require_extra
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -23,21 +23,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = make_parser(__doc__)
     parser.add_argument("runs", nargs="+", help="model files (or their .train.npz training states)")
     parser.add_argument("--names", nargs="+", help="a name per run for the legend (default: the file names)")
-    parser.add_argument("--out", help="the PNG to write (needs matplotlib, the plot extra)")
-    parser.add_argument("--json", action="store_true", help="print the curves as one JSON line last")
-    add_overwrite_flag(parser)
-    args = parser.parse_args(argv)
+    add_run_flags(
+        parser,
+        out="the PNG to write (needs matplotlib, the plot extra)",
+        json="print the curves as one JSON line last",
+        overwrite=True,
+    )
+    return parse_checked(parser, argv, _check)
+
+
+def _check(args: argparse.Namespace) -> None:
     if args.names is not None and len(args.names) != len(args.runs):
-        parser.error(f"--names needs one name per run ({len(args.runs)}), got {len(args.names)}")
+        raise ValueError(f"--names needs one name per run ({len(args.runs)}), got {len(args.names)}")
     if args.out is None and not args.json:
-        parser.error("give --out PNG, --json or both")
-    try:
-        if args.out is not None:
-            check_new_output(args.out, "--out", args.overwrite)
-            require_extra("plot", "matplotlib", needed_for="--out")
-    except (ImportError, ValueError) as error:
-        parser.error(str(error))
-    return args
+        raise ValueError("give --out PNG, --json or both")
+    if args.out is not None:
+        require_extra("plot", "matplotlib", needed_for="--out")
 
 
 def curve_points(curve: list[Any]) -> dict[str, list[list[float]]]:
@@ -60,11 +61,7 @@ def curve_points(curve: list[Any]) -> dict[str, list[list[float]]]:
 
 def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
     """Draw every run's metrics over training minutes (one colour per run, one line style per metric)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     styles = {"outcome kept": "o-", "outcome kept (critical)": "s--", "optimal moves": "o-"}
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for index, (name, metrics) in enumerate(runs.items()):

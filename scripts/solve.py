@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import argparse
 import math
-import resource
 import sys
 import time
 
-from agents.minimax import SolveEstimate, estimate_solve, solve
-from gym_boardgames.cli import make_parser
+from agents.solver import SolveEstimate, estimate_solve, solve
+from gym_boardgames.cli import OUT_HELP, add_run_flags, emit_summary, make_parser, parse_checked, positive_int
 from gym_boardgames.rules.registry import GAME_NAMES, make_game
-from gym_boardgames.utils import check_output_path, emit_summary, nonnegative_int, positive_int
+from gym_boardgames.utils import peak_rss_mb
 
 RESULT_NAMES = {1.0: "first player wins", 0.0: "draw", -1.0: "second player wins"}
 #: Solves estimated to take longer than this show a progress bar.
@@ -44,17 +43,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--n", type=positive_int, help="pieces in a row to win (connectn)")
     parser.add_argument("--gravity", action=argparse.BooleanOptionalAction, default=None, help="connectn only")
     parser.add_argument("--tie-break", default="draw", choices=["draw", "second"], help="dots only")
-    parser.add_argument(
-        "--seed", type=nonnegative_int, default=0, help="unused (solving is deterministic); kept for uniformity"
-    )
-    parser.add_argument("--out", help="also write the JSON summary to this file")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    add_run_flags(parser, seed="unused (solving is deterministic); kept for uniformity", out=OUT_HELP)
     parser.add_argument(
         "--force",
         action="store_true",
         help="solve even when the estimate is over the limit (it may run for hours or exhaust memory)",
     )
-    return parser.parse_args(argv)
+    return parse_checked(parser, argv)
 
 
 def _count(number: int) -> str:
@@ -123,8 +118,6 @@ def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     try:
         game = make_game(args.game, args.rows, args.cols, args.n, args.gravity, args.tie_break)
-        if args.out:
-            check_output_path(args.out, "--out")
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
@@ -144,17 +137,18 @@ def main(argv: list[str] | None = None) -> dict:
     start = time.perf_counter()
     value, positions = solve(game, progress=progress)
     seconds = time.perf_counter() - start
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+    peak_mb = peak_rss_mb()
     summary = {
         "game": repr(game),
         "value": value,
         "result": RESULT_NAMES[value],
         "positions": positions,
         "seconds": round(seconds, 3),
-        "peak_memory_mb": round(peak_mb),
+        "peak_memory_mb": None if peak_mb is None else round(peak_mb),
     }
     print(f"{game!r}: {summary['result']} (value {value:+g} for the first player)")
-    print(f"{positions:,} reachable positions, solved in {seconds:.2f} s, peak memory {peak_mb:,.0f} MB")
+    memory = "" if peak_mb is None else f", peak memory {peak_mb:,.0f} MB"
+    print(f"{positions:,} reachable positions, solved in {seconds:.2f} s{memory}")
     emit_summary(summary, args.out, args.json)
     return summary
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from typing import Any
 
@@ -40,25 +39,11 @@ import gym_boardgames  # noqa: F401  (registers TabularBlackjack-v0)
 from agents._rng import make_rng
 from agents.dp import policy_evaluation, value_iteration
 from agents.mc import mc_control_es, mc_prediction
-from gym_boardgames.cli import (
-    TensorBoardLog,
-    add_overwrite_flag,
-    add_tensorboard_flag,
-    check_new_output,
-    check_tensorboard,
-    make_parser,
-    save_figure,
-)
+from gym_boardgames import cli
+from gym_boardgames.cli import TensorBoardLog, positive_int, save_figure
 from gym_boardgames.envs.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
 from gym_boardgames.tabular import build_model
-from gym_boardgames.utils import (
-    MissingExtraError,
-    check_output_path,
-    nonnegative_int,
-    progress_bar,
-    require_extra,
-    write_text_atomic,
-)
+from gym_boardgames.utils import progress_bar, write_text_atomic
 
 PLAYER_SUMS = range(12, 22)
 DEALER_CARDS = range(1, 11)
@@ -68,52 +53,39 @@ OUT_FILES = ("figure_5_1.png", "figure_5_2.png", "error_vs_episodes.png", "summa
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = make_parser(__doc__)
-    parser.add_argument("--episodes", type=int, nargs="+", default=[10_000, 500_000], help="Figure 5.1 budgets")
+    parser = cli.make_parser(__doc__)
+    parser.add_argument(
+        "--episodes", type=positive_int, nargs="+", default=[10_000, 500_000], help="Figure 5.1 budgets"
+    )
     parser.add_argument(
         "--curve-episodes",
-        type=int,
+        type=positive_int,
         nargs="*",
         default=[1_000, 3_000, 30_000, 100_000],
         help="extra budgets for the error-vs-episodes plot",
     )
-    parser.add_argument("--es-episodes", type=int, default=500_000, help="MC exploring-starts episodes")
+    parser.add_argument("--es-episodes", type=cli.nonnegative_int, default=500_000, help="MC exploring-starts episodes")
     parser.add_argument(
-        "--es-every", type=int, default=10_000, help="episodes between exact evaluations of the ES policy"
+        "--es-every", type=positive_int, default=10_000, help="episodes between exact evaluations of the ES policy"
     )
     parser.add_argument("--no-timing", action="store_true", help="skip the bare Blackjack-v1 loop (halves the time)")
-    parser.add_argument(
-        "--seed", type=nonnegative_int, default=0, help="seed of every run (each run draws its own from it)"
-    )
+    cli.add_run_flags(parser, seed="seed of every run (each run draws its own from it)", json=None)
     parser.add_argument("--out", help="directory for the PNG figures (created if missing) and summary.json")
-    add_tensorboard_flag(parser, "the prediction errors and the exploring-starts return curve")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    cli.add_tensorboard_flag(parser, "the prediction errors and the exploring-starts return curve")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
-    add_overwrite_flag(parser)
-    args = parser.parse_args(argv)
-    for name in ("episodes", "curve_episodes"):
-        if any(n < 1 for n in getattr(args, name)):
-            parser.error(f"--{name.replace('_', '-')} budgets must be >= 1")
-    if args.es_episodes < 0 or args.es_every < 1:
-        parser.error("--es-episodes must be >= 0 and --es-every >= 1")
-    try:
-        check_tensorboard(args.tensorboard)
-    except ValueError as error:
-        parser.error(str(error))
+    cli.add_run_flags(parser, overwrite=True)
+    args = cli.parse_checked(parser, argv, _check_outputs, out="dir")
     if args.out is not None:
-        # Checked now, not after minutes of experiments: the folder (and the files that will go in it).
-        try:
-            check_output_path(args.out, "--out", kind="dir")
-            if os.path.isdir(args.out):
-                for name in OUT_FILES:
-                    check_new_output(os.path.join(args.out, name), "--out", args.overwrite)
-        except ValueError as error:
-            parser.error(str(error))
-        try:
-            require_extra("plot", "matplotlib", needed_for="--out")
-        except MissingExtraError as error:
-            sys.exit(f"error: {error}")
+        cli.exit_without_extra("plot", "matplotlib", needed_for="--out")
     return args
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Check --tensorboard and the files that will go in --out now, not after minutes of experiments."""
+    cli.check_tensorboard(args.tensorboard)
+    if args.out is not None and os.path.isdir(args.out):
+        for name in OUT_FILES:
+            cli.check_new_output(os.path.join(args.out, name), "--out", args.overwrite)
 
 
 def stick_on_20() -> np.ndarray:
@@ -145,20 +117,14 @@ def bare_loop(episodes: int, seed: int, show: bool) -> float:
     env.reset(seed=seed)
     bar = progress_bar(episodes, "bare Blackjack-v1", enabled=show)
     start = time.process_time()
-    for _ in range(episodes // 100):
-        for _ in range(100):
-            obs, _ = env.reset()
-            done = False
-            while not done:
-                obs, _, terminated, truncated, _ = env.step(0 if obs[0] >= 20 else 1)
-                done = terminated or truncated
-        bar.update(100)
-    for _ in range(episodes % 100):
+    for played in range(episodes):
         obs, _ = env.reset()
         done = False
         while not done:
             obs, _, terminated, truncated, _ = env.step(0 if obs[0] >= 20 else 1)
             done = terminated or truncated
+        if played % 100 == 99:  # the bar is updated every 100 episodes, to keep its cost out of the timing
+            bar.update(100)
     seconds = time.process_time() - start
     bar.close()
     return seconds
@@ -226,16 +192,6 @@ def within_text(es: dict[str, Any]) -> str:
     if stays is None:
         return f"first within {WITHIN} at {first:,} episodes, but not at the last evaluation"
     return f"first within {WITHIN} at {first:,} episodes, within from {stays:,} on"
-
-
-def pyplot() -> Any:
-    """matplotlib.pyplot on a headless backend (parse_args has checked the 'plot' extra)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def heatmap(ax: Any, table: np.ndarray, title: str, vmin: float, vmax: float, cmap: str = "viridis") -> Any:
@@ -403,7 +359,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-        plt = pyplot()
+        plt = cli.pyplot()
         paths = [os.path.join(args.out, name) for name in OUT_FILES[:3]]
         figure_5_1(plt, estimates, exact, figure_budgets, paths[0])
         figure_5_2(plt, es, optimal_policy, optimal_values, paths[1])
@@ -412,8 +368,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         full = summary | {"es_curve": es["curve"]}
         write_text_atomic(os.path.join(args.out, OUT_FILES[3]), json.dumps(full, indent=1) + "\n")
         print("wrote " + ", ".join(paths))
-    if args.json:
-        print(json.dumps(summary))
+    cli.emit_summary(summary, None, args.json)
     return summary
 
 

@@ -34,64 +34,35 @@ from pathlib import Path
 from typing import Any
 
 from agents.dots.study import run_solve, run_task, saved_files, shared_table, study_summary, study_tasks, table_file
-from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser, save_figure
+from gym_boardgames import cli
+from gym_boardgames.cli import positive_int
 from gym_boardgames.rules.dots import DotsAndBoxes
-from gym_boardgames.utils import (
-    MissingExtraError,
-    check_output_path,
-    nonnegative_int,
-    progress_bar,
-    require_extra,
-    write_text_atomic,
-)
+from gym_boardgames.utils import progress_bar, write_text_atomic
 
 EXPERIMENTS = ("solve", "table1", "table2", "lr", "exact")
 
-# ---- the study's published numbers (3x3 boxes; [wins, losses] of the trained agent) -------------------
-# Table 1: 5,000 training games against the row's trainer, then 1,000 test games against each column.
-STUDY_TABLE1 = {
-    "random": {"random": (985, 15), "first_available": (1000, 0), "always4never3": (96, 904), "endgame:10": (38, 962)},
-    "first_available": {
-        "random": (959, 41),
-        "first_available": (1000, 0),
-        "always4never3": (39, 961),
-        "endgame:10": (20, 980),
-    },
-    "always4never3": {
-        "random": (993, 7),
-        "first_available": (1000, 0),
-        "always4never3": (49, 951),
-        "endgame:10": (37, 963),
-    },
-    "endgame:10": {
-        "random": (987, 13),
-        "first_available": (1000, 0),
-        "always4never3": (48, 952),
-        "endgame:10": (33, 967),
-    },
-}
-# Table 2: the same agents after 5,000 more training games against bot2(10).
-STUDY_TABLE2 = {
-    "random": {"random": (991, 9), "first_available": (1000, 0), "always4never3": (70, 930), "endgame:10": (50, 950)},
-    "first_available": {
-        "random": (989, 11),
-        "first_available": (1000, 0),
-        "always4never3": (48, 952),
-        "endgame:10": (32, 968),
-    },
-    "always4never3": {
-        "random": (546, 454),
-        "first_available": (1000, 0),
-        "always4never3": (23, 977),
-        "endgame:10": (11, 989),
-    },
-    "endgame:10": {
-        "random": (559, 441),
-        "first_available": (1000, 0),
-        "always4never3": (26, 974),
-        "endgame:10": (9, 991),
-    },
-}
+# ---- the study's published numbers (3x3 boxes) -----------------------------------------------------
+BOTS = ("random", "first_available", "always4never3", "endgame:10")
+# Tables 1 and 2, rows the trainers and columns the test bots (both in BOTS order), cells [wins, losses] of the
+# trained agent. Table 1: 5,000 training games against the row's trainer, then 1,000 test games against each
+# column. Table 2: the same agents after 5,000 more training games against bot2(10).
+STUDY_TABLE1, STUDY_TABLE2 = (
+    {trainer: dict(zip(BOTS, cells, strict=True)) for trainer, cells in zip(BOTS, rows, strict=True)}
+    for rows in (
+        [
+            [(985, 15), (1000, 0), (96, 904), (38, 962)],
+            [(959, 41), (1000, 0), (39, 961), (20, 980)],
+            [(993, 7), (1000, 0), (49, 951), (37, 963)],
+            [(987, 13), (1000, 0), (48, 952), (33, 967)],
+        ],
+        [
+            [(991, 9), (1000, 0), (70, 930), (50, 950)],
+            [(989, 11), (1000, 0), (48, 952), (32, 968)],
+            [(546, 454), (1000, 0), (23, 977), (11, 989)],
+            [(559, 441), (1000, 0), (26, 974), (9, 991)],
+        ],
+    )
+)
 # Learning-rate study: wins in 100 test games against bot2(10) after each round of 5,000 training games.
 STUDY_LR = {
     "1": [5, 1, 0, 1, 2, 0, 0],
@@ -101,93 +72,75 @@ STUDY_LR = {
 }
 STUDY_LR_NOTE = "at lr 0.05 the study reports a steady score of about 30 wins in 100 after 14 rounds"
 
-FULL = {
-    "train_games": 5000,
-    "test_games": 1000,
-    "warmup_games": 5000,
-    "rounds": 14,
-    "round_games": 5000,
-    "round_test_games": 100,
-    "exact_games": 1000,
-}
-QUICK = {
-    "train_games": 200,
-    "test_games": 40,
-    "warmup_games": 200,
-    "rounds": 2,
-    "round_games": 200,
-    "round_test_games": 20,
-    "exact_games": 40,
-}
+#: The budget options: the study's (and the default) and --quick's.
+BUDGETS = ("train_games", "test_games", "warmup_games", "rounds", "round_games", "round_test_games", "exact_games")
+FULL = dict(zip(BUDGETS, (5000, 1000, 5000, 14, 5000, 100, 1000), strict=True))
+QUICK = dict(zip(BUDGETS, (200, 40, 200, 2, 200, 20, 40), strict=True))
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = make_parser(__doc__)
+    parser = cli.make_parser(__doc__)
     parser.add_argument("--rows", type=int, default=3, help="box rows (the study: 3)")
     parser.add_argument("--cols", type=int, default=3, help="box columns (the study: 3)")
     parser.add_argument(
         "--experiments", nargs="+", choices=EXPERIMENTS, default=list(EXPERIMENTS), help="which experiments to run"
     )
-    parser.add_argument("--endgame-k", type=int, default=10, help="k of the strongest bot, endgame(k) (study: 10)")
-    parser.add_argument("--train-games", type=int, help="training games per table (default and study: 5000)")
-    parser.add_argument("--test-games", type=int, help="test games per table cell (default and study: 1000)")
-    parser.add_argument("--lr", type=float, default=1.0, help="learning rate for tables 1 and 2 (study: 1)")
     parser.add_argument(
-        "--explore", type=float, default=2 / 3, help="random-move probability in training (default: 2/3)"
+        "--endgame-k", type=cli.nonnegative_int, default=10, help="k of the strongest bot, endgame(k) (study: 10)"
     )
-    parser.add_argument("--lrs", type=float, nargs="+", default=[1, 0.5, 0.2, 0.1, 0.05], help="learning rates")
-    parser.add_argument("--warmup-games", type=int, help="lr study: games against random at lr 1 (default 5000)")
-    parser.add_argument("--rounds", type=int, help="lr study: rounds against endgame(k) (default 14)")
-    parser.add_argument("--round-games", type=int, help="lr study: training games per round (default 5000)")
-    parser.add_argument("--round-test-games", type=int, help="lr study: test games after each round (default 100)")
-    parser.add_argument("--exact-games", type=int, help="games of the exact agent against each bot (default 1000)")
+    games = positive_int
+    parser.add_argument("--train-games", type=games, help="training games per table (default and study: 5000)")
+    parser.add_argument("--test-games", type=games, help="test games per table cell (default and study: 1000)")
+    rate = cli.number_type(0, 1)
+    parser.add_argument("--lr", type=rate, default=1.0, help="learning rate for tables 1 and 2 (study: 1)")
+    parser.add_argument(
+        "--explore", type=rate, default=2 / 3, help="random-move probability in training (default: 2/3)"
+    )
+    parser.add_argument("--lrs", type=rate, nargs="+", default=[1, 0.5, 0.2, 0.1, 0.05], help="learning rates")
+    parser.add_argument("--warmup-games", type=games, help="lr study: games against random at lr 1 (default 5000)")
+    parser.add_argument("--rounds", type=games, help="lr study: rounds against endgame(k) (default 14)")
+    parser.add_argument("--round-games", type=games, help="lr study: training games per round (default 5000)")
+    parser.add_argument("--round-test-games", type=games, help="lr study: test games after each round (default 100)")
+    parser.add_argument("--exact-games", type=games, help="games of the exact agent against each bot (default 1000)")
     quick_help = "small budgets for a smoke test (budget options given still win): " + json.dumps(QUICK)
     parser.add_argument("--quick", action="store_true", help=quick_help)
-    parser.add_argument("--workers", type=int, default=1, help="processes for the independent runs")
+    parser.add_argument("--workers", type=positive_int, default=1, help="processes for the independent runs")
     parser.add_argument(
         "--save-dir",
         metavar="DIR",
         help="save the solved table and the trained agents (.npz) in this folder (created if missing)",
     )
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of every agent, bot and match")
+    cli.add_run_flags(parser, seed="seed of every agent, bot and match", json=None)
     parser.add_argument(
         "--out", action="append", default=[], help="write results: .md (tables beside the study's), .png, .json"
     )
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    cli.add_run_flags(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
-    add_overwrite_flag(parser)
-    args = parser.parse_args(argv)
+    cli.add_overwrite_flag(parser)
+    # Everything that would fail after the experiments (minutes) fails now: the paths and the plot extra.
+    args = cli.parse_checked(parser, argv, _fill_budgets, _check_outputs)
+    if any(Path(out).suffix.lower() == ".png" for out in args.out):
+        cli.exit_without_extra("plot", "matplotlib", needed_for="--out .png")
+    return args
+
+
+def _fill_budgets(args: argparse.Namespace) -> None:
     for name, value in (QUICK if args.quick else FULL).items():
         if getattr(args, name) is None:
             setattr(args, name, value)
-    for name in ("train_games", "test_games", "warmup_games", "round_games", "round_test_games", "exact_games"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1")
-    if args.rounds < 1 or args.workers < 1 or args.endgame_k < 0:
-        parser.error("--rounds and --workers must be >= 1, --endgame-k >= 0")
-    for lr in [args.lr, *args.lrs, args.explore]:
-        if not 0 <= lr <= 1:
-            parser.error(f"learning rates and --explore must be in [0, 1], got {lr}")
-    # Everything that would fail after the experiments (minutes) fails now: the paths and the plot extra.
-    try:
-        for out in args.out:
-            if Path(out).suffix.lower() not in (".md", ".png", ".json"):
-                raise ValueError(f"--out {out}: use a .md, .png or .json file")
-            check_new_output(out, "--out", args.overwrite)
-        if args.save_dir is not None:
-            check_output_path(args.save_dir, "--save-dir", kind="dir")
-            if Path(args.save_dir).is_dir():  # a folder still to be created holds nothing to overwrite
-                for name in saved_files(vars(args)):
-                    check_new_output(Path(args.save_dir) / name, "--save-dir", args.overwrite)
-    except ValueError as error:
-        parser.error(str(error))
-    if any(Path(out).suffix.lower() == ".png" for out in args.out):
-        try:
-            require_extra("plot", "matplotlib", needed_for="--out .png")
-        except MissingExtraError as error:
-            sys.exit(f"error: {error}")
-    return args
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    for out in args.out:
+        if Path(out).suffix.lower() not in (".md", ".png", ".json"):
+            raise ValueError(f"--out {out}: use a .md, .png or .json file")
+        cli.check_new_output(out, "--out", args.overwrite)
+    if args.save_dir is not None:
+        cli.check_output_path(args.save_dir, "--save-dir", kind="dir")
+        if Path(args.save_dir).is_dir():  # a folder still to be created holds nothing to overwrite
+            for name in saved_files(vars(args)):
+                cli.check_new_output(Path(args.save_dir) / name, "--save-dir", args.overwrite)
 
 
 # ---- reporting ---------------------------------------------------------------------------------
@@ -272,11 +225,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
 
 def write_png(path: str, summary: dict[str, Any]) -> None:
     """Plot the learning-rate study (ours solid, the study's dashed) and table 1's win rates."""
-    import matplotlib  # parse_args has checked the 'plot' extra
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = cli.pyplot()  # parse_args has checked the 'plot' extra
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     lr_study = summary.get("lr_study")
     ax = axes[0]
@@ -315,7 +264,7 @@ def write_png(path: str, summary: dict[str, Any]) -> None:
     ax.set_title("Tables 1 and 2")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    save_figure(fig, path, dpi=110)
+    cli.save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -377,8 +326,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             write_png(out, summary)
         else:
             write_text_atomic(out, json.dumps(summary, indent=1) + "\n")
-    if args.json:
-        print(json.dumps(summary))
+    cli.emit_summary(summary, None, args.json)
     return summary
 
 

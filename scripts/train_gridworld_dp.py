@@ -21,10 +21,7 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import math
-import os
-import stat
 import sys
 import time
 from typing import Any
@@ -34,101 +31,103 @@ import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers GridWorld-v0)
 from agents import dp
-from gym_boardgames.cli import add_overwrite_flag, check_new_output, make_parser
+from gym_boardgames import cli
+from gym_boardgames.cli import nonnegative_int, positive_int
 from gym_boardgames.render.text import format_policy, format_values
+from gym_boardgames.rules.gridworld import load_map
 from gym_boardgames.tabular import build_model
-from gym_boardgames.utils import nonnegative_int, progress_bar, write_bytes_atomic
+from gym_boardgames.utils import progress_bar, write_bytes_atomic
 
 METHODS = ("random", "pi", "vi", "async")
 MAX_PRINTED_CELLS = 400  # larger grids are not printed; see --out
-MAX_MAP_BYTES = 16 * 2**20  # a map file is read whole; far above any grid the env accepts
+#: The solvers after the random policy's evaluation: method -> (summary key, function, its sweep-limit
+#: argument, what the summary keeps of its ``info``, the title of its output with those numbers).
+SOLVERS: dict[str, tuple[str, Any, str, tuple[str, ...], str]] = {
+    "pi": (
+        "policy_iteration",
+        dp.policy_iteration,
+        "max_sweeps",
+        ("iterations", "evaluation_sweeps", "sweeps", "updates"),
+        "Policy iteration: {iterations} evaluations of {evaluation_sweeps} sweeps ({updates:,} state updates)",
+    ),
+    "vi": (
+        "value_iteration",
+        dp.value_iteration,
+        "max_sweeps",
+        ("sweeps", "updates"),
+        "Value iteration: {sweeps} sweeps ({updates:,} state updates)",
+    ),
+    "async": (
+        "async_value_iteration",
+        dp.async_value_iteration,
+        "max_rounds",
+        ("rounds", "updates"),
+        "Asynchronous value iteration: {rounds} rounds, {updates:,} state updates (a full sweep is {states:,})",
+    ),
+}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = make_parser(__doc__)
+    parser = cli.make_parser(__doc__)
     grid = parser.add_argument_group("the grid")
-    grid.add_argument("--rows", type=int, help="grid rows (default 4); terminals in the top-left and bottom-right")
-    grid.add_argument("--cols", type=int, help="grid columns (default 4)")
+    grid.add_argument(
+        "--rows", type=positive_int, help="grid rows (default 4); terminals in the top-left and bottom-right"
+    )
+    grid.add_argument("--cols", type=positive_int, help="grid columns (default 4)")
     grid.add_argument(
         "--map", metavar="FILE", help="a map file instead: rows of '.' free, '#' wall, 'T' terminal, 'S' start"
     )
     grid.add_argument("--slip", type=float, default=0.0, help="probability of moving in a random other direction")
     solve = parser.add_argument_group("the solvers")
-    solve.add_argument("--gamma", type=float, default=1.0, help="discount factor in [0, 1] (default 1, as in the book)")
-    solve.add_argument("--theta", type=float, default=1e-10, help="stop a sweep loop when no value changes by this")
+    solve.add_argument(
+        "--gamma", type=cli.number_type(0, 1), default=1.0, help="discount factor in [0, 1] (default 1, as in the book)"
+    )
+    solve.add_argument(
+        "--theta",
+        type=cli.number_type(0, math.inf, low_open=True, high_open=True),
+        default=1e-10,
+        help="stop a sweep loop when no value changes by this",
+    )
     solve.add_argument(
         "--methods",
         default=",".join(METHODS),
         help="comma-separated subset of random (policy evaluation), pi, vi, async (default: all)",
     )
-    solve.add_argument("--max-sweeps", type=int, default=1_000_000, help="give up a sweep loop after this many")
-    parser.add_argument(
-        "--episodes", type=int, default=1000, help="rollouts of the optimal policy to check V* (0: none)"
+    solve.add_argument(
+        "--max-sweeps", type=positive_int, default=1_000_000, help="give up a sweep loop after this many"
     )
     parser.add_argument(
-        "--seed", type=nonnegative_int, default=0, help="seed of the rollouts (the solvers are deterministic)"
+        "--episodes", type=nonnegative_int, default=1000, help="rollouts of the optimal policy to check V* (0: none)"
     )
-    parser.add_argument("--out", help="write the value heat map with policy arrows to this PNG file")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
+    cli.add_run_flags(
+        parser,
+        seed="seed of the rollouts (the solvers are deterministic)",
+        out="write the value heat map with policy arrows to this PNG file",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_overwrite_flag(parser)
-    args = parser.parse_args(argv)
+    cli.add_overwrite_flag(parser)
+    return cli.parse_checked(parser, argv, _check_methods, _make_env)
 
+
+def _check_methods(args: argparse.Namespace) -> None:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    unknown = sorted(set(methods) - set(METHODS))
-    if unknown or not methods:
-        parser.error(f"--methods takes a comma-separated subset of {', '.join(METHODS)}; got {args.methods!r}")
+    if set(methods) - set(METHODS) or not methods:
+        raise ValueError(f"--methods takes a comma-separated subset of {', '.join(METHODS)}; got {args.methods!r}")
     args.methods = [m for m in METHODS if m in methods]
-    if args.map and (args.rows is not None or args.cols is not None):
-        parser.error("--map sets the grid: do not also give --rows/--cols")
-    for name in ("rows", "cols"):
-        if getattr(args, name) is not None and getattr(args, name) < 1:
-            parser.error(f"--{name} must be >= 1")
-    if args.episodes < 0:
-        parser.error("--episodes must be >= 0")
-    if args.max_sweeps < 1:
-        parser.error("--max-sweeps must be >= 1")
-    if not 0.0 <= args.gamma <= 1.0:
-        parser.error("--gamma must be in [0, 1]")
-    if not (args.theta > 0 and math.isfinite(args.theta)):
-        parser.error("--theta must be positive")
 
-    if args.out:
-        try:
-            check_new_output(args.out, "--out", args.overwrite)
-        except ValueError as error:
-            parser.error(str(error))
 
-    kwargs: dict[str, Any] = {"slip": args.slip}
+def _make_env(args: argparse.Namespace) -> None:
+    """Set ``args.env``, the grid of --rows/--cols or of the --map file (which the rules' load_map reads)."""
+    kwargs: dict[str, Any] = {"slip": args.slip, "shape": (args.rows or 4, args.cols or 4)}
     if args.map:
-        kwargs["desc"] = read_map(parser, args.map)
-    else:
-        kwargs["shape"] = (args.rows or 4, args.cols or 4)
-    try:
-        args.env = gym.make("GridWorld-v0", **kwargs)
-    except ValueError as error:
-        parser.error(str(error))
-    return args
-
-
-def read_map(parser: argparse.ArgumentParser, path: str) -> str:
-    """Return the text of the --map file, or exit through ``parser.error`` naming the file and the problem."""
-    try:
-        # Refuse FIFOs and devices before opening: /dev/zero would be read until memory runs out, and
-        # opening a FIFO blocks until a writer appears.
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            parser.error(f"--map {path}: not a regular file")
-        if info.st_size > MAX_MAP_BYTES:
-            parser.error(f"--map {path}: {info.st_size:,} bytes, more than the {MAX_MAP_BYTES:,} a map may have")
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except OSError as error:
-        parser.error(f"cannot read --map {path}: {error.strerror}")
-    except UnicodeDecodeError as error:
-        parser.error(f"--map {path}: not a UTF-8 text map (byte {error.start}): rows of '.', '#', 'T', 'S'")
-    raise AssertionError("unreachable: parser.error exits")
+        if args.rows is not None or args.cols is not None:
+            raise ValueError("--map sets the grid: do not also give --rows/--cols")
+        try:
+            kwargs = {"slip": args.slip, "desc": load_map(args.map)}
+        except (OSError, ValueError) as error:
+            raise ValueError(f"--map: {error}") from None
+    args.env = gym.make("GridWorld-v0", **kwargs)
 
 
 def duration(seconds: float) -> str:
@@ -254,59 +253,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 summary["random_policy"]["values"] = np.round(V_random, 6).tolist()
             panels.append((V_random, greedy, "random policy, greedy arrows"))
             bar.update()
-        if "pi" in args.methods:
+        for method in [m for m in args.methods if m in SOLVERS]:
+            key, solver, limit, fields, title = SOLVERS[method]
             info: dict[str, Any] = {}
-            (policy, V), seconds = timed(
-                dp.policy_iteration, model, gamma, theta, max_sweeps=args.max_sweeps, info=info
-            )
-            show(
-                f"Policy iteration: {info['iterations']} evaluations of {info['evaluation_sweeps']} sweeps "
-                f"({info['updates']:,} state updates) in {duration(seconds)}. Values and policy:",
-                V,
-                policy,
-            )
-            summary["policy_iteration"] = {
-                "iterations": info["iterations"],
-                "evaluation_sweeps": info["evaluation_sweeps"],
-                "sweeps": info["sweeps"],
-                "updates": info["updates"],
-                "seconds": round(seconds, 4),
-            }
-            solutions["policy_iteration"] = V
-            bar.update()
-        if "vi" in args.methods:
-            info = {}
-            (policy, V), seconds = timed(dp.value_iteration, model, gamma, theta, max_sweeps=args.max_sweeps, info=info)
-            show(
-                f"Value iteration: {info['sweeps']} sweeps ({info['updates']:,} state updates) in {duration(seconds)}. "
-                "Values and policy:",
-                V,
-                policy,
-            )
-            summary["value_iteration"] = {
-                "sweeps": info["sweeps"],
-                "updates": info["updates"],
-                "seconds": round(seconds, 4),
-            }
-            solutions["value_iteration"] = V
-            bar.update()
-        if "async" in args.methods:
-            info = {}
-            (policy, V), seconds = timed(
-                dp.async_value_iteration, model, gamma, theta, max_rounds=args.max_sweeps, info=info
-            )
-            show(
-                f"Asynchronous value iteration: {info['rounds']} rounds, {info['updates']:,} state updates "
-                f"(a full sweep is {base.nS:,}) in {duration(seconds)}. Values and policy:",
-                V,
-                policy,
-            )
-            summary["async_value_iteration"] = {
-                "rounds": info["rounds"],
-                "updates": info["updates"],
-                "seconds": round(seconds, 4),
-            }
-            solutions["async_value_iteration"] = V
+            (policy, V), seconds = timed(solver, model, gamma, theta, info=info, **{limit: args.max_sweeps})
+            show(f"{title.format(**info, states=base.nS)} in {duration(seconds)}. Values and policy:", V, policy)
+            summary[key] = {**{field: info[field] for field in fields}, "seconds": round(seconds, 4)}
+            solutions[key] = V
             bar.update()
 
         if solutions:
@@ -351,8 +304,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     bar.close()
     if not printable:
         print(f"\n(the {rows}x{cols} grid is too large to print; --out draws it)")
-    if args.json:
-        print(json.dumps(summary))
+    cli.emit_summary(summary, None, args.json)
     return summary
 
 

@@ -16,14 +16,12 @@ Needs the ``rllib`` extra (ray[rllib] and PyTorch; RLlib pins its own gymnasium 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
 import numpy as np
 
-from gym_boardgames.cli import make_parser
-from gym_boardgames.utils import nonnegative_int
+from gym_boardgames.cli import add_run_flags, emit_summary, make_parser, positive_int
 
 ENV_NAME = "gym_boardgames/TicTacToe-v0"
 
@@ -43,17 +41,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     parser = make_parser(__doc__)
     parser.add_argument("--address", default=None, help="Ray address: none starts a local instance; 'auto' joins one")
-    parser.add_argument("--env-runners", type=int, default=2, help="parallel env runners (Ray actors)")
-    parser.add_argument("--iterations", type=int, default=20, help="PPO training iterations")
-    parser.add_argument("--batch", type=int, default=4000, help="env steps per training iteration")
-    parser.add_argument("--eval-games", type=int, default=1000, help="greedy games against random after training")
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of RLlib and of the evaluation")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
-    args = parser.parse_args(argv)
-    for name in ("env_runners", "iterations", "batch", "eval_games"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1")
-    return args
+    parser.add_argument("--env-runners", type=positive_int, default=2, help="parallel env runners (Ray actors)")
+    parser.add_argument("--iterations", type=positive_int, default=20, help="PPO training iterations")
+    parser.add_argument("--batch", type=positive_int, default=4000, help="env steps per training iteration")
+    parser.add_argument(
+        "--eval-games", type=positive_int, default=1000, help="greedy games against random after training"
+    )
+    add_run_flags(parser, seed="seed of RLlib and of the evaluation")
+    return parser.parse_args(argv)
 
 
 def evaluate(module: object, games: int, seed: int) -> dict[str, int]:
@@ -116,8 +111,7 @@ def main(argv: list[str] | None = None) -> dict:
         "vs_random": record,
         "seed": args.seed,
     }
-    if args.json:
-        print(json.dumps(summary))
+    emit_summary(summary, None, args.json)
     return summary
 
 

@@ -25,7 +25,6 @@ models you trust. This package's own agents are saved as .npz or JSON and never 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -38,16 +37,10 @@ import numpy as np
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.arena import play_match
 from agents.minimax import AlphaBetaAgent
-from gym_boardgames.cli import (
-    add_overwrite_flag,
-    add_tensorboard_flag,
-    check_new_output,
-    check_tensorboard,
-    default_output,
-    make_parser,
-)
+from gym_boardgames import cli
+from gym_boardgames.cli import positive_int
 from gym_boardgames.rules import TicTacToe
-from gym_boardgames.utils import nonnegative_int, progress_bar
+from gym_boardgames.utils import progress_bar
 
 ALGOS = ("maskableppo", "ppo", "dqn")
 OPPONENTS = ("random", "alphabeta")
@@ -61,14 +54,16 @@ MISSING_EXTRA = (
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line (bad values exit with status 2 and a message)."""
-    parser = make_parser(__doc__)
+    parser = cli.make_parser(__doc__)
     parser.add_argument("--algo", choices=ALGOS, default="maskableppo", help="learning algorithm")
     parser.add_argument("--opponent", choices=OPPONENTS, default="random", help="the env's opponent in training")
-    parser.add_argument("--timesteps", type=int, default=200_000, help="training steps (agent moves)")
-    parser.add_argument("--n-envs", type=int, default=8, help="environments stepped together in training")
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of training and of the evaluation")
-    parser.add_argument("--eval-games", type=int, default=1000, help="games against random (seats alternate)")
-    parser.add_argument("--alphabeta-games", type=int, default=200, help="games against alpha-beta (seats alternate)")
+    parser.add_argument("--timesteps", type=positive_int, default=200_000, help="training steps (agent moves)")
+    parser.add_argument("--n-envs", type=positive_int, default=8, help="environments stepped together in training")
+    cli.add_run_flags(parser, seed="seed of training and of the evaluation", json=None)
+    parser.add_argument("--eval-games", type=positive_int, default=1000, help="games against random (seats alternate)")
+    parser.add_argument(
+        "--alphabeta-games", type=positive_int, default=200, help="games against alpha-beta (seats alternate)"
+    )
     parser.add_argument(
         "--out",
         metavar="FILE",
@@ -76,25 +71,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "of sb3_tictactoe_ALGO_2.zip, _3, ... so an earlier run's model is kept). SB3 zips contain pickled parts: "
         "load only files you trust",
     )
-    add_tensorboard_flag(parser, "SB3's training statistics (its tensorboard_log)")
+    cli.add_tensorboard_flag(parser, "SB3's training statistics (its tensorboard_log)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
-    add_overwrite_flag(parser)
-    args = parser.parse_args(argv)
-    for name in ("timesteps", "n_envs", "eval_games", "alphabeta_games"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1")
-    args.out_note = None
-    if args.out is None:
-        args.out, args.out_note = default_output(f"sb3_tictactoe_{args.algo}.zip", args.overwrite)
+    cli.add_run_flags(parser, overwrite=True)
+    return cli.parse_checked(parser, argv, _check_outputs)
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    cli.default_output(args, f"sb3_tictactoe_{args.algo}.zip")
     if not args.out.endswith(".zip"):
-        parser.error("--out must end with .zip (SB3 adds the suffix otherwise)")
-    try:
-        check_tensorboard(args.tensorboard)
-        check_new_output(args.out, "--out", args.overwrite)
-    except ValueError as error:
-        parser.error(str(error))
-    return args
+        raise ValueError("--out must end with .zip (SB3 adds the suffix otherwise)")
+    cli.check_tensorboard(args.tensorboard)
 
 
 def require_sb3() -> None:
@@ -148,50 +135,43 @@ def illegal_moves_in(venv: Any) -> int:
     return int(sum(venv.get_attr("illegal_moves")))
 
 
+#: Hyperparameters that suit a 9-cell board on a CPU; PPO's serve MaskablePPO too.
+HYPERPARAMETERS = {
+    "dqn": dict(
+        learning_rate=5e-4,
+        buffer_size=50_000,
+        learning_starts=1_000,
+        batch_size=128,
+        gamma=0.99,
+        train_freq=4,
+        target_update_interval=1_000,
+        exploration_fraction=0.3,
+        exploration_final_eps=0.05,
+    ),
+    "ppo": dict(learning_rate=1e-3, n_steps=256, batch_size=256, n_epochs=10, gamma=0.99, ent_coef=0.01),
+}
+
+
 def make_model(algo: str, venv: Any, seed: int, tensorboard: str | None = None) -> Any:
-    """A fresh SB3 model for ``algo`` on ``venv``, with hyperparameters that suit a 9-cell board on a CPU.
+    """A fresh SB3 model for ``algo`` on ``venv``, with :data:`HYPERPARAMETERS` and a 128x128 MLP, on the CPU.
 
     ``tensorboard`` is SB3's ``tensorboard_log`` folder (None: no TensorBoard logging).
     """
     if algo == "dqn":
-        from stable_baselines3 import DQN
-
-        return DQN(
-            "MlpPolicy",
-            venv,
-            learning_rate=5e-4,
-            buffer_size=50_000,
-            learning_starts=1_000,
-            batch_size=128,
-            gamma=0.99,
-            train_freq=4,
-            target_update_interval=1_000,
-            exploration_fraction=0.3,
-            exploration_final_eps=0.05,
-            policy_kwargs={"net_arch": [128, 128]},
-            seed=seed,
-            device="cpu",
-            verbose=0,
-            tensorboard_log=tensorboard,
-        )
-    if algo == "ppo":
+        from stable_baselines3 import DQN as Algorithm
+    elif algo == "ppo":
         from stable_baselines3 import PPO as Algorithm
     else:
         from sb3_contrib import MaskablePPO as Algorithm
     return Algorithm(
         "MlpPolicy",
         venv,
-        learning_rate=1e-3,
-        n_steps=256,
-        batch_size=256,
-        n_epochs=10,
-        gamma=0.99,
-        ent_coef=0.01,
         policy_kwargs={"net_arch": [128, 128]},
         seed=seed,
         device="cpu",
         verbose=0,
         tensorboard_log=tensorboard,
+        **HYPERPARAMETERS["dqn" if algo == "dqn" else "ppo"],
     )
 
 
@@ -355,8 +335,7 @@ def main(argv: list[str] | None = None) -> dict:
         "win_rate_vs_random": round(win_rate, 4),
         "out": args.out,
     }
-    if args.json:
-        print(json.dumps(summary))
+    cli.emit_summary(summary, None, args.json)
     return summary
 
 

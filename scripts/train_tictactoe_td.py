@@ -20,27 +20,18 @@ the greedy path are only reached, and their values only corrected, through explo
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sys
 import time
 
 from agents.arena import MatchResult, play_match
 from agents.grading import audit_all_positions, audit_seat
-from agents.minimax import AlphaBetaAgent, position_values
+from agents.minimax import AlphaBetaAgent
+from agents.solver import position_values
 from agents.td import TDAgent, train_self_play
-from gym_boardgames.cli import (
-    TensorBoardLog,
-    add_overwrite_flag,
-    add_tensorboard_flag,
-    check_new_output,
-    check_tensorboard,
-    default_output,
-    make_parser,
-    save_figure,
-)
+from gym_boardgames import cli
+from gym_boardgames.cli import TensorBoardLog, positive_int, save_figure
 from gym_boardgames.rules import TicTacToe
-from gym_boardgames.utils import MissingExtraError, nonnegative_int, progress_bar, require_extra
+from gym_boardgames.utils import progress_bar
 
 SIDES = (("X (first)", "first"), ("O (second)", "second"))
 DEFAULT_OUT = "td_tictactoe.npz"
@@ -48,80 +39,48 @@ DEFAULT_OUT = "td_tictactoe.npz"
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line (bad values exit with status 2 and a message)."""
-    parser = make_parser(__doc__)
-    parser.add_argument("--episodes", type=int, default=100_000, help="self-play training games")
-    parser.add_argument("--alpha", type=float, default=0.8, help="step size at the first episode, in (0, 1]")
-    parser.add_argument(
-        "--alpha-final",
-        type=float,
-        default=0.05,
-        help="step size at the last episode (linear decay; = --alpha: constant)",
-    )
-    parser.add_argument("--epsilon", type=float, default=0.5, help="exploration probability at the first episode")
-    parser.add_argument(
-        "--epsilon-final",
-        type=float,
-        default=0.1,
-        help="exploration at the last episode (linear; = --epsilon: constant)",
-    )
-    parser.add_argument(
-        "--seed", type=nonnegative_int, default=0, help="seed of training, of tie-breaks and of the evaluation"
-    )
-    parser.add_argument(
-        "--out",
-        help=f"where to save both seats' tables (.npz) (default: {DEFAULT_OUT}; if that exists, the first free of "
+    parser = cli.make_parser(__doc__)
+    step, share = cli.number_type(0, 1, low_open=True), cli.number_type(0, 1)
+    for flag, kind, default, text in (
+        ("--episodes", positive_int, 100_000, "self-play training games"),
+        ("--alpha", step, 0.8, "step size at the first episode, in (0, 1]"),
+        ("--alpha-final", step, 0.05, "step size at the last episode (linear decay; = --alpha: constant)"),
+        ("--epsilon", share, 0.5, "exploration probability at the first episode"),
+        ("--epsilon-final", share, 0.1, "exploration at the last episode (linear; = --epsilon: constant)"),
+    ):
+        parser.add_argument(flag, type=kind, default=default, help=text)
+    cli.add_run_flags(
+        parser,
+        seed="seed of training, of tie-breaks and of the evaluation",
+        out=f"where to save both seats' tables (.npz) (default: {DEFAULT_OUT}; if that exists, the first free of "
         f"{DEFAULT_OUT.replace('.npz', '_2.npz')}, _3, ... so an earlier run's player is kept)",
+        json=None,
     )
     parser.add_argument("--plot", metavar="FILE", help="write the learning curve (PNG; needs the 'plot' extra)")
-    add_tensorboard_flag(parser, "the learning curve (by episode)")
-    parser.add_argument(
-        "--curve-points", type=int, default=20, help="learning-curve points over the run (with --plot or --tensorboard)"
-    )
-    parser.add_argument("--curve-games", type=int, default=200, help="games against random per curve point")
-    parser.add_argument("--eval-games", type=int, default=1000, help="games against random from each side")
-    parser.add_argument("--alphabeta-games", type=int, default=200, help="games against alpha-beta from each side")
+    cli.add_tensorboard_flag(parser, "the learning curve (by episode)")
+    for flag, default, text in (
+        ("--curve-points", 20, "learning-curve points over the run (with --plot or --tensorboard)"),
+        ("--curve-games", 200, "games against random per curve point"),
+        ("--eval-games", 1000, "games against random from each side"),
+        ("--alphabeta-games", 200, "games against alpha-beta from each side"),
+    ):
+        parser.add_argument(flag, type=positive_int, default=default, help=text)
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary last")
-    add_overwrite_flag(parser)
-    args = parser.parse_args(argv)
-    for name in ("alpha", "alpha_final"):
-        if not 0.0 < getattr(args, name) <= 1.0:
-            parser.error(f"--{name.replace('_', '-')} must be in (0, 1]")
-    for name in ("epsilon", "epsilon_final"):
-        if not 0.0 <= getattr(args, name) <= 1.0:
-            parser.error(f"--{name.replace('_', '-')} must be in [0, 1]")
-    for name in ("episodes", "eval_games", "alphabeta_games", "curve_points", "curve_games"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1")
-    args.out_note = None
-    if args.out is None:
-        args.out, args.out_note = default_output(DEFAULT_OUT, args.overwrite)
+    cli.add_run_flags(parser, overwrite=True)
     # Everything that would fail after training fails now: the output paths and the plot extra.
-    try:
-        check_tensorboard(args.tensorboard)
-        for option, path in (("--out", args.out), ("--plot", args.plot)):
-            if path is not None:
-                check_new_output(path, option, args.overwrite)
-        if args.plot is not None and os.path.abspath(args.plot) == os.path.abspath(args.out):
-            raise ValueError(f"--plot {args.plot}: the same file as --out")
-    except ValueError as error:
-        parser.error(str(error))
+    args = cli.parse_checked(parser, argv, _check_outputs)
     if args.plot is not None:
-        try:
-            require_extra("plot", "matplotlib", needed_for="--plot")
-        except MissingExtraError as error:
-            sys.exit(f"error: {error}")
+        cli.exit_without_extra("plot", "matplotlib", needed_for="--plot")
     return args
 
 
-def load_pyplot():
-    """Return matplotlib.pyplot on a headless backend (parse_args has checked the 'plot' extra)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+def _check_outputs(args: argparse.Namespace) -> None:
+    cli.default_output(args, DEFAULT_OUT)
+    cli.check_tensorboard(args.tensorboard)
+    if args.plot is not None:
+        cli.check_new_output(args.plot, "--plot", args.overwrite)
+        if os.path.abspath(args.plot) == os.path.abspath(args.out):
+            raise ValueError(f"--plot {args.plot}: the same file as --out")
 
 
 def plot_curve(plt, curve: list[dict], path: str, title: str) -> None:
@@ -158,7 +117,7 @@ def match_rows(result: MatchResult) -> dict[str, dict[str, int]]:
 def main(argv: list[str] | None = None) -> dict:
     """Train, evaluate, save; return the summary (printed as JSON with --json)."""
     args = parse_args(argv)
-    plt = load_pyplot() if args.plot else None
+    plt = cli.pyplot() if args.plot else None
 
     if args.out_note:
         print(args.out_note, flush=True)
@@ -272,8 +231,7 @@ def main(argv: list[str] | None = None) -> dict:
         "plot": args.plot,
         "curve": curve,
     }
-    if args.json:
-        print(json.dumps(summary))
+    cli.emit_summary(summary, None, args.json)
     return summary
 
 

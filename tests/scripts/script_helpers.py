@@ -1,7 +1,9 @@
-"""Loading a script of scripts/ as a module in the test process, for tests that call its functions."""
+"""Running a script of scripts/: in a fresh interpreter, or loaded as a module for tests that call its functions."""
 
 import importlib.util
 import os
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -22,3 +24,13 @@ def load_script(name: str, prefix: str = "script") -> ModuleType:
         os.environ.clear()
         os.environ.update(environ)
     return module
+
+
+def run_script(name: str, *args: object, check: bool = False, **options: object) -> subprocess.CompletedProcess:
+    """Run ``scripts/<name>.py`` with ``args`` in a fresh interpreter (from the repository root unless ``cwd``).
+
+    ``options`` go to ``subprocess.run`` (e.g. ``timeout``, ``env``); the output is captured as text.
+    """
+    options = {"cwd": ROOT, **options}
+    command = [sys.executable, str(ROOT / "scripts" / f"{name}.py"), *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, check=check, **options)

@@ -13,6 +13,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
 from script_helpers import load_script  # noqa: E402
 
+from gym_boardgames.cli import pyplot  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 OLD = b"the figure of an earlier run"
 
@@ -21,13 +23,13 @@ def td_curve(path):
     module = load_script("train_tictactoe_td", "atomic")
     curve = [{"episodes": n, "win": 0.5, "draw": 0.2, "loss": 0.3, "optimal_share": 0.7, "met_optimal_share": 0.8}
              for n in (100, 200)]  # fmt: skip
-    module.plot_curve(module.load_pyplot(), curve, str(path), "TD")
+    module.plot_curve(pyplot(), curve, str(path), "TD")
 
 
 def blackjack_errors(path):
     module = load_script("train_blackjack_mc", "atomic")
     curve = {"episodes": [100, 1000], "first_visit": [0.3, 0.1], "every_visit": [0.3, 0.1], "slope": -0.48}
-    module.error_figure(module.pyplot(), curve, {"curve": [(100, -0.1), (200, -0.05)]}, -0.043, str(path))
+    module.error_figure(pyplot(), curve, {"curve": [(100, -0.1), (200, -0.05)]}, -0.043, str(path))
 
 
 def alphazero_curve(path):

@@ -6,23 +6,18 @@ traceback, and ``arena.py`` with ``alphabeta`` on a 64x64 board failed at the fi
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from script_helpers import load_script  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 TOO_MANY = "1000000000000"  # 10^12 games: far past the vector envs' 512 MiB limit for any board
 LONG_BOARD = ["--game", "connectn", "--rows", "64", "--cols", "64", "--gravity"]
-
-
-def load_script(name):
-    spec = importlib.util.spec_from_file_location(f"script_{name}", ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(script, *args):

@@ -68,9 +68,9 @@ def test_an_empty_num_envs_skips_the_vector_envs():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--num-envs", "0"], "vector sizes must be >= 1"),
-        (["--vector-moves", "0"], "--vector-moves must be >= 1"),
-        (["--memory-envs", "-1"], "--memory-envs must be >= 0"),
+        (["--num-envs", "0"], "argument --num-envs: must be an integer >= 1, got 0"),
+        (["--vector-moves", "0"], "argument --vector-moves: must be an integer >= 1, got 0"),
+        (["--memory-envs", "-1"], "argument --memory-envs: must be an integer >= 0, got -1"),
     ],
 )
 def test_bad_arguments_exit_with_a_message(args, message):

@@ -42,7 +42,7 @@ def test_bad_players_and_label_files_fail_in_one_line(tmp_path):
     done = run("eval_perfect_play.py", "random", "--labels", str(bad))
     assert done.returncode == 2 and "error: --labels:" in done.stderr and "Traceback" not in done.stderr
     done = run("eval_perfect_play.py", "random", "--solver-games", "100000")
-    assert done.returncode == 2 and "at most 1000" in done.stderr
+    assert done.returncode == 2 and "must be an integer in [0, 1000], got" in done.stderr
 
 
 @pytest.mark.skipif(HAS_SOLVER, reason="checks the message shown without the solver extra")

@@ -1,6 +1,5 @@
 """What the scripts print: in order, within 100%, without "None", and how to get a window when there is no screen."""
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -8,14 +7,10 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from script_helpers import load_script  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_script(name):
-    spec = importlib.util.spec_from_file_location(f"messages_{name}", ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class RecordingBar:

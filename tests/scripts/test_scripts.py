@@ -39,7 +39,7 @@ def test_demo_rejects_bad_arguments():
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "demo_tictactoe.py"), "--games", "0"], capture_output=True, text=True
     )
-    assert result.returncode == 2 and "--games must be >= 1" in result.stderr
+    assert result.returncode == 2 and "argument --games: must be an integer >= 1, got 0" in result.stderr
 
 
 @pytest.mark.slow

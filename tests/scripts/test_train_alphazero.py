@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+import script_helpers  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "train_alphazero.py"
 TINY = ["--iterations", "1", "--games", "4", "--parallel-games", "4", "--simulations", "4", "--quiet", "--json"]
@@ -80,18 +83,7 @@ def test_resume_continues_the_iterations(trained, tmp_path):
 
 
 def load_script():
-    import importlib.util
-    import os
-
-    environ = dict(os.environ)  # the script sets BLAS thread counts at import: keep them out of this process
-    try:
-        spec = importlib.util.spec_from_file_location("train_alphazero_outputs", SCRIPT)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        os.environ.clear()
-        os.environ.update(environ)
-    return module
+    return script_helpers.load_script("train_alphazero", "outputs")
 
 
 @pytest.mark.slow  # a subprocess run of the script
@@ -135,7 +127,7 @@ def test_resume_writes_back_to_its_own_run_and_refuses_another_existing_file(tmp
     [
         (["--game", "tictactoe", "--rows", "4"], "--rows/--cols are for connectn and dots"),
         (["--games", "0"], "argument --games"),
-        (["--epsilon", "2"], "--epsilon must be in"),
+        (["--epsilon", "2"], "argument --epsilon: must be a number in [0, 1], got 2.0"),
         (["--out", "/nonexistent/dir/model.npz"], "--out"),
         pytest.param(["--resume", "/nonexistent/state.train.npz"], "--resume", marks=pytest.mark.slow),
         pytest.param(["--game", "connectn", "--rows", "100"], "at most 64", marks=pytest.mark.slow),

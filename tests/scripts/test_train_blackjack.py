@@ -2,20 +2,21 @@
 
 import importlib.util
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+import script_helpers  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "train_blackjack_mc.py"
 #: --out writes the figures, which need the 'plot' extra; without it the run is checked without --out.
 HAS_PLOT = importlib.util.find_spec("matplotlib") is not None
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT)
+    return script_helpers.run_script("train_blackjack_mc", *args)
 
 
 @pytest.fixture(scope="module")
@@ -71,10 +72,7 @@ def test_the_figures_and_the_full_summary_are_written(smoke):
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("train_blackjack_mc", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_helpers.load_script("train_blackjack_mc", "test")
 
 
 def test_the_run_is_reproducible_from_its_seed(capsys):

@@ -2,30 +2,26 @@
 
 import importlib.util
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+import script_helpers  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "train_dots_boxes_q.py"
 BOTS = ["random", "first_available", "always4never3", "endgame:10"]
 #: An --out .png needs the 'plot' extra; without it the run is checked without the figure.
 HAS_PLOT = importlib.util.find_spec("matplotlib") is not None
 
 
 def run_script(*args, check=True):
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args, "--no-progress"], capture_output=True, text=True, check=check, cwd=ROOT
-    )
+    return script_helpers.run_script("train_dots_boxes_q", *args, "--no-progress", check=check)
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("train_dots_boxes_q", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_helpers.load_script("train_dots_boxes_q", "test")
 
 
 @pytest.mark.slow
@@ -94,8 +90,8 @@ def test_study_numbers_are_shown_beside_ours_on_3x3():
     "args, message",
     [
         (["--out", "x.txt"], "use a .md, .png or .json file"),
-        (["--lrs", "2"], "must be in [0, 1]"),
-        (["--train-games", "0"], "--train-games must be >= 1"),
+        (["--lrs", "2"], "argument --lrs: must be a number in [0, 1], got 2.0"),
+        (["--train-games", "0"], "argument --train-games: must be an integer >= 1, got 0"),
         (["--rows", "3", "--cols", "4"], "more than the 26"),
     ],
 )

@@ -1,26 +1,23 @@
 """scripts/train_gridworld_dp.py reproduces Figure 4.1, summarises as JSON, draws a PNG and rejects bad input."""
 
-import importlib.util
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+import script_helpers  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "train_gridworld_dp.py"
 FIGURE_4_1 = [0, -14, -20, -22, -14, -18, -20, -20, -20, -20, -18, -14, -22, -20, -14, 0]
 OPTIMAL_4X4 = [0, -1, -2, -3, -1, -2, -3, -2, -2, -3, -2, -1, -3, -2, -1, 0]
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("train_gridworld_dp", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_helpers.load_script("train_gridworld_dp", "test")
 
 
 def run_in_process(capsys, *args):
@@ -35,9 +32,7 @@ def run_in_process(capsys, *args):
 
 
 def run(*args, check=True):
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), "--no-progress", *args], capture_output=True, text=True, check=check, cwd=ROOT
-    )
+    return script_helpers.run_script("train_gridworld_dp", "--no-progress", *args, check=check)
 
 
 def test_default_run_prints_figure_4_1_and_a_json_summary_last(tmp_path):
@@ -88,10 +83,10 @@ def test_a_large_grid_is_summarised_not_printed():
     "args, message",
     [
         (["--methods", "vi,magic"], "--methods takes a comma-separated subset"),
-        (["--rows", "0"], "--rows must be >= 1"),
-        (["--gamma", "1.5"], r"--gamma must be in \[0, 1\]"),
-        (["--slip", "2"], r"slip must be in \[0, 1\]"),
-        (["--map", "missing-file.txt"], "cannot read --map missing-file.txt"),
+        (["--rows", "0"], "argument --rows: must be an integer >= 1, got 0"),
+        (["--gamma", "1.5"], r"argument --gamma: must be a number in \[0, 1\], got 1.5"),
+        (["--slip", "2"], r"slip must be a number in \[0, 1\], got 2.0"),
+        (["--map", "missing-file.txt"], "--map: map file missing-file.txt: .*No such file"),
         (["--map", "x.txt", "--rows", "3"], "do not also give --rows/--cols"),
     ],
 )

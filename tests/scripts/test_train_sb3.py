@@ -4,7 +4,6 @@ Skipped when the 'sb3' extra (stable-baselines3, sb3-contrib, torch) is missing,
 need none of it (--help, and the message when the extra is missing).
 """
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -14,6 +13,9 @@ import pytest
 
 from agents.arena import play_match
 from gym_boardgames.rules import TicTacToe
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+import script_helpers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "train_sb3.py"
@@ -26,16 +28,11 @@ def needs_sb3() -> None:
 
 
 def run_script(*args, check=True):
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, check=check, cwd=ROOT, timeout=120
-    )
+    return script_helpers.run_script("train_sb3", *args, check=check, timeout=120)
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("train_sb3", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_helpers.load_script("train_sb3", "test")
 
 
 def test_help_mentions_the_extra_and_pickled_zips():
@@ -46,7 +43,7 @@ def test_help_mentions_the_extra_and_pickled_zips():
 
 def test_bad_arguments_exit_with_status_2():
     result = run_script("--timesteps", "0", check=False)
-    assert result.returncode == 2 and "--timesteps must be >= 1" in result.stderr
+    assert result.returncode == 2 and "argument --timesteps: must be an integer >= 1, got 0" in result.stderr
 
 
 def test_missing_extra_gives_a_clear_message(tmp_path):

@@ -1,6 +1,5 @@
 """train_tictactoe_td.py trains, evaluates and saves the TD player on a tiny budget, and checks its arguments."""
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -11,22 +10,20 @@ import pytest
 
 from agents.td import TDAgent
 
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+import script_helpers  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "train_tictactoe_td.py"
 TINY = ["--episodes", "2000", "--eval-games", "20", "--alphabeta-games", "5", "--no-progress"]
 
 
 def run_script(*args, check=True):
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, check=check, cwd=ROOT, timeout=120
-    )
+    return script_helpers.run_script("train_tictactoe_td", *args, check=check, timeout=120)
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("train_tictactoe_td", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_helpers.load_script("train_tictactoe_td", "test")
 
 
 @pytest.fixture(scope="module")
@@ -105,12 +102,12 @@ def test_plot_without_matplotlib_says_which_extra_to_install(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--episodes", "0"], "--episodes must be >= 1"),
-        (["--eval-games", "-3"], "--eval-games must be >= 1"),
-        (["--alpha", "0"], r"--alpha must be in (0, 1]"),
-        (["--alpha-final", "1.5"], r"--alpha-final must be in (0, 1]"),
-        (["--epsilon", "2"], "--epsilon must be in [0, 1]"),
-        (["--episodes", "many"], "invalid int value"),
+        (["--episodes", "0"], "argument --episodes: must be an integer >= 1, got 0"),
+        (["--eval-games", "-3"], "argument --eval-games: must be an integer >= 1, got -3"),
+        (["--alpha", "0"], "argument --alpha: must be a number in (0, 1], got 0.0"),
+        (["--alpha-final", "1.5"], "argument --alpha-final: must be a number in (0, 1], got 1.5"),
+        (["--epsilon", "2"], "argument --epsilon: must be a number in [0, 1], got 2.0"),
+        (["--episodes", "many"], "argument --episodes: must be an integer >= 1, got 'many'"),
         (["--out", "/no/such/folder/td.npz"], "--out /no/such/folder/td.npz: the folder /no/such/folder does not"),
     ],
 )
@@ -123,7 +120,7 @@ def test_bad_arguments_exit_2_with_a_message(capsys, args, message):
 
 def test_bad_arguments_on_the_command_line_exit_2_before_any_work(tmp_path):
     result = run_script("--episodes", "0", "--out", str(tmp_path / "td.npz"), check=False)
-    assert result.returncode == 2 and "--episodes must be >= 1" in result.stderr
+    assert result.returncode == 2 and "argument --episodes: must be an integer >= 1, got 0" in result.stderr
     assert not (tmp_path / "td.npz").exists()
 
 
