@@ -23,14 +23,10 @@ from gym_boardgames.rules.blackjack import card_label
 
 pygame = import_pygame()
 
-FELT = (40, 110, 76)
-FELT_TEXT = (240, 240, 228)
-CARD_FACE = (252, 250, 245)
-CARD_EDGE = (60, 60, 70)
-CARD_INK = (30, 30, 35)
-ACE_INK = (176, 32, 40)
-CARD_BACK = (46, 78, 160)
-CARD_BACK_PATTERN = (120, 150, 215)
+# The table and its text; a card's face, edge and ink (an ace's in red); a card's back and its hatching.
+FELT, FELT_TEXT = (40, 110, 76), (240, 240, 228)
+CARD_FACE, CARD_EDGE, CARD_INK, ACE_INK = (252, 250, 245), (60, 60, 70), (30, 30, 35), (176, 32, 40)
+CARD_BACK, CARD_BACK_PATTERN = (46, 78, 160), (120, 150, 215)
 CARD_W, CARD_H = 64, 92
 MARGIN = 20
 WIDTH = 480

@@ -29,13 +29,9 @@ from gym_boardgames.render.pygame_canvas import font, import_pygame
 
 pygame = import_pygame()
 
-FREE_CELL = (252, 250, 245)
-WALL_CELL = (58, 60, 70)
-TERMINAL_CELL = (190, 194, 202)
-TERMINAL_EDGE = (70, 74, 86)
-GRID_LINE = (150, 150, 158)
-AGENT = (214, 48, 49)
-START_MARK = (46, 139, 87)
+# The cells (free, wall, terminal and its edge) and the lines between them; the agent and the start marks.
+FREE_CELL, WALL_CELL, TERMINAL_CELL, TERMINAL_EDGE = (252, 250, 245), (58, 60, 70), (190, 194, 202), (70, 74, 86)
+GRID_LINE, AGENT, START_MARK = (150, 150, 158), (214, 48, 49), (46, 139, 87)
 MARGIN = 12
 MIN_WIDTH = 320  # room for the status line under narrow grids
 MIN_TEXT_CELL = 48  # smallest cell (px) that shows its value as a number

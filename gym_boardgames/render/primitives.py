@@ -8,12 +8,10 @@ from gym_boardgames.render.pygame_canvas import font, import_pygame
 
 pygame = import_pygame()
 
-BACKGROUND = (246, 242, 233)
-HIGHLIGHT = (255, 236, 150)
-TEXT = (30, 30, 35)
-STATUS_BAR = (228, 222, 208)
-RESULT_BAR = (52, 58, 74)
-RESULT_TEXT = (255, 255, 255)
+# The boards' background, the last move's highlight, and text.
+BACKGROUND, HIGHLIGHT, TEXT = (246, 242, 233), (255, 236, 150), (30, 30, 35)
+# The status bar while a game runs; once the result is shown, the bar and its text.
+STATUS_BAR, RESULT_BAR, RESULT_TEXT = (228, 222, 208), (52, 58, 74), (255, 255, 255)
 STATUS_HEIGHT = 44
 STATUS_PADDING = 8  # px kept free at each end of the status line
 
