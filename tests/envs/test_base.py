@@ -4,6 +4,9 @@ tests/envs/test_contract.py pins the same bullets down with hand-written tic-tac
 each test finds its positions through the rules object, so it runs unchanged on every game.
 """
 
+import sys
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -11,15 +14,8 @@ import pytest
 import gym_boardgames  # noqa: F401
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
 
-GAMES = [
-    ("TicTacToe-v0", {}),
-    ("ConnectFour-v0", {}),
-    ("ConnectN-v0", {"rows": 4, "cols": 5, "n": 3, "gravity": True}),
-    ("ConnectN-v0", {"rows": 5, "cols": 5, "n": 4, "gravity": False}),
-    ("DotsAndBoxes-v0", {}),
-    ("DotsAndBoxes-v0", {"rows": 2, "cols": 3, "reward": "score"}),
-]
-IDS = [f"{env_id}{kwargs or ''}" for env_id, kwargs in GAMES]
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from board_games import GAMES, IDS  # noqa: E402
 
 
 @pytest.fixture(params=GAMES, ids=IDS)

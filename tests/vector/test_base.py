@@ -23,8 +23,10 @@ from gym_boardgames.rules.batch import random_legal_actions
 from gym_boardgames.vector.connect import ConnectFourVectorEnv, ConnectNVectorEnv, TicTacToeVectorEnv
 from gym_boardgames.vector.dots import DotsAndBoxesVectorEnv
 
-sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from vector_helpers import GAMES, IDS, make_vec, pick, play_vs_random  # noqa: E402
+# importlib import mode: put the sibling helper and the board games the single env tests share on the path.
+sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[1] / "envs")]
+from board_games import GAMES, IDS  # noqa: E402
+from vector_helpers import make_vec, pick, play_vs_random  # noqa: E402
 
 
 @pytest.fixture(params=GAMES, ids=IDS)

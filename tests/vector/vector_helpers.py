@@ -1,22 +1,9 @@
-"""Helpers of the vector env tests: the games, making a batch, and random play against the random opponent."""
+"""Helpers of the vector env tests: making a batch, and random play against the random opponent."""
 
 import gymnasium as gym
 import numpy as np
 
 from gym_boardgames.rules.batch import random_legal_actions
-
-GAMES = [
-    ("TicTacToe-v0", {}),
-    ("ConnectFour-v0", {}),
-    ("ConnectN-v0", {"rows": 4, "cols": 5, "n": 3, "gravity": True}),
-    ("ConnectN-v0", {"rows": 9, "cols": 9, "n": 5, "gravity": False}),
-    ("DotsAndBoxes-v0", {}),
-    ("DotsAndBoxes-v0", {"rows": 2, "cols": 3, "reward": "score"}),
-    ("DotsAndBoxes-v0", {"rows": 1, "cols": 2, "tie_break": "second"}),
-]
-
-
-IDS = [f"{env_id}{kwargs or ''}" for env_id, kwargs in GAMES]
 
 
 def make_vec(spec, num_envs, **kwargs):
