@@ -251,7 +251,7 @@ def _dots_position_bound(game: Any) -> int:
     boxes, edges = game.num_boxes, game.num_edges
     if boxes > 16:
         return 2 ** (edges + boxes + 1)
-    masks = [sum(1 << int(e) for e in row) for row in game.geometry.box_edges]
+    masks = game.geometry.box_masks
     union = [0] * (1 << boxes)  # union[T]: the edges of the boxes in T, built from T without its low bit
     total = 1 << edges
     for subset in range(1, 1 << boxes):

@@ -28,8 +28,8 @@ import numpy.lib.format as npy_format
 import pytest
 
 from agents.alphazero.agent import AlphaZeroAgent
+from agents.alphazero.config import NetConfig
 from agents.alphazero.encoding import encoder_for
-from agents.alphazero.network import NetConfig
 from agents.dots import LayeredValueAgent, LayerTable, RandomBot, solve_layers
 from agents.factory import make_agent
 from agents.persistence import HEADER, ArraySpec, SavedFileError, load_json, load_npz, save_json, save_npz

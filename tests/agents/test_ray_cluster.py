@@ -21,9 +21,8 @@ ray = pytest.importorskip("ray", reason="the rllib extra (ray) is needed for a R
 pytest.importorskip("aiohttp", reason="Ray's state API (which node ran a task) needs ray[default]'s dashboard")
 pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed for self-play workers")
 
+from agents.alphazero.config import NetConfig, SelfPlayConfig  # noqa: E402
 from agents.alphazero.encoding import encoder_for  # noqa: E402
-from agents.alphazero.network import NetConfig  # noqa: E402
-from agents.alphazero.selfplay import SelfPlayConfig  # noqa: E402
 from agents.alphazero.workers import SelfPlayPool, selfplay_tasks, selfplay_worker  # noqa: E402
 from gym_boardgames.rules import TicTacToe  # noqa: E402
 
