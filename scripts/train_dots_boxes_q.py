@@ -158,15 +158,14 @@ def _markdown_table(header: list[str], rows: list[list[Any]]) -> list[str]:
 
 def table_markdown(title: str, ours: dict[str, dict], study: dict | None) -> str:
     """A markdown table: rows are trainers, columns test opponents, cells ours (and the study's)."""
-    columns = list(next(iter(ours.values())).keys())
-    rows = []
-    for trainer, cells in ours.items():
-        row = [trainer]
-        for column in columns:
-            text = f"[{cells[column]['win']}, {cells[column]['loss']}]"
-            reference = (study or {}).get(_study_name(trainer), {}).get(_study_name(column))
-            row.append(f"{text} / [{reference[0]}, {reference[1]}]" if reference else text)
-        rows.append(row)
+    columns = list(next(iter(ours.values())))
+
+    def cell(trainer: str, column: str) -> str:
+        text = "[{win}, {loss}]".format(**ours[trainer][column])
+        reference = (study or {}).get(_study_name(trainer), {}).get(_study_name(column))
+        return f"{text} / [{reference[0]}, {reference[1]}]" if reference else text
+
+    rows = [[trainer, *(cell(trainer, column) for column in columns)] for trainer in ours]
     caption = f"**{title}** (cells: [wins, losses] of the trained agent" + ("; ours / study)" if study else ")")
     return "\n".join([caption, *_markdown_table(["T \\ S", *columns], rows)])
 
@@ -181,21 +180,17 @@ def lr_markdown(lr_study: dict[str, Any], study: bool) -> str:
     rows.append(["mean of the last 5"] + [f"{run['last5_mean']:g}" for run in runs])
     games, opponent = lr_study["round_test_games"], lr_study["opponent"]
     lines = [f"**Learning-rate study**: wins in {games} test games against {opponent} after each round"]
-    lines += _markdown_table(header, rows)
-    if study:
-        lines.append(f"\nThe study: {STUDY_LR_NOTE}.")
-    return "\n".join(lines)
+    return "\n".join(lines + _markdown_table(header, rows) + ([f"\nThe study: {STUDY_LR_NOTE}."] if study else []))
 
 
 def exact_markdown(exact: dict[str, Any]) -> str:
     """The exact agent's record against each bot."""
     header = "opponent, win, loss, as first (w-l), as second (w-l), could force a win, won those, violations"
-    rows = []
-    for name, r in exact.items():
-        first, second = "{win}-{loss}".format(**r["first"]), "{win}-{loss}".format(**r["second"])
-        rows.append(
-            [name, r["win"], r["loss"], first, second, r["could_win"], r["won_when_could_win"], r["violations"]]
-        )
+    keys = ("win", "loss", "first", "second", "could_win", "won_when_could_win", "violations")
+    rows = [
+        [name] + ["{win}-{loss}".format(**r[key]) if key in ("first", "second") else r[key] for key in keys]
+        for name, r in exact.items()
+    ]
     lines = ["**Exact agent** (EndgameBot with k = all edges) against each bot"]
     return "\n".join(lines + _markdown_table(header.split(", "), rows))
 
@@ -254,9 +249,7 @@ def write_png(path: str, summary: dict[str, Any]) -> None:
         trainers = list(table)
         columns = list(table[trainers[0]])
         for j, column in enumerate(columns):
-            rates = [
-                table[t][column]["win"] / max(1, table[t][column]["win"] + table[t][column]["loss"]) for t in trainers
-            ]
+            rates = [(cell := table[t][column])["win"] / max(1, cell["win"] + cell["loss"]) for t in trainers]
             ax.scatter([i + offset for i in range(len(trainers))], rates, label=f"{key} vs {column}", marker="os^D"[j])
         ax.set_xticks(range(len(trainers)), trainers, fontsize=8)
     ax.set_ylabel("win rate of the trained agent")
