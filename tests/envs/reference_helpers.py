@@ -1,7 +1,7 @@
 """What every reference cross-check asserts about one reset/step output of a two-player board env.
 
 ``test_connectn.py`` (ConnectN, Connect Four and tic-tac-toe) and ``test_dots.py`` each
-keep a small ``assert_env_agrees`` that calls :func:`assert_contract_agrees` with their reference's
+keep a small ``assert_env_agrees`` that calls :func:`assert_contract_agrees` with their reference
 position and then checks the game's own state fields; both drive self-play with illegal moves through
 :func:`self_play_with_illegal_moves`. With pytest's importlib import mode a sibling module
 is not importable by name, so each of them puts this directory on ``sys.path`` first.
@@ -40,14 +40,11 @@ NO_WINNER_KEY = object()
 
 def assert_contract_agrees(
     env: gym.Env,
+    ref: Any,
     obs: np.ndarray,
     info: dict[str, Any],
     *,
-    expected_obs: np.ndarray,
-    ref_mask: np.ndarray,
-    to_move: int,
-    legal: list[int],
-    over: bool,
+    viewer: int,
     ended: bool,
     winner: int | None | object = NO_WINNER_KEY,
     illegal: bool = False,
@@ -56,17 +53,23 @@ def assert_contract_agrees(
 
     Args:
         env: the env (its ``unwrapped`` is a ``TwoPlayerEnv``).
+        ref: the reference position: its ``observation(viewer)`` (its shape is checked too), ``mask()`` (the
+            legal-move mask, int8), ``to_move()`` (the offender after an illegal move), ``legal()`` (ascending)
+            and ``over()`` (over by the rules).
         obs: the observation returned.
         info: the info returned.
-        expected_obs: the reference's observation from the viewer's side (its shape is checked too).
-        ref_mask: the reference's legal-move mask of the position (int8).
-        to_move: the reference's player to move (the offender after an illegal move).
-        legal: the reference's legal moves, ascending.
-        over: whether the reference position is over by the rules.
+        viewer: the player whose side the observation shows.
         ended: whether the episode ended (by the rules or an illegal move).
         winner: the reference's winner when ``ended`` (None for a draw: the env reports -1 since 0.2.0).
         illegal: whether the step was an illegal move.
     """
+    expected_obs, ref_mask, to_move, legal, over = (
+        ref.observation(viewer),
+        ref.mask(),
+        ref.to_move(),
+        ref.legal(),
+        ref.over(),
+    )
     assert isinstance(obs, np.ndarray) and obs.dtype == np.int8 and obs.shape == expected_obs.shape
     assert_equal_arrays(obs, expected_obs)
 

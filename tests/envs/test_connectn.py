@@ -29,7 +29,6 @@ import gym_boardgames  # noqa: F401  (registers the ids)
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
 from reference_helpers import (  # noqa: E402
-    NO_WINNER_KEY,
     as_action,
     assert_contract_agrees,
     assert_equal_arrays,
@@ -262,23 +261,11 @@ SELF_PLAY = [
 # ---- comparing the env with the reference ------------------------------------------------------
 
 
-def assert_env_agrees(
-    env: gym.Env,
-    ref: RefConnect,
-    obs: np.ndarray,
-    info: dict[str, Any],
-    *,
-    viewer: int,
-    ended: bool,
-    winner: int | None | object = NO_WINNER_KEY,
-    illegal: bool = False,
-) -> None:
-    """Check one reset/step output and the env's internal state against the reference position."""
+def assert_env_agrees(env: gym.Env, ref: RefConnect, obs: np.ndarray, info: dict[str, Any], **outcome: Any) -> None:
+    """Check one reset/step output (``outcome``: as :func:`assert_contract_agrees` takes it) and the env's
+    internal state against the reference position."""
     assert obs.shape == (ref.rows, ref.cols)
-    assert_contract_agrees(
-        env, obs, info, expected_obs=ref.observation(viewer), ref_mask=ref.mask(), to_move=ref.to_move(),
-        legal=ref.legal(), over=ref.over(), ended=ended, winner=winner, illegal=illegal,
-    )  # fmt: skip
+    assert_contract_agrees(env, ref, obs, info, **outcome)
     u = env.unwrapped
     assert u.state.board == ref.library_board()
     assert (u.state.player, u.state.winner) == (ref.to_move(), ref.winner)
