@@ -1,25 +1,26 @@
 """agents.persistence: .npz and JSON with a format header, atomic writes, specific load errors, hostile files."""
 
+import functools
 import io
 import json
 import os
 import stat
+import sys
 import zipfile
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
-import numpy.lib.format as npy_format
 import pytest
 
 from agents import persistence
 from agents.dots import LayeredValueAgent, LayerTable
-from agents.factory import make_agent
 from agents.persistence import ArraySpec, SavedFileError, load_json, load_npz, save_json, save_npz
 from agents.td import TDAgent
-from agents.td_file import FORMAT as TD_FORMAT
-from agents.td_file import VERSION as TD_VERSION
 from gym_boardgames import checks
-from gym_boardgames.rules import ConnectN, TicTacToe
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from saved_file_helpers import expect_refused, header_npy, npy_bytes, only_the_header_is_read, write_zip  # noqa: E402
 
 FORMAT = "gym_boardgames.test"
 SCHEMA = {"table": ArraySpec((2, None), np.float64), "counts": ArraySpec((3,), np.int32)}
@@ -233,68 +234,10 @@ def test_bad_json_files_raise_value_errors_naming_file_and_problem(tmp_path, con
 # header's sizes and the arrays' ``.npy`` headers, before building a board or allocating an array.
 
 
-def td_meta(config, cls="ConnectN"):
-    return {"game": {"class": cls, "config": config, "repr": f"{cls}{config}", "n_keys": 19683}}
-
-
-def save_td(path, config):
-    """A TD file of a small table whose header names the ConnectN board ``config``."""
-    save_npz(path, {"values": np.full((2, 9), 0.5)}, format=TD_FORMAT, version=TD_VERSION, meta=td_meta(config))
-
-
-def npy_bytes(shape, dtype=np.float64, data=b""):
-    """The bytes of a .npy file whose header claims ``shape`` and ``dtype``, followed by ``data``."""
-    out = io.BytesIO()
-    header = {"descr": npy_format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False, "shape": shape}
-    npy_format.write_array_header_1_0(out, header)
-    return out.getvalue() + data
-
-
-def header_npy(meta, format_name=FORMAT, version=1):
-    out = io.BytesIO()
-    np.save(out, np.array(json.dumps({"format": format_name, "version": version, "meta": meta})))
-    return out.getvalue()
-
-
-def write_zip(path, members):
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-
-
-def only_the_header_is_read(monkeypatch):
-    """Make reading any array but the ``__header__`` string fail the test."""
-    real = npy_format.read_array
-
-    def spy(fp, *args, **kwargs):
-        if getattr(fp, "name", None) != "__header__.npy":
-            pytest.fail(f"array data was read from {getattr(fp, 'name', fp)}")
-        return real(fp, *args, **kwargs)
-
-    monkeypatch.setattr(npy_format, "read_array", spy)
-
-
-#: Work a refusal may take, counted, not timed. Refusals run a few thousand Python lines (100,000 covers numpy's
-#: re-tokenizing of a damaged .npy header, about 50,000) and hold at most the read buffer of a file at the size
-#: cap (MAX_FILE_BYTES, 64 MiB). The files claim boards of a million rows or arrays of terabytes: building or
-#: allocating what they claim would run millions of lines or take gigabytes.
-REFUSAL_LINES = 100_000
-REFUSAL_BYTES = 2 * persistence.MAX_FILE_BYTES
-
-
 @pytest.fixture
 def refused(work_budget):
-    """``refused(call, path, pattern)``: assert ``call()`` raises SavedFileError naming ``path`` and matching
-    ``pattern``, within ``REFUSAL_LINES`` Python lines (or ``max_lines``) and ``REFUSAL_BYTES`` of allocation."""
-
-    def refused(call, path, pattern, max_lines=REFUSAL_LINES):
-        with work_budget.bounded(max_lines=max_lines, max_bytes=REFUSAL_BYTES):
-            with pytest.raises(SavedFileError, match=pattern) as info:
-                call()
-        assert str(info.value).startswith(os.fspath(path) + ": ")
-        return info.value
-
-    return refused
+    """``refused(call, path, pattern, max_lines=...)``: saved_file_helpers.expect_refused on this test's budget."""
+    return functools.partial(expect_refused, work_budget)
 
 
 def never_read(monkeypatch):
@@ -305,73 +248,6 @@ def never_read(monkeypatch):
 
     # The reader is gym_boardgames.checks.read_regular_file: give it an ``os`` whose ``read`` fails.
     monkeypatch.setattr(checks, "os", SimpleNamespace(**{**vars(os), "read": spy}))
-
-
-# ---- TD files naming huge boards --------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("side", [1000, 10**6])
-@pytest.mark.parametrize("game", [None, TicTacToe()])
-def test_td_file_naming_a_huge_connect_n_board_is_refused_at_once(tmp_path, side, game, refused):
-    path = tmp_path / "huge.npz"
-    save_td(path, [side, side, 4, True])
-    refused(lambda: TDAgent.load(path, game), path, r"game description .* is invalid: rows must be at most 64")
-
-
-def test_td_file_naming_a_board_too_big_for_a_table_is_refused_before_building_it(tmp_path, refused):
-    path = tmp_path / "big.npz"
-    save_td(path, [64, 64, 5, False])
-    # The 64x64 board is within the size limits: its geometry is built (about 280,000 lines), the table of 3**4096
-    # values is not.
-    refused(lambda: TDAgent.load(path), path, "4096 cells; a TD table covers at most 16", max_lines=1_000_000)
-
-
-@pytest.mark.parametrize(
-    ("config", "pattern"),
-    [
-        ([3, 3, 3], r"\[rows, cols, n, gravity\]"),
-        ([3, True, 3, False], "cols must be an integer"),
-        ([3, 3, 4, False], "n must be at most 3"),
-        ([3, 3, 3, 1], "gravity must be true or false"),
-        (["3", 3, 3, False], "rows must be an integer"),
-    ],
-)
-def test_td_file_with_a_malformed_board_is_refused(tmp_path, config, pattern, refused):
-    path = tmp_path / "bad.npz"
-    save_td(path, config)
-    refused(lambda: TDAgent.load(path), path, pattern)
-
-
-def test_td_table_shape_is_checked_from_its_header_before_the_data_is_read(tmp_path, monkeypatch, refused):
-    # A 4x4 board is allowed (3**16 keys), but the file's table header claims another shape: no data is read.
-    path = tmp_path / "shape.npz"
-    write_zip(
-        path,
-        {
-            "__header__.npy": header_npy(td_meta([4, 4, 4, False]), TD_FORMAT, TD_VERSION),
-            "values.npy": npy_bytes((2, 10**15), data=b"\x00" * 64),
-        },
-    )
-    only_the_header_is_read(monkeypatch)
-    refused(
-        lambda: TDAgent.load(path), path, r"array 'values' has shape \(2, 1000000000000000\), expected \(2, 43046721\)"
-    )
-
-
-def test_arena_style_td_spec_with_a_huge_board_fails_at_once(tmp_path, refused):
-    path = tmp_path / "huge.npz"
-    save_td(path, [10**6, 10**6, 4, True])
-    refused(lambda: make_agent(f"td:{path}"), path, "rows must be at most 64")
-
-
-def test_td_load_passes_the_size_limits_through(tmp_path, refused):
-    path = tmp_path / "td.npz"
-    TDAgent(TicTacToe()).save(path)
-    assert TDAgent.load(path).values.shape == (2, 3**9)
-    refused(lambda: TDAgent.load(path, max_file_bytes=100), path, r"more than the limit of 100 \(max_file_bytes\)")
-    refused(
-        lambda: TDAgent.load(path, max_data_bytes=1000), path, r"more than the limit of 1000 bytes \(max_data_bytes\)"
-    )
 
 
 # ---- .npz bombs ---------------------------------------------------------------------------------------
@@ -626,14 +502,6 @@ def test_layered_q_file_with_too_many_entries_is_refused_from_the_header(tmp_pat
 
 def test_layered_q_entry_cap_is_documented_and_large_enough_for_the_study():
     assert LayeredValueAgent.MAX_LOAD_ENTRIES >= 1_000_000
-
-
-def test_a_board_the_td_rules_accept_still_loads(tmp_path):
-    game = ConnectN(2, 3, 2, gravity=True)
-    path = tmp_path / "td.npz"
-    TDAgent(game).save(path)
-    loaded = TDAgent.load(path)
-    assert loaded.game == game and loaded.values.shape == (2, 3**6)
 
 
 def raw_npy(header_text, data=b"\x00" * 160):
