@@ -161,9 +161,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         self._opponent_name, self._opponent = self._make_opponent(opponent)
         self.agent_player_setting = check_agent_player(agent_player, "agent_player")
         self.illegal_action = check_illegal_action(illegal_action)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode = render_mode
+        self._set_render_mode(render_mode)
 
         self.state: Any = None  # the current rules state; None until reset()
         self.agent_player: int | None = None  # the side of this episode; None in self-play
@@ -175,7 +173,6 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         self._needs_reset = True
         self._winner: int | None = None  # None while the game goes on; then 0, 1 or DRAW
         self._illegal = False
-        self._canvas: Any = None  # the pygame drawing backend, created on first pygame render
 
     # ---- construction helpers ----------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from gymnasium import spaces
 from gymnasium.envs.toy_text.blackjack import BlackjackEnv, is_natural, sum_hand, usable_ace
 
 from gym_boardgames.envs.base import check_action
-from gym_boardgames.envs.contract import reset_needed
+from gym_boardgames.envs.contract import check_reset_options, reset_needed
 from gym_boardgames.render.modes import RenderModesMixin
 from gym_boardgames.rules.blackjack import (
     HIT,
@@ -154,9 +154,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
     def __init__(self, render_mode: str | None = None, sab: bool = True, natural: bool = False) -> None:
         if not sab:
             raise ValueError("TabularBlackjack-v0 models the Sutton and Barto rules: sab must be True")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode = render_mode
+        self._set_render_mode(render_mode)
         #: Gymnasium's game, which deals every card. It never renders: this env draws the table itself.
         self.game = BlackjackEnv(render_mode=None, natural=natural, sab=True)
         self.action_space = spaces.Discrete(N_ACTIONS)
@@ -166,7 +164,6 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         self._state = TERMINAL
         self._raw: tuple[int, int, int] | None = None
         self._last_reward: float | None = None
-        self._canvas: Any = None  # the pygame backend, created on the first pygame frame
 
     # One generator deals every card: the game's. The env's np_random is that same object, so seeding
     # either seeds the deal (and Gymnasium's checker sees the generator it expects to move).
@@ -237,13 +234,10 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         Raises:
             ValueError: on an unknown option or a start state that is not a non-terminal index.
         """
-        start = None
-        if options:
-            unknown = set(options) - set(RESET_OPTIONS)
-            if unknown:
-                raise ValueError(f"unknown reset options {sorted(unknown)}; valid options are {list(RESET_OPTIONS)}")
-            start = options["start_state"]
-            decode(start)  # validates before the game is touched
+        options = check_reset_options(options, RESET_OPTIONS)
+        start = options.get("start_state")
+        if "start_state" in options:
+            decode(start)  # validates before the game is touched (None included)
         raw, info = self.game.reset(seed=seed)
         self._mirror_generator()
         if start is None:

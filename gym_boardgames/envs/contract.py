@@ -29,6 +29,7 @@ __all__ = [
     "agent_hooks",
     "check_agent_player",
     "check_illegal_action",
+    "check_reset_options",
     "check_reward_mode",
     "make_named_opponent",
     "opponent_seed",
@@ -82,17 +83,28 @@ def check_reward_mode(value: object) -> str:
     return value
 
 
+def check_reset_options(options: dict[str, Any] | None, valid: Sequence[str]) -> dict[str, Any]:
+    """Return ``reset``'s ``options`` (``{}`` for None) if they name only options of ``valid``.
+
+    Every env of the package checks its options here (the board envs' ``agent_player``, the tabular
+    tasks' ``start_state``), so an unknown one reads the same everywhere.
+
+    Raises:
+        ValueError: listing the unknown options and the valid ones.
+    """
+    unknown = sorted(set(options or ()) - set(valid))
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}: valid options are {list(valid)}")
+    return options or {}
+
+
 def reset_side(options: dict[str, Any] | None, default: int | str) -> int | str:
     """Return the agent's side for the episode ``reset(options=...)`` starts: the option, else ``default``.
 
     Raises:
         ValueError: on an unknown option (listing the valid ones) or a bad ``agent_player``.
     """
-    if not options:
-        return default
-    unknown = sorted(set(options) - set(RESET_OPTIONS))
-    if unknown:
-        raise ValueError(f"unknown reset option(s) {unknown}: valid options are {list(RESET_OPTIONS)}")
+    options = check_reset_options(options, RESET_OPTIONS)
     if "agent_player" in options:
         return check_agent_player(options["agent_player"], 'options["agent_player"]')
     return default

@@ -28,7 +28,7 @@ from gymnasium import spaces
 
 from gym_boardgames.checks import check_number
 from gym_boardgames.envs.base import _as_integer, check_action
-from gym_boardgames.envs.contract import reset_needed
+from gym_boardgames.envs.contract import check_reset_options, reset_needed
 from gym_boardgames.render.modes import RenderModesMixin
 from gym_boardgames.render.text import gridworld_text
 from gym_boardgames.rules.gridworld import FREE, START, TERMINAL, WALL, map_from_parts, parse_map
@@ -173,13 +173,11 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         else:
             rows = map_from_parts((4, 4) if shape is None else shape, terminals, walls)
         slip = check_number("slip", slip, 0, 1)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self._set_render_mode(render_mode)
 
         self.desc: tuple[str, ...] = rows
         self.shape: tuple[int, int] = (len(rows), len(rows[0]))
         self.slip = float(slip)
-        self.render_mode = render_mode
         cells = "".join(rows)
         self.nS = len(cells)
         self.nA = 4
@@ -211,7 +209,6 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         self.episode_return = 0.0
         self._overlay_values: np.ndarray | None = None
         self._overlay_policy: np.ndarray | None = None
-        self._canvas: Any = None  # the pygame backend, created on the first pygame frame
 
     # ---- the model ---------------------------------------------------------------------------
 
@@ -314,11 +311,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
             ValueError: on an unknown option or a start state that is a wall, a terminal or out of range.
         """
         super().reset(seed=seed)
-        if options:
-            unknown = sorted(set(options) - set(RESET_OPTIONS))
-            if unknown:
-                raise ValueError(f"unknown reset option(s) {unknown}: valid options are {list(RESET_OPTIONS)}")
-        if options and "start_state" in options:
+        if "start_state" in check_reset_options(options, RESET_OPTIONS):
             start = _as_integer(options["start_state"])
             if start is None or not 0 <= start < self.nS or self._wall_mask[start] or self._terminal_mask[start]:
                 raise ValueError(

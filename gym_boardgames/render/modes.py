@@ -44,12 +44,24 @@ class RenderModesMixin:
     """Implements the render modes once; an env supplies :meth:`_ansi`, :meth:`make_view` and :meth:`_draw`.
 
     Put it before ``gymnasium.Env`` in the bases so its ``render``/``close`` are the ones used. The env
-    must set ``render_mode`` and ``metadata["render_fps"]``, and ``_canvas = None`` in its constructor.
+    sets ``metadata["render_modes"]`` and ``metadata["render_fps"]``, and its ``render_mode`` with
+    :meth:`_set_render_mode` in its constructor.
     """
 
     #: The title of the human-mode window.
     window_title = "gym-boardgames"
     _canvas: Any = None
+
+    def _set_render_mode(self, render_mode: str | None) -> None:
+        """Set ``render_mode``, with no pygame backend yet (created on the first pygame frame).
+
+        Raises:
+            ValueError: for a mode other than None and those of ``metadata["render_modes"]``.
+        """
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.render_mode = render_mode
+        self._canvas = None
 
     def render(self) -> str | np.ndarray | None:
         """Render per ``render_mode``: ansi text, an RGB array ``(H, W, 3)`` uint8, or a window frame.
