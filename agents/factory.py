@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents._rng import SeedLike, make_rng
+from gym_boardgames.checks import check_int
 
 AGENT_NAMES = ("random", "alphabeta[:DEPTH]", "mcts[:SIMULATIONS]", "td:FILE", "alphazero[:FILE][:SIMULATIONS]")
 #: Simulations per move of ``alphazero`` when the name gives none.
@@ -18,18 +19,16 @@ ALPHAZERO_SIMULATIONS = 200
 DOTS_AGENT_NAMES = ("first_available", "always4never3", "endgame:K", "exact")
 
 
-def _positive_int(text: str, what: str, spec: str, low: int = 1, high: int | None = None) -> int:
-    """Return ``text`` as an integer in ``[low, high]``, or raise ``ValueError`` naming ``spec`` and the range."""
+def _count(text: str, what: str, spec: str, low: int = 1, high: int | None = None) -> int:
+    """Return ``text`` as an integer in ``[low, high]``, or raise check_int's ``ValueError`` prefixed by ``spec``."""
     try:
-        value = int(text)
+        value: Any = int(text)
     except ValueError:
-        value = low - 1
-    if value < low or (high is not None and value > high):
-        kind = "a positive integer" if low == 1 else f"an integer >= {low}"
-        if high is not None:
-            kind += f" and <= {high}"
-        raise ValueError(f"bad agent {spec!r}: {what} must be {kind}, got {text!r}")
-    return value
+        value = text  # not a number: check_int refuses it, naming the range
+    try:
+        return check_int(what, value, low, high)
+    except ValueError as error:
+        raise ValueError(f"bad agent {spec!r}: {error}") from None
 
 
 def make_agent(spec: str, seed: SeedLike = None, game: Any = None, *, table: Any = None) -> Any:
@@ -75,12 +74,12 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
         from agents.minimax import MAX_SEARCH_PLIES, AlphaBetaAgent
 
         # The search itself stops at MAX_SEARCH_PLIES plies (Python's stack), so a deeper limit never helps.
-        depth = _positive_int(arg, "the depth", spec, high=MAX_SEARCH_PLIES) if arg else None
+        depth = _count(arg, "the depth", spec, high=MAX_SEARCH_PLIES) if arg else None
         return AlphaBetaAgent(depth=depth, seed=rng)
     if kind == "mcts":
         from agents.mcts import MAX_SIMULATIONS, MCTSAgent
 
-        simulations = _positive_int(arg, "the simulations", spec, high=MAX_SIMULATIONS) if arg else 1000
+        simulations = _count(arg, "the simulations", spec, high=MAX_SIMULATIONS) if arg else 1000
         return MCTSAgent(n_simulations=simulations, seed=rng)
     if kind == "td" and arg:
         from agents.persistence import SavedFileError
@@ -116,7 +115,7 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
                 raise ValueError("'exact' needs the game (its board size)")
             return EndgameBot(game.num_edges, table=table, seed=rng)
         if kind == "endgame":
-            _positive_int(arg, "K (the last moves played exactly)", spec)
+            _count(arg, "K (the last moves played exactly)", spec)
         return make_bot(spec, seed=rng, table=table)
     names = AGENT_NAMES + DOTS_AGENT_NAMES
     raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(names)}")
@@ -131,9 +130,9 @@ def _alphazero(spec: str, arg: str, rng: Any, game: Any) -> Any:
     # 0 simulations is the raw network: its most probable legal move, no search. The count is checked here,
     # before a model file is read, with the agent's own bound.
     if arg.isdigit():
-        path, simulations = "", _positive_int(arg, "the simulations", spec, low=0, high=MAX_SIMULATIONS)
+        path, simulations = "", _count(arg, "the simulations", spec, low=0, high=MAX_SIMULATIONS)
     elif sep and tail.isdigit():
-        path, simulations = head, _positive_int(tail, "the simulations", spec, low=0, high=MAX_SIMULATIONS)
+        path, simulations = head, _count(tail, "the simulations", spec, low=0, high=MAX_SIMULATIONS)
     if path:
         return AlphaZeroAgent.load(path, game=game, n_simulations=simulations, seed=rng)
     if game is None:
