@@ -198,18 +198,16 @@ def greedy_policy(P: ModelLike, V: np.ndarray, gamma: float = 1.0, split_ties: b
     Raises:
         ValueError: on a malformed ``P``, a ``V`` of the wrong shape or a bad ``gamma``.
     """
-    q = q_values(P, V, gamma)
+    ties = _near_best(q_values(P, V, gamma))
     if not split_ties:
-        return _one_hot(_greedy_actions(q), q.shape[1])
-    best = q.max(axis=1, keepdims=True)
-    ties = (q >= best - TIE_TOLERANCE * np.maximum(1.0, np.abs(best))).astype(np.float64)
+        return _one_hot(np.argmax(ties, axis=1), ties.shape[1])  # the lowest-numbered of the best
     return ties / ties.sum(axis=1, keepdims=True)
 
 
-def _greedy_actions(q: np.ndarray) -> np.ndarray:
-    """The lowest-numbered action within the tie tolerance of each row's best."""
+def _near_best(q: np.ndarray) -> np.ndarray:
+    """The ``(nS, nA)`` float mask of the actions within the tie tolerance of each row's best."""
     best = q.max(axis=1, keepdims=True)
-    return np.argmax(q >= best - TIE_TOLERANCE * np.maximum(1.0, np.abs(best)), axis=1)
+    return (q >= best - TIE_TOLERANCE * np.maximum(1.0, np.abs(best))).astype(np.float64)
 
 
 def _one_hot(actions: np.ndarray, num_actions: int) -> np.ndarray:
@@ -264,14 +262,11 @@ def policy_iteration(
         evaluation: dict[str, Any] = {}
         V = policy_evaluation(model, current, gamma, theta, V0=V, max_sweeps=max_sweeps, info=evaluation)
         sweeps_per_evaluation.append(evaluation["sweeps"])
-        q = model.q_values(V, gamma)
-        best = q.max(axis=1)
-        chosen = _greedy_actions(q)
+        ties = _near_best(model.q_values(V, gamma))
         # Keep the old action where it is still (within tolerance) best, so equal actions never swap.
         old = np.argmax(current, axis=1)
-        deterministic = current[rows, old] == 1.0
-        keep = deterministic & (q[rows, old] >= best - TIE_TOLERANCE * np.maximum(1.0, np.abs(best)))
-        chosen = np.where(keep, old, chosen)
+        keep = (current[rows, old] == 1.0) & (ties[rows, old] > 0)
+        chosen = np.where(keep, old, np.argmax(ties, axis=1))
         improved = _one_hot(chosen, model.num_actions)
         if np.array_equal(improved, current):
             if info is not None:
@@ -324,7 +319,7 @@ def value_iteration(
     sweeps, delta = _sweep_until(plan, V, gamma, theta, max_sweeps, "value iteration", lambda: _no_end_message(model))
     if info is not None:
         info.update(sweeps=sweeps, updates=sweeps * model.num_states, delta=delta)
-    return _one_hot(_greedy_actions(model.q_values(V, gamma)), model.num_actions), V
+    return greedy_policy(model, V, gamma), V
 
 
 def _optimal_backup(model: TabularModel, states: np.ndarray) -> _Backup:
@@ -380,7 +375,6 @@ def async_value_iteration(
         ConvergenceError: if the queue is not empty after ``max_rounds`` rounds.
     """
     model, gamma, theta, max_rounds, V = _setup(P, gamma, theta, "max_rounds", max_rounds, V0)
-    nA = model.num_actions
     queued = np.ones(model.num_states, bool)
     rounds = updates = 0
     delta = math.inf
@@ -408,7 +402,7 @@ def async_value_iteration(
         rounds += 1
     if info is not None:
         info.update(rounds=rounds, updates=updates, delta=delta)
-    return _one_hot(_greedy_actions(model.q_values(V, gamma)), nA), V
+    return greedy_policy(model, V, gamma), V
 
 
 # ---- The sweep they share ----------------------------------------------------------------------------------
