@@ -87,16 +87,18 @@ def _array_actor(array: np.ndarray, start: int, rng: np.random.Generator) -> Cal
     return act
 
 
-def _actor(env: gym.Env, policy: PolicyLike, rng: np.random.Generator) -> Callable[[Any], int]:
-    if callable(policy):
-        return policy
+def _policy_array(env: gym.Env, policy: np.ndarray, num_actions: int) -> tuple[np.ndarray, int]:
+    """Check a policy array against the env's Discrete observation space; return it and the space's start."""
     discrete = _discrete_obs(env)
     if discrete is None:
         raise ValueError(
             f"a policy array needs a Discrete observation space, got {env.observation_space}; pass a callable"
         )
-    num_states, start = discrete
-    return _array_actor(check_policy(policy, num_states, _num_actions(env)), start, rng)
+    return check_policy(policy, discrete[0], num_actions), discrete[1]
+
+
+def _actor(env: gym.Env, policy: PolicyLike, rng: np.random.Generator) -> Callable[[Any], int]:
+    return policy if callable(policy) else _array_actor(*_policy_array(env, policy, _num_actions(env)), rng)
 
 
 def _play(step: Callable[..., tuple], act: Callable[[Any], int], obs: Any, first_action: int | None = None) -> tuple:
@@ -256,11 +258,8 @@ class _Control:
         if callable(initial_policy):
             self.initial = initial_policy
         elif initial_policy is not None:
-            if self.discrete is None:
-                raise ValueError(f"a policy array needs a Discrete observation space, got {env.observation_space}")
-            num_states, start = self.discrete
-            # A probability array sets the starting greedy action: its most probable one.
-            table = check_policy(initial_policy, num_states, self.num_actions).argmax(axis=1).tolist()
+            array, start = _policy_array(env, initial_policy, self.num_actions)
+            table = array.argmax(axis=1).tolist()  # a probability array's starting greedy action: its most probable
             self.initial = lambda obs: table[obs - start]
         if self.discrete is not None:
             num_states, start = self.discrete

@@ -137,16 +137,15 @@ class TDAgent:
 
     # ---- playing ---------------------------------------------------------------------------------
 
-    def _check_game(self, game: Any) -> None:
-        """Refuse to play a game other than the one the tables index (checked once per game object)."""
-        if game is self._checked_game:
-            return
-        if not (game is self.game or game == self.game):
-            raise ValueError(f"this TDAgent's tables are for {self.game!r}, not {game!r}")
-        self._checked_game = game
-
     def _node(self, game: Any, state: Any) -> _Children:
-        """Return the cached children of ``state``, initialising terminal children's table entries."""
+        """Return the cached children of ``state``, initialising terminal children's table entries.
+
+        A game other than the one the tables index is refused (checked once per game object).
+        """
+        if game is not self._checked_game:
+            if not (game is self.game or game == self.game):
+                raise ValueError(f"this TDAgent's tables are for {self.game!r}, not {game!r}")
+            self._checked_game = game
         key = game.key(state)
         node = self._nodes.get(key)
         if node is None:
@@ -172,7 +171,6 @@ class TDAgent:
         Raises:
             ValueError: if ``state`` is terminal or ``game`` is not the agent's game.
         """
-        self._check_game(game)
         node = self._node(game, state)
         table = self.values[node.mover]
         return {a: float(table[k]) for a, k in zip(node.actions, node.keys, strict=True)}
@@ -202,7 +200,6 @@ class TDAgent:
         Raises:
             ValueError: if ``state`` is terminal or ``game`` is not the agent's game.
         """
-        self._check_game(game)
         node = self._node(game, state)
         if self.epsilon > 0.0 and self.rng.random() < self.epsilon:
             return node.actions[int(self.rng.integers(len(node.actions)))]
@@ -245,9 +242,8 @@ class TDAgent:
                 boards can be rebuilt; other games must be passed).
             epsilon: exploration at play time.
             seed: int, Generator or None for tie-breaking.
-            max_file_bytes: the largest file accepted (default 64 MiB).
-            max_data_bytes: the largest table accepted once decompressed (default 256 MiB, i.e. ConnectN
-                boards of up to 15 cells; a 16-cell table takes 688 MB).
+            max_file_bytes: the largest file accepted, as :func:`agents.td_file.load_tables` takes it.
+            max_data_bytes: the largest table accepted once decompressed, as ``load_tables`` takes it.
 
         Returns:
             The agent, with ``training`` holding the stored training notes.
