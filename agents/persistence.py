@@ -397,20 +397,6 @@ def _check_member_size(where: str, name: str, found: _NpyHeader) -> None:
         )
 
 
-def _open_npz(where: str, raw: bytes) -> Any:
-    """Open the bytes of an ``.npz`` file as a :class:`numpy.lib.npyio.NpzFile`, after cheap checks."""
-    if raw.startswith(_NPY_MAGIC):
-        raise SavedFileError(where, "is a single .npy array, not an .npz archive")
-    if not raw.startswith(_ZIP_MAGIC):
-        raise SavedFileError(where, "is not an .npz file (no zip signature)")
-    # zipfile parses the whole central directory when it opens the archive: bound its entries first
-    # (a count of the signature is an upper bound, found at C speed).
-    entries = raw.count(_ZIP_CENTRAL_ENTRY)
-    if entries > MAX_MEMBERS:
-        raise SavedFileError(where, f"holds about {entries} zip entries, more than the {MAX_MEMBERS} accepted")
-    return np.load(io.BytesIO(raw), allow_pickle=False)
-
-
 def load_npz(
     path: PathLike,
     *,
@@ -455,8 +441,17 @@ def load_npz(
     where = os.fspath(path)
     check_int("max_data_bytes", max_data_bytes, 1)
     raw = _read_bytes(path, max_file_bytes)
+    if raw.startswith(_NPY_MAGIC):
+        raise SavedFileError(where, "is a single .npy array, not an .npz archive")
+    if not raw.startswith(_ZIP_MAGIC):
+        raise SavedFileError(where, "is not an .npz file (no zip signature)")
+    # zipfile parses the whole central directory when it opens the archive: bound its entries first
+    # (a count of the signature is an upper bound, found at C speed).
+    entries = raw.count(_ZIP_CENTRAL_ENTRY)
+    if entries > MAX_MEMBERS:
+        raise SavedFileError(where, f"holds about {entries} zip entries, more than the {MAX_MEMBERS} accepted")
     try:
-        with _open_npz(where, raw) as archive:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
             names = set(archive.files)
             if HEADER not in names:
                 listed = ", ".join(sorted(names)[:20]) or "none"
@@ -585,16 +580,9 @@ def load_json(
         for key, kind in required.items():
             if key not in data:
                 raise SavedFileError(where, f"'data' is missing the key {key!r}")
-            value = data[key]
+            value, kinds = data[key], kind if isinstance(kind, tuple) else (kind,)
             # bool is an int in Python; a flag where a number is expected is still a wrong type.
-            if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
-                raise SavedFileError(where, f"'data'[{key!r}] is {type(value).__name__}, expected {_type_names(kind)}")
+            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+                names = " or ".join(k.__name__ for k in kinds)
+                raise SavedFileError(where, f"'data'[{key!r}] is {type(value).__name__}, expected {names}")
     return LoadedJSON(version, meta, data)
-
-
-def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
-    return kind if isinstance(kind, tuple) else (kind,)
-
-
-def _type_names(kind: type | tuple[type, ...]) -> str:
-    return " or ".join(k.__name__ for k in _as_tuple(kind))
