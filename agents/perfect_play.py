@@ -180,23 +180,8 @@ def load_labels(path: str | os.PathLike[str] | None = None) -> LabelSet:
         raise SavedFileError(path, f"a source index is out of range (there are {len(sources)} sources)")
     labels = LabelSet(moves, scores, source, sources, meta)
     game = connect_four()
-    for i, state in enumerate(_replay(path, labels)):
-        legal = game.legal_mask(state).astype(bool)
-        if not np.array_equal(legal, scores[i] != NO_MOVE):
-            scored = np.flatnonzero(scores[i] != NO_MOVE).tolist()
-            raise SavedFileError(
-                path, f"position {i} scores columns {scored}, but {np.flatnonzero(legal).tolist()} are legal"
-            )
-        if np.any(np.abs(scores[i][legal].astype(np.int64)) > MAX_PLIES // 2):
-            raise SavedFileError(path, f"position {i} has a score outside -21..21: {scores[i].tolist()}")
-    return labels
-
-
-def _replay(path: Any, labels: LabelSet) -> list[Any]:
-    """Replay every position's moves, refusing padding inside a move list or an illegal or finishing move."""
-    game = connect_four()
-    states = []
-    for i, row in enumerate(labels.moves):
+    for i, row in enumerate(moves):
+        # Replay the position's moves, refusing padding inside a move list or an illegal or finishing move.
         n = int((row != PAD).sum())
         if np.any(row[:n] == PAD) or np.any(row[n:] != PAD):
             raise SavedFileError(path, f"position {i}: padding inside its move list")
@@ -207,8 +192,15 @@ def _replay(path: Any, labels: LabelSet) -> list[Any]:
             state = game.apply(state, column)
         if game.is_terminal(state):
             raise SavedFileError(path, f"position {i}: the game is over after {row[:n].tolist()}")
-        states.append(state)
-    return states
+        legal = game.legal_mask(state).astype(bool)
+        if not np.array_equal(legal, scores[i] != NO_MOVE):
+            scored = np.flatnonzero(scores[i] != NO_MOVE).tolist()
+            raise SavedFileError(
+                path, f"position {i} scores columns {scored}, but {np.flatnonzero(legal).tolist()} are legal"
+            )
+        if np.any(np.abs(scores[i][legal].astype(np.int64)) > MAX_PLIES // 2):
+            raise SavedFileError(path, f"position {i} has a score outside -21..21: {scores[i].tolist()}")
+    return labels
 
 
 def _rates(kept: np.ndarray, best: np.ndarray) -> dict[str, Any]:
