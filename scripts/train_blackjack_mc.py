@@ -41,7 +41,7 @@ from agents.dp import policy_evaluation, value_iteration
 from agents.mc import mc_control_es, mc_prediction
 from gym_boardgames import cli
 from gym_boardgames.cli import TensorBoardLog, positive_int, save_figure
-from gym_boardgames.envs.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
+from gym_boardgames.rules.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
 from gym_boardgames.tabular import build_model
 from gym_boardgames.utils import progress_bar, write_text_atomic
 

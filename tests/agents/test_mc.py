@@ -9,7 +9,7 @@ import pytest
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.dp import policy_evaluation, value_iteration
 from agents.mc import mc_control_epsilon_soft, mc_control_es, mc_prediction
-from gym_boardgames.envs.blackjack import N_STATES, TERMINAL, blackjack_model, decode, encode, is_natural_state
+from gym_boardgames.rules.blackjack import N_STATES, TERMINAL, blackjack_model, decode, encode, is_natural_state
 
 # ---------------------------------------------------------------- tiny envs with known answers
 
