@@ -59,22 +59,32 @@ timed when it imports and runs, and skipped with the reason otherwise.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
-import time
-from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-# Nothing of gym_boardgames is imported at the top: the memory probe loads this file in a process that
-# measures what a library's imports cost (see probe_memory).
+# The peers package lives beside this file: its folder is sys.path[0] when it runs, not when loaded by path (tests).
+_FOLDER = str(Path(__file__).resolve().parent)
+if _FOLDER not in sys.path:
+    sys.path.insert(0, _FOLDER)
 
-Workload = Callable[[int, np.ndarray], int]
+from peers.agents import time_agents  # noqa: E402
+from peers.memory import memory_probe  # noqa: E402
+from peers.workloads import (  # noqa: E402
+    PEER_WORKLOADS,
+    Workload,
+    gym_workload,
+    pgx_status,
+    pgx_versions,
+    pgx_workload,
+    time_workload,
+    vector_workload,
+)
 
 DEFAULT_NUM_ENVS = (1, 64, 1024, 4096, 16384)
 
@@ -91,291 +101,8 @@ GAMES: dict[str, dict[str, Any]] = {
     "DotsAndBoxes-v0": {"ours": ("DotsAndBoxes-v0", {}), "openspiel": "dots_and_boxes"},
     "Gomoku-15x15": {"ours": ("ConnectN-v0", {"rows": 15, "cols": 15, "n": 5, "gravity": False}), "openspiel": "mnk"},
 }  # fmt: skip
-#: The parameters that make OpenSpiel's game the same as ours.
-OPENSPIEL_PARAMS = {"dots_and_boxes": {"num_rows": 3, "num_cols": 3}, "mnk": {"m": 15, "n": 15, "k": 5}}
 #: The single-env peers timed with --compare, beside our self-play.
-PEERS = ("pettingzoo", "openspiel")
-
-
-def pick_legal(mask: np.ndarray, u: float) -> int:
-    """Return a uniformly chosen legal action given a uniform number ``u`` in [0, 1)."""
-    legal = np.flatnonzero(mask)
-    return int(legal[int(u * len(legal))])
-
-
-def gym_workload(env_id: str, kwargs: dict, opponent: str | None) -> Workload:
-    """Return a workload stepping ``env_id`` with random legal moves; ``opponent=None`` is self-play.
-
-    Self-play counts moves (the driver plays both sides); against the built-in opponent it counts the
-    agent's steps.
-    """
-
-    def workload(steps: int, uniforms: np.ndarray) -> int:
-        import gymnasium as gym
-
-        import gym_boardgames  # noqa: F401  (registers the ids)
-
-        env = gym.make(env_id, opponent=opponent, **kwargs)
-        _, info = env.reset(seed=0)
-        for i in range(steps):
-            _, _, terminated, _, info = env.step(pick_legal(info["action_mask"], uniforms[i]))
-            if terminated:
-                _, info = env.reset()
-        return steps
-
-    return workload
-
-
-def pettingzoo_workload(module: str) -> Workload:
-    """Return a workload stepping ``pettingzoo.classic.<module>.env()`` with random legal moves."""
-
-    def workload(moves: int, uniforms: np.ndarray) -> int:
-        import importlib
-
-        env = importlib.import_module(f"pettingzoo.classic.{module}").env()
-        env.reset(seed=0)
-        done = 0
-        while done < moves:
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.reset()
-                continue
-            env.step(pick_legal(observation["action_mask"], uniforms[done]))
-            done += 1
-        return done
-
-    return workload
-
-
-def openspiel_workload(name: str) -> Workload:
-    """Return a workload playing random legal moves on OpenSpiel's game ``name`` (:data:`OPENSPIEL_PARAMS`).
-
-    Per move: ``legal_actions()``, ``apply_action()`` and ``observation_tensor()`` (what an RL loop reads).
-    """
-
-    def workload(moves: int, uniforms: np.ndarray) -> int:
-        import pyspiel
-
-        game = pyspiel.load_game(name, OPENSPIEL_PARAMS.get(name, {}))
-        state = game.new_initial_state()
-        for i in range(moves):
-            legal = state.legal_actions()
-            state.apply_action(legal[int(uniforms[i] * len(legal))])
-            if state.is_terminal():
-                state.observation_tensor(0)  # the final board (no player is to move)
-                state = game.new_initial_state()
-            else:
-                state.observation_tensor()
-        return moves
-
-    return workload
-
-
-#: How each single-env peer's workload is made from its name of the game.
-PEER_WORKLOADS: dict[str, Callable[[str], Workload]] = {
-    "pettingzoo": pettingzoo_workload,
-    "openspiel": openspiel_workload,
-}
-
-
-def vector_steps(moves: int, num_envs: int, max_steps: int) -> int:
-    """Steps of one timed vector run: ``moves / num_envs``, at least 2 and at most ``max_steps``."""
-    return max(2, min(moves // num_envs, max_steps))
-
-
-def vector_workload(env_id: str, kwargs: dict, num_envs: int, opponent: str | None, max_steps: int) -> Workload:
-    """Return a workload stepping ``gymnasium.make_vec(env_id, num_envs=...)`` with random legal moves.
-
-    It counts moves: every sub-env moves at every step except those restarting after their game ended.
-    The env is made once and keeps playing across runs.
-    """
-    import gymnasium as gym
-
-    import gym_boardgames  # noqa: F401  (registers the ids)
-    from gym_boardgames.rules.batch import random_legal_actions
-
-    envs = gym.make_vec(env_id, num_envs=num_envs, opponent=opponent, **kwargs)
-    rng = np.random.default_rng(0)
-    _, info = envs.reset(seed=0)
-    restarting = np.zeros(num_envs, dtype=bool)
-
-    def workload(moves: int, uniforms: np.ndarray) -> int:
-        nonlocal info, restarting
-        done = 0
-        for _ in range(vector_steps(moves, num_envs, max_steps)):
-            _, _, terminated, _, info = envs.step(random_legal_actions(info["action_mask"], rng))
-            done += num_envs - int(np.count_nonzero(restarting))
-            restarting = terminated
-        return done
-
-    return workload
-
-
-def pgx_workload(name: str, num_envs: int, max_steps: int) -> Workload:
-    """Return a workload stepping ``num_envs`` pgx games at once; every sub-env moves at every step.
-
-    Nothing touches jax until the first call, which compiles (run it as the warm-up).
-    """
-    compiled: dict = {}
-
-    def setup() -> None:
-        import jax
-        import pgx
-        from pgx.experimental import act_randomly, auto_reset
-
-        env = pgx.make(name)
-        step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
-
-        @jax.jit
-        def policy(key: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
-            key, act_key, step_key = jax.random.split(key, 3)
-            return key, act_randomly(act_key, mask), jax.random.split(step_key, mask.shape[0])
-
-        key, init_key = jax.random.split(jax.random.PRNGKey(0))
-        compiled.update(step=step, policy=policy, key=key)
-        compiled["state"] = jax.jit(jax.vmap(env.init))(jax.random.split(init_key, num_envs))
-
-    def workload(moves: int, uniforms: np.ndarray) -> int:
-        if not compiled:
-            setup()
-        step, policy, key, state = compiled["step"], compiled["policy"], compiled["key"], compiled["state"]
-        steps = vector_steps(moves, num_envs, max_steps)
-        for _ in range(steps):
-            key, actions, step_keys = policy(key, state.legal_action_mask)
-            state = step(state, actions, step_keys)
-        state.observation.block_until_ready()
-        compiled.update(key=key, state=state)
-        return steps * num_envs
-
-    return workload
-
-
-def pgx_status() -> str:
-    """Return ``"ok"`` if pgx imports and makes a game, else why not (for the skip message).
-
-    Running it is checked by the warm-up, which compiles every pgx workload anyway.
-    """
-    try:
-        import jax  # noqa: F401
-        import pgx
-
-        pgx.make("tic_tac_toe")
-    except ImportError as error:
-        return f"pgx is not installed ({error.name} is missing): pip install pgx"
-    except Exception as error:  # noqa: BLE001  (any failure is a reason to skip, reported verbatim)
-        return f"pgx does not run here: {type(error).__name__}: {error}"
-    return "ok"
-
-
-def agent_moves(compare: bool) -> dict[str, Callable[[int], Callable[[], Any]]]:
-    """Return the agent workloads, ours and with ``compare`` OpenSpiel's: repeat index -> the move to time.
-
-    Building the agent (and OpenSpiel's state) is not timed; only the move from the empty board is.
-    """
-    from agents.mcts import MCTSAgent
-    from agents.minimax import alphabeta
-    from gym_boardgames.rules import TicTacToe
-
-    game = TicTacToe()
-
-    def ours_mcts(i: int) -> Callable[[], Any]:
-        agent = MCTSAgent(n_simulations=1000, seed=i)
-        return lambda: agent.act(game, game.initial_state())
-
-    moves = {"alphabeta": lambda i: lambda: alphabeta(game, game.initial_state(), seed=i), "mcts_1000": ours_mcts}
-    if compare:
-        import pyspiel
-        from open_spiel.python.algorithms import mcts, minimax
-
-        spiel_game = pyspiel.load_game("tic_tac_toe")
-
-        def spiel_mcts(i: int) -> Callable[[], Any]:
-            rng = np.random.RandomState(i)
-            bot = mcts.MCTSBot(spiel_game, 2, 1000, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
-            state = spiel_game.new_initial_state()
-            return lambda: bot.step(state)
-
-        moves["openspiel_alphabeta"] = lambda i: lambda: minimax.alpha_beta_search(spiel_game)
-        moves["openspiel_mcts_1000"] = spiel_mcts
-    return moves
-
-
-def time_agents(args: argparse.Namespace) -> dict[str, float]:
-    """Return the median milliseconds of each agent's move, timed in turn (after a warm-up: imports, caches)."""
-    moves = agent_moves(args.compare)
-    runs: dict[str, list[float]] = {name: [] for name in moves}
-    for i in [0, *range(max(args.repeats, 5))]:
-        for name, prepare in moves.items():
-            move = prepare(i)
-            start = time.perf_counter()
-            move()
-            runs[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values[1:]) * 1000 for name, values in runs.items()}
-
-
-def time_workload(workload: Workload, moves: int, uniforms: np.ndarray) -> float:
-    """Return moves per second of one run."""
-    start = time.perf_counter()
-    done = workload(moves, uniforms)
-    return done / (time.perf_counter() - start)
-
-
-# ---- memory ----------------------------------------------------------------------------------
-
-# The probe's process loads this script and gym_boardgames/utils.py (standard library only) by path, so it
-# imports nothing but the library it measures before it measures its imports.
-_MEMORY_PROBE = """
-import importlib.util, json, sys
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-bench, utils = load("bench", sys.argv[1]), load("utils", sys.argv[2])
-kind, name, kwargs, n = sys.argv[3], sys.argv[4], json.loads(sys.argv[5]), int(sys.argv[6])
-print(json.dumps(bench.probe_memory(utils.peak_rss_mb, kind, name, kwargs, n)))
-"""
-
-
-def memory_probe(kind: str, name: str, kwargs: dict, num_envs: int) -> dict:
-    """Return the peak RSS (MB) of a fresh process running ``num_envs`` games for 100 steps, and of its imports.
-
-    Args:
-        kind: ``"ours"`` (``name`` is an env id) or ``"pgx"`` (``name`` is a pgx game).
-        name: the env id or pgx game name.
-        kwargs: the env kwargs (ours only).
-        num_envs: the number of games.
-    """
-    import gym_boardgames.utils
-
-    paths = [os.path.abspath(__file__), gym_boardgames.utils.__file__]
-    command = [sys.executable, "-c", _MEMORY_PROBE, *paths, kind, name, json.dumps(kwargs), str(num_envs)]
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        return {"error": result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "failed"}
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
-def probe_memory(peak: Callable[[], float], kind: str, name: str, kwargs: dict, num_envs: int) -> dict:
-    """The probe's own work, in its fresh process: import the library, then step ``num_envs`` games 100 times.
-
-    Returns:
-        ``rss_mb`` (the peak at the end) and ``imports_rss_mb`` (the peak after the imports), by ``peak``.
-    """
-    if kind == "ours":
-        import gymnasium  # noqa: F401
-
-        import gym_boardgames  # noqa: F401
-        from gym_boardgames.rules.batch import random_legal_actions  # noqa: F401
-    else:
-        import jax  # noqa: F401
-        import pgx  # noqa: F401
-    imports = peak()
-    if kind == "ours":
-        vector_workload(name, kwargs, num_envs, None, 100)(100 * num_envs, np.zeros(0))
-    else:
-        pgx_workload(name, num_envs, 100)(100 * num_envs, np.zeros(0))
-    return {"rss_mb": round(peak(), 1), "imports_rss_mb": round(imports, 1)}
+PEERS = tuple(PEER_WORKLOADS)
 
 
 # ---- the command line ------------------------------------------------------------------------
@@ -583,7 +310,7 @@ def main(argv: list[str] | None = None) -> dict:
         if not args.json:
             print(f"pgx skipped: {pgx_state}", file=sys.stderr)
     medians = {key: statistics.median(values) for key, values in runs.items()}
-    agent_ms = {} if args.no_agents else time_agents(args)
+    agent_ms = {} if args.no_agents else time_agents(args.compare, args.repeats)
 
     memory: dict = {}
     if args.memory_envs and args.num_envs:
@@ -613,7 +340,7 @@ def main(argv: list[str] | None = None) -> dict:
         "numpy": np.__version__,
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
-        "pgx": pgx_state if pgx_state != "ok" else f"ok ({_pgx_versions()})",
+        "pgx": pgx_state if pgx_state != "ok" else f"ok ({pgx_versions()})",
         "results": results,
         "memory": memory,
     }
@@ -623,13 +350,6 @@ def main(argv: list[str] | None = None) -> dict:
         print_tables(runs, medians, results, agent_ms, agents_summary, memory)
     emit_summary(summary, args.out, print_json=True)  # the JSON line ends the output, with or without --json
     return summary
-
-
-def _pgx_versions() -> str:
-    import jax
-    import pgx
-
-    return f"pgx {pgx.__version__}, jax {jax.__version__}"
 
 
 def print_tables(

@@ -1,6 +1,5 @@
 """bench.py times the vector envs (and, with --compare, OpenSpiel and pgx) and reports them as JSON."""
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -10,6 +9,9 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))  # bench.py's workloads package, found as bench.py finds it
+from peers.workloads import vector_steps, vector_workload  # noqa: E402
+
 TINY = ["--moves", "300", "--repeats", "1", "--warmup", "0", "--vector-moves", "2000", "--no-agents"]
 
 
@@ -22,13 +24,6 @@ def run_bench(*args, env=None):
         env=env,
     )
     return result
-
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench", ROOT / "scripts" / "bench.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.slow
@@ -114,9 +109,8 @@ def test_compare_without_pgx_says_why_and_times_the_rest(tmp_path):
 
 
 def test_the_vector_workload_counts_moves_not_restart_steps():
-    bench = load_bench()
-    assert bench.vector_steps(1000, 10, 50) == 50 and bench.vector_steps(1000, 4096, 50) == 2
-    workload = bench.vector_workload("TicTacToe-v0", {}, 1, None, 1000)
+    assert vector_steps(1000, 10, 50) == 50 and vector_steps(1000, 4096, 50) == 2
+    workload = vector_workload("TicTacToe-v0", {}, 1, None, 1000)
     moves = workload(900, np.zeros(1))
     # One game of tic-tac-toe takes 5 to 9 moves, then one restart step that plays none.
     assert 900 * 5 / 6 <= moves <= 900 * 9 / 10 + 1
