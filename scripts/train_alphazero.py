@@ -236,31 +236,6 @@ def build_config(args: argparse.Namespace) -> Any:
     )
 
 
-def describe_config(game: Any, config: Any) -> str:
-    """Return the run's settings as a few readable lines (the full settings are saved with the model)."""
-    sp = config.selfplay
-    search = (
-        f"Gumbel AlphaZero, {sp.n_simulations} simulations, {sp.max_considered} root moves considered"
-        if sp.algorithm == "gumbel"
-        else f"PUCT, {sp.n_simulations} simulations, c_puct {sp.c_puct:g}, Dirichlet({sp.dirichlet_alpha:g}) "
-        f"x {sp.dirichlet_epsilon:g}, {sp.temperature_moves} moves at temperature 1"
-    )
-    stop = f"{config.iterations:,} iterations" + (
-        f" or {config.time_limit:,.0f} s of training, whichever comes first" if config.time_limit else ""
-    )
-    lines = [
-        f"training AlphaZero on {game!r} until {stop}",
-        f"  self-play: {config.games_per_iteration} games per iteration, {sp.parallel_games} at once, "
-        f"{config.workers} worker(s); {search}"
-        + (f"; openings of up to {sp.random_opening_moves} random moves" if sp.random_opening_moves else ""),
-        f"  network: {config.channels} channels x {config.blocks} blocks; AdamW lr {config.lr:g} "
-        f"(to 10%), weight decay {config.weight_decay:g}, batch {config.batch_size}, "
-        f"{config.epochs:g} samples per new position, window {config.replay_window:,}",
-        f"  evaluation every {config.eval_every} iterations" if config.eval_every else "  no evaluation",
-    ]
-    return "\n".join(lines)
-
-
 def plot_curve(curve: list[Any], path: str, title: str) -> None:
     """Draw the losses and the evaluation scores over wall-clock minutes to a PNG."""
     plt = cli.pyplot()
@@ -339,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     config = trainer.config
     if args.out_note:
         print(args.out_note, flush=True)
-    print(describe_config(trainer.game, config), flush=True)
+    print(config.describe(trainer.game), flush=True)
     board = None
     if args.tensorboard is not None:
         board = cli.TensorBoardLog(args.tensorboard)

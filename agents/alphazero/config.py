@@ -253,6 +253,30 @@ class TrainConfig:
         widths = {name: getattr(self, name) for name in _NET_WIDTHS}
         return NetConfig(*encoder.shape, encoder.num_actions, **widths)
 
+    def describe(self, game: Any) -> str:
+        """Return the run's settings on ``game`` as a few readable lines (the full settings are :meth:`to_dict`)."""
+        sp = self.selfplay
+        search = (
+            f"Gumbel AlphaZero, {sp.n_simulations} simulations, {sp.max_considered} root moves considered"
+            if sp.algorithm == "gumbel"
+            else f"PUCT, {sp.n_simulations} simulations, c_puct {sp.c_puct:g}, Dirichlet({sp.dirichlet_alpha:g}) "
+            f"x {sp.dirichlet_epsilon:g}, {sp.temperature_moves} moves at temperature 1"
+        )
+        stop = f"{self.iterations:,} iterations" + (
+            f" or {self.time_limit:,.0f} s of training, whichever comes first" if self.time_limit else ""
+        )
+        lines = [
+            f"training AlphaZero on {game!r} until {stop}",
+            f"  self-play: {self.games_per_iteration} games per iteration, {sp.parallel_games} at once, "
+            f"{self.workers} worker(s); {search}"
+            + (f"; openings of up to {sp.random_opening_moves} random moves" if sp.random_opening_moves else ""),
+            f"  network: {self.channels} channels x {self.blocks} blocks; AdamW lr {self.lr:g} "
+            f"(to 10%), weight decay {self.weight_decay:g}, batch {self.batch_size}, "
+            f"{self.epochs:g} samples per new position, window {self.replay_window:,}",
+            f"  evaluation every {self.eval_every} iterations" if self.eval_every else "  no evaluation",
+        ]
+        return "\n".join(lines)
+
     def to_dict(self) -> dict[str, Any]:
         """Return the settings as a JSON-ready dict."""
         return asdict(self)

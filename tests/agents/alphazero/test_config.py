@@ -42,3 +42,19 @@ def test_the_network_follows_the_settings_and_the_games_encoding():
     net = TrainConfig(channels=8, blocks=2, value_hidden=16, policy_channels=3, value_channels=2).net_config(encoder)
     assert (net.in_planes, net.height, net.width) == encoder.shape and net.num_actions == encoder.num_actions
     assert (net.channels, net.blocks, net.value_hidden, net.policy_channels, net.value_channels) == (8, 2, 16, 3, 2)
+
+
+def test_describe_names_the_search_the_stop_and_the_network_in_four_lines():
+    puct = TrainConfig(iterations=1200, time_limit=90, eval_every=0, channels=8, blocks=2, lr=1e-3)
+    lines = puct.describe("G").splitlines()
+    assert lines[0] == "training AlphaZero on 'G' until 1,200 iterations or 90 s of training, whichever comes first"
+    assert "PUCT, 50 simulations, c_puct 1.5, Dirichlet(0.5) x 0.25, 8 moves at temperature 1" in lines[1]
+    assert lines[2].startswith("  network: 8 channels x 2 blocks; AdamW lr 0.001 (to 10%)")
+    assert lines[3] == "  no evaluation"
+    gumbel = TrainConfig(selfplay=SelfPlayConfig(algorithm="gumbel", max_considered=4, random_opening_moves=3))
+    lines = gumbel.describe("G").splitlines()
+    assert lines[0].endswith("until 20 iterations")
+    assert lines[1].endswith(
+        "Gumbel AlphaZero, 50 simulations, 4 root moves considered; openings of up to 3 random moves"
+    )
+    assert lines[3] == "  evaluation every 1 iterations"
