@@ -1,6 +1,8 @@
-"""Validation shared by the rules classes."""
+"""What the rules classes share: their size limits and checks, and identity by configuration."""
 
 from __future__ import annotations
+
+from typing import Any, ClassVar
 
 from gym_boardgames.checks import check_int
 
@@ -43,3 +45,37 @@ def value_for(player: int, value: float, holder: int) -> float:
         holder: the player ``value`` belongs to (e.g. the mover at the child).
     """
     return value if holder == player else -value
+
+
+class RulesByConfig:
+    """Identity by configuration: a rules class names its parameters, and the rest follows.
+
+    ``config`` is the tuple of those parameters, ``repr`` shows them as keyword arguments, and two games
+    are equal (and hash alike) when they belong to the same family of rules and have the same config. The
+    family is the first class that derives from this one, so ``TicTacToe()`` (a ``ConnectN`` subclass)
+    equals ``ConnectN(3, 3, 3, False)``: the same rules, and the same saved files.
+    """
+
+    #: The constructor's parameters, in order, each also an attribute of the game.
+    config_names: ClassVar[tuple[str, ...]]
+    _family: ClassVar[type]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if RulesByConfig in cls.__bases__:
+            cls._family = cls
+
+    @property
+    def config(self) -> tuple[Any, ...]:
+        """The parameters named by ``config_names``: two games with the same config have the same rules."""
+        return tuple(getattr(self, name) for name in self.config_names)
+
+    def __repr__(self) -> str:
+        arguments = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.config_names)
+        return f"{self._family.__name__}({arguments})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, self._family) and self.config == other.config
+
+    def __hash__(self) -> int:
+        return hash(self.config)

@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gym_boardgames.checks import check_int
-from gym_boardgames.rules.common import MAX_BOARD_SIDE, check_board_side
+from gym_boardgames.rules.common import MAX_BOARD_SIDE, RulesByConfig, check_board_side
 
 EMPTY = 0
 #: The cell value of a piece of player ``p`` is ``p + 1``.
@@ -124,7 +124,7 @@ def board_geometry(rows: int, cols: int, n: int) -> Geometry:
     )
 
 
-class ConnectN:
+class ConnectN(RulesByConfig):
     """The m,n,k game on a ``rows x cols`` board, optionally with gravity (Connect Four).
 
     Args:
@@ -138,6 +138,7 @@ class ConnectN:
     """
 
     num_players = 2
+    config_names = ("rows", "cols", "n", "gravity")
 
     def __init__(self, rows: int = 6, cols: int = 7, n: int = 4, gravity: bool = True) -> None:
         rows = check_board_side("rows", rows, MAX_BOARD_SIDE)
@@ -160,24 +161,10 @@ class ConnectN:
         # int64 holds 3**cells for up to 39 cells; larger boards fall back to Python ints.
         self._key_weights = 3 ** np.arange(self.num_cells, dtype=np.int64) if self.num_cells <= 39 else None
 
-    def __repr__(self) -> str:
-        return f"ConnectN(rows={self.rows}, cols={self.cols}, n={self.n}, gravity={self.gravity})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ConnectN) and self.config == other.config
-
-    def __hash__(self) -> int:
-        return hash(self.config)
-
     @functools.cached_property
     def num_keys(self) -> int:
         """``3**cells``: every :meth:`key` is in ``0 .. num_keys - 1`` (computed on first use)."""
         return 3**self.num_cells
-
-    @property
-    def config(self) -> tuple[int, int, int, bool]:
-        """``(rows, cols, n, gravity)``: two games with the same config have the same rules."""
-        return (self.rows, self.cols, self.n, self.gravity)
 
     def _rank_actions(self) -> tuple[int, ...]:
         """Rank actions for search move ordering: 0 is tried first.

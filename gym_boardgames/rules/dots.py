@@ -54,7 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gym_boardgames.rules.common import MAX_DOTS_SIDE, check_board_side
+from gym_boardgames.rules.common import MAX_DOTS_SIDE, RulesByConfig, check_board_side
 from gym_boardgames.rules.connect import PERSPECTIVE_TABLES
 
 TIE_BREAKS = ("draw", "second")
@@ -131,7 +131,7 @@ def dots_geometry(rows: int, cols: int) -> DotsGeometry:
     )
 
 
-class DotsAndBoxes:
+class DotsAndBoxes(RulesByConfig):
     """Dots and Boxes with ``rows x cols`` boxes.
 
     Args:
@@ -146,6 +146,7 @@ class DotsAndBoxes:
     """
 
     num_players = 2
+    config_names = ("rows", "cols", "tie_break")
 
     def __init__(self, rows: int = 3, cols: int = 3, tie_break: str = "draw") -> None:
         rows = check_board_side("rows", rows, MAX_DOTS_SIDE, " (a number of boxes)")
@@ -167,20 +168,6 @@ class DotsAndBoxes:
         self.full_key = (1 << self.num_edges) - 1
         self._all_edges = b"\x01" * self.num_edges
         self._initial = DotsState(bytes(self.num_edges), bytes(self.num_boxes), 0)
-
-    def __repr__(self) -> str:
-        return f"DotsAndBoxes(rows={self.rows}, cols={self.cols}, tie_break={self.tie_break!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DotsAndBoxes) and self.config == other.config
-
-    def __hash__(self) -> int:
-        return hash(self.config)
-
-    @property
-    def config(self) -> tuple[int, int, str]:
-        """``(rows, cols, tie_break)``."""
-        return (self.rows, self.cols, self.tie_break)
 
     # ---- the rules surface -------------------------------------------------------------------
 

@@ -194,3 +194,15 @@ def test_envs_at_the_largest_sizes_reset_and_step(env_id, kwargs, work_budget):
         vec.step(vec.action_space.sample())
     vec.close()
     env.close()
+
+
+def test_rules_compare_by_family_and_config() -> None:
+    from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
+
+    assert TicTacToe() == ConnectN(3, 3, 3, False) and ConnectN(3, 3, 3, False) == TicTacToe()
+    assert hash(TicTacToe()) == hash(ConnectN(3, 3, 3, False))
+    assert ConnectN(3, 3, 3, True) != TicTacToe() and DotsAndBoxes(2, 2) != DotsAndBoxes(2, 2, "second")
+    assert DotsAndBoxes(3, 4) != ConnectN(3, 4, 4, True)  # other rules, however the tuples compare
+    assert repr(DotsAndBoxes(2, 3)) == "DotsAndBoxes(rows=2, cols=3, tie_break='draw')"
+    assert repr(ConnectN()) == "ConnectN(rows=6, cols=7, n=4, gravity=True)" and repr(TicTacToe()) == "TicTacToe()"
+    assert ConnectN(5, 5, 4, False).config == (5, 5, 4, False)
