@@ -31,7 +31,7 @@ from agents.dots.layered_value import LayeredValueAgent
 from agents.factory import make_agent
 from agents.grading import play_graded
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
-from gym_boardgames.utils import progress_bar
+from gym_boardgames.utils import peak_rss_mb, progress_bar
 
 
 def study_bots(k: int) -> list[str]:
@@ -89,16 +89,15 @@ def match_record(result: MatchResult) -> dict[str, Any]:
 def run_solve(rows: int, cols: int) -> dict[str, Any]:
     """Solve the board and the two smaller study boards; report values, time and memory.
 
-    The table becomes this process's :func:`shared_table`. The memory is measured with ``resource``
-    (Unix), as the peak of the whole process, so the solve should run before anything else grows.
+    The table becomes this process's :func:`shared_table`. The memory is the peak of the whole process
+    (:func:`~gym_boardgames.utils.peak_rss_mb`, None where it cannot be read), so the solve should run
+    before anything else grows.
     """
-    import resource  # Unix only: imported here so that the other tasks run anywhere
-
-    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_before = peak_rss_mb()
     start, cpu_start = time.perf_counter(), time.process_time()
     table = solve_layers(DotsAndBoxes(rows, cols))
     seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
-    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_after = peak_rss_mb()
     global _TABLE
     _TABLE = table
     empty = DotsAndBoxes(rows, cols).initial_state()
@@ -115,9 +114,9 @@ def run_solve(rows: int, cols: int) -> dict[str, Any]:
         "optimal_first_moves": table.best_moves(empty),
         "seconds": round(seconds, 2),
         "cpu_seconds": round(cpu_seconds, 2),  # wall time counts other processes on a busy machine; this does not
-        # ru_maxrss is in KiB on Linux: the peak of the whole process, and how much the solve raised it.
-        "peak_rss_mb": round(rss_after / 1024),
-        "solve_rss_increase_mb": round((rss_after - rss_before) / 1024),
+        # The peak of the whole process, and how much the solve raised it.
+        "peak_rss_mb": None if rss_after is None else round(rss_after),
+        "solve_rss_increase_mb": None if rss_after is None else round(rss_after - rss_before),
         "table_mb": round(table.values.nbytes / 2**20),
         "values": values,
     }

@@ -1,7 +1,7 @@
 """The study's tasks: seeds fixed by a run's place, and the audit of games against the solver."""
 
 from agents.dots import Always4Never3Bot, EndgameBot, solve_layers
-from agents.dots.study import play_audited, saved_files, study_summary, study_tasks
+from agents.dots.study import play_audited, run_solve, saved_files, study_summary, study_tasks
 from gym_boardgames.rules import DotsAndBoxes
 
 SETTINGS = {
@@ -65,3 +65,11 @@ def test_the_audit_passes_the_exact_agent_and_catches_a_player_that_is_not():
     assert exact["win"] + exact["draw"] + exact["loss"] == 40 and exact["first"]["loss"] == 0
     greedy = play_audited(game, table, Always4Never3Bot(seed=2), EndgameBot(12, table=table, seed=3), 40)
     assert greedy["violations"] > 0 and greedy["won_when_could_win"] < greedy["could_win"]
+
+
+def test_the_solve_reports_the_boards_values_and_the_process_memory_in_mb():
+    report = run_solve(2, 2)
+    assert report["board"] == "2x2" and set(report["values"]) == {"2x2", "2x3"}
+    assert report["values"]["2x2"]["q_empty"] == report["q_empty"]
+    # Megabytes of the whole process (a Python process with numpy holds tens of them), not KiB.
+    assert 10 < report["peak_rss_mb"] < 10_000 and 0 <= report["solve_rss_increase_mb"] <= report["peak_rss_mb"]
