@@ -34,7 +34,9 @@ def test_a_plain_callable_is_its_own_policy():
     assert as_policy(lowest) is lowest
 
 
-@pytest.mark.parametrize("agent", [None, 3, "alphabeta", type("NoAct", (), {"act": 5})()], ids=repr)
+@pytest.mark.parametrize(
+    "agent", [None, 3, "alphabeta", type("NoAct", (), {"act": 5})()], ids=["None", "3", "a-name", "act-not-callable"]
+)
 def test_anything_else_is_refused_naming_what_an_agent_needs(agent):
     with pytest.raises(ValueError, match=r"is not an agent: it needs act\(game, state\) -> int or to be callable"):
         as_policy(agent)
