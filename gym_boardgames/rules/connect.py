@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gym_boardgames.checks import check_int
-from gym_boardgames.rules.common import MAX_BOARD_SIDE, RulesByConfig, check_board_side
+from gym_boardgames.rules.common import MAX_BOARD_SIDE, RulesByConfig, check_action_index, check_board_side
 
 EMPTY = 0
 #: The cell value of a piece of player ``p`` is ``p + 1``.
@@ -235,12 +235,8 @@ class ConnectN(RulesByConfig):
         """
         if state.winner is not None or EMPTY not in state.board:
             raise ValueError("the game is over: no action is legal")
-        try:
-            action = operator.index(action)
-        except TypeError:
-            raise ValueError(f"action must be an integer 0..{self.num_actions - 1}, got {action!r}") from None
-        if not 0 <= action < self.num_actions:
-            raise ValueError(f"action {action!r} is out of range: valid actions are 0..{self.num_actions - 1}")
+        if type(action) is not int or not 0 <= action < self.num_actions:  # the common case, checked inline
+            action = check_action_index(action, self.num_actions)
         board = state.board
         if board[action] != EMPTY:  # with gravity, cell `action` is the top of that column
             if self.gravity:

@@ -49,12 +49,11 @@ batched rules).
 from __future__ import annotations
 
 import functools
-import operator
 from typing import NamedTuple
 
 import numpy as np
 
-from gym_boardgames.rules.common import MAX_DOTS_SIDE, RulesByConfig, check_board_side
+from gym_boardgames.rules.common import MAX_DOTS_SIDE, RulesByConfig, check_action_index, check_board_side
 from gym_boardgames.rules.connect import PERSPECTIVE_TABLES
 
 TIE_BREAKS = ("draw", "second")
@@ -201,12 +200,8 @@ class DotsAndBoxes(RulesByConfig):
         Raises:
             ValueError: if the action is not an integer, is out of range, or the edge is drawn.
         """
-        try:
-            action = operator.index(action)
-        except TypeError:
-            raise ValueError(f"action must be an integer 0..{self.num_edges - 1}, got {action!r}") from None
-        if not 0 <= action < self.num_edges:
-            raise ValueError(f"action {action!r} is out of range: valid edges are 0..{self.num_edges - 1}")
+        if type(action) is not int or not 0 <= action < self.num_edges:  # the common case, checked inline
+            action = check_action_index(action, self.num_edges, "edges")
         if state.edges[action]:
             over = " (the game is over)" if self.is_terminal(state) else ""
             raise ValueError(f"edge {action} is already drawn{over}")

@@ -15,7 +15,7 @@ import gym_boardgames.rules.connect as connect_rules
 import gym_boardgames.rules.dots as dots_rules
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, board_geometry
 from gym_boardgames.rules.batch import MAX_BATCH_BYTES, ConnectNBatch, DotsAndBoxesBatch, connect_tables
-from gym_boardgames.rules.common import MAX_BOARD_SIDE, MAX_DOTS_SIDE
+from gym_boardgames.rules.common import MAX_BOARD_SIDE, MAX_DOTS_SIDE, check_action_index
 
 gym.register_envs(gym_boardgames)
 
@@ -206,3 +206,13 @@ def test_rules_compare_by_family_and_config() -> None:
     assert repr(DotsAndBoxes(2, 3)) == "DotsAndBoxes(rows=2, cols=3, tie_break='draw')"
     assert repr(ConnectN()) == "ConnectN(rows=6, cols=7, n=4, gravity=True)" and repr(TicTacToe()) == "TicTacToe()"
     assert ConnectN(5, 5, 4, False).config == (5, 5, 4, False)
+
+
+@pytest.mark.parametrize("action", [-1, 9, 2.0, "1", None, True + 8])
+def test_check_action_index_refuses_what_is_not_an_action(action: object) -> None:
+    with pytest.raises(ValueError, match=r"action .*(must be an integer 0\.\.8|out of range: valid cells are 0\.\.8)"):
+        check_action_index(action, 9, "cells")
+
+
+def test_check_action_index_takes_any_integer_type() -> None:
+    assert check_action_index(np.int16(4), 9) == 4 and type(check_action_index(np.int16(4), 9)) is int
