@@ -91,20 +91,6 @@ class FirstAvailableBot:
         return "FirstAvailableBot()"
 
 
-def _always4never3_moves(game: DotsAndBoxes, key: int) -> list[int]:
-    """The moves Always4Never3 chooses among: box-completing edges, else safe edges, else all free edges."""
-    moves = game.edge_key_successors(key)
-    if not moves:
-        raise ValueError("no legal action: the game is over")
-    completing = [e for e, _, reward in moves if reward]
-    if completing:
-        return completing
-    # An edge is unsafe when a box it borders already has two edges: drawing it makes a three-sided box.
-    free = [e for e, _, _ in moves]
-    safe = [e for e in free if 2 not in game.box_sides(key, e)]
-    return safe or free
-
-
 class Always4Never3Bot:
     """The study's ``always4never3``: always takes a box, never draws a box's third edge if it can help it.
 
@@ -120,14 +106,26 @@ class Always4Never3Bot:
         self.rng = make_rng(seed)
 
     def act(self, game: DotsAndBoxes, state: DotsState) -> int:
-        """Return a box-completing edge, else a safe edge, else any free edge (random among them).
+        """Return one of the bot's candidate moves (as the class docstring says), uniformly at random.
 
         Raises:
             ValueError: at the end of the game, or if ``game`` is not Dots and Boxes.
         """
-        check_dots(game)
-        moves = _always4never3_moves(game, game.edge_key(state))
+        moves = self._moves(check_dots(game), game.edge_key(state))
         return moves[self.rng.integers(len(moves))] if len(moves) > 1 else moves[0]
+
+    def _moves(self, game: DotsAndBoxes, key: int) -> list[int]:
+        """The candidates: box-completing edges, else safe edges, else all free edges."""
+        moves = game.edge_key_successors(key)
+        if not moves:
+            raise ValueError("no legal action: the game is over")
+        completing = [e for e, _, reward in moves if reward]
+        if completing:
+            return completing
+        # An edge is unsafe when a box it borders already has two edges: drawing it makes a three-sided box.
+        free = [e for e, _, _ in moves]
+        safe = [e for e in free if 2 not in game.box_sides(key, e)]
+        return safe or free
 
     def __repr__(self) -> str:
         return "Always4Never3Bot()"
@@ -139,7 +137,7 @@ def _shared_table(rows: int, cols: int, last_k: int) -> LayerTable:
     return solve_layers(DotsAndBoxes(rows, cols), last_k=last_k)
 
 
-class EndgameBot:
+class EndgameBot(Always4Never3Bot):
     """The study's bot2(k): optimal for the last ``k`` moves, Always4Never3 before.
 
     Once ``k`` or fewer edges are left it plays a move that maximises ``f(s, a)`` under the exact ``V``
@@ -159,7 +157,7 @@ class EndgameBot:
     def __init__(self, k: int = 10, table: LayerTable | None = None, seed: SeedLike = None) -> None:
         self.k = check_int("k", k, 0)
         self.table = table
-        self.rng = make_rng(seed)
+        super().__init__(seed)
 
     def _table_for(self, game: DotsAndBoxes) -> LayerTable:
         depth = min(self.k, game.num_edges)
@@ -172,19 +170,11 @@ class EndgameBot:
             raise ValueError(f"{self!r} needs a table solved for the last {depth} moves, got last_k={table.last_k}")
         return table
 
-    def act(self, game: DotsAndBoxes, state: DotsState) -> int:
-        """Return an optimal move when at most ``k`` edges are left, else an Always4Never3 move.
-
-        Raises:
-            ValueError: at the end of the game, or if ``game`` is not Dots and Boxes.
-        """
-        key = check_dots(game).edge_key(state)
-        left = game.num_edges - key.bit_count()
-        if 0 < left <= self.k:
-            moves = self._table_for(game).best_moves(key)
-        else:
-            moves = _always4never3_moves(game, key)
-        return moves[self.rng.integers(len(moves))] if len(moves) > 1 else moves[0]
+    def _moves(self, game: DotsAndBoxes, key: int) -> list[int]:
+        """The best moves under the exact ``V`` once at most ``k`` edges are left, else Always4Never3's."""
+        if 0 < game.num_edges - key.bit_count() <= self.k:
+            return self._table_for(game).best_moves(key)
+        return super()._moves(game, key)
 
     def __repr__(self) -> str:
         return f"EndgameBot({self.k})"
