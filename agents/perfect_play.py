@@ -262,23 +262,6 @@ def agent_moves(
     return moves
 
 
-def network_moves(evaluator: Any, labels: LabelSet, batch: int = 1024) -> list[int]:
-    """Return the raw network's most probable legal move in every position (batched evaluations).
-
-    Args:
-        evaluator: anything with ``evaluate(game, states) -> (priors, values)`` (e.g. an AlphaZero agent).
-        labels: the positions.
-        batch: states per call.
-    """
-    game = connect_four()
-    states = labels.states()
-    moves: list[int] = []
-    for start in range(0, len(states), batch):
-        priors, _ = evaluator.evaluate(game, states[start : start + batch])
-        moves.extend(np.argmax(priors, axis=1).tolist())
-    return moves
-
-
 def format_report(reports: dict[str, dict[str, Any]]) -> str:
     """Return a Markdown table: one row per player, outcome kept overall, on critical positions, per stage."""
     stage_names = [name for name, _, _ in STAGES]

@@ -289,20 +289,20 @@ class Trainer:
         return False
 
     def _evaluate(self, point: CurvePoint) -> None:
+        from agents.alphazero.evaluation import greedy_moves
         from agents.arena import play_match
         from agents.mcts import MCTSAgent
 
         config = self.config
         labels = self._label_set()
         if labels is not None:
-            from agents.perfect_play import grade, network_moves
+            from agents.perfect_play import connect_four, grade
 
-            report = grade(labels, network_moves(self.agent(0).evaluator, labels))
+            report = grade(labels, greedy_moves(self.agent(0).evaluator, connect_four())(labels.states()))
             point.outcome_kept = report["outcome_kept"]
             point.outcome_kept_critical = report["critical"]["outcome_kept"]
         exact = self._solved_game()
         if exact is not None:
-            from agents.alphazero.evaluation import greedy_moves
             from agents.grading import optimal_move_rate
 
             point.optimal_rate = optimal_move_rate(exact, greedy_moves(self.agent(0).evaluator, self.game))

@@ -17,7 +17,6 @@ from agents.perfect_play import (
     format_report,
     grade,
     load_labels,
-    network_moves,
     save_labels,
     shipped_labels_path,
 )
@@ -84,11 +83,12 @@ def test_grade_refuses_illegal_or_missing_moves(labels):
 
 
 def test_agents_and_the_raw_network_are_graded_alike(labels):
+    from agents.alphazero.evaluation import greedy_moves
     from agents.factory import make_agent
 
     sample = labels.subset(np.arange(0, len(labels), 80))
     raw = make_agent("alphazero:0", game=GAME)
-    assert agent_moves(raw, sample) == network_moves(raw.evaluator, sample)
+    assert agent_moves(raw, sample) == greedy_moves(raw.evaluator, GAME)(sample.states())
     report = grade(sample, agent_moves(make_agent("random", seed=0), sample))
     assert 0.0 < report["outcome_kept"] < 1.0
 
