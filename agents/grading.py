@@ -134,13 +134,6 @@ def player_moves(agent: Any, game: Any, state: Any) -> list[int]:
     return list(greedy(game, state)) if callable(greedy) else [int(agent.act(game, state))]
 
 
-def _grade_position(solved: SolvedGame, state: Any, chosen: Sequence[int]) -> tuple[bool, bool]:
-    """Return ``(every chosen move optimal, some chosen move loses a position not lost)``."""
-    value = solved.value(state)
-    worst = min(move_value(solved, state, a) for a in chosen)
-    return worst == value, value >= 0 and worst < 0
-
-
 def grade_moves(solved: SolvedGame, states: Sequence[Any], moves: Sequence[Sequence[int]]) -> GreedyAudit:
     """Grade the moves a player may choose in each of ``states`` (one list of moves per state).
 
@@ -151,9 +144,10 @@ def grade_moves(solved: SolvedGame, states: Sequence[Any], moves: Sequence[Seque
     """
     optimal = losing = 0
     for state, chosen in zip(states, moves, strict=True):
-        good, bad = _grade_position(solved, state, chosen)
-        optimal += good
-        losing += bad
+        value = solved.value(state)
+        worst = min(move_value(solved, state, a) for a in chosen)
+        optimal += worst == value
+        losing += value >= 0 and worst < 0  # a position not lost, lost by some chosen move
     return GreedyAudit(len(states), optimal, losing)
 
 
@@ -181,7 +175,8 @@ def _walk(agent: Any, solved: SolvedGame, seat: int | None) -> GreedyAudit:
     start = game.initial_state()
     seen = {game.key(start)}
     stack = [start]
-    positions = optimal = losing = 0
+    graded: list[Any] = []
+    chosen_moves: list[list[int]] = []
     while stack:
         state = stack.pop()
         if game.is_terminal(state):
@@ -190,10 +185,8 @@ def _walk(agent: Any, solved: SolvedGame, seat: int | None) -> GreedyAudit:
         legal = game.legal_actions(state)
         if seat is None or mover == seat:
             chosen = player_moves(agent, game, state)
-            good, bad = _grade_position(solved, state, chosen)
-            positions += 1
-            optimal += good
-            losing += bad
+            graded.append(state)
+            chosen_moves.append(chosen)
         # Everything stays reachable for the full audit; a seat's audit follows only its own choices.
         follow = legal if seat is None or mover != seat else chosen
         for action in follow:
@@ -202,7 +195,7 @@ def _walk(agent: Any, solved: SolvedGame, seat: int | None) -> GreedyAudit:
             if key not in seen:
                 seen.add(key)
                 stack.append(child)
-    return GreedyAudit(positions, optimal, losing)
+    return grade_moves(solved, graded, chosen_moves)
 
 
 def audit_all_positions(agent: Any, game: Any, solved: Mapping[int, int]) -> GreedyAudit:
