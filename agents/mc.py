@@ -323,7 +323,7 @@ class _Control:
 def _check_callback(callback: Callback | None, callback_every: int) -> int:
     callback_every = check_int("callback_every", callback_every, 0)
     if callback is not None and callback_every == 0:
-        raise ValueError("callback_every must be >= 1 when a callback is given")
+        raise ValueError("callback_every must be >= 1 when a callback is given, got 0")
     return callback_every if callback is not None else 0
 
 

@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents._rng import SeedLike, make_rng, uniform_stream
+from agents.mc import _check_callback, _chunks
 from agents.persistence import MAX_DATA_BYTES, MAX_FILE_BYTES
 from agents.td_file import load_tables, save_tables, table_size
 from gym_boardgames.checks import check_int, check_number
@@ -403,9 +404,7 @@ def train_self_play(
     for name, value in (("epsilon", epsilon), ("epsilon_final", epsilon_final)):
         if value is not None:
             check_number(name, value, 0, 1)
-    check_int("callback_every", callback_every, 0)
-    if callback is not None and callback_every == 0:
-        raise ValueError("callback_every must be >= 1 when a callback is given, got 0")
+    callback_every = _check_callback(callback, callback_every)
     num_keys = table_size(game)
     rng = make_rng(seed)
     if initial is None:
@@ -428,15 +427,9 @@ def train_self_play(
     loop = _SelfPlay(game, values, rng)
     alphas = linear_schedule(alpha, alpha_final, episodes)
     epsilons = linear_schedule(epsilon, epsilon_final, episodes)
-    # Run in chunks so that progress and callbacks are reported without a check per episode.
-    step = max(1, episodes // 100)
-    if callback is not None:
-        step = min(step, callback_every)
+    # Run in chunks (those of Monte Carlo training) so that progress and callbacks need no check per episode.
     done = 0
-    while done < episodes:
-        n = min(step, episodes - done)
-        if callback is not None:
-            n = min(n, callback_every - done % callback_every)
+    for n in _chunks(episodes, callback_every):
         loop.run(n, alphas, epsilons, done)
         done += n
         if progress is not None:
