@@ -202,11 +202,8 @@ class SearchTree:
                             child, best = candidate, score
             if child is None:
                 state = game.apply(node.state, actions[i])
-                if game.is_terminal(state):
-                    child = Node(state, game.current_player(state), p, tuple(game.returns(state)))
-                else:
-                    child = Node(state, game.current_player(state), p, None)
-                children[i] = child
+                proven = tuple(game.returns(state)) if game.is_terminal(state) else None
+                child = children[i] = Node(state, game.current_player(state), p, proven)
                 node.n_expanded += 1
                 path.append(child)
                 return path, True
