@@ -331,23 +331,22 @@ def parse_json(path: PathLike, text: str, *, header: bool = False) -> Any:
 
 def _check_header(path: PathLike, header: Any, format_name: str, versions: Collection[int]) -> tuple[int, dict]:
     """Validate a decoded header; return ``(version, meta)``."""
-    where = os.fspath(path)
     if not isinstance(header, dict) or "format" not in header or "version" not in header:
-        raise SavedFileError(where, "the header has no 'format' and 'version' fields: not a gym_boardgames file")
+        raise SavedFileError(path, "the header has no 'format' and 'version' fields: not a gym_boardgames file")
     found = header["format"]
     if found != format_name:
-        raise SavedFileError(where, f"holds format {short_repr(found)}, expected {format_name!r}")
+        raise SavedFileError(path, f"holds format {short_repr(found)}, expected {format_name!r}")
     version = header["version"]
     accepted = sorted(versions)
     if isinstance(version, bool) or not isinstance(version, int) or version not in accepted:
         raise SavedFileError(
-            where,
+            path,
             f"format {format_name!r} version {short_repr(version)} is not supported (this code reads versions "
             f"{', '.join(map(str, accepted))})",
         )
     meta = header.get("meta", {})
     if not isinstance(meta, dict):
-        raise SavedFileError(where, f"the header's 'meta' is {type(meta).__name__}, expected an object")
+        raise SavedFileError(path, f"the header's 'meta' is {type(meta).__name__}, expected an object")
     return version, meta
 
 
@@ -561,28 +560,27 @@ def load_json(
             header, holds another format or an unsupported version, or lacks a required key.
         ValueError: if ``max_file_bytes`` is not a positive integer.
     """
-    where = os.fspath(path)
     raw = _read_bytes(path, max_file_bytes)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise SavedFileError(where, "is not a JSON file (not UTF-8 text)") from None
-    document = parse_json(where, text)
+        raise SavedFileError(path, "is not a JSON file (not UTF-8 text)") from None
+    document = parse_json(path, text)
     if not isinstance(document, dict):
-        raise SavedFileError(where, f"holds a JSON {type(document).__name__}, expected an object with a header")
+        raise SavedFileError(path, f"holds a JSON {type(document).__name__}, expected an object with a header")
     version, meta = _check_header(path, document, format, versions)
     if "data" not in document:
-        raise SavedFileError(where, "has no 'data' field")
+        raise SavedFileError(path, "has no 'data' field")
     data = document["data"]
     if required:
         if not isinstance(data, dict):
-            raise SavedFileError(where, f"'data' is {type(data).__name__}, expected an object")
+            raise SavedFileError(path, f"'data' is {type(data).__name__}, expected an object")
         for key, kind in required.items():
             if key not in data:
-                raise SavedFileError(where, f"'data' is missing the key {key!r}")
+                raise SavedFileError(path, f"'data' is missing the key {key!r}")
             value, kinds = data[key], kind if isinstance(kind, tuple) else (kind,)
             # bool is an int in Python; a flag where a number is expected is still a wrong type.
             if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
                 names = " or ".join(k.__name__ for k in kinds)
-                raise SavedFileError(where, f"'data'[{key!r}] is {type(value).__name__}, expected {names}")
+                raise SavedFileError(path, f"'data'[{key!r}] is {type(value).__name__}, expected {names}")
     return LoadedJSON(version, meta, data)
