@@ -83,8 +83,10 @@ class LayeredValueAgent:
             )
         return board
 
-    def _move_values(self, board: DotsAndBoxes, key: int, boxes_left: int) -> tuple[list[int], list[float]]:
-        """Free edges of ``key`` and their estimated ``f(s, a)`` (the hot loop of training: kept flat)."""
+    def _move_values(
+        self, board: DotsAndBoxes, key: int, boxes_left: int
+    ) -> tuple[list[int], list[float], list[float]]:
+        """Free edges of ``key``, their estimated ``f(s, a)`` and children's ``V`` (training's hot loop: kept flat)."""
         get = self.layers[board.num_edges - key.bit_count() - 1].get
         edges, rewards, children = [], [], []
         total, known = 0.0, 0
@@ -104,7 +106,7 @@ class LayeredValueAgent:
                 if v is None:
                     children[i] = mean if mean is not None else (boxes_left - rewards[i]) * 0.5
         values = [move_value(v, r, boxes_left) for v, r in zip(children, rewards, strict=True)]
-        return edges, values
+        return edges, values, children
 
     def move_values(self, game: DotsAndBoxes, state: DotsState) -> dict[int, float]:
         """Return the estimated ``f(s, a)`` of every free edge under the current ``V``.
@@ -114,7 +116,7 @@ class LayeredValueAgent:
         """
         board = self._bind(game)
         key = board.edge_key(state)
-        edges, values = self._move_values(board, key, board.num_boxes - board.completed_boxes(key))
+        edges, values, _ = self._move_values(board, key, board.num_boxes - board.completed_boxes(key))
         return dict(zip(edges, values, strict=True))
 
     def value(self, game: DotsAndBoxes, state: DotsState) -> float | None:
@@ -128,7 +130,7 @@ class LayeredValueAgent:
         return self.layers[board.num_edges - key.bit_count()].get(key)
 
     def _greedy(self, board: DotsAndBoxes, key: int, boxes_left: int) -> int:
-        edges, values = self._move_values(board, key, boxes_left)
+        edges, values, _ = self._move_values(board, key, boxes_left)
         if not edges:
             raise ValueError("no legal action: the game is over")
         best = max(values)
@@ -157,7 +159,7 @@ class LayeredValueAgent:
             left = num_edges - key.bit_count()
             if left == 0:
                 continue  # the full board is worth 0 for sure
-            _, values = self._move_values(board, key, boxes_left)
+            _, values, _ = self._move_values(board, key, boxes_left)
             target = max(values)
             layer = self.layers[left]
             old = layer.get(key)
@@ -166,14 +168,12 @@ class LayeredValueAgent:
             layer[key] = old + lr * (target - old)
 
     def _initial_estimate(self, board: DotsAndBoxes, path: list[tuple[int, int]], t: int) -> float:
-        """The estimate an unseen position ``path[t]`` had as a successor of ``path[t - 1]``."""
+        """The estimate an unseen position ``path[t]`` had as a successor of ``path[t - 1]`` (:meth:`_move_values`)."""
         key, boxes_left = path[t]
         if t == 0:
             return boxes_left / 2
-        parent = path[t - 1][0]
-        get = self.layers[board.num_edges - key.bit_count()].get
-        seen = [v for edge in board.free_edges(parent) if (v := get(parent | 1 << edge)) is not None]
-        return sum(seen) / len(seen) if len(seen) >= 2 else boxes_left / 2
+        edges, _, children = self._move_values(board, *path[t - 1])
+        return children[edges.index((key ^ path[t - 1][0]).bit_length() - 1)]
 
     def train(
         self,
@@ -303,7 +303,7 @@ class LayeredValueAgent:
         if not np.any((keys == board.full_key) & (values == 0.0)):
             raise SavedFileError(path, "the full board's value is not 0")
         agent = cls(lr=float(lr), explore=float(explore), seed=seed)
-        agent._bind(DotsAndBoxes(rows, cols))
+        agent._bind(board)
         agent.games_trained = games
         layers = agent.layers
         for key, value in zip(keys.tolist(), values.tolist(), strict=True):
