@@ -80,14 +80,6 @@ class LayerTable:
             return key
         return self.game.edge_key(state)
 
-    def edges_left(self, state: DotsState | int) -> int:
-        """Return how many edges are still free."""
-        return self.num_edges - self._key(state).bit_count()
-
-    def is_solved(self, state: DotsState | int) -> bool:
-        """Return whether ``V`` of this position is in the table (at most ``last_k`` edges left)."""
-        return self.edges_left(state) <= self.last_k
-
     def _value(self, key: int) -> int:
         value = int(self.values[key])
         if value < 0:
