@@ -37,8 +37,6 @@ from typing import Any
 C_VISIT = 50.0
 #: mctx's ``value_scale``.
 C_SCALE = 0.1
-#: Moves considered at the root (mctx's ``max_num_considered_actions``).
-MAX_CONSIDERED = 16
 # A proven loss for the chooser is never selected; its completed Q is the loss itself.
 _LOSS = -1.0
 

@@ -160,7 +160,8 @@ class SelfPlayConfig:
         temperature_moves: moves per game drawn from the visit counts; later moves are greedy (PUCT only).
         algorithm: ``"puct"`` (AlphaZero: noise, visit counts, tree reuse) or ``"gumbel"`` (Gumbel AlphaZero:
             sequential halving at the root, the improved policy as target; ``c_puct`` and the noise unused).
-        max_considered: Gumbel: moves sampled at the root (Gumbel-top-k), at most the legal moves.
+        max_considered: Gumbel: moves sampled at the root (Gumbel-top-k; mctx's ``max_num_considered_actions``),
+            at most the legal moves.
         random_opening_moves: each game starts after 0..this many uniformly random moves (not recorded).
     """
 
