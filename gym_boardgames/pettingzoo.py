@@ -46,7 +46,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
         "install the `pettingzoo` extra with `pip install -e '.[pettingzoo]'` (or `pip install pettingzoo`)"
     ) from error
 
-from gym_boardgames.envs.base import check_action
+from gym_boardgames.envs.base import board_space, check_action
 from gym_boardgames.envs.contract import winner_of_returns
 from gym_boardgames.render.board import BoardMarks, board_marks, board_style, status_line
 from gym_boardgames.render.modes import BoardRenderMixin
@@ -108,11 +108,10 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
 
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
-        sample = self.game.observation(self.game.initial_state(), 0)
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
-                    "observation": spaces.Box(-1, 1, shape=sample.shape, dtype=np.int8),
+                    "observation": board_space(self.game),
                     "action_mask": spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8),
                 }
             )

@@ -106,10 +106,19 @@ def check_action(action: object, num_actions: int, meaning: str = "") -> int:
     return as_int
 
 
+def board_space(game: Any) -> spaces.Box:
+    """Return the observation space of one board of ``game``: ``Box(-1, 1, shape, int8)``.
+
+    The shape is that of ``game.observation``; the single, vector and PettingZoo envs all take it from here.
+    """
+    return spaces.Box(-1, 1, shape=game.observation(game.initial_state(), 0).shape, dtype=np.int8)
+
+
 class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     """A two-player, zero-sum, perfect-information board game seen by one agent.
 
-    Subclasses set ``observation_space`` and implement :meth:`_observation`; the drawing comes from
+    The observation is the rules' ``observation(state, player)`` in :func:`board_space`; a subclass may set
+    its own ``observation_space`` and :meth:`_observation`. The drawing comes from
     :mod:`gym_boardgames.render.board` (a subclass may refine :meth:`marks`).
 
     Args:
@@ -155,6 +164,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         if style is not None:
             self.player_names, self.symbols, self.window_title = style
         self.action_space = spaces.Discrete(game.num_actions)
+        self.observation_space = board_space(game)
         # The agent name of a named opponent (rebuilt from the seed at each seeded reset); else None.
         self._opponent_spec: str | None = None
         self._opponent_reset: Callable[[], Any] | None = None
@@ -379,7 +389,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
 
     def _observation(self, state: Any, player: int) -> np.ndarray:
         """Return a new observation of ``state`` from ``player``'s point of view."""
-        raise NotImplementedError
+        return self.game.observation(state, player)
 
     # ---- rendering ---------------------------------------------------------------------------
 

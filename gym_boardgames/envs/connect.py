@@ -1,20 +1,14 @@
 """The env side of every Connect-N board (tic-tac-toe, the m,n,k game, Connect Four).
 
 :class:`ConnectBoardEnv` adds to the two-player contract only what is specific to a board of pieces: the
-``(rows, cols)`` int8 observation and the cell a frame highlights for the last move (with gravity the
-cell the piece landed in, which the rules' ``action_cell`` answers). Games are thin subclasses.
+cell a frame highlights for the last move (with gravity the cell the piece landed in, which the rules'
+``action_cell`` answers). Games are thin subclasses.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-from gymnasium import spaces
-
 from gym_boardgames.envs.base import TwoPlayerEnv
 from gym_boardgames.render.board import last_mark
-from gym_boardgames.rules.connect import BoardState, ConnectN
 
 
 class ConnectBoardEnv(TwoPlayerEnv):
@@ -23,13 +17,6 @@ class ConnectBoardEnv(TwoPlayerEnv):
     Observation: ``Box(-1, 1, (rows, cols), int8)``, +1 for the pieces of the player whose point of view
     is taken (the agent; in self-play the player to move), -1 for the other player's, 0 empty.
     """
-
-    def __init__(self, game: ConnectN, **kwargs: Any) -> None:
-        super().__init__(game, **kwargs)
-        self.observation_space = spaces.Box(-1, 1, shape=(game.rows, game.cols), dtype=np.int8)
-
-    def _observation(self, state: BoardState, player: int) -> np.ndarray:
-        return self.game.observation(state, player)
 
     @property
     def last_cell(self) -> int | None:

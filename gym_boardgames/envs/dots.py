@@ -4,26 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-from gymnasium import spaces
-
 from gym_boardgames.envs.base import Agent, OpponentPolicy, TwoPlayerEnv
 from gym_boardgames.envs.contract import check_reward_mode, score_reward
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
-
-
-def dots_game(rows: int, cols: int, tie_break: str, reward: str) -> tuple[DotsAndBoxes, spaces.Box]:
-    """Return the rules of a DotsAndBoxes-v0 board and the observation space of one board.
-
-    The single and the vector env both build their game here, so they refuse the same settings alike
-    (``reward`` first, then the board).
-
-    Raises:
-        ValueError: on a ``reward`` other than ``"win"`` or ``"score"``, or bad rules parameters.
-    """
-    check_reward_mode(reward)
-    game = DotsAndBoxes(rows, cols, tie_break)
-    return game, spaces.Box(-1, 1, shape=(game.num_edges + game.num_boxes,), dtype=np.int8)
 
 
 class DotsAndBoxesEnv(TwoPlayerEnv):
@@ -84,14 +67,12 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
-        game, self.observation_space = dots_game(rows, cols, tie_break, reward)
+        check_reward_mode(reward)  # before the board, as the vector env checks them
+        game = DotsAndBoxes(rows, cols, tie_break)
         super().__init__(
             game, opponent=opponent, agent_player=agent_player, illegal_action=illegal_action, render_mode=render_mode
         )
         self.reward_mode = reward
-
-    def _observation(self, state: DotsState, player: int) -> np.ndarray:
-        return self.game.observation(state, player)
 
     def _info(self) -> dict[str, Any]:
         info = super()._info()
@@ -103,7 +84,3 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
             return super()._reward(before, after, seat)
         (before0, before1), (after0, after1) = self.game.scores(before), self.game.scores(after)
         return float(score_reward((after0 - before0) - (after1 - before1), seat))
-
-    def edge_drawers(self) -> dict[int, int]:
-        """Return ``{edge: player who drew it}`` for this episode (the colours a frame draws edges in)."""
-        return dict(self.marks().drawers)

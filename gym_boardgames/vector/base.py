@@ -5,7 +5,7 @@ The contract is documented in docs/design.md, section "Vector env contract".
 :class:`TwoPlayerVectorEnv` runs ``num_envs`` games of one configuration in the numpy arrays of a batch
 rules object (:mod:`gym_boardgames.rules.batch`) and gives them the single envs' contract
 (:class:`gym_boardgames.envs.base.TwoPlayerEnv`) with a batch axis. Game subclasses supply only the batch
-rules, the spaces and the extra info.
+rules and the extra info; the spaces are the single envs' (``board_space``), batched.
 
 Names: a single board env's position is ``env.state``; sub-env ``i``'s is ``state(i)``, the same word with
 the index a batch needs (Gymnasium's vector envs have no state attribute to follow).
@@ -20,7 +20,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from gym_boardgames.envs.base import _as_integer
+from gym_boardgames.envs.base import _as_integer, board_space
 from gym_boardgames.envs.contract import (
     agent_hooks,
     check_agent_player,
@@ -71,7 +71,6 @@ class TwoPlayerVectorEnv(VectorEnv):
 
     Args:
         batch: the batch rules object (``num_envs`` games).
-        single_observation_space: the observation space of one sub-env.
         opponent: ``"random"``, ``None`` (self-play) or an agent name (``agents.factory.make_agent``).
         agent_player: 0, 1 or ``"random"``; ignored in self-play.
         illegal_action: ``"lose"`` or ``"raise"``.
@@ -87,7 +86,6 @@ class TwoPlayerVectorEnv(VectorEnv):
     def __init__(
         self,
         batch: Any,
-        single_observation_space: spaces.Space,
         *,
         opponent: str | None = "random",
         agent_player: int | str = 0,
@@ -122,8 +120,8 @@ class TwoPlayerVectorEnv(VectorEnv):
         self.render_mode = render_mode
         self.single_action_space = spaces.Discrete(batch.num_actions)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.single_observation_space = single_observation_space
-        self.observation_space = batch_space(single_observation_space, self.num_envs)
+        self.single_observation_space = board_space(batch.game)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         # The side each sub-env's agent plays this episode; None in self-play.
         self._agent: np.ndarray | None = None
         # Sub-envs whose game ended in the last step, so the next step restarts them; None before reset().

@@ -5,9 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-import numpy as np
-from gymnasium import spaces
-
 from gym_boardgames.rules.batch import ConnectNBatch
 from gym_boardgames.rules.connect import ConnectN
 from gym_boardgames.rules.tictactoe import TicTacToe
@@ -53,20 +50,8 @@ class ConnectNVectorEnv(TwoPlayerVectorEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
-        self._setup(ConnectN(rows, cols, n, gravity), num_envs, opponent, agent_player, illegal_action, render_mode)
-
-    def _setup(
-        self,
-        game: ConnectN,
-        num_envs: int,
-        opponent: str | None,
-        agent_player: int | str,
-        illegal_action: str,
-        render_mode: str | None,
-    ) -> None:
         super().__init__(
-            ConnectNBatch(game, num_envs),
-            spaces.Box(-1, 1, shape=(game.rows, game.cols), dtype=np.int8),
+            ConnectNBatch(ConnectN(rows, cols, n, gravity), num_envs),
             opponent=opponent,
             agent_player=agent_player,
             illegal_action=illegal_action,
@@ -89,7 +74,14 @@ class _FixedBoardVectorEnv(ConnectNVectorEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
-        self._setup(self.make_game(), num_envs, opponent, agent_player, illegal_action, render_mode)
+        # The board is fixed: TwoPlayerVectorEnv's constructor directly, without ConnectNVectorEnv's sizes.
+        super(ConnectNVectorEnv, self).__init__(
+            ConnectNBatch(self.make_game(), num_envs),
+            opponent=opponent,
+            agent_player=agent_player,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
+        )
 
 
 class TicTacToeVectorEnv(_FixedBoardVectorEnv):

@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from gym_boardgames.envs.contract import score_reward
-from gym_boardgames.envs.dots import dots_game
+from gym_boardgames.envs.contract import check_reward_mode, score_reward
 from gym_boardgames.rules.batch import DotsAndBoxesBatch
+from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.vector.base import TwoPlayerVectorEnv
 
 
@@ -60,10 +60,9 @@ class DotsAndBoxesVectorEnv(TwoPlayerVectorEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
-        game, space = dots_game(rows, cols, tie_break, reward)
+        check_reward_mode(reward)  # before the board, as the single env checks them
         super().__init__(
-            DotsAndBoxesBatch(game, num_envs),
-            space,
+            DotsAndBoxesBatch(DotsAndBoxes(rows, cols, tie_break), num_envs),
             opponent=opponent,
             agent_player=agent_player,
             illegal_action=illegal_action,
