@@ -98,14 +98,10 @@ def sigma(node: Any, q: Sequence[float]) -> list[float]:
     return [scale * (x - low) / span for x in q]
 
 
-def _log(p: float) -> float:
-    return math.log(p) if p > 0 else -1e9
-
-
 def improved_logits(node: Any) -> list[float]:
     """Return ``log prior + sigma(completed Q)`` per move of ``node`` (aligned with ``node.actions``)."""
     q = completed_q(node)
-    return [_log(p) + s for p, s in zip(node.priors, sigma(node, q), strict=True)]
+    return [(math.log(p) if p > 0 else -1e9) + s for p, s in zip(node.priors, sigma(node, q), strict=True)]
 
 
 def _softmax(logits: Sequence[float]) -> list[float]:

@@ -97,10 +97,6 @@ def _policy_array(env: gym.Env, policy: np.ndarray, num_actions: int) -> tuple[n
     return check_policy(policy, discrete[0], num_actions), discrete[1]
 
 
-def _actor(env: gym.Env, policy: PolicyLike, rng: np.random.Generator) -> Callable[[Any], int]:
-    return policy if callable(policy) else _array_actor(*_policy_array(env, policy, _num_actions(env)), rng)
-
-
 def _play(step: Callable[..., tuple], act: Callable[[Any], int], obs: Any, first_action: int | None = None) -> tuple:
     """Play one episode from ``obs``; return its lists of observations, actions and rewards."""
     states: list[Any] = []
@@ -216,7 +212,7 @@ def mc_prediction(
     episodes = check_int("episodes", episodes, 0)
     gamma = check_number("gamma", gamma, 0, 1)
     rng = make_rng(seed)
-    act = _actor(env, policy, rng)
+    act = policy if callable(policy) else _array_actor(*_policy_array(env, policy, _num_actions(env)), rng)
     sums: dict[Any, float] = {}
     counts: dict[Any, int] = {}
     step = env.step

@@ -36,16 +36,9 @@ VERSION = 1
 MAX_KEYS = 50_000_000
 
 
-def _table_cells_limit() -> int:
-    """The most cells a ConnectN board may have for its ``3**cells`` table to fit :data:`MAX_KEYS`."""
-    cells = 0
-    while 3 ** (cells + 1) <= MAX_KEYS:
-        cells += 1
-    return cells
-
-
-#: Most cells of a ConnectN board whose TD table fits :data:`MAX_KEYS` (16: ``3**16`` keys).
-MAX_TABLE_CELLS = _table_cells_limit()
+#: Most cells of a ConnectN board whose TD table fits :data:`MAX_KEYS` (16: ``3**16`` keys), the largest
+#: ``cells`` with ``3**cells <= MAX_KEYS``: one less than the base-3 digits of MAX_KEYS.
+MAX_TABLE_CELLS = len(np.base_repr(MAX_KEYS, 3)) - 1
 
 
 def table_size(game: Any) -> int:
