@@ -107,7 +107,6 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
         self.metadata = {**self.metadata, "name": f"gym_boardgames_{game.lower()}_v0"}
 
         self.possible_agents = list(AGENTS)
-        self.agents = list(AGENTS)
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
@@ -118,20 +117,8 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
             for agent in AGENTS
         }
         self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in AGENTS}
-
-        self.state: Any = self.game.initial_state()
-        #: ``(player, action)`` of every move of this game, for drawing (states carry no history).
-        self.moves: list[tuple[int, int]] = []
-        self._previous: Any = None  # the state before the last move
-        #: None while the game goes on; at the end 0 or 1, or -1 for a draw (as ``infos[agent]["winner"]``).
-        self.winner: int | None = None
-        self.rewards = dict.fromkeys(AGENTS, 0.0)
-        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
-        self.terminations = dict.fromkeys(AGENTS, False)
-        self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
-        self.agent_selection = AGENTS[0]
         self._canvas: Any = None  # the pygame backend, created on the first pygame frame
+        self._new_game()
 
     # ---- the AEC API -------------------------------------------------------------------------
 
@@ -175,18 +162,25 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
             seed: accepted for the API; the games have no randomness, so it changes nothing.
             options: unused.
         """
-        self.state = self.game.initial_state()
-        self.moves, self._previous = [], None
-        self.winner = None
+        self._new_game()
+        if self.render_mode == "human":
+            self.render()
+
+    def _new_game(self) -> None:
+        """Set up the opening position, both agents in and nothing won yet (the constructor and ``reset``)."""
+        self.state: Any = self.game.initial_state()
+        #: ``(player, action)`` of every move of this game, for drawing (states carry no history).
+        self.moves: list[tuple[int, int]] = []
+        self._previous: Any = None  # the state before the last move
+        #: None while the game goes on; at the end 0 or 1, or -1 for a draw (as ``infos[agent]["winner"]``).
+        self.winner: int | None = None
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {agent: {} for agent in AGENTS}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self.agent_selection = AGENTS[self.game.current_player(self.state)]
-        if self.render_mode == "human":
-            self.render()
 
     def step(self, action: int | None) -> None:
         """Play ``action`` for ``agent_selection``; the next agent is the rules' player to move.

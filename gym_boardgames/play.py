@@ -279,18 +279,14 @@ class PlayApp:
         if self.env.episode_over:
             result = self.env.status_text()
             winner = self.env.winner
-            # A draw is -1 (docs/design.md, "Two-player env contract"); envs before 0.1 said None.
             verdict = "Draw" if winner not in (0, 1) else ("You win!" if winner == self.human else "You lose")
             return f"{verdict} - {result}"
         if self._thinking:
             return "the agent is thinking..."
         scores = ""
         if isinstance(self.game, DotsAndBoxes):
-            mine, theirs = (
-                self.game.scores(self.env.state)[self.human],
-                self.game.scores(self.env.state)[1 - self.human],
-            )
-            scores = f" - you {mine}, agent {theirs}"
+            boxes = self.game.scores(self.env.state)
+            scores = f" - you {boxes[self.human]}, agent {boxes[1 - self.human]}"
         if self.show_hints and self._hints_pending:
             return f"your move ({you}){scores} - {SOLVING}"
         return f"your move ({you}){scores}"
@@ -362,16 +358,16 @@ class PlayApp:
 
     def _save_screenshot(self) -> None:
         if self.screenshot and not self._saved_end:
-            self.draw()
             self._write_screenshot()
             self._saved_end = True
 
     def _write_screenshot(self) -> None:
-        """Write the window to ``screenshot`` atomically, so a kill mid-save leaves the earlier file whole.
+        """Draw the window and write it to ``screenshot`` atomically, so a kill mid-save leaves the earlier file whole.
 
         The image is encoded in memory, in the format the file name's suffix names (pygame's rule, as when it
         saves to the path itself), then written by ``write_bytes_atomic`` (a temporary file, then a rename).
         """
+        self.draw()
         buffer = io.BytesIO()
         self.pygame.image.save(self.window, buffer, os.path.basename(self.screenshot))
         write_bytes_atomic(self.screenshot, buffer.getvalue())
@@ -408,7 +404,6 @@ class PlayApp:
     def close(self) -> None:
         """Save the screenshot (if asked) and close the window."""
         if self.screenshot and self.pygame.display.get_init() and self.pygame.display.get_surface() is not None:
-            self.draw()
             self._write_screenshot()
         self._generation += 1
         self.pygame.display.quit()

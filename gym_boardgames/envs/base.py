@@ -262,7 +262,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         """
         if self._needs_reset or self._episode_over:
             raise reset_needed(ended=not self._needs_reset)
-        action = self._check_action(action)
+        action = check_action(action, self.game.num_actions)
         game, state = self.game, self.state
         mover = game.current_player(state)
         if not game.is_legal(state, action):
@@ -336,9 +336,6 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
 
     # ---- internals ---------------------------------------------------------------------------
 
-    def _check_action(self, action: object) -> int:
-        return check_action(action, self.game.num_actions)
-
     def _play(self, action: int) -> None:
         state = self.state
         self.moves.append((self.game.current_player(state), action))
@@ -364,14 +361,10 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
                 )
             self._play(move)
 
-    def _perspective(self) -> int:
-        """The player whose point of view the observation takes."""
-        if self.agent_player is not None:
-            return self.agent_player
-        return self.game.current_player(self.state)
-
     def _observe(self) -> np.ndarray:
-        return self._observation(self.state, self._perspective())
+        """The current observation, from the agent's side (in self-play: the player to move's)."""
+        player = self.agent_player
+        return self._observation(self.state, self.game.current_player(self.state) if player is None else player)
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {
@@ -395,9 +388,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
 
     def status_text(self) -> str:
         """A one-line description of the game's status (whose move, or the result), used by every renderer."""
-        offender = None
-        if self._illegal:
-            offender = self.game.current_player(self.state)
+        offender = self.game.current_player(self.state) if self._illegal else None
         winner = self._winner if self._episode_over else None
         return status_line(self.game, self.state, self.player_names, winner, offender)
 

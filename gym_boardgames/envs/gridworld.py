@@ -465,21 +465,9 @@ def render_gridworld(
     caption: str | None = None,
     max_board_px: int = 640,
 ) -> np.ndarray:
-    """Draw one frame of a GridWorld env with an optional value/policy overlay, whatever its render mode.
+    """Draw one frame of a ``GridWorld-v0`` env, wrapped or not, with an optional value/policy overlay.
 
-    It is ``env.unwrapped.render_frame(...)`` (see :meth:`GridWorldEnv.render_frame`) for a wrapped env.
-
-    Args:
-        env: a ``GridWorld-v0`` env, wrapped or not. The agent is drawn if an episode has started.
-        values: ``(nS,)`` or ``(rows, cols)`` state values for the heat map, or None.
-        policy: ``(nS, nA)`` action probabilities for the arrows, or None.
-        caption: the status-bar text (default: the env's status line).
-        max_board_px: the largest side of the grid in pixels.
-
-    Returns:
-        A new ``(H, W, 3)`` uint8 array.
-
-    Raises:
-        ValueError: on overlay arrays of the wrong shape or content (as ``set_overlay``).
+    It is ``env.unwrapped.render_frame(...)``: the arguments, the ``(H, W, 3)`` uint8 result and the errors are
+    those of :meth:`GridWorldEnv.render_frame`. The agent is drawn if an episode has started.
     """
     return env.unwrapped.render_frame(values=values, policy=policy, caption=caption, max_board_px=max_board_px)
