@@ -113,15 +113,7 @@ def int_type(low: int, high: int | None = None) -> Callable[[str], int]:
     The rule and the wording are :func:`gym_boardgames.checks.check_int`'s; argparse puts the flag in front:
     ``argument --games: must be an integer >= 1, got 0``.
     """
-
-    def parse(text: str) -> int:
-        try:
-            value: Any = int(text)
-        except ValueError:
-            value = text  # not an integer at all: check_int refuses it, naming what was typed
-        return _as_flag_value(check_int, value, low, high)
-
-    return parse
+    return _flag_type(int, check_int, low, high)
 
 
 def number_type(low: float, high: float, *, low_open: bool = False, high_open: bool = False) -> Callable[[str], float]:
@@ -130,23 +122,23 @@ def number_type(low: float, high: float, *, low_open: bool = False, high_open: b
     The rule and the wording are :func:`gym_boardgames.checks.check_number`'s (NaN is in no interval);
     argparse puts the flag in front: ``argument --gamma: must be a number in [0, 1], got 1.5``.
     """
+    return _flag_type(float, check_number, low, high, low_open=low_open, high_open=high_open)
 
-    def parse(text: str) -> float:
+
+def _flag_type(convert: Callable[[str], Any], check: Callable[..., Any], *bounds: Any, **options: Any) -> Any:
+    """An argparse type: ``convert`` the text, then ``check`` it with no name (argparse names the flag)."""
+
+    def parse(text: str) -> Any:
         try:
-            value: Any = float(text)
+            value: Any = convert(text)
         except ValueError:
-            value = text
-        return _as_flag_value(check_number, value, low, high, low_open=low_open, high_open=high_open)
+            value = text  # not a number at all: the check refuses it, naming what was typed
+        try:
+            return check("", value, *bounds, **options)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error).lstrip()) from None
 
     return parse
-
-
-def _as_flag_value(check: Callable[..., Any], value: Any, *bounds: Any, **options: Any) -> Any:
-    """Run a :mod:`gym_boardgames.checks` check with no name: argparse names the flag in its message."""
-    try:
-        return check("", value, *bounds, **options)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error).lstrip()) from None
 
 
 #: Argparse type: an integer >= 1 (argparse names the flag in the error: ``argument --games: ...``).

@@ -130,7 +130,7 @@ def require_extra(extra: str, *modules: str, needed_for: str = "this") -> None:
 
 
 class _NoProgress:
-    """Stands in for a tqdm bar when tqdm is not installed."""
+    """A silent progress bar (``enabled=False``), and the context-manager part of :class:`_TextProgress`."""
 
     def update(self, n: int = 1) -> None:
         """Ignore progress."""
@@ -145,7 +145,7 @@ class _NoProgress:
         self.close()
 
 
-class _TextProgress:
+class _TextProgress(_NoProgress):
     """A plain-text progress line on stderr, for when tqdm is not installed.
 
     At most one line every ``interval`` seconds (and one when done), so a fast loop calling ``update``
@@ -196,12 +196,6 @@ class _TextProgress:
             if self.tty:
                 self.stream.write("\n")
                 self.stream.flush()
-
-    def __enter__(self) -> _TextProgress:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def progress_bar(total: int, desc: str, enabled: bool = True) -> Any:

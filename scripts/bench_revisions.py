@@ -38,30 +38,22 @@ from gym_boardgames.cli import add_run_flags, emit_summary, make_parser, parse_c
 
 REPO = Path(__file__).resolve().parent.parent
 
+_MCTS_MOVE = """
+import time
+from agents.mcts import MCTSAgent
+from gym_boardgames.rules.{module} import {rules}
+game = {rules}({args})
+best = float("inf")
+for seed in range(3):
+    agent = MCTSAgent(n_simulations=1000, seed=seed)
+    start = time.perf_counter(); agent.act(game, game.initial_state()); best = min(best, time.perf_counter() - start)
+print(1.0 / best)
+"""
+
 #: Each workload is a Python snippet printing one number: a speed, where higher is better.
 WORKLOADS: dict[str, str] = {
-    "mcts_tictactoe": """
-import time
-from agents.mcts import MCTSAgent
-from gym_boardgames.rules.tictactoe import TicTacToe
-game = TicTacToe()
-best = float("inf")
-for seed in range(3):
-    agent = MCTSAgent(n_simulations=1000, seed=seed)
-    start = time.perf_counter(); agent.act(game, game.initial_state()); best = min(best, time.perf_counter() - start)
-print(1.0 / best)
-""",
-    "mcts_connectfour": """
-import time
-from agents.mcts import MCTSAgent
-from gym_boardgames.rules.connect import ConnectN
-game = ConnectN(6, 7, 4, gravity=True)
-best = float("inf")
-for seed in range(3):
-    agent = MCTSAgent(n_simulations=1000, seed=seed)
-    start = time.perf_counter(); agent.act(game, game.initial_state()); best = min(best, time.perf_counter() - start)
-print(1.0 / best)
-""",
+    "mcts_tictactoe": _MCTS_MOVE.format(module="tictactoe", rules="TicTacToe", args=""),
+    "mcts_connectfour": _MCTS_MOVE.format(module="connect", rules="ConnectN", args="6, 7, 4, gravity=True"),
 }
 
 _ENV_LOOP = """

@@ -31,9 +31,7 @@ def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bo
         total += reward
         if show:
             print(env.render())
-    winner = info["winner"]
-    # A draw is -1 (docs/design.md, "Two-player env contract"); older envs said None.
-    return total, -1 if winner is None else int(winner)
+    return total, int(info["winner"])  # a draw is -1 (docs/design.md, "Two-player env contract")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -75,15 +73,14 @@ def main(argv: list[str] | None = None) -> dict:
         "O": {"win": outcomes["O"], "draw": outcomes["draw"], "loss": outcomes["X"]},
     }
     summary = {"games": args.games, "self_play": args.self_play, "wins": outcomes, "by_side": by_side}
+    print(f"{args.games} game(s): X won {outcomes['X']}, O won {outcomes['O']}, {outcomes['draw']} drawn")
     if not args.self_play:
         # One agent against the env's opponent: its record and mean return mean something. In self-play the
         # rewards of both sides were summed, so a mean return would describe neither side.
         summary["agent"] = agent_record
         summary["mean_return"] = float(np.mean(returns))
-    summary["seed"] = args.seed
-    print(f"{args.games} game(s): X won {outcomes['X']}, O won {outcomes['O']}, {outcomes['draw']} drawn")
-    if not args.self_play:
         print(f"the agent: {agent_record['win']} won, {agent_record['draw']} drawn, {agent_record['loss']} lost")
+    summary["seed"] = args.seed
     emit_summary(summary, args.out, args.json)
     return summary
 

@@ -39,13 +39,6 @@ from gym_boardgames.utils import require_extra  # noqa: E402
 DEFAULT_PLAYERS = ["random", "mcts:100", "mcts:1000", "alphabeta:2", "alphabeta:4", "alphazero:0", "alphazero:100"]
 
 
-def solver_board(state: Any) -> Any:
-    """Return a ConnectN 6x7 state as a BitBully board (both store row 0 at the top, player 0 as 1)."""
-    from bitbully import Board
-
-    return Board.from_array(np.frombuffer(state.board, dtype=np.uint8).reshape(6, 7).tolist())
-
-
 class SolverPlayer:
     """A perfect Connect Four player (BitBully): a uniformly random move among the best-scored ones.
 
@@ -65,7 +58,11 @@ class SolverPlayer:
 
     def scores(self, state: Any) -> dict[int, int]:
         """Return every legal column's exact score for the player to move at ``state``."""
-        return {int(c): int(s) for c, s in self.solver.score_all_moves(solver_board(state)).items()}
+        from bitbully import Board
+
+        # A ConnectN 6x7 board as BitBully's: both store row 0 at the top and player 0 as 1.
+        board = Board.from_array(np.frombuffer(state.board, dtype=np.uint8).reshape(6, 7).tolist())
+        return {int(c): int(s) for c, s in self.solver.score_all_moves(board).items()}
 
     def act(self, game: Any, state: Any) -> int:
         """Return one of the best-scored columns of ``state``."""

@@ -36,7 +36,6 @@ from typing import Any
 from agents.dots.study import run_solve, run_task, saved_files, shared_table, study_summary, study_tasks, table_file
 from gym_boardgames import cli
 from gym_boardgames.cli import positive_int
-from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.utils import progress_bar, write_text_atomic
 
 EXPERIMENTS = ("solve", "table1", "table2", "lr", "exact")
@@ -267,14 +266,8 @@ def write_png(path: str, summary: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the selected experiments and return the summary."""
     args = parse_args(argv)
-    try:
-        DotsAndBoxes(args.rows, args.cols)
-    except ValueError as error:
-        sys.exit(f"error: {error}")
     started = time.perf_counter()
     show = not args.no_progress
-    if args.save_dir:
-        Path(args.save_dir).mkdir(parents=True, exist_ok=True)
     summary: dict[str, Any] = {
         "board": f"{args.rows}x{args.cols}",
         "tie_break": "second",
@@ -282,7 +275,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "endgame_k": args.endgame_k,
         "experiments": args.experiments,
     }
-    try:
+    try:  # a board the rules refuse ends here, before any folder is made
         # The solve runs first, in this process, so its memory is measured before anything else grows.
         if "solve" in args.experiments:
             summary["solve"] = run_solve(args.rows, args.cols)
@@ -291,6 +284,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     except ValueError as error:
         sys.exit(f"error: {error}")
     if args.save_dir:
+        Path(args.save_dir).mkdir(parents=True, exist_ok=True)
         shared_table(args.rows, args.cols).save(Path(args.save_dir) / table_file(args.rows, args.cols))
 
     settings = {**vars(args), "progress": show and args.workers == 1}

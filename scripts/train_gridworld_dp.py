@@ -186,8 +186,7 @@ def save_png(path: str, panels: list[np.ndarray]) -> None:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the solvers and return the summary."""
     args = parse_args(argv)
-    env, gamma, theta = args.env, args.gamma, args.theta
-    base = env.unwrapped
+    base, gamma, theta = args.env.unwrapped, args.gamma, args.theta
     rows, cols = base.shape
     printable = base.nS <= MAX_PRINTED_CELLS
     model, build_seconds = timed(build_model, base.P)
@@ -280,7 +279,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             if args.episodes:
                 # Rollouts in the env itself: its sampled steps must average to the model's V*.
                 limit = max(1000, 100 * base.nS)
-                check_env = gym.make("GridWorld-v0", max_episode_steps=limit, **base_kwargs(base))
+                check_env = gym.make("GridWorld-v0", max_episode_steps=limit, desc=list(base.desc), slip=base.slip)
                 stats = rollouts(check_env, optimal, args.episodes, gamma, args.seed)
                 truncated = f", {stats['truncated']} truncated" if stats["truncated"] else ""
                 print(
@@ -291,10 +290,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 summary["rollouts"] = stats
                 bar.update()
         if args.out:
-            frames = [render_panel(env, values, policy, label) for values, policy, label in panels] or [
-                render_panel(env, None, None, "no values")
-            ]
-            save_png(args.out, frames)
+            save_png(args.out, [base.render_frame(values=v, policy=p, caption=label) for v, p, label in panels])
             print(f"\nwrote {args.out}")
             summary["out"] = args.out
             bar.update()
@@ -306,18 +302,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"\n(the {rows}x{cols} grid is too large to print; --out draws it)")
     cli.emit_summary(summary, None, args.json)
     return summary
-
-
-def base_kwargs(base: Any) -> dict[str, Any]:
-    """The constructor arguments that rebuild ``base``'s grid."""
-    return {"desc": list(base.desc), "slip": base.slip}
-
-
-def render_panel(env: gym.Env, values: np.ndarray | None, policy: np.ndarray | None, label: str) -> np.ndarray:
-    """One frame of the env's own renderer with the overlay, captioned with ``label``."""
-    from gym_boardgames.envs.gridworld import render_gridworld
-
-    return render_gridworld(env, values=values, policy=policy, caption=label)
 
 
 if __name__ == "__main__":

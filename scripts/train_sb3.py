@@ -84,16 +84,6 @@ def _check_outputs(args: argparse.Namespace) -> None:
     cli.check_tensorboard(args.tensorboard)
 
 
-def require_sb3() -> None:
-    """Exit with how to install the 'sb3' extra if stable-baselines3, sb3-contrib or torch is missing."""
-    try:
-        import sb3_contrib  # noqa: F401
-        import stable_baselines3  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError as error:
-        sys.exit(f"{MISSING_EXTRA} ({error})")
-
-
 class IllegalMoveCounter(gym.Wrapper):
     """Counts the episodes the agent ended with an illegal move (``info["illegal_action"]``)."""
 
@@ -266,9 +256,12 @@ def save_model(model: Any, path: str) -> None:
 def main(argv: list[str] | None = None) -> dict:
     """Train, save, evaluate; return the summary (printed as JSON with --json)."""
     args = parse_args(argv)
-    require_sb3()
-    import torch
-
+    try:
+        import sb3_contrib  # noqa: F401
+        import stable_baselines3  # noqa: F401
+        import torch
+    except ImportError as error:
+        sys.exit(f"{MISSING_EXTRA} ({error})")
     torch.set_num_threads(1)  # a 128x128 MLP: more threads only add overhead
     show = not args.no_progress
     if args.out_note:
