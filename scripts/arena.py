@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-from typing import Any
 
 from agents.arena import play_match
 from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
@@ -23,8 +22,8 @@ from gym_boardgames.rules.registry import GAME_NAMES, make_game
 from gym_boardgames.utils import progress_bar
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the command line's parser."""
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Parse the command line and check it before the first match: the numbers, --out and every agent."""
     parser = make_parser(__doc__)
     parser.add_argument("--game", default="tictactoe", choices=GAME_NAMES, help="the game")
     parser.add_argument("--rows", type=positive_int, help="board rows (connectn) or box rows (dots)")
@@ -39,12 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--games", type=positive_int, default=100, help="games per pair (seats alternate)")
     add_run_flags(parser, seed="seed of the agents and the random players", out=OUT_HELP, overwrite=True)
-    return parser
-
-
-def parse_args(argv: list[str] | None, parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
-    """Parse the command line and check the numbers and --out (``parser``: :func:`build_parser`'s, if None)."""
-    return parse_checked(build_parser() if parser is None else parser, argv, _two_agents)
+    return parse_checked(parser, argv, _two_agents, build_players)
 
 
 def _two_agents(args: argparse.Namespace) -> None:
@@ -52,8 +46,8 @@ def _two_agents(args: argparse.Namespace) -> None:
         raise ValueError("--agents needs at least two agents")
 
 
-def build_players(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
-    """Return the game and every agent by name, each agent built and checked against the game.
+def build_players(args: argparse.Namespace) -> None:
+    """Set ``args.made_game`` and ``args.players``, every agent by name, each built and checked against the game.
 
     Raises:
         ValueError: a board the game refuses (the rules' message names the parameter), or an agent that
@@ -73,17 +67,13 @@ def build_players(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         except OSError as error:
             reason = f"cannot read {error.filename}: {error.strerror}" if error.strerror else str(error)
             raise ValueError(f"--agents {name}: {reason}") from None
-    return game, agents
+    args.made_game, args.players = game, agents
 
 
 def main(argv: list[str] | None = None) -> dict:
     """Run the round robin and return the summary."""
-    parser = build_parser()
-    args = parse_args(argv, parser)
-    try:
-        game, agents = build_players(args)
-    except ValueError as error:
-        parser.error(str(error))
+    args = parse_args(argv)
+    game, agents = args.made_game, args.players
     pairs = list(itertools.combinations(args.agents, 2))
     results = {}
     with progress_bar(len(pairs) * args.games, "arena") as bar:
