@@ -53,7 +53,6 @@ from gym_boardgames.render.modes import BoardRenderMixin
 from gym_boardgames.rules.registry import RULES
 
 AGENTS = ("player_0", "player_1")
-RENDER_MODES = ("human", "rgb_array", "ansi")
 _SEAT = {agent: player for player, agent in enumerate(AGENTS)}
 
 
@@ -85,7 +84,7 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
     """
 
     metadata: dict[str, Any] = {
-        "render_modes": list(RENDER_MODES),
+        "render_modes": ["human", "rgb_array", "ansi"],
         "name": "gym_boardgames_v0",
         "is_parallelizable": False,
         "render_fps": 4,
@@ -95,11 +94,9 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
         super().__init__()
         if game not in RULES:
             raise ValueError(f"unknown game {game!r}: choose one of {sorted(RULES)}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}")
+        self._set_render_mode(render_mode)
         self.game = RULES[game](**game_kwargs)
         self.game_name = game
-        self.render_mode = render_mode
         #: The players' display names and text symbols, and the window title: those of the Gymnasium env.
         self.style = board_style(self.game)  # every game of RULES has one
         self.window_title = self.style.title
@@ -117,7 +114,6 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
             for agent in AGENTS
         }
         self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in AGENTS}
-        self._canvas: Any = None  # the pygame backend, created on the first pygame frame
         self._new_game()
 
     # ---- the AEC API -------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from gym_boardgames.rules.connect import ConnectN
 from gym_boardgames.rules.dots import DotsAndBoxes
 
 
-def board_view(game: Any, max_board_px: int | None = None) -> Any:
+def board_view(game: Any) -> Any:
     """Return a new pygame view of a board game (imports pygame): a ConnectView or a DotsView.
 
     Its ``draw(surface, state, marks)`` draws a whole frame; ``size`` is the frame's ``(width, height)``.
@@ -32,11 +32,11 @@ def board_view(game: Any, max_board_px: int | None = None) -> Any:
     if isinstance(game, DotsAndBoxes):
         from gym_boardgames.render.dots_view import DotsView
 
-        return DotsView(game) if max_board_px is None else DotsView(game, max_board_px)
+        return DotsView(game)
     if isinstance(game, ConnectN):
         from gym_boardgames.render.connect_view import ConnectView
 
-        return ConnectView(game) if max_board_px is None else ConnectView(game, max_board_px)
+        return ConnectView(game)
     raise NotImplementedError(f"no pygame view of {game!r}: an env of another game draws it itself")
 
 
