@@ -273,12 +273,22 @@ def test_shell_commands_name_existing_scripts_and_their_flags():
     assert not problems, "\n".join(problems)
 
 
+def pytest_flags() -> set[str]:
+    """The flags of ``pytest --help`` in this venv, its plugins' (pytest-xdist's ``--dist``) included."""
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, f"pytest --help fails:\n{result.stderr[-2000:]}"
+    return set(re.findall(r"--[\w-]+", result.stdout))
+
+
 def test_every_flag_readme_mentions_is_a_scripts_flag():
-    """Flags named in prose (`--plot FILE`, `--quick`) must exist too: in the --help of at least one script."""
+    """Flags named in prose (`--plot FILE`, `--quick`) must exist too: in the --help of at least one script,
+    or of pytest for the test commands."""
     text = README.read_text()
     shell = [block.code for block in readme_blocks() if block.lang == "bash"]
     spans = re.findall(r"`([^`\n]+)`", text)
-    accepted = set().union(*(script_flags(script) for script in script_helps()))
+    accepted = set().union(*(script_flags(script) for script in script_helps()), pytest_flags())
     problems = sorted(
         {
             f"README.md:{text.count(chr(10), 0, text.index(flag)) + 1}: {flag}"
