@@ -92,7 +92,7 @@ class AlphaZeroAgent:
     Args:
         game: the rules object the network plays.
         config: the network's shape.
-        params: its parameters by name (see :class:`agents.alphazero.network.NetConfig`).
+        params: its parameters by name (see :class:`agents.alphazero.config.NetConfig`).
         n_simulations: simulations per move; 0 plays the raw network's most probable legal move.
         c_puct: PUCT's exploration constant.
         seed: an int, a Generator or None: breaks ties among equally visited moves.
