@@ -34,6 +34,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from agents._episodes import check_callback, episode_chunks
 from agents._rng import SeedLike, make_rng, uniform_stream
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.tabular import check_policy
@@ -151,7 +152,7 @@ def _run_episodes(
     """
     seed_for_env: int | None = int(rng.integers(2**31))
     done = 0
-    for chunk in _chunks(episodes, callback_every):
+    for chunk in episode_chunks(episodes, callback_every):
         for _ in range(chunk):
             obs, _ = env.reset(seed=seed_for_env, options=None if start is None else start())
             if seed_for_env is not None:
@@ -163,18 +164,6 @@ def _run_episodes(
             progress(chunk)
         if callback is not None and tables is not None and done % callback_every == 0:
             callback(done, *tables())
-
-
-def _chunks(episodes: int, callback_every: int) -> Iterator[int]:
-    """Split the run into about 100 chunks (for progress), also ending at every callback point."""
-    size = max(1, -(-episodes // 100))  # ceil: at most 100 chunks
-    done = 0
-    while done < episodes:
-        n = min(size, episodes - done)
-        if callback_every:
-            n = min(n, callback_every - done % callback_every)
-        done += n
-        yield n
 
 
 def mc_prediction(
@@ -316,13 +305,6 @@ class _Control:
         return q_array, policy
 
 
-def _check_callback(callback: Callback | None, callback_every: int) -> int:
-    callback_every = check_int("callback_every", callback_every, 0)
-    if callback is not None and callback_every == 0:
-        raise ValueError("callback_every must be >= 1 when a callback is given, got 0")
-    return callback_every if callback is not None else 0
-
-
 def _start_states(env: gym.Env, start_states: Sequence[Any] | None) -> list[Any] | None:
     """The states to start exploring episodes in, or None to start from the env's own reset."""
     if start_states is None:
@@ -383,7 +365,7 @@ def mc_control_es(
     """
     episodes = check_int("episodes", episodes, 0)
     gamma = check_number("gamma", gamma, 0, 1)
-    callback_every = _check_callback(callback, callback_every)
+    callback_every = check_callback(callback, callback_every)
     rng = make_rng(seed)
     control = _Control(env, initial_policy)
     starts = _start_states(env, start_states)
@@ -444,7 +426,7 @@ def mc_control_epsilon_soft(
     episodes = check_int("episodes", episodes, 0)
     epsilon = check_number("epsilon", epsilon, 0, 1)
     gamma = check_number("gamma", gamma, 0, 1)
-    callback_every = _check_callback(callback, callback_every)
+    callback_every = check_callback(callback, callback_every)
     rng = make_rng(seed)
     control = _Control(env, initial_policy)
     num_actions = control.num_actions

@@ -40,8 +40,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from agents._episodes import check_callback, episode_chunks
 from agents._rng import SeedLike, make_rng, uniform_stream
-from agents.mc import _check_callback, _chunks
 from agents.persistence import MAX_DATA_BYTES, MAX_FILE_BYTES
 from agents.td_file import load_tables, save_tables, table_size
 from gym_boardgames.checks import check_int, check_number
@@ -404,7 +404,7 @@ def train_self_play(
     for name, value in (("epsilon", epsilon), ("epsilon_final", epsilon_final)):
         if value is not None:
             check_number(name, value, 0, 1)
-    callback_every = _check_callback(callback, callback_every)
+    callback_every = check_callback(callback, callback_every)
     num_keys = table_size(game)
     rng = make_rng(seed)
     if initial is None:
@@ -429,7 +429,7 @@ def train_self_play(
     epsilons = linear_schedule(epsilon, epsilon_final, episodes)
     # Run in chunks (those of Monte Carlo training) so that progress and callbacks need no check per episode.
     done = 0
-    for n in _chunks(episodes, callback_every):
+    for n in episode_chunks(episodes, callback_every):
         loop.run(n, alphas, epsilons, done)
         done += n
         if progress is not None:
