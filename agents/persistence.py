@@ -275,10 +275,9 @@ def _read_bytes(path: PathLike, max_file_bytes: int) -> bytes:
             (``max_file_bytes``) that lets a caller read it.
     """
     try:
-        return read_regular_file(path, check_int("max_file_bytes", max_file_bytes, 1))
+        return read_regular_file(path, max_file_bytes, limit_name="max_file_bytes")
     except BadFileError as error:
-        too_large = f"limit of {max_file_bytes}" in error.problem
-        raise SavedFileError(error.path, error.problem + (" (max_file_bytes)" if too_large else "")) from None
+        raise SavedFileError(error.path, error.problem) from None
 
 
 def _refuse_constant(name: str) -> Any:

@@ -66,7 +66,9 @@ def check_number(
     raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
 
 
-def read_regular_file(path: str | os.PathLike[str], max_bytes: int, what: str = "a saved file") -> bytes:
+def read_regular_file(
+    path: str | os.PathLike[str], max_bytes: int, what: str = "a saved file", limit_name: str | None = None
+) -> bytes:
     """Read the whole regular file ``path`` if it holds at most ``max_bytes`` bytes.
 
     The file is opened without blocking and checked through the open descriptor, so a FIFO cannot hang
@@ -77,6 +79,8 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int, what: str = 
         path: the file.
         max_bytes: the largest accepted size, in bytes.
         what: what the file should be, for the messages (``"is a directory, not a saved file"``).
+        limit_name: the caller's name for ``max_bytes``, added to the too-large message so that it says which
+            setting reads a larger file (``"... more than the limit of 100 (max_file_bytes)"``).
 
     Returns:
         The file's bytes.
@@ -87,7 +91,8 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int, what: str = 
             than ``max_bytes`` bytes, or unreadable.
     """
     where = os.fspath(path)
-    check_int("max_bytes", max_bytes, 1)
+    check_int(limit_name or "max_bytes", max_bytes, 1)
+    setting = f" ({limit_name})" if limit_name else ""
     try:
         fd = os.open(where, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
@@ -103,7 +108,7 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int, what: str = 
         if not stat.S_ISREG(mode):
             raise BadFileError(where, f"is not a regular file (a {_file_kind(mode)}), not {what}")
         if size > max_bytes:
-            raise BadFileError(where, f"is {size} bytes, more than the limit of {max_bytes}")
+            raise BadFileError(where, f"is {size} bytes, more than the limit of {max_bytes}{setting}")
         chunks: list[bytes] = []
         remaining = max_bytes + 1
         while remaining > 0 and (chunk := os.read(fd, remaining)):
@@ -115,7 +120,7 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int, what: str = 
         os.close(fd)
     data = b"".join(chunks)
     if len(data) > max_bytes:
-        raise BadFileError(where, f"is more than the limit of {max_bytes} bytes")
+        raise BadFileError(where, f"is more than the limit of {max_bytes} bytes{setting}")
     return data
 
 

@@ -65,3 +65,12 @@ def test_read_regular_file_refuses_special_files(tmp_path) -> None:
         read_regular_file(tmp_path / "missing", 10)
     with pytest.raises(ValueError, match="max_bytes must be an integer >= 1"):
         read_regular_file(tmp_path / "missing", 0)
+
+
+def test_read_regular_file_names_the_callers_setting(tmp_path) -> None:
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"abc")
+    with pytest.raises(BadFileError, match=r"more than the limit of 2 \(max_file_bytes\)$"):
+        read_regular_file(path, 2, limit_name="max_file_bytes")
+    with pytest.raises(ValueError, match="max_file_bytes must be an integer >= 1, got 0"):
+        read_regular_file(path, 0, limit_name="max_file_bytes")
