@@ -35,9 +35,10 @@ box means another move). :meth:`DotsAndBoxes.edge_key` is the drawn-edge bitmask
 
 The box rule
 ------------
-A box is complete when its four edges are drawn. The rule is written once, on drawn-edge bitmasks: box
-``b`` is complete in ``key`` when ``key & box_masks[b] == box_masks[b]``. :meth:`DotsAndBoxes.apply` uses
-it on the position's bitmask, and so do the bitmask helpers that value tables over bitmasks need
+A box is complete when its four edges are drawn. :meth:`DotsAndBoxes.apply` reads the four edges of the
+boxes beside the new edge from the state's bytes (``box_edge_getters``: building the board's bitmask would
+cost more than the move). Everything else uses drawn-edge bitmasks: box ``b`` is complete in ``key`` when
+``key & box_masks[b] == box_masks[b]``, in the bitmask helpers that value tables over bitmasks need
 (:meth:`DotsAndBoxes.edge_key_successors`, :meth:`DotsAndBoxes.completed_boxes`,
 :meth:`DotsAndBoxes.box_sides`): a bitmask holds the drawn edges only, and who owns a box does not
 matter to the number of boxes still to take, so one table over bitmasks serves both players. The batched
@@ -49,6 +50,8 @@ batched rules).
 from __future__ import annotations
 
 import functools
+import operator
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -90,6 +93,7 @@ class DotsGeometry(NamedTuple):
         box_masks: per box, the bitmask of its four edges (bit ``e`` = edge ``e``).
         edge_masks: per edge ``e``, ``(1 << e, mask of one box, mask of the other)``. A border edge has one
             box; its second mask is a bit beyond the board, which no bitmask of drawn edges has.
+        box_edge_getters: per box, an ``operator.itemgetter`` of its four edges' bytes in a state's ``edges``.
     """
 
     num_horizontal: int
@@ -98,6 +102,7 @@ class DotsGeometry(NamedTuple):
     edge_boxes: tuple[tuple[int, ...], ...]
     box_masks: tuple[int, ...]
     edge_masks: tuple[tuple[int, int, int], ...]
+    box_edge_getters: tuple[Callable[[bytes], tuple[int, ...]], ...]
 
 
 @functools.lru_cache(maxsize=32)
@@ -127,6 +132,7 @@ def dots_geometry(rows: int, cols: int) -> DotsGeometry:
             (1 << e, box_masks[boxes[0]], box_masks[boxes[1]] if len(boxes) > 1 else 1 << n_edges)
             for e, boxes in enumerate(edge_boxes)
         ),
+        box_edge_getters=tuple(operator.itemgetter(*edges) for edges in box_edges),
     )
 
 
@@ -207,7 +213,10 @@ class DotsAndBoxes(RulesByConfig):
             raise ValueError(f"edge {action} is already drawn{over}")
         edges = state.edges[:action] + b"\x01" + state.edges[action + 1 :]
         owners = state.owners
-        completed = self._completed(_edge_key(edges), action)
+        getters = self.geometry.box_edge_getters
+        # The box rule on the state's own bytes: converting the whole board to a bitmask would cost more
+        # than the move (apply is the searches' innermost call).
+        completed = [box for box in self.geometry.edge_boxes[action] if 0 not in getters[box](edges)]
         for box in completed:
             owners = owners[:box] + _OWNER_BYTES[state.player] + owners[box + 1 :]
         return DotsState(edges, owners, state.player if completed else 1 - state.player)
@@ -313,7 +322,7 @@ class DotsAndBoxes(RulesByConfig):
 
     def free_edges(self, key: int) -> list[int]:
         """Return the undrawn edges of the bitmask ``key``, ascending."""
-        return [e for e in range(self.num_edges) if not key >> e & 1]
+        return [e for e, (bit, _, _) in enumerate(self.geometry.edge_masks) if not key & bit]
 
     def key(self, state: DotsState) -> int:
         """Return an integer identifying the whole state: edge bitmask, player to move, box owners."""
