@@ -86,7 +86,7 @@ class LayeredValueAgent:
     def _move_values(
         self, board: DotsAndBoxes, key: int, boxes_left: int
     ) -> tuple[list[int], list[float], list[float]]:
-        """Free edges of ``key``, their estimated ``f(s, a)`` and children's ``V`` (training's hot loop: kept flat)."""
+        """Free edges of ``key``, their estimated ``f(s, a)`` and children's ``V`` (training's hot loop)."""
         get = self.layers[board.num_edges - key.bit_count() - 1].get
         edges, rewards, children = [], [], []
         total, known = 0.0, 0
@@ -99,12 +99,9 @@ class LayeredValueAgent:
             rewards.append(reward)
             children.append(v)
         if known < len(children):
-            # Unseen children: the mean of the known siblings if at least two are known, else half the
-            # boxes the child has left.
-            mean = total / known if known >= 2 else None
             for i, v in enumerate(children):
                 if v is None:
-                    children[i] = mean if mean is not None else (boxes_left - rewards[i]) * 0.5
+                    children[i] = _unseen_value(total, known, boxes_left - rewards[i])
         values = [move_value(v, r, boxes_left) for v, r in zip(children, rewards, strict=True)]
         return edges, values, children
 
@@ -168,12 +165,18 @@ class LayeredValueAgent:
             layer[key] = old + lr * (target - old)
 
     def _initial_estimate(self, board: DotsAndBoxes, path: list[tuple[int, int]], t: int) -> float:
-        """The estimate an unseen position ``path[t]`` had as a successor of ``path[t - 1]`` (:meth:`_move_values`)."""
+        """The estimate an unseen position ``path[t]`` had as a successor of ``path[t - 1]`` (:meth:`_move_values`).
+
+        Only the siblings' values are read: the parent's whole move values would cost a second pass.
+        """
         key, boxes_left = path[t]
         if t == 0:
             return boxes_left / 2
-        edges, _, children = self._move_values(board, *path[t - 1])
-        return children[edges.index((key ^ path[t - 1][0]).bit_length() - 1)]
+        parent = path[t - 1][0]
+        get = self.layers[board.num_edges - key.bit_count()].get
+        bits = [bit for bit, _, _ in board.geometry.edge_masks if not parent & bit]
+        seen = [v for bit in bits if (v := get(parent | bit)) is not None]
+        return _unseen_value(sum(seen), len(seen), boxes_left)
 
     def train(
         self,
@@ -309,3 +312,12 @@ class LayeredValueAgent:
         for key, value in zip(keys.tolist(), values.tolist(), strict=True):
             layers[board.num_edges - key.bit_count()][key] = value
         return agent
+
+
+def _unseen_value(total: float, known: int, boxes_left: int) -> float:
+    """The first estimate of a position never updated, with ``boxes_left`` boxes to take.
+
+    The mean of its known siblings (``known`` of them, summing to ``total``) if at least two are known,
+    else half its boxes.
+    """
+    return total / known if known >= 2 else boxes_left * 0.5
