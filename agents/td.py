@@ -427,7 +427,8 @@ def train_self_play(
     loop = _SelfPlay(game, values, rng)
     alphas = linear_schedule(alpha, alpha_final, episodes)
     epsilons = linear_schedule(epsilon, epsilon_final, episodes)
-    # Run in chunks (those of Monte Carlo training) so that progress and callbacks need no check per episode.
+    # Run in chunks (agents._episodes, as Monte Carlo training does) so that progress and callbacks need no
+    # check per episode.
     done = 0
     for n in episode_chunks(episodes, callback_every):
         loop.run(n, alphas, epsilons, done)

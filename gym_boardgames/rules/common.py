@@ -85,8 +85,9 @@ class RulesByConfig:
 def check_action_index(action: object, num_actions: int, what: str = "actions") -> int:
     """Return ``action`` as an int if it is an integer in ``0 .. num_actions - 1``, else raise ``ValueError``.
 
-    The rules' own check (the envs add the action space's wording on top): any integer type is taken
-    (``operator.index``), a float or a string is not.
+    The rules' own check; the envs check actions against their action space first, with their own
+    messages (``envs.base.check_action``). Any integer type is taken (``operator.index``), a float or a
+    string is not.
 
     Args:
         action: the action given.
