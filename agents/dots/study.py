@@ -152,13 +152,11 @@ def run_trainer(task: dict[str, Any]) -> dict[str, Any]:
 def _test_all(
     game: DotsAndBoxes, agent: LayeredValueAgent, table: LayerTable, k: int, games: int, rng: Any, bar: Any
 ) -> dict[str, Any]:
-    """Test ``agent`` against every bot with learning off; one record per bot."""
-    lr, agent.lr = agent.lr, 0.0  # the study tested with learning off (act() never learns anyway)
+    """Test ``agent`` against every bot; one record per bot (its ``act`` never learns)."""
     cells = {}
     for name in study_bots(k):
         result = play_match(game, agent, make_agent(name, rng, table=table), games, seed=rng, progress=bar.update)
         cells[name] = match_record(result)
-    agent.lr = lr
     return cells
 
 
