@@ -1,6 +1,5 @@
 """scripts/solve.py: every game choice finishes or is refused at once; --force and progress on long solves."""
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -9,6 +8,9 @@ from pathlib import Path
 import pytest
 
 import agents.solver
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+import script_helpers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "solve.py"
@@ -49,10 +51,7 @@ def test_options_the_game_does_not_take_are_refused():
 
 @pytest.fixture(scope="module")
 def solve_script():
-    spec = importlib.util.spec_from_file_location("solve_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_helpers.load_script("solve")
 
 
 CANNOT_FINISH = [

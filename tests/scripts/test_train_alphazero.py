@@ -263,14 +263,11 @@ def test_a_diverged_network_is_never_saved_over_a_good_one(tmp_path):
 @pytest.mark.slow
 def test_a_full_disk_ends_the_run_in_one_line_and_keeps_resumable_files(tmp_path, monkeypatch, capsys):
     import errno
-    import importlib.util
 
     from agents import persistence
     from agents.alphazero.training import Trainer
 
-    spec = importlib.util.spec_from_file_location("train_alphazero_script", SCRIPT)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_script()  # restores the BLAS thread settings the script sets at import
     out = tmp_path / "model.npz"
     calls = []
 
