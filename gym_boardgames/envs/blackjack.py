@@ -31,6 +31,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.envs.toy_text.blackjack import BlackjackEnv, is_natural, sum_hand, usable_ace
 
+from gym_boardgames.checks import check_int
 from gym_boardgames.envs.base import check_action
 from gym_boardgames.envs.contract import check_reset_options, reset_needed
 from gym_boardgames.render.modes import RenderModesMixin
@@ -236,15 +237,15 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         """
         options = check_reset_options(options, RESET_OPTIONS)
         start = options.get("start_state")
-        if "start_state" in options:
-            decode(start)  # validates before the game is touched (None included)
+        if "start_state" in options:  # checked before the game is touched (None included)
+            start = check_int('options["start_state"] (a non-terminal state index)', start, 0, TERMINAL - 1)
         raw, info = self.game.reset(seed=seed)
         self._mirror_generator()
         if start is None:
             self._state = _DEAL_INDEX[raw]
         else:
-            raw = self._deal_state(int(start))
-            self._state = int(start)
+            raw = self._deal_state(start)
+            self._state = start
         self._raw, self._last_reward = raw, None
         info["raw_obs"] = raw
         if self.render_mode == "human":

@@ -146,7 +146,8 @@ def test_reset_to_a_state_shows_gymnasium_that_hand():
 )
 def test_reset_rejects_bad_options(options):
     env = gym.make("TabularBlackjack-v0")
-    with pytest.raises(ValueError):
+    message = r"options\[\"start_state\"\] \(a non-terminal state index\) must be an integer in \[0, 289\]"
+    with pytest.raises(ValueError, match=message if "start_state" in options else "start"):
         env.reset(options=options)
 
 
