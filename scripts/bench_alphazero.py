@@ -67,9 +67,10 @@ def main(argv: list[str] | None = None) -> dict:
     import torch
 
     from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator
+    from agents.alphazero.config import NetConfig, SelfPlayConfig
     from agents.alphazero.encoding import encoder_for
-    from agents.alphazero.network import NetConfig, NumpyNet
-    from agents.alphazero.selfplay import SelfPlayConfig, play_games
+    from agents.alphazero.network import NumpyNet
+    from agents.alphazero.selfplay import play_games
     from agents.alphazero.torch_model import PolicyValueNet, load_params, params_of
     from agents.alphazero.workers import SelfPlayPool, TorchForward, selfplay_tasks
 

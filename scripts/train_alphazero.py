@@ -35,6 +35,7 @@ from collections.abc import Callable  # noqa: E402
 from dataclasses import asdict  # noqa: E402
 from typing import Any  # noqa: E402
 
+from agents.alphazero.checkpoint import model_path, resolve_state_path  # noqa: E402
 from gym_boardgames import cli  # noqa: E402
 from gym_boardgames.cli import nonnegative_int, number_type, positive_int  # noqa: E402
 from gym_boardgames.rules.registry import make_game  # noqa: E402
@@ -122,7 +123,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     cli.add_run_flags(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     cli.add_overwrite_flag(parser)
-    # Every setting is checked here, before PyTorch loads or a worker starts.
+    # Every setting is checked here, before any worker starts.
     checks = (_check_board, _choose_outputs, _check_settings)
     return cli.parse_checked(parser, argv, *checks, out=None)  # _choose_outputs checks --out
 
@@ -132,9 +133,9 @@ def _check_board(args: argparse.Namespace) -> None:
         raise ValueError(f"--rows/--cols are for connectn and dots, not {args.game}")
     if args.game != "connectn" and (args.n is not None or args.gravity is not None):
         raise ValueError(f"--n/--gravity are for connectn, not {args.game}")
-    if args.resume is not None and not os.path.isfile(_state_of(args.resume)):
+    if args.resume is not None and not os.path.isfile(resolve_state_path(args.resume)):
         raise ValueError(
-            f"--resume: no training state at {_state_of(args.resume)!r}: give the run's MODEL.train.npz "
+            f"--resume: no training state at {resolve_state_path(args.resume)!r}: give the run's MODEL.train.npz "
             "(or the model file beside it)"
         )
 
@@ -173,8 +174,8 @@ def _choose_outputs(args: argparse.Namespace) -> None:
     cli.check_tensorboard(args.tensorboard)
     own: set[str] = set()  # the resumed run's own files, which it may replace
     if args.resume is not None:
-        state = _state_of(args.resume)
-        model = state[: -len(".train.npz")] + ".npz"
+        state = resolve_state_path(args.resume)
+        model = model_path(state)
         own = {os.path.abspath(p) for p in (model, state, _default_plot(model))}
         if args.out is None:
             args.out = model
@@ -188,7 +189,7 @@ def _choose_outputs(args: argparse.Namespace) -> None:
             args.plot = _default_plot(args.out)
         except MissingExtraError:
             pass
-    outputs = [("--out", args.out), ("--out", _state_of(args.out))]
+    outputs = [("--out", args.out), ("--out", resolve_state_path(args.out))]
     if args.plot is not None:
         outputs.append(("--plot" if args.plot_given else "--out", args.plot))
     for flag, path in outputs:
@@ -200,12 +201,6 @@ def _choose_outputs(args: argparse.Namespace) -> None:
 def _default_plot(model: str) -> str:
     """The learning curve's default file: ``MODEL_curve.png`` beside the model."""
     return os.path.splitext(model)[0] + "_curve.png"
-
-
-def _state_of(path: str) -> str:
-    from agents.alphazero.checkpoint import training_state_path
-
-    return path if path.endswith(".train.npz") else training_state_path(path)
 
 
 #: The per-game settings that configure self-play, by their name in ``SelfPlayConfig``.
@@ -354,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         print("(no learning-curve PNG: matplotlib, the plot extra, is not installed)")
     elif curve:
         plot_curve(curve, args.plot, f"AlphaZero on {trainer.game!r}")
-    print(f"saved {args.out} (training state {_state_of(args.out)})" + (f", curve {args.plot}" if args.plot else ""))
+    curve_note = f", curve {args.plot}" if args.plot else ""
+    print(f"saved {args.out} (training state {resolve_state_path(args.out)}){curve_note}")
     summary = {
         "game": repr(trainer.game),
         "iterations": trainer.iteration,

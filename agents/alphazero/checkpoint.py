@@ -123,8 +123,8 @@ def model_path(state_path: str) -> str:
     return state_path[: -len(".train.npz")] + ".npz"
 
 
-def _state_path(path: str | os.PathLike[str]) -> str:
-    """The training-state file of ``path``: itself if it is one, else the state beside the model it names."""
+def resolve_state_path(path: str | os.PathLike[str]) -> str:
+    """Return the training-state file of ``path``: itself if it is one, else the state beside the model it names."""
     state_path = os.fspath(path)
     if not state_path.endswith(".train.npz"):
         state_path = training_state_path(state_path)
@@ -164,7 +164,7 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
         FileNotFoundError: if there is no such file.
         SavedFileError: naming the file, if it is not a valid training state.
     """
-    state_path = _state_path(path)
+    state_path = resolve_state_path(path)
     found: dict[str, Any] = {}
 
     def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
@@ -230,7 +230,7 @@ def read_curve(path: str | os.PathLike[str]) -> list[CurvePoint]:
     Raises:
         SavedFileError: naming the file, if it is not a training state or its curve is malformed.
     """
-    state_path = _state_path(path)
+    state_path = resolve_state_path(path)
     loaded = load_npz(state_path, format=TRAIN_FORMAT, versions={TRAIN_VERSION}, schema={}, **_LIMITS)
     return _curve(state_path, loaded.meta)
 

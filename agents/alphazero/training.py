@@ -42,6 +42,7 @@ from agents.alphazero.checkpoint import (
     TrainingState,
     model_path,
     read_training_state,
+    resolve_state_path,
     save_training_state,
     training_state_path,
 )
@@ -414,9 +415,7 @@ class Trainer:
             SavedFileError: if the file is not a valid training state
                 (:func:`agents.alphazero.checkpoint.read_training_state`).
         """
-        state_path = os.fspath(path)
-        if not state_path.endswith(".train.npz"):
-            state_path = training_state_path(state_path)
+        state_path = resolve_state_path(path)
         saved = read_training_state(state_path)
         config = saved.config
         changes = {}

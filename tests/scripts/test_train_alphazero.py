@@ -234,8 +234,7 @@ def test_bad_training_states_are_refused_in_one_line_naming_the_file(trained, tm
 def test_a_diverged_network_is_never_saved_over_a_good_one(tmp_path):
     import numpy as np
 
-    from agents.alphazero.config import TrainConfig
-    from agents.alphazero.selfplay import SelfPlayConfig
+    from agents.alphazero.config import SelfPlayConfig, TrainConfig
     from agents.alphazero.training import Trainer
     from agents.alphazero.workers import SelfPlayPool
     from gym_boardgames.rules import TicTacToe
