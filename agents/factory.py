@@ -19,6 +19,42 @@ ALPHAZERO_SIMULATIONS = 200
 DOTS_AGENT_NAMES = ("first_available", "always4never3", "endgame:K", "exact")
 
 
+def default_opponent(game: Any) -> str:
+    """Return the agent that plays ``game`` at once and well: the opponent ``scripts/play.py`` picks by default.
+
+    Every default replies within a second on a quiet 2-core machine, its first move included
+    (``scripts/bench.py`` measures it): the solved table on Dots and Boxes 3x3 (``exact``, shipped with the
+    package), exact alpha-beta on games small enough to solve at once (tic-tac-toe, Dots and Boxes up to 12
+    edges), the shipped network where there is one (``alphazero``: Connect Four), and ``mcts`` elsewhere.
+    """
+    return _opponent_menu(game)[0]
+
+
+def suggested_opponents(game: Any) -> list[str]:
+    """Return the named agents a person may pick against ``game`` in the browser page, the default first.
+
+    Each answers within a few seconds on the game's default board; slower searches stay on the command line.
+    """
+    return _opponent_menu(game)
+
+
+def _opponent_menu(game: Any) -> list[str]:
+    from agents.alphazero.agent import pretrained_name
+    from agents.dots.layer_table import SHIPPED_TABLES
+    from gym_boardgames.rules.dots import DotsAndBoxes
+
+    dots = isinstance(game, DotsAndBoxes)
+    best = []
+    if dots and (game.rows, game.cols) in SHIPPED_TABLES:
+        best.append("exact")
+    if getattr(game, "num_cells", 10**9) <= 9 or getattr(game, "num_edges", 10**9) <= 12:
+        best.append("alphabeta")  # solved in well under a second: perfect play
+    if pretrained_name(game) is not None:
+        best += ["alphazero", "alphazero:0"]
+    names = [*best, "mcts", "mcts:200", "alphabeta:4", "alphabeta:2", "random"]
+    return list(dict.fromkeys(names))
+
+
 def _count(text: str, what: str, spec: str, low: int = 1, high: int | None = None) -> int:
     """Return ``text`` as an integer in ``[low, high]``, or raise check_int's ``ValueError`` prefixed by ``spec``."""
     try:

@@ -90,6 +90,8 @@ MAX_INT_DIGITS = 100
 PathLike = str | os.PathLike[str]
 
 # A zip file (npz) starts with a local file header, or with the end-of-central-directory record when empty.
+#: The zip methods :func:`save_npz` writes, by the name its ``compression`` takes.
+_COMPRESSIONS = {"deflate": zipfile.ZIP_DEFLATED, "lzma": zipfile.ZIP_LZMA}
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _ZIP_CENTRAL_ENTRY = b"PK\x01\x02"
 _NPY_MAGIC = b"\x93NUMPY"
@@ -224,6 +226,7 @@ def save_npz(
     format: str,  # noqa: A002  (the word users see in the file and the error messages)
     version: int,
     meta: Mapping[str, Any] | None = None,
+    compression: str = "deflate",
 ) -> None:
     """Write ``arrays`` and a format header to a compressed ``.npz`` file, atomically.
 
@@ -238,13 +241,17 @@ def save_npz(
         format: the format name stored in the header, e.g. ``"gym_boardgames.td"``.
         version: the integer format version (>= 1).
         meta: JSON-serialisable metadata stored in the header.
+        compression: ``"deflate"`` (``numpy.savez_compressed``'s, quick to write) or ``"lzma"`` (several times
+            smaller on large tables, slower to write; numpy and :func:`load_npz` read both, as any zip reader).
 
     Raises:
-        ValueError: on a bad format/version, non-JSON metadata, a bad or reserved name, an object array
-            or too many arrays.
+        ValueError: on a bad format/version, non-JSON metadata, a bad or reserved name, an object array,
+            too many arrays or an unknown compression.
         OSError: if the file cannot be written.
     """
     header = _header(format, version, meta)
+    if compression not in _COMPRESSIONS:
+        raise ValueError(f"compression must be one of {', '.join(_COMPRESSIONS)}, got {compression!r}")
     if len(arrays) >= MAX_MEMBERS:
         raise ValueError(f"at most {MAX_MEMBERS - 1} arrays can be saved in one file, got {len(arrays)}")
     payload: dict[str, np.ndarray] = {}
@@ -262,7 +269,11 @@ def save_npz(
         raise ValueError(f"meta is too large: its JSON header has {len(text)} characters, at most {MAX_HEADER_CHARS}")
     payload[HEADER] = np.array(text)
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **payload)
+    # numpy's own writer is savez_compressed's: each array as a .npy member, here with the chosen zip method.
+    with zipfile.ZipFile(buffer, "w", compression=_COMPRESSIONS[compression]) as archive:
+        for name, array in payload.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, array, allow_pickle=False)
     write_bytes_atomic(path, buffer.getvalue())
 
 

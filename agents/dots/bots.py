@@ -15,11 +15,10 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from agents._rng import SeedLike, make_rng
-from agents.dots.layer_table import LayerTable, solve_layers
+from agents.dots.layer_table import LayerTable, solved_table
 from agents.dots.value import check_dots
 from agents.random_agent import RandomAgent
 from gym_boardgames.checks import check_int
@@ -131,12 +130,6 @@ class Always4Never3Bot:
         return "Always4Never3Bot()"
 
 
-@functools.lru_cache(maxsize=4)
-def _shared_table(rows: int, cols: int, last_k: int) -> LayerTable:
-    """One solved table per board and depth, shared by every EndgameBot that did not get one."""
-    return solve_layers(DotsAndBoxes(rows, cols), last_k=last_k)
-
-
 class EndgameBot(Always4Never3Bot):
     """The study's bot2(k): optimal for the last ``k`` moves, Always4Never3 before.
 
@@ -147,7 +140,8 @@ class EndgameBot(Always4Never3Bot):
     Args:
         k: how many of the last moves are played exactly (>= 0).
         table: a :class:`LayerTable` of the same board with ``last_k >= min(k, edges)``; when None the
-            table is solved on the first move (and shared between bots of the same board and ``k``).
+            bot takes :func:`~agents.dots.layer_table.solved_table`'s on its first move (the shipped table of
+            3x3 boxes, read in about 0.06 s; other boards solved once per process).
         seed: an int, a ``numpy.random.Generator`` or None.
 
     Raises:
@@ -163,7 +157,7 @@ class EndgameBot(Always4Never3Bot):
         depth = min(self.k, game.num_edges)
         table = self.table
         if table is None:
-            table = self.table = _shared_table(game.rows, game.cols, depth)
+            table = self.table = solved_table(game.rows, game.cols, depth)
         if (table.rows, table.cols) != (game.rows, game.cols):
             raise ValueError(f"{self!r} has a table for {table.rows}x{table.cols} boxes, not {game.rows}x{game.cols}")
         if table.last_k < depth:

@@ -1,0 +1,379 @@
+"""One game of a person against an agent, shared by the play window and the browser page.
+
+:class:`PlaySession` holds what both front ends need and nothing about how a click arrives: the env in
+self-play mode, whose turn it is, the agent's replies from a worker thread, the hints, undo, restart and swap,
+the status line, and the drawing of the board with the package's own views. The window
+(:class:`gym_boardgames.play.PlayApp`) feeds it pygame events; the web server (:mod:`gym_boardgames.web`)
+feeds it the page's clicks and sends back the PNG it draws. The rules, the agents and the drawing are
+therefore written once, in Python.
+
+A session is safe to use from several threads: every method takes its lock, and the agent's worker plays
+its reply under the same lock, then bumps :attr:`PlaySession.version` and wakes :meth:`PlaySession.wait_for_change`.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gym_boardgames.envs.base import TwoPlayerEnv
+from gym_boardgames.opponents import as_policy
+from gym_boardgames.render.pygame_canvas import import_pygame
+from gym_boardgames.rules.dots import DotsAndBoxes
+
+#: A hint provider: ``(game, state, player) -> {legal action: label}``, each label ``"win"``, ``"draw"``,
+#: ``"loss"`` or ``"?"`` (unknown) for the mover's result after that action.
+HintProvider = Callable[[Any, Any, int], dict[int, str]]
+
+MESSAGE_SECONDS = 2.5
+# Hint labels are drawn on a white badge (the board, a disc or the hover's ghost disc may be under it), in
+# colours dark enough to read on white: each has a contrast ratio of at least 5.5 with it (WCAG asks 4.5).
+HINT_COLOURS = {"win": (22, 122, 58), "draw": (78, 78, 90), "loss": (186, 38, 38), "?": (92, 92, 106)}
+HINT_BADGE = (255, 255, 255)
+SOLVING = "solving the hints..."
+BACKGROUND = (246, 242, 233)
+
+
+class PlaySession:
+    """A game between a person and an agent (or a person on both sides), without any display.
+
+    Args:
+        env: a board env (TicTacToe, ConnectN or Dots and Boxes); it is used in self-play mode.
+        agent: the opponent: an object with ``act(game, state) -> int`` or such a callable, or None for a
+            person on both sides. If it also has ``evaluate(game, states) -> (priors, values)`` (a
+            network), the hints add its priors and value.
+        human_player: the side the person plays, 0 (moves first) or 1; ignored without an agent.
+        hints: the hint provider, or None (then every move is labelled ``"?"``).
+
+    Raises:
+        ValueError: if ``human_player`` is not 0 or 1.
+    """
+
+    def __init__(
+        self, env: TwoPlayerEnv, agent: Any, human_player: int = 0, hints: HintProvider | None = None
+    ) -> None:
+        if human_player not in (0, 1):
+            raise ValueError(f"human_player must be 0 or 1, got {human_player!r}")
+        self.pygame = import_pygame()
+        self.env, self.game, self.agent = env, env.game, agent
+        self._act = None if agent is None else as_policy(agent)
+        self.hint_provider = hints
+        self.human = human_player
+        self.view = env.make_view()
+        self.show_hints = False
+        self.hints: dict[int, str] = {}
+        self.message, self.message_until = "", 0.0
+        #: Bumped at every change a viewer must redraw (a move, the hints, a message): the page waits on it.
+        self.version = 0
+        #: The agent's thinking time of its last reply, in seconds (the browser's round trip subtracts it).
+        self.last_think_seconds = 0.0
+        self.agent_moves = 0
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._generation = 0  # bumped by undo/restart/swap/close so stale worker results are dropped
+        self._thinking_since: float | None = None
+        self._hints_pending = False  # hints are being computed (a big search can take seconds)
+        self.restart()
+
+    # ---- game flow ---------------------------------------------------------------------------
+
+    @property
+    def both_sides(self) -> bool:
+        """Whether the person plays both sides (no agent)."""
+        return self._act is None
+
+    @property
+    def thinking(self) -> bool:
+        """Whether the agent is computing its reply."""
+        return self._thinking_since is not None
+
+    @property
+    def human_to_move(self) -> bool:
+        """Whether the game is on and it is the person's turn."""
+        if self.env.episode_over:
+            return False
+        return self.both_sides or self.game.current_player(self.env.state) == self.human
+
+    @property
+    def mover(self) -> int:
+        """The side the person moves for now: the side to move when playing both, else :attr:`human`."""
+        return self.game.current_player(self.env.state) if self.both_sides else self.human
+
+    def restart(self, moves: Sequence[int] = ()) -> None:
+        """Start a new game (or rebuild one from ``moves``) and let the agent move if it is its turn."""
+        with self._lock:
+            self._generation += 1
+            self._thinking_since = None
+            self._hints_pending = False
+            self.env.reset(seed=0)
+            for action in moves:
+                self.env.step(action)
+            self.hints = {}
+            self._after_move()
+
+    def _after_move(self) -> None:
+        self._touch()
+        if self.env.episode_over:
+            self._on_game_over()
+            return
+        if self.human_to_move:
+            self.hints = {}
+            if self.show_hints:
+                self._request_hints()
+        else:
+            self._thinking_since = time.monotonic()
+            self._start_worker(self._compute_agent_move)
+
+    def _on_game_over(self) -> None:
+        """Called once when a game ends (the window saves its screenshot here)."""
+
+    def _touch(self) -> None:
+        self.version += 1
+        self._changed.notify_all()
+
+    def _start_worker(self, target: Callable[[int, Any], None]) -> None:
+        thread = threading.Thread(target=target, args=(self._generation, self.env.state), daemon=True)
+        thread.start()
+
+    def _request_hints(self) -> None:
+        self._hints_pending = True
+        self._start_worker(self._compute_hints)
+
+    def _compute_agent_move(self, generation: int, state: Any) -> None:
+        start = time.perf_counter()
+        try:
+            result: Any = int(self._act(self.game, state))  # type: ignore[misc]
+        except Exception as error:  # shown in the status line instead of killing the worker silently
+            result = error
+        seconds = time.perf_counter() - start
+        with self._lock:
+            if generation != self._generation:
+                return
+            self._thinking_since = None
+            if isinstance(result, Exception) or not self.game.is_legal(self.env.state, result):
+                self.say(f"the agent failed: {result!r}", seconds=10)
+                return
+            self.last_think_seconds = seconds
+            self.agent_moves += 1
+            self.env.step(result)
+            self._after_move()
+
+    def _compute_hints(self, generation: int, state: Any) -> None:
+        try:
+            labels = self._hint_labels(state)
+        except Exception as error:  # shown; without a result the status would say "solving" forever
+            labels = {}
+            with self._lock:
+                self.say(f"the hints failed: {error!r}", seconds=10)
+        with self._lock:
+            if generation == self._generation:
+                self.hints = labels
+                self._hints_pending = False
+                self._touch()
+
+    def _hint_labels(self, state: Any) -> dict[int, str]:
+        player = self.game.current_player(state)
+        if self.hint_provider is not None:
+            labels = self.hint_provider(self.game, state, player)
+        else:
+            labels = dict.fromkeys(self.game.legal_actions(state), "?")
+        evaluate = getattr(self.agent, "evaluate", None)
+        if callable(evaluate):
+            # A network opponent (AlphaZero) also shows what it thinks of the person's moves: its prior per
+            # move under the exact or searched label, and its value of the position for the person.
+            priors, values = evaluate(self.game, [state])
+            labels = {a: f"{label} {priors[0][a]:.0%}" for a, label in labels.items()}
+            with self._lock:
+                self.say(f"network: value {float(values[0]):+.2f} for you; % = its prior for each move", seconds=8)
+        return labels
+
+    def play_human(self, action: int) -> None:
+        """Play the person's move ``action`` (assumed legal and the person's turn)."""
+        with self._lock:
+            self.hints = {}
+            self.env.step(action)
+            self._after_move()
+
+    def click(self, pos: tuple[int, int]) -> None:
+        """Play the move a click at pixel ``pos`` of the board means, or say in the status why not."""
+        with self._lock:
+            if self.env.episode_over:
+                self.say("the game is over: R starts a new one")
+            elif not self.human_to_move:
+                self.say("wait: the agent is thinking")
+            else:
+                action, reason = self.action_at(pos)
+                if action is None:
+                    self.say(reason)
+                else:
+                    self.play_human(action)
+
+    def undo(self) -> None:
+        """Take back the person's last move and the agent's replies after it (one move when playing both)."""
+        with self._lock:
+            moves = list(self.env.moves)
+            if not self.both_sides:
+                while moves and moves[-1][0] != self.human:
+                    moves.pop()
+            if not moves:
+                self.say("nothing to undo")
+                return
+            moves.pop()
+            self.restart([action for _, action in moves])
+
+    def swap(self) -> None:
+        """Swap sides and start a new game."""
+        with self._lock:
+            self.human = 1 - self.human
+            self.restart()
+
+    def toggle_hints(self) -> None:
+        """Show or hide the hints; shown, they are computed for the position in a worker."""
+        with self._lock:
+            self.show_hints = not self.show_hints
+            if self.show_hints and self.human_to_move:
+                self.message_until = 0.0  # the status line says "solving" until the hints show
+                self._request_hints()
+            else:
+                self._hints_pending = False
+                self.say("hints on" if self.show_hints else "hints off")
+            self._touch()
+
+    def say(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
+        """Show ``text`` in the status line for a while (the result of a finished game stays beside it)."""
+        with self._lock:
+            self.message, self.message_until = text, time.monotonic() + seconds
+            self._touch()
+
+    def close(self) -> None:
+        """Drop any reply or hint still being computed: the session is done."""
+        with self._lock:
+            self._generation += 1
+            self._thinking_since = None
+            self._touch()
+
+    def wait_for_change(self, since: int, timeout: float) -> int:
+        """Block until :attr:`version` exceeds ``since`` or ``timeout`` seconds pass; return the version."""
+        with self._lock:
+            self._changed.wait_for(lambda: self.version > since, timeout=timeout)
+            return self.version
+
+    # ---- clicks ------------------------------------------------------------------------------
+
+    def action_at(self, pos: tuple[int, int]) -> tuple[int | None, str]:
+        """Return (the action a click at ``pos`` means, or None, and why not)."""
+        state = self.env.state
+        if isinstance(self.game, DotsAndBoxes):
+            edge = self.view.edge_at(pos)
+            if edge is None:
+                return None, "click closer to an edge"
+            return (edge, "") if self.game.is_legal(state, edge) else (None, "that edge is already drawn")
+        cell = self.view.cell_at(pos)
+        if cell is None:
+            return None, "click on the board"
+        if self.game.gravity:
+            column = cell % self.game.cols
+            return (column, "") if self.game.is_legal(state, column) else (None, f"column {column} is full")
+        return (cell, "") if self.game.is_legal(state, cell) else (None, "that cell is taken")
+
+    # ---- the status and the drawing ----------------------------------------------------------
+
+    def status(self) -> str:
+        """The status line: the result once the game is over, else a recent message or whose turn it is.
+
+        The result is never hidden: a message that arrives after the end (the hints' network value, a click)
+        is shown after it.
+        """
+        with self._lock:
+            message = self.message if time.monotonic() < self.message_until else ""
+            if self.env.episode_over:
+                winner = self.env.winner
+                if self.both_sides:
+                    verdict = "Draw" if winner not in (0, 1) else f"{self.env.player_names[winner]} wins"
+                else:
+                    verdict = "Draw" if winner not in (0, 1) else ("You win!" if winner == self.human else "You lose")
+                result = f"{verdict} - {self.env.status_text()}"
+                return f"{result} ({message})" if message else result
+            if message:
+                return message
+            if self._thinking_since is not None:
+                return f"the agent is thinking... {time.monotonic() - self._thinking_since:.0f} s"
+            you = self.env.player_names[self.mover]
+            scores = ""
+            if isinstance(self.game, DotsAndBoxes):
+                boxes = self.game.scores(self.env.state)
+                other = "other" if self.both_sides else "agent"
+                scores = f" - you {boxes[self.mover]}, {other} {boxes[1 - self.mover]}"
+            turn = f"{you} to move" if self.both_sides else f"your move ({you})"
+            if self.show_hints and self._hints_pending:
+                return f"{turn}{scores} - {SOLVING}"
+            return f"{turn}{scores}"
+
+    def draw_board(self, surface: Any, mouse: tuple[int, int] | None = None) -> None:
+        """Draw the board, the status line, the hover under ``mouse`` and the hints on ``surface``."""
+        with self._lock:
+            surface.fill(BACKGROUND)
+            self.view.draw(surface, self.env.state, self.env.marks()._replace(status=self.status()))
+            if mouse is not None and self.human_to_move:
+                self._draw_hover(surface, mouse)
+            if self.show_hints and self.human_to_move:
+                self._draw_hints(surface)
+
+    def png(self) -> bytes:
+        """Return the board as :meth:`draw_board` draws it (no hover), encoded as PNG."""
+        surface = self.pygame.Surface(self.view.size)
+        self.draw_board(surface)
+        buffer = io.BytesIO()
+        self.pygame.image.save(surface, buffer, "board.png")
+        return buffer.getvalue()
+
+    def _draw_hover(self, surface: Any, mouse: tuple[int, int]) -> None:
+        from gym_boardgames.render.primitives import thick_line
+
+        pygame = self.pygame
+        action, _ = self.action_at(mouse)
+        if action is None:
+            return
+        if isinstance(self.game, DotsAndBoxes):
+            start, end = self.view.edge_segment(action)
+            thick_line(surface, (160, 190, 235) if self.mover == 0 else (240, 170, 165), start, end, 8)
+        elif self.game.gravity:
+            cell = self.game.action_cell(self.env.state, action)
+            ghost = pygame.Surface(self.view.cell_rect(cell).size, pygame.SRCALPHA)
+            colour = (214, 48, 49, 120) if self.mover == 0 else (244, 196, 48, 140)
+            pygame.draw.circle(
+                ghost, colour, (ghost.get_width() // 2, ghost.get_height() // 2), int(self.view.cell * 0.4)
+            )
+            surface.blit(ghost, self.view.cell_rect(cell).topleft)
+        else:
+            rect = self.view.cell_rect(action).inflate(-6, -6)
+            pygame.draw.rect(surface, (200, 220, 245), rect, border_radius=6)
+
+    def hint_centre(self, action: int) -> tuple[int, int]:
+        """Return the pixel centre of ``action``'s hint label: its cell, its landing cell, or its edge's middle."""
+        if isinstance(self.game, DotsAndBoxes):
+            start, end = self.view.edge_segment(action)
+            return ((start[0] + end[0]) // 2, (start[1] + end[1]) // 2)
+        if self.game.gravity:
+            return self.view.cell_rect(self.game.action_cell(self.env.state, action)).center
+        return self.view.cell_rect(action).center
+
+    def _draw_hints(self, surface: Any) -> None:
+        from gym_boardgames.render.primitives import fitted_text
+
+        # Labels scale with the board: their font about a quarter of a cell (a fifth of the dot spacing), the
+        # text no wider than the cell less the badge's margins (shrunk to fit, as "draw 11%" needs).
+        if isinstance(self.game, DotsAndBoxes):
+            largest, room = max(12, min(24, self.view.spacing // 5)), int(self.view.spacing * 0.6)
+        else:
+            largest, room = max(14, min(26, int(self.view.cell * 0.28))), self.view.cell - 16
+        for action, label in self.hints.items():
+            colour = HINT_COLOURS[label.split()[0]]
+            text = fitted_text(label, (room, 2 * largest), colour, largest, bold=True)
+            badge = text.get_rect(center=self.hint_centre(action)).inflate(10, 6)
+            self.pygame.draw.rect(surface, HINT_BADGE, badge, border_radius=badge.height // 2)
+            self.pygame.draw.rect(surface, colour, badge, width=2, border_radius=badge.height // 2)
+            surface.blit(text, text.get_rect(center=badge.center))
