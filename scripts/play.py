@@ -1,15 +1,20 @@
-"""Play a board game against an agent with the mouse, in a pygame window.
+"""Play a board game against an agent with the mouse: in a pygame window, or in a browser page (``--web``).
 
 Examples:
-  python scripts/play.py tictactoe --opponent alphabeta
-  python scripts/play.py connectfour --opponent alphazero
-  python scripts/play.py connectfour --opponent mcts:2000 --you second
+  python scripts/play.py tictactoe
+  python scripts/play.py connectfour --you second
+  python scripts/play.py connectfour --opponent mcts:2000
   python scripts/play.py connectn --rows 9 --cols 9 --n 5 --no-gravity --opponent alphabeta:2
-  python scripts/play.py dots --rows 3 --cols 3 --opponent exact
+  python scripts/play.py dots --web
+  python scripts/play.py dots --web --port 8765          # on a remote machine: ssh -L 8765:127.0.0.1:8765 HOST
 
-The window is :class:`gym_boardgames.play.PlayApp`; this script parses the command line, builds the game's
-env and the agent (``agents.factory.make_agent``) and hands the window the agent and the hints of the H key
-(:func:`hint_labels`), since the env package never imports ``agents`` nor reads the command line.
+Without ``--opponent`` each game gets an agent that replies at once (``agents.factory.default_opponent``):
+perfect alpha-beta on tic-tac-toe, the shipped network on Connect Four, the solved table on Dots and Boxes 3x3.
+
+The window is :class:`gym_boardgames.play.PlayApp`; the page is served by :mod:`gym_boardgames.web`. This script
+parses the command line, builds the game and the agent (``agents.factory.make_agent``) and hands them the
+agent and the hints (``agents.hints.hint_labels``), since the env package never imports ``agents`` nor reads
+the command line.
 """
 
 from __future__ import annotations
@@ -17,24 +22,30 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
 
-from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
-from gym_boardgames.cli import add_run_flags, check_output_path, make_parser, parse_checked, positive_int
+from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, default_opponent, make_agent, suggested_opponents
+from agents.hints import hint_labels
+from gym_boardgames.cli import (
+    add_run_flags,
+    check_output_path,
+    make_parser,
+    nonnegative_int,
+    parse_checked,
+    positive_int,
+)
 from gym_boardgames.envs import TwoPlayerEnv, env_for_game
 from gym_boardgames.play import KEYS_HELP, PlayApp, no_screen_reason
-from gym_boardgames.rules.common import value_for
-from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.rules.registry import GAME_NAMES, make_game
 
 # What --help lists for --opponent: every name agents.factory.make_agent takes.
 OPPONENTS = f"{', '.join(AGENT_NAMES)}; for dots also {', '.join(DOTS_AGENT_NAMES)}"
 
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line (default ``sys.argv[1:]``)."""
     parser = make_parser(
-        "Play a board game against an agent with the mouse (click a cell, a column or an edge).\n"
-        "Keys: " + KEYS_HELP + ".",
+        "Play a board game against an agent with the mouse (click a cell, a column or an edge), in a window or,\n"
+        "with --web, in a browser page. Keys: " + KEYS_HELP + ".",
     )
     parser.add_argument("game", choices=GAME_NAMES, help="the game to play")
     parser.add_argument("--rows", type=positive_int, help="board rows (connectn, default 6) or box rows (dots, 3)")
@@ -47,8 +58,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--opponent",
-        default="alphabeta",
-        help=f"the agent you play: {OPPONENTS} (default: alphabeta; use alphabeta:4 or mcts on big boards)",
+        help=f"the agent you play: {OPPONENTS} (default: one that answers at once: alphabeta on tictactoe, "
+        "alphazero on connectfour, exact on dots 3x3, mcts elsewhere)",
     )
     parser.add_argument("--you", choices=["first", "second"], default="first", help="your side")
     add_run_flags(parser, seed="seed of the agent", json=None)
@@ -57,6 +68,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="FILE",
         help="save the window as PNG when a game ends and on exit; without a screen (SDL_VIDEODRIVER=dummy, or "
         "on Linux no DISPLAY) save the opening position and exit",
+    )
+    web = parser.add_argument_group("browser page")
+    web.add_argument("--web", action="store_true", help="serve the game as a browser page and print its URL")
+    web.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1, this machine)")
+    web.add_argument(
+        "--port", type=nonnegative_int, default=8765, help="the port (default: 8765; 0 picks a free one)"
+    )
+    web.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let --host be an address other machines reach (anyone with the URL's token can then play)",
     )
     parser.add_argument(
         "--max-frames",
@@ -70,6 +92,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def _check_screenshot(args: argparse.Namespace) -> None:
     if args.screenshot is not None:
         check_output_path(args.screenshot, "--screenshot")
+    if args.port > 65535:
+        raise ValueError(f"--port must be at most 65535, got {args.port}")
+    if args.web and args.screenshot is not None:
+        raise ValueError("--screenshot is the window's: the page needs no screen")
 
 
 def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
@@ -84,34 +110,65 @@ def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Parse the command line, build the game and the agent named by ``--opponent``, open the window and play."""
+    """Parse the command line, build the game and the agent named by ``--opponent``, then open the window or serve the page."""
     args = parse_args(argv)
     try:
         env = make_env(args)
     except ValueError as error:
         sys.exit(f"error: {error}")
+    opponent = args.opponent or default_opponent(env.game)
     try:
-        agent = make_agent(args.opponent, seed=args.seed, game=env.game)
+        agent = make_agent(opponent, seed=args.seed, game=env.game)
     except ValueError as error:
-        sys.exit(f"error: --opponent {args.opponent}: {error}")
+        sys.exit(f"error: --opponent {opponent}: {error}")
     except OSError as error:
         reason = f"cannot read {error.filename}: {error.strerror}" if error.strerror else str(error)
-        sys.exit(f"error: --opponent {args.opponent}: {reason}")
+        sys.exit(f"error: --opponent {opponent}: {reason}")
+    human = 0 if args.you == "first" else 1
+    if args.web:
+        serve_page(env, opponent, human, args)
+        return
     max_frames = args.max_frames
     reason = no_screen_reason()
     if reason is not None:
         if args.screenshot is None:
             sys.exit(
-                f"error: no screen to show the window on ({reason}): run it in a desktop session (or under xvfb-run "
-                "for a virtual one), or give --screenshot FILE to save the position headless"
+                f"error: no screen to show the window on ({reason}): add --web to play in a browser page, run it in a "
+                "desktop session (or under xvfb-run), or give --screenshot FILE to save the position headless"
             )
         # Headless: draw the position once, save --screenshot, exit. The dummy driver spares SDL probing for
         # a display server that is not there.
         os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
         max_frames = 1 if max_frames is None else max_frames
-    human = 0 if args.you == "first" else 1
     app = PlayApp(env, agent, human_player=human, screenshot=args.screenshot, hints=hint_labels)
     app.run(max_frames=max_frames)
+
+
+def serve_page(env: TwoPlayerEnv, opponent: str, human: int, args: argparse.Namespace) -> None:
+    """Serve the game as a browser page until Ctrl-C; ``opponent`` is offered first, then the suggested agents."""
+    from gym_boardgames.web import serve
+
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # the page draws off-screen: no window, no display needed
+    opponents = [opponent, *suggested_opponents(env.game)]
+    try:
+        server = serve(
+            env.game, opponents, hints=hint_labels, seed=args.seed, start=False,
+            host=args.host, port=args.port, allow_remote=args.allow_remote, default_human=human,
+        )  # fmt: skip
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+    except OSError as error:
+        sys.exit(f"error: cannot listen on {args.host}:{args.port}: {error.strerror or error} (try --port 0)")
+    where = "this machine only" if args.host in ("127.0.0.1", "localhost", "::1") else f"{args.host}, other machines too"
+    print(f"Serving {env.window_title} against {opponent} on {where}. Open this URL (it holds the access token):")
+    print(f"  {server.url}", flush=True)
+    print("Press Ctrl-C to stop.", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("stopped")
+    finally:
+        server.close()
 
 
 if __name__ == "__main__":

@@ -325,6 +325,11 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         return self._winner
 
     @property
+    def self_play(self) -> bool:
+        """Whether the caller plays both sides (``opponent=None``): no built-in opponent moves in ``step``."""
+        return self._opponent is None and self._opponent_spec is None
+
+    @property
     def episode_over(self) -> bool:
         """Whether the episode has ended (by the rules or by an illegal move)."""
         return self._episode_over

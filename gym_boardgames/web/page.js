@@ -17,6 +17,8 @@
     $("opponent").appendChild(option);
   }
 
+  $("side").value = String(config.human);
+
   async function api(method, path, body) {
     const response = await fetch(path, {
       method,

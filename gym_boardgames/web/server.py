@@ -122,6 +122,7 @@ class PlayServer:
         opponents: the agent names the page offers (``new_session`` is only ever called with one of these);
             the first is the default.
         title: the page's title.
+        default_human: the side the page offers the person first, 0 (moves first) or 1.
         host: the address to listen on (default ``127.0.0.1``: this machine only).
         port: the port (0: a free one, see :attr:`url`).
         token: the secret every request must carry (default: 32 random bytes, URL-safe).
@@ -147,6 +148,7 @@ class PlayServer:
         opponents: Sequence[str],
         *,
         title: str = "gym-boardgames",
+        default_human: int = 0,
         host: str = "127.0.0.1",
         port: int = 0,
         token: str | None = None,
@@ -169,6 +171,8 @@ class PlayServer:
         self.new_session = new_session
         self.opponents = list(dict.fromkeys(opponents))
         self.title = title
+        if default_human not in (0, 1):
+            raise ValueError(f"default_human must be 0 or 1, got {default_human!r}")
         self.token = token if token is not None else secrets.token_urlsafe(32)
         if len(self.token) < 16:
             raise ValueError("token must have at least 16 characters")
@@ -182,13 +186,14 @@ class PlayServer:
         self.games: dict[str, _Game] = {}
         self._lock = threading.Lock()
         self._allowance, self._last_refill = float(self.burst), clock()
-        self._page = _build_page(title, self.opponents)
+        self._page = _build_page(title, self.opponents, default_human)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         server_class = type("_Server", (_HTTPServer,), {"address_family": family})
         self.httpd = server_class((host, port), _Handler)
         self.httpd.play = self  # type: ignore[attr-defined]
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._serving = False
         if not is_loopback(host):
             warnings.warn(
                 f"the play server listens on {host}: any machine that can reach it and has the token can play",
@@ -212,6 +217,7 @@ class PlayServer:
 
     def start(self) -> PlayServer:
         """Serve in a background thread (for notebooks and tests) and return self."""
+        self._serving = True  # before the thread runs, so an immediate close() still stops its loop
         self._thread = threading.Thread(target=self.serve_forever, daemon=True, name="play-server")
         self._thread.start()
         return self
@@ -220,12 +226,14 @@ class PlayServer:
         """Serve until :meth:`close` (or Ctrl-C in the calling thread), freeing idle games as it goes."""
         reaper = threading.Thread(target=self._reap_loop, daemon=True, name="play-server-reaper")
         reaper.start()
+        self._serving = True
         self.httpd.serve_forever(poll_interval=0.2)
 
     def close(self) -> None:
         """Stop serving, end every game and release the port."""
         self._stop.set()
-        self.httpd.shutdown()
+        if self._serving:  # shutdown() waits for serve_forever's loop, so only when it runs
+            self.httpd.shutdown()
         self.httpd.server_close()
         with self._lock:
             games, self.games = list(self.games.values()), {}
@@ -393,13 +401,13 @@ def _query_number(query: dict[str, list[str]], name: str, default: Any, kind: ty
         raise HttpError(HTTPStatus.BAD_REQUEST, f"{name} must be a number, got {values[-1]!r}") from None
 
 
-def _build_page(title: str, opponents: list[str]) -> bytes:
+def _build_page(title: str, opponents: list[str], human: int) -> bytes:
     """The page: page.html with the script and the settings inlined (one document, no other file)."""
     folder = resources.files("gym_boardgames.web")
     template = folder.joinpath("page.html").read_text(encoding="utf-8")
     script = folder.joinpath("page.js").read_text(encoding="utf-8")
     # "<" escaped, so no name can close the script element that holds the settings.
-    config = json.dumps({"title": title, "opponents": opponents}).replace("<", "\\u003c")
+    config = json.dumps({"title": title, "opponents": opponents, "human": human}).replace("<", "\\u003c")
     page = (
         template.replace("{{title}}", html.escape(title))
         .replace("{{config}}", config)

@@ -1,0 +1,226 @@
+"""The play page in a real browser: Debian's headless Chromium, driven by Selenium through Debian's chromedriver.
+
+For tic-tac-toe, Connect Four and Dots and Boxes a test opens the page, clicks moves on the picture, sees the
+agent's reply drawn, uses undo and the hints, and sees the result. Nothing is downloaded: without the ``browser``
+extra (Selenium) or without ``/usr/bin/chromium`` and ``/usr/bin/chromedriver`` (``apt-get install chromium
+chromium-driver``, which ``.ci/run`` does) the tests are skipped with that reason. Waits have no deadline but a
+hang guard: how fast the browser is on a busy machine is not what they check.
+"""
+
+import base64
+import io
+import os
+import shutil
+
+import pytest
+
+pytest.importorskip("pygame")
+webdriver = pytest.importorskip("selenium.webdriver", reason="the browser extra (selenium) is not installed")
+
+from selenium.common.exceptions import WebDriverException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from agents.hints import hint_labels  # noqa: E402
+from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
+from gym_boardgames.play_session import PlaySession  # noqa: E402
+from gym_boardgames.web import PlayServer  # noqa: E402
+
+CHROMIUM = os.environ.get("GYM_BOARDGAMES_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("GYM_BOARDGAMES_CHROMEDRIVER", "/usr/bin/chromedriver")
+HANG_GUARD_S = 120
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)),
+    reason=f"no {CHROMIUM} and {CHROMEDRIVER}: apt-get install chromium chromium-driver",
+)
+
+
+def chromium_options():
+    """Headless Chromium that never reaches the network by itself (this machine's network is closed)."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",  # CI runs as root in a container
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=900,900",
+    ):
+        options.add_argument(flag)
+    return options
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    options = chromium_options()
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    try:
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    except WebDriverException as error:
+        pytest.skip(f"Chromium would not start: {error.msg}")
+    driver.set_page_load_timeout(HANG_GUARD_S)
+    yield driver
+    driver.quit()
+
+
+class Lowest:
+    """A weak, predictable opponent: the lowest legal action."""
+
+    def act(self, game, state):
+        return game.legal_actions(state)[0]
+
+
+@pytest.fixture
+def serve_page():
+    servers = []
+
+    def start(make_env, human=0):
+        def new_session(opponent, side):
+            return PlaySession(make_env(), None if opponent is None else Lowest(), human_player=side, hints=hint_labels)
+
+        server = PlayServer(new_session, ["lowest"], default_human=human, log=io.StringIO()).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+class Page:
+    """The page in the browser, and the server's session of the game it plays."""
+
+    def __init__(self, browser, server):
+        self.browser, self.server = browser, server
+        browser.get(server.url)
+        self.wait(lambda: self.data("version") is not None and len(server.games) == 1)
+        (self.game,) = server.games.values()
+        self.session = self.game.session
+
+    def wait(self, condition):
+        WebDriverWait(self.browser, HANG_GUARD_S, poll_frequency=0.05).until(lambda _: condition())
+
+    def data(self, name):
+        return self.browser.execute_script(f"return document.body.dataset.{name} ?? null")
+
+    def status(self):
+        return self.browser.find_element("id", "status").text
+
+    def frame_png(self):
+        """The PNG the page's picture shows now."""
+        source = self.browser.find_element("id", "board").get_attribute("src")
+        return base64.b64decode(source.split(",", 1)[1])
+
+    def click_board(self, pos):
+        """Click the picture at ``pos``, in the picture's own pixels (the page may show it scaled)."""
+        board = self.browser.find_element("id", "board")
+        self.wait(lambda: self.browser.execute_script("return arguments[0].complete", board))
+        scale = board.size["width"] / self.session.view.size[0]
+        x = pos[0] * scale - board.size["width"] / 2  # Selenium offsets are from the element's centre
+        y = pos[1] * scale - board.size["height"] / 2
+        ActionChains(self.browser).move_to_element_with_offset(board, round(x), round(y)).click().perform()
+
+    def press(self, button):
+        self.browser.find_element("id", button).click()
+
+    def wait_for_moves(self, count):
+        """Until the page shows ``count`` moves and the agent is not thinking: the reply is drawn."""
+        self.wait(lambda: self.data("moves") == str(count) and self.data("thinking") == "false")
+
+    def shows_the_session(self):
+        """The picture is the one the package's own view draws of the game now."""
+        return self.frame_png() == self.session.png()
+
+
+def test_tictactoe_clicks_reply_undo_hints_and_the_result(browser, serve_page):
+    page = Page(browser, serve_page(lambda: TicTacToeEnv(opponent=None)))
+    view = page.session.view
+    opening = page.frame_png()
+    page.click_board(view.cell_rect(4).center)
+    page.wait_for_moves(2)  # the centre, and the agent's reply (the lowest cell, 0)
+    assert page.session.env.moves == [(0, 4), (1, 0)]
+    assert page.frame_png() != opening and page.shows_the_session()
+
+    page.press("undo")
+    page.wait_for_moves(0)
+    assert page.frame_png() == opening
+
+    page.click_board(view.cell_rect(4).center)
+    page.wait_for_moves(2)
+    page.press("hints")
+    page.wait(lambda: page.session.hints and page.data("version") == str(page.session.version))
+    assert page.session.hints[8] == "draw" and page.shows_the_session()  # the labels are in the picture
+
+    page.click_board(view.cell_rect(2).center)  # the agent answers 1; then 6 completes 2-4-6
+    page.wait_for_moves(4)
+    page.click_board(view.cell_rect(6).center)
+    page.wait(lambda: page.data("over") == "true")
+    assert page.status().startswith("You win!")  # hints on: the result shows all the same
+    assert page.shows_the_session()
+
+
+def test_connect_four_column_click_drops_a_disc_and_the_agent_replies(browser, serve_page):
+    page = Page(browser, serve_page(lambda: ConnectNEnv(opponent=None)))
+    view, game = page.session.view, page.session.game
+    page.click_board(view.cell_rect(3).center)  # the top cell of column 3: the disc drops to the bottom
+    page.wait_for_moves(2)
+    assert page.session.env.moves == [(0, 3), (1, 0)]
+    assert page.session.env.state.board[5 * 7 + 3] == 1 and page.shows_the_session()
+    page.press("hints")
+    page.wait(lambda: page.session.hints and page.data("version") == str(page.session.version))
+    page.press("undo")
+    page.wait_for_moves(0)
+    for round_ in range(1, 4):  # column 3 three times; the agent keeps filling column 0
+        page.click_board(view.cell_rect(3).center)
+        page.wait_for_moves(2 * round_)
+    page.click_board(view.cell_rect(3).center)
+    page.wait(lambda: page.data("over") == "true")
+    assert game.is_terminal(page.session.env.state) and page.status().startswith("You win!")
+
+
+def test_dots_edges_extra_turns_undo_hints_and_the_result(browser, serve_page):
+    page = Page(browser, serve_page(lambda: DotsAndBoxesEnv(1, 2, opponent=None)))
+    session = page.session
+
+    def edge_centre(edge):
+        (x0, y0), (x1, y1) = session.view.edge_segment(edge)
+        return ((x0 + x1) / 2, (y0 + y1) / 2)
+
+    # 1x2 boxes, 7 edges: 0, 1 top; 2, 3 bottom; 4, 5, 6 the verticals.
+    page.click_board(edge_centre(4))
+    page.wait_for_moves(2)
+    assert session.env.moves == [(0, 4), (1, 0)] and page.shows_the_session()
+    page.press("undo")
+    page.wait_for_moves(0)
+    page.press("hints")
+    page.wait(lambda: session.hints and page.data("version") == str(session.version))
+    assert set(session.hints) == set(range(7)) and page.shows_the_session()
+    while not session.env.episode_over:
+        free = session.game.legal_actions(session.env.state)[-1]
+        moves = len(session.env.moves)
+        page.click_board(edge_centre(free))
+        page.wait(lambda m=moves: len(session.env.moves) > m and (session.human_to_move or session.env.episode_over))
+        page.wait(lambda: page.data("moves") == str(len(session.env.moves)) and page.data("thinking") == "false")
+    page.wait(lambda: page.data("over") == "true")
+    assert page.status().split(" - ")[0] in ("You win!", "You lose", "Draw")
+    assert page.shows_the_session()
+
+
+def test_the_round_trip_is_measured_by_the_page(browser, serve_page):
+    page = Page(browser, serve_page(lambda: TicTacToeEnv(opponent=None)))
+    page.click_board(page.session.view.cell_rect(4).center)
+    page.wait(lambda: browser.execute_script("return window.playStats.roundTrips.length") == 1)
+    (round_trip,) = browser.execute_script("return window.playStats.roundTrips")
+    assert round_trip > 0
+
+
+def test_a_page_without_the_token_shows_nothing(browser, serve_page):
+    server = serve_page(lambda: TicTacToeEnv(opponent=None))
+    browser.get(server.url.split("?")[0])
+    assert "missing or wrong token" in browser.page_source and not server.games

@@ -1,0 +1,391 @@
+"""gym_boardgames.web.server: the token, the bounds, the refusals, and games that never block each other.
+
+Every request goes to 127.0.0.1. Nothing here is timed: a slow agent is an Event the test releases, and the idle
+timeout runs on a clock the test moves.
+"""
+
+import io
+import json
+import socket
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+pytest.importorskip("pygame")
+
+from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
+from gym_boardgames.play_session import PlaySession  # noqa: E402
+from gym_boardgames.rules.registry import make_game  # noqa: E402
+from gym_boardgames.web import PlayServer, serve  # noqa: E402
+from gym_boardgames.web import server as server_module  # noqa: E402
+
+HANG_GUARD_S = 600  # only for a hang: how long anything takes is not what these tests check
+
+
+class Lowest:
+    def act(self, game, state):
+        return game.legal_actions(state)[0]
+
+
+class Gated:
+    """An agent that thinks until the test lets it answer."""
+
+    def __init__(self):
+        self.release = threading.Event()
+        self.started = threading.Event()
+
+    def act(self, game, state):
+        self.started.set()
+        assert self.release.wait(HANG_GUARD_S)
+        return game.legal_actions(state)[0]
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def tictactoe_sessions(agent_for=lambda name: Lowest()):
+    def new_session(opponent, human):
+        agent = None if opponent is None else agent_for(opponent)
+        return PlaySession(TicTacToeEnv(opponent=None), agent, human_player=human)
+
+    return new_session
+
+
+@pytest.fixture
+def make_server():
+    made = []
+
+    def make(new_session=None, opponents=("lowest", "other"), **options):
+        options.setdefault("log", io.StringIO())
+        server = PlayServer(new_session or tictactoe_sessions(), list(opponents), **options).start()
+        made.append(server)
+        return server
+
+    yield make
+    for server in made:
+        server.close()
+
+
+def request(server, method, path, body=None, token=True, headers=None, raw_body=None):
+    """Send one request; return (status, decoded JSON or text)."""
+    data = raw_body if raw_body is not None else (None if body is None else json.dumps(body).encode())
+    all_headers = dict(headers or {})
+    if token is True:
+        all_headers["X-Play-Token"] = server.token
+    elif isinstance(token, str):
+        all_headers["X-Play-Token"] = token
+    req = urllib.request.Request(f"http://127.0.0.1:{server.port}{path}", data=data, method=method, headers=all_headers)
+    try:
+        with urllib.request.urlopen(req, timeout=HANG_GUARD_S) as response:
+            status, payload, kind = response.status, response.read(), response.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as error:
+        status, payload, kind = error.code, error.read(), error.headers.get("Content-Type", "")
+    if "json" in kind:
+        return status, json.loads(payload)
+    return status, payload.decode("utf-8", "replace")
+
+
+def raw_request(server, data: bytes) -> bytes:
+    """Send raw bytes (a request http.client would never write) and read the whole answer."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=HANG_GUARD_S) as conn:
+        conn.sendall(data)
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def new_game(server, opponent="lowest", human=0):
+    status, state = request(server, "POST", "/api/games", {"opponent": opponent, "human": human})
+    assert status == 201, state
+    return state
+
+
+def wait_until(server, state, predicate):
+    """Long-poll the game until ``predicate(state)`` holds (no deadline but the hang guard)."""
+    for _ in range(HANG_GUARD_S):
+        if predicate(state):
+            return state
+        status, state = request(server, "GET", f"/api/games/{state['id']}?since={state['version']}&wait=1")
+        assert status == 200, state
+    raise AssertionError(f"never reached: {state['status']}")
+
+
+# ---- the token -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/", "/api/games/abc", "/nope", "/../etc/passwd"])
+def test_every_request_without_the_token_gets_403(make_server, path):
+    server = make_server()
+    assert request(server, "GET", path, token=False)[0] == 403
+    assert request(server, "GET", path, token="x" * 43)[0] == 403
+    assert request(server, "GET", path, token=server.token[:-1] + ("A" if server.token[-1] != "A" else "B"))[0] == 403
+    assert request(server, "POST", "/api/games", {"opponent": "lowest"}, token=False)[0] == 403
+    assert not server.games
+
+
+def test_the_printed_url_carries_the_token_and_opens_the_page(make_server):
+    server = make_server(title="Tic-tac-toe <test>")
+    assert server.url.startswith("http://127.0.0.1:") and f"?token={server.token}" in server.url
+    with urllib.request.urlopen(server.url, timeout=HANG_GUARD_S) as response:
+        page = response.read().decode()
+        assert response.headers["Referrer-Policy"] == "no-referrer"
+    assert "Tic-tac-toe &lt;test&gt;" in page and "<script>" in page
+    assert "https://" not in page and "http://" not in page  # offline: no CDN, no font, no script from elsewhere
+
+
+def test_tokens_are_random_and_long(make_server):
+    first, second = make_server(), make_server()
+    assert first.token != second.token and len(first.token) >= 32
+    with pytest.raises(ValueError, match="at least 16"):
+        PlayServer(tictactoe_sessions(), ["x"], token="short")
+
+
+# ---- nothing but the page --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/../../../../etc/passwd",
+        "/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+        "/..%2f..%2f..%2fetc%2fpasswd",
+        "/%252e%252e/%252e%252e/etc/passwd",
+        "/page.js",
+        "/page.html",
+        "/server.py",
+        "/web/../play_session.py",
+        "/api/games/../../../etc/passwd",
+        "/api/games/%2e%2e%2f%2e%2e%2fserver.py",
+        "//etc/passwd",
+        "/static/../../pyproject.toml",
+    ],
+)
+def test_no_path_reaches_a_file(make_server, path):
+    server = make_server()
+    status, payload = request(server, "GET", path)
+    assert status == 404, (path, payload)
+    text = json.dumps(payload)
+    assert "root:" not in text and "import" not in text and "[project]" not in text
+
+
+def test_a_raw_traversal_request_line_is_refused_too(make_server):
+    server = make_server()
+    answer = raw_request(server, f"GET /../../etc/passwd?token={server.token} HTTP/1.0\r\n\r\n".encode())
+    assert answer.startswith(b"HTTP/1.0 404") and b"root:" not in answer
+
+
+# ---- bad requests: a 4xx and one log line, never a traceback ---------------------------------
+
+
+def test_bad_requests_get_a_4xx_and_one_log_line_each(make_server):
+    log = io.StringIO()
+    server = make_server(log=log, max_body_bytes=256)
+    game = new_game(server)
+    path = f"/api/games/{game['id']}"
+    cases = [
+        (request(server, "POST", "/api/games", raw_body=b"{not json"), 400),
+        (request(server, "POST", "/api/games", raw_body=b"[1, 2]"), 400),
+        (request(server, "POST", "/api/games", {"opponent": "td:/etc/passwd"}), 400),
+        (request(server, "POST", "/api/games", {"opponent": "lowest", "human": 2}), 400),
+        (request(server, "POST", "/api/games", {"opponent": "lowest", "human": True}), 400),
+        (request(server, "POST", path, {"click": "here"}), 400),
+        (request(server, "POST", path, {"click": [1e300, 5]}), 400),
+        (request(server, "POST", path, {"click": [True, 5]}), 400),
+        (request(server, "POST", path, {"command": "rm -rf"}), 400),
+        (request(server, "POST", path, {}), 400),
+        (request(server, "POST", path, raw_body=b"x" * 1000), 413),
+        (request(server, "GET", f"{path}?since=abc"), 400),
+        (request(server, "GET", f"{path}?wait=1e9"), 400),
+        (request(server, "GET", f"{path}?wait=nan"), 400),
+        (request(server, "GET", "/api/games/nosuchgame"), 404),
+        (request(server, "PUT", "/"), 501),
+        (request(server, "DELETE", "/"), 405),
+    ]
+    for (status, payload), expected in cases:
+        assert status == expected, payload
+        if status != 501:  # http.server's own answer to an unknown method
+            assert payload["error"]
+    refused_unknown = cases[2][0][1]["error"]
+    assert "lowest" in refused_unknown and "other" in refused_unknown  # names the valid choices
+    lines = log.getvalue().splitlines()
+    assert len(lines) == len(cases)
+    assert "Traceback" not in log.getvalue()
+    assert server.token not in log.getvalue()  # refusals are logged without the query that may hold it
+
+
+def test_a_malformed_request_line_gets_400_without_a_traceback(make_server):
+    log = io.StringIO()
+    server = make_server(log=log)
+    # A bare word is an HTTP/0.9 request to http.server: its answer has no status line, only the error page.
+    assert b"Error code: 400" in raw_request(server, b"GARBAGE\r\n\r\n")
+    assert b"Error code: 505" in raw_request(server, b"GET / HTTP/9.9\r\n\r\n")
+    assert "Traceback" not in log.getvalue() and len(log.getvalue().splitlines()) == 2
+
+
+def test_an_agent_that_cannot_be_built_is_a_400_not_a_500(make_server):
+    def broken(name):
+        raise FileNotFoundError("no model file")
+
+    server = make_server(new_session=tictactoe_sessions(broken))
+    status, payload = request(server, "POST", "/api/games", {"opponent": "lowest"})
+    assert status == 400 and "no model file" in payload["error"]
+    assert not server.games  # the slot it held is free again
+
+
+def test_a_bug_behind_a_route_is_a_500_with_one_line(make_server, monkeypatch):
+    log = io.StringIO()
+    server = make_server(log=log)
+    game = new_game(server)
+    monkeypatch.setattr(server_module._Game, "state", lambda self: 1 / 0)
+    status, payload = request(server, "GET", f"/api/games/{game['id']}")
+    assert status == 500 and "internal error" in payload["error"]
+    assert "ZeroDivisionError" in log.getvalue() and "Traceback" not in log.getvalue()
+
+
+# ---- bounds ----------------------------------------------------------------------------------
+
+
+def test_games_per_server_are_bounded_and_a_freed_one_makes_room(make_server):
+    server = make_server(max_games=2)
+    first = new_game(server)
+    new_game(server)
+    status, payload = request(server, "POST", "/api/games", {"opponent": "lowest"})
+    assert status == 429 and "2 games are open" in payload["error"]
+    assert request(server, "DELETE", f"/api/games/{first['id']}")[0] == 204
+    new_game(server)
+
+
+def test_the_request_rate_is_bounded(make_server):
+    clock = FakeClock()
+    server = make_server(requests_per_second=1.0, burst=5, clock=clock)
+    statuses = [request(server, "GET", "/")[0] for _ in range(8)]
+    assert statuses == [200] * 5 + [429] * 3
+    clock.now += 2.0  # two requests' worth of allowance comes back
+    assert [request(server, "GET", "/")[0] for _ in range(3)] == [200, 200, 429]
+
+
+def test_an_idle_game_is_freed_after_the_timeout(make_server):
+    clock = FakeClock()
+    server = make_server(idle_timeout=60, clock=clock)
+    idle, polled = new_game(server), new_game(server)
+    clock.now += 40
+    assert request(server, "GET", f"/api/games/{polled['id']}")[0] == 200
+    clock.now += 30  # idle: 70 s without a request; polled: 30 s
+    assert server.reap_idle() == 1
+    assert request(server, "GET", f"/api/games/{idle['id']}")[0] == 404
+    assert request(server, "GET", f"/api/games/{polled['id']}")[0] == 200
+
+
+def test_another_host_needs_an_explicit_flag_and_then_warns(monkeypatch):
+    with pytest.raises(ValueError, match="allow_remote"):
+        PlayServer(tictactoe_sessions(), ["x"], host="0.0.0.0")
+    with pytest.raises(ValueError, match="allow_remote"):
+        PlayServer(tictactoe_sessions(), ["x"], host="192.168.1.10")
+    # Pretend loopback is remote, so the warning path runs while the socket stays on 127.0.0.1.
+    monkeypatch.setattr(server_module, "is_loopback", lambda host: False)
+    with pytest.warns(UserWarning, match="listens on 127.0.0.1"):
+        server = PlayServer(tictactoe_sessions(), ["x"], host="127.0.0.1", allow_remote=True)
+    server.close()
+
+
+def test_the_server_listens_on_loopback_by_default():
+    server = PlayServer(tictactoe_sessions(), ["x"])
+    try:
+        assert server.httpd.server_address[0] == "127.0.0.1"
+    finally:
+        server.close()
+
+
+# ---- playing ---------------------------------------------------------------------------------
+
+
+def test_a_click_plays_and_the_agents_reply_arrives_by_long_poll(make_server):
+    server = make_server()
+    game = new_game(server)
+    assert game["status"] == "your move (X)" and game["frame"].startswith("data:image/png;base64,")
+    status, state = request(server, "POST", f"/api/games/{game['id']}", {"click": [162, 184]})  # the centre cell
+    assert status == 200 and state["moves"] >= 1
+    state = wait_until(server, state, lambda s: s["agent_moves"] == 1)
+    assert state["moves"] == 2 and state["status"] == "your move (X)" and state["frame"] != game["frame"]
+
+
+def test_a_slow_agent_blocks_no_other_request(make_server):
+    gated = Gated()
+    server = make_server(new_session=tictactoe_sessions(lambda name: gated if name == "lowest" else Lowest()))
+    slow = new_game(server, "lowest", human=1)  # the agent opens, and thinks until released
+    assert gated.started.wait(HANG_GUARD_S)
+    status, state = request(server, "GET", f"/api/games/{slow['id']}")
+    assert status == 200 and state["thinking"] and state["status"].startswith("the agent is thinking... ")
+    assert state["status"].endswith(" s")
+    other = new_game(server, "other")
+    status, state = request(server, "POST", f"/api/games/{other['id']}", {"click": [162, 184]})
+    assert status == 200 and state["moves"] >= 1  # another game plays on while the first agent thinks
+    status, state = request(server, "POST", f"/api/games/{slow['id']}", {"command": "restart"})
+    assert status == 200  # commands on the thinking game answer too
+    gated.release.set()
+
+
+def test_commands_undo_restart_swap_and_hints(make_server):
+    server = make_server()
+    game = new_game(server)
+    path = f"/api/games/{game['id']}"
+    state = request(server, "POST", path, {"click": [162, 184]})[1]
+    state = wait_until(server, state, lambda s: s["agent_moves"] == 1)
+    state = request(server, "POST", path, {"command": "undo"})[1]
+    assert state["moves"] == 0
+    state = request(server, "POST", path, {"command": "hints"})[1]
+    assert state["hints"] is True
+    state = request(server, "POST", path, {"command": "swap"})[1]
+    assert state["human"] == 1
+    state = wait_until(server, state, lambda s: s["agent_moves"] == 1)  # the agent opens now
+    state = request(server, "POST", path, {"command": "restart"})[1]
+    assert state["human"] == 1
+
+
+def test_both_sides_and_the_result(make_server):
+    server = make_server()
+    game = new_game(server, opponent=None)
+    assert game["both_sides"] and game["status"] == "X to move"
+    path = f"/api/games/{game['id']}"
+    session = server.games[game["id"]].session
+    for cell in (0, 3, 1, 4, 2):  # X completes the top row
+        x, y = session.view.cell_rect(cell).center
+        state = request(server, "POST", path, {"click": [x, y]})[1]
+    assert state["over"] and state["status"].startswith("X wins")
+    assert state["agent_moves"] == 0
+
+
+def test_serve_builds_named_agents_through_the_provider():
+    pytest.importorskip("agents")
+    with serve(make_game("dots", 2, 2), ["alphabeta:2", "random"], log=io.StringIO()) as server:
+        game = new_game(server, "alphabeta:2", human=1)
+        state = wait_until(server, game, lambda s: s["agent_moves"] == 1)
+        assert state["moves"] == 1
+        status, payload = request(server, "POST", "/api/games", {"opponent": "mcts"})
+        assert status == 400 and "alphabeta:2, random" in payload["error"]
+
+
+def test_serve_refuses_a_game_without_a_board_env():
+    with pytest.raises(ValueError):
+        serve(object(), ["random"])
+
+
+def test_the_page_shows_inline_in_jupyter(make_server):
+    server = make_server()
+    html = server._repr_html_()
+    assert html.startswith("<iframe") and server.token in html and f":{server.port}/" in html
+
+
+@pytest.mark.parametrize("env", [ConnectNEnv, DotsAndBoxesEnv])
+def test_every_board_game_draws_a_png(env):
+    session = PlaySession(env(opponent=None), Lowest())
+    png = session.png()
+    assert png.startswith(b"\x89PNG") and len(png) > 1000
