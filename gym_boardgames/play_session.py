@@ -52,13 +52,13 @@ class PlaySession:
         ValueError: if ``human_player`` is not 0 or 1, or ``env`` has a built-in opponent (it would move too).
     """
 
-    def __init__(
-        self, env: TwoPlayerEnv, agent: Any, human_player: int = 0, hints: HintProvider | None = None
-    ) -> None:
+    def __init__(self, env: TwoPlayerEnv, agent: Any, human_player: int = 0, hints: HintProvider | None = None) -> None:
         if human_player not in (0, 1):
             raise ValueError(f"human_player must be 0 or 1, got {human_player!r}")
         if not env.self_play:
-            raise ValueError("the env must be in self-play mode (opponent=None): the session's agent plays the other side")
+            raise ValueError(
+                "the env must be in self-play mode (opponent=None): the session's agent plays the other side"
+            )
         self.pygame = import_pygame()
         self.env, self.game, self.agent = env, env.game, agent
         self._act = None if agent is None else as_policy(agent)

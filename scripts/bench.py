@@ -94,10 +94,8 @@ GAMES: dict[str, dict[str, Any]] = {
     "TicTacToe-v0": {
         "ours": ("TicTacToe-v0", {}), "pettingzoo": "tictactoe_v3", "openspiel": "tic_tac_toe", "pgx": "tic_tac_toe",
     },
-    "ConnectFour-v0": {
-        "ours": ("ConnectFour-v0", {}), "pettingzoo": "connect_four_v3", "openspiel": "connect_four",
-        "pgx": "connect_four",
-    },
+    "ConnectFour-v0": {"ours": ("ConnectFour-v0", {}), "pettingzoo": "connect_four_v3", "openspiel": "connect_four",
+                       "pgx": "connect_four"},
     "DotsAndBoxes-v0": {"ours": ("DotsAndBoxes-v0", {}), "openspiel": "dots_and_boxes"},
     "Gomoku-15x15": {"ours": ("ConnectN-v0", {"rows": 15, "cols": 15, "n": 5, "gravity": False}), "openspiel": "mnk"},
 }  # fmt: skip
@@ -136,15 +134,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="pgx sizes (default: the --num-envs sizes; 4096 alone with --quick or a --vector-moves below "
         "100,000, since every size compiles for seconds)",
     )
-    parser.add_argument(
-        "--memory-envs", type=sizes, default=4096, help="sub-envs of the memory probe (0 skips the probes)"
-    )
-    parser.add_argument(
-        "--compare", action="store_true", help="also time PettingZoo, OpenSpiel (the 'bench' extra) and pgx if present"
-    )
-    parser.add_argument(
-        "--no-agents", action="store_true", help="skip the alpha-beta and MCTS timings (env workloads only)"
-    )
+    parser.add_argument("--memory-envs", type=sizes, default=4096, help="sub-envs of the memory probe (0: none)")
+    parser.add_argument("--compare", action="store_true", help="also time PettingZoo, OpenSpiel ('bench' extra), pgx")
+    parser.add_argument("--no-agents", action="store_true", help="skip the alpha-beta and MCTS timings")
+    parser.add_argument("--play", action="store_true", help="time human play only (scripts/peers/play.py's docstring)")
     parser.add_argument(
         "--quick",
         action="store_true",
@@ -292,6 +285,12 @@ def main(argv: list[str] | None = None) -> dict:
     from gym_boardgames.cli import emit_summary
     from gym_boardgames.utils import peak_rss_mb
 
+    if args.play:  # the default opponents' replies, the browser's round trip, the window's close
+        from peers.play import play_timings
+
+        timings = play_timings()
+        emit_summary(timings, args.out, print_json=True)
+        return timings
     pgx_state = "not requested (use --compare)"
     if args.compare:
         try:

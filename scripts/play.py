@@ -72,9 +72,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     web = parser.add_argument_group("browser page")
     web.add_argument("--web", action="store_true", help="serve the game as a browser page and print its URL")
     web.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1, this machine)")
-    web.add_argument(
-        "--port", type=nonnegative_int, default=8765, help="the port (default: 8765; 0 picks a free one)"
-    )
+    web.add_argument("--port", type=nonnegative_int, default=8765, help="the port (default: 8765; 0 picks a free one)")
     web.add_argument(
         "--allow-remote",
         action="store_true",
@@ -110,7 +108,7 @@ def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Parse the command line, build the game and the agent named by ``--opponent``, then open the window or serve the page."""
+    """Parse the command line, build the game and the agent of ``--opponent``, then open the window or serve the page."""
     args = parse_args(argv)
     try:
         env = make_env(args)
@@ -146,7 +144,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def serve_page(env: TwoPlayerEnv, opponent: str, human: int, args: argparse.Namespace) -> None:
     """Serve the game as a browser page until Ctrl-C; ``opponent`` is offered first, then the suggested agents."""
-    from gym_boardgames.web import serve
+    from gym_boardgames.web import is_loopback, serve
 
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # the page draws off-screen: no window, no display needed
     opponents = [opponent, *suggested_opponents(env.game)]
@@ -159,7 +157,7 @@ def serve_page(env: TwoPlayerEnv, opponent: str, human: int, args: argparse.Name
         sys.exit(f"error: {error}")
     except OSError as error:
         sys.exit(f"error: cannot listen on {args.host}:{args.port}: {error.strerror or error} (try --port 0)")
-    where = "this machine only" if args.host in ("127.0.0.1", "localhost", "::1") else f"{args.host}, other machines too"
+    where = "this machine only" if is_loopback(args.host) else f"{args.host}, other machines too"
     print(f"Serving {env.window_title} against {opponent} on {where}. Open this URL (it holds the access token):")
     print(f"  {server.url}", flush=True)
     print("Press Ctrl-C to stop.", flush=True)

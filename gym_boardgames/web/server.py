@@ -372,7 +372,9 @@ class PlayServer:
         elif "command" in body:
             command = body["command"]
             if command not in COMMANDS:
-                raise HttpError(HTTPStatus.BAD_REQUEST, f"unknown command {command!r}: use one of {', '.join(COMMANDS)}")
+                raise HttpError(
+                    HTTPStatus.BAD_REQUEST, f"unknown command {command!r}: use one of {', '.join(COMMANDS)}"
+                )
             {
                 "hints": game.session.toggle_hints,
                 "undo": game.session.undo,
@@ -408,11 +410,7 @@ def _build_page(title: str, opponents: list[str], human: int) -> bytes:
     script = folder.joinpath("page.js").read_text(encoding="utf-8")
     # "<" escaped, so no name can close the script element that holds the settings.
     config = json.dumps({"title": title, "opponents": opponents, "human": human}).replace("<", "\\u003c")
-    page = (
-        template.replace("{{title}}", html.escape(title))
-        .replace("{{config}}", config)
-        .replace("{{script}}", script)
-    )
+    page = template.replace("{{title}}", html.escape(title)).replace("{{config}}", config).replace("{{script}}", script)
     return page.encode("utf-8")
 
 

@@ -1,0 +1,137 @@
+"""gym_boardgames.play_session: the game flow the window and the page share, without any display.
+
+Workers are waited for with events and joins, never with a deadline but the hang guard.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pygame")
+
+from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
+from gym_boardgames.play_session import PlaySession  # noqa: E402
+
+HANG_GUARD_S = 600
+
+
+class Lowest:
+    def act(self, game, state):
+        return game.legal_actions(state)[0]
+
+
+class Network(Lowest):
+    """A network-like opponent, as AlphaZero's agent: hints add its priors and a message with its value."""
+
+    def evaluate(self, game, states):
+        n = game.num_actions
+        return np.full((1, n), 1 / n), np.array([0.25])
+
+
+class Gated(Lowest):
+    def __init__(self):
+        self.release, self.started = threading.Event(), threading.Event()
+
+    def act(self, game, state):
+        self.started.set()
+        assert self.release.wait(HANG_GUARD_S)
+        return super().act(game, state)
+
+
+def settle(session):
+    """Wait until no agent reply or hint is being computed."""
+    for _ in range(HANG_GUARD_S * 100):
+        if not session.thinking and not session._hints_pending:
+            return
+        session.wait_for_change(session.version, 0.01)
+    raise AssertionError("a worker never finished")
+
+
+def play(session, cell):
+    session.click(session.view.cell_rect(cell).center)
+    settle(session)
+
+
+def test_the_env_must_be_in_self_play():
+    with pytest.raises(ValueError, match="self-play"):
+        PlaySession(TicTacToeEnv(), Lowest())  # its random opponent would move as well
+    with pytest.raises(ValueError, match="self-play"):
+        PlaySession(TicTacToeEnv(opponent="random"), Lowest())
+
+
+def test_the_result_is_shown_even_with_the_hints_message_on():
+    session = PlaySession(TicTacToeEnv(opponent=None), Network())
+    session.toggle_hints()
+    settle(session)
+    for cell in (4, 2, 6):  # the agent answers 0 and 1; 2-4-6 completes the diagonal
+        play(session, cell)
+    session.say("network: value +0.25 for you; % = its prior for each move", seconds=600)
+    assert session.env.episode_over
+    assert session.status().startswith("You win! - ")
+    assert "network: value" in session.status()  # beside the result, not instead of it
+
+
+def test_a_click_after_the_end_keeps_the_result():
+    session = PlaySession(TicTacToeEnv(opponent=None), Lowest())
+    for cell in (4, 2, 6):
+        play(session, cell)
+    session.click(session.view.cell_rect(8).center)
+    assert session.status().startswith("You win!") and "R starts a new one" in session.status()
+
+
+def test_the_status_counts_the_agents_thinking_seconds():
+    gated = Gated()
+    session = PlaySession(TicTacToeEnv(opponent=None), gated, human_player=1)
+    assert gated.started.wait(HANG_GUARD_S)
+    assert session.thinking and session.status() == "the agent is thinking... 0 s"
+    session._thinking_since -= 7.2  # as if it had thought for 7 s
+    assert session.status() == "the agent is thinking... 7 s"
+    session.click(session.view.cell_rect(0).center)
+    assert session.status() == "wait: the agent is thinking"
+    gated.release.set()
+    settle(session)
+    assert session.env.moves == [(0, 0)] and session.agent_moves == 1 and session.last_think_seconds >= 0
+
+
+def test_a_reply_that_arrives_after_a_restart_is_dropped():
+    gated = Gated()
+    session = PlaySession(TicTacToeEnv(opponent=None), gated, human_player=1)
+    assert gated.started.wait(HANG_GUARD_S)
+    session.swap()  # the human now opens; the old worker's reply belongs to a game that is gone
+    before = session.version
+    gated.release.set()
+    session.wait_for_change(before, 0.2)
+    assert session.env.moves == [] and session.human == 0 and not session.thinking
+
+
+def test_both_sides_take_turns_and_undo_takes_back_one_move():
+    session = PlaySession(ConnectNEnv(opponent=None), None)
+    assert session.both_sides and session.status() == "Red to move"
+    for column in (0, 1, 0, 1, 0, 1):
+        session.click(session.view.cell_rect(column).center)
+    assert session.status() == "Red to move" and session.agent_moves == 0
+    session.undo()
+    assert len(session.env.moves) == 5 and session.status() == "Yellow to move"
+    session.click(session.view.cell_rect(1).center)
+    session.click(session.view.cell_rect(0).center)  # four in column 0
+    assert session.env.episode_over and session.status().startswith("Red wins")
+
+
+def test_dots_status_counts_boxes_for_the_mover():
+    session = PlaySession(DotsAndBoxesEnv(1, 1, opponent=None), None)
+    assert session.status() == "Blue to move - you 0, other 0"
+
+
+def test_wait_for_change_wakes_on_a_move():
+    session = PlaySession(TicTacToeEnv(opponent=None), None)
+    before = session.version
+    threading.Timer(0.05, lambda: session.click(session.view.cell_rect(4).center)).start()
+    assert session.wait_for_change(before, HANG_GUARD_S) > before
+
+
+def test_hints_without_a_provider_are_unknown_and_a_network_adds_its_priors():
+    session = PlaySession(TicTacToeEnv(opponent=None), Network())
+    session.toggle_hints()
+    settle(session)
+    assert session.hints == {a: "? 11%" for a in range(9)}
