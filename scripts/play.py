@@ -108,7 +108,7 @@ def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Parse the command line, build the game and the agent of ``--opponent``, then open the window or serve the page."""
+    """Parse the command line, build the game and the agent of ``--opponent``, then open the window or the page."""
     args = parse_args(argv)
     try:
         env = make_env(args)
