@@ -18,62 +18,6 @@ clicks back (:mod:`gym_boardgames.web.server` says how requests are guarded). Th
 library's ``http.server``: docs/install.md gives the measurements behind that choice.
 """
 
-from __future__ import annotations
-
-from collections.abc import Sequence
-from typing import Any
-
-from gym_boardgames.play_session import HintProvider, PlaySession
-from gym_boardgames.web.server import PlayServer, is_loopback
+from gym_boardgames.web.server import PlayServer, is_loopback, serve
 
 __all__ = ["PlayServer", "is_loopback", "serve"]
-
-
-def serve(
-    game: Any,
-    opponents: Sequence[str],
-    *,
-    hints: HintProvider | None = None,
-    seed: int | None = 0,
-    start: bool = True,
-    **server_options: Any,
-) -> PlayServer:
-    """Serve ``game`` in a browser page against the named agents ``opponents`` (the first is the default).
-
-    Args:
-        game: a board game's rules object (``gym_boardgames.rules.registry.make_game("dots")``, say).
-        opponents: agent names, as the envs' ``opponent=`` takes them (``"alphabeta"``, ``"mcts:200"``...),
-            built by the installed agent provider when a game starts; the page offers exactly these, and
-            "both sides" for two people.
-        hints: the hint provider of the Hints button (``agents.hints.hint_labels``), or None for ``"?"``.
-        seed: seeds each game's agent.
-        start: serve in a background thread at once (a script calls ``serve_forever()`` itself instead).
-        **server_options: :class:`PlayServer`'s keywords: ``host``, ``port``, ``token``, ``allow_remote``,
-            ``max_games``, ``idle_timeout``...
-
-    Raises:
-        ValueError: on a game with no board env, on no agent provider installed while ``opponents`` names
-            agents, or on a bad server option.
-        OSError: if the port cannot be bound.
-    """
-    from gym_boardgames.envs import env_for_game
-    from gym_boardgames.opponents import opponent_provider
-
-    env_for_game(game, opponent=None)  # a game without a board env is refused now, not at the first page
-    provider = opponent_provider()
-    if provider is None:
-        raise ValueError("no agent provider is installed to build the named opponents: install gym-boardgames itself")
-
-    def new_session(opponent: str | None, human: int) -> PlaySession:
-        agent = None if opponent is None else provider(opponent, game, seed=seed)
-        return PlaySession(env_for_game(game, opponent=None), agent, human_player=human, hints=hints)
-
-    server_options.setdefault("title", f"{_title(game)} - gym-boardgames")
-    server = PlayServer(new_session, opponents, **server_options)
-    return server.start() if start else server
-
-
-def _title(game: Any) -> str:
-    from gym_boardgames.envs import env_for_game
-
-    return str(env_for_game(game, opponent=None).window_title)

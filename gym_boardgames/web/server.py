@@ -45,7 +45,7 @@ from typing import Any, TextIO
 from urllib.parse import parse_qs, urlsplit
 
 from gym_boardgames.checks import check_int, check_number
-from gym_boardgames.play_session import PlaySession
+from gym_boardgames.play_session import HintProvider, PlaySession
 
 #: The longest a state request may wait for a change, in seconds.
 MAX_WAIT_SECONDS = 10.0
@@ -184,6 +184,7 @@ class PlayServer:
         self.log = log if log is not None else sys.stderr
         self.clock = clock
         self.games: dict[str, _Game] = {}
+        self._starting = 0  # games whose agent is being built
         self._lock = threading.Lock()
         self._allowance, self._last_refill = float(self.burst), clock()
         self._page = _build_page(title, self.opponents, default_human)
@@ -308,23 +309,23 @@ class PlayServer:
             raise HttpError(HTTPStatus.BAD_REQUEST, f"human must be 0 or 1, got {human!r}")
         self.reap_idle()
         with self._lock:
-            if len(self.games) >= self.max_games:
+            if len(self.games) + self._starting >= self.max_games:
                 raise HttpError(
                     HTTPStatus.TOO_MANY_REQUESTS,
                     f"{self.max_games} games are open (the most this server plays at once): close a page, or wait "
                     f"{self.idle_timeout:.0f} s for an idle one to be freed",
                 )
-            game_id = secrets.token_urlsafe(12)
-            self.games[game_id] = None  # type: ignore[assignment]  # the slot is held while the agent is built
+            self._starting += 1  # the slot is held while the agent is built, outside the lock
         try:
             session = self.new_session(opponent, human)
         except Exception as error:
-            with self._lock:
-                del self.games[game_id]
             raise HttpError(HTTPStatus.BAD_REQUEST, f"cannot start a game against {opponent!r}: {error}") from None
-        game = _Game(game_id, session, opponent, self.clock())
+        finally:
+            with self._lock:
+                self._starting -= 1
+        game = _Game(secrets.token_urlsafe(12), session, opponent, self.clock())
         with self._lock:
-            self.games[game_id] = game
+            self.games[game.id] = game
         return game.state()
 
     def game(self, game_id: str) -> _Game:
@@ -526,3 +527,53 @@ class _Handler(BaseHTTPRequestHandler):
     def log_error(self, format: str, *args: Any) -> None:  # noqa: A002  (http.server's signature)
         """A request http.server itself refuses (a malformed line, say): one line."""
         self.server.play.log.write("play server: " + (format % args) + "\n")
+
+
+def serve(
+    game: Any,
+    opponents: Sequence[str],
+    *,
+    hints: HintProvider | None = None,
+    seed: int | None = 0,
+    start: bool = True,
+    **server_options: Any,
+) -> PlayServer:
+    """Serve ``game`` in a browser page against the named agents ``opponents`` (the first is the default).
+
+    Args:
+        game: a board game's rules object (``gym_boardgames.rules.registry.make_game("dots")``, say).
+        opponents: agent names, as the envs' ``opponent=`` takes them (``"alphabeta"``, ``"mcts:200"``...),
+            built by the installed agent provider when a game starts; the page offers exactly these, and
+            "both sides" for two people.
+        hints: the hint provider of the Hints button (``agents.hints.hint_labels``), or None for ``"?"``.
+        seed: seeds each game's agent.
+        start: serve in a background thread at once (a script calls ``serve_forever()`` itself instead).
+        **server_options: :class:`PlayServer`'s keywords: ``host``, ``port``, ``token``, ``allow_remote``,
+            ``max_games``, ``idle_timeout``...
+
+    Raises:
+        ValueError: on a game with no board env, on no agent provider installed while ``opponents`` names
+            agents, or on a bad server option.
+        OSError: if the port cannot be bound.
+    """
+    from gym_boardgames.envs import env_for_game
+    from gym_boardgames.opponents import opponent_provider
+
+    env_for_game(game, opponent=None)  # a game without a board env is refused now, not at the first page
+    provider = opponent_provider()
+    if provider is None:
+        raise ValueError("no agent provider is installed to build the named opponents: install gym-boardgames itself")
+
+    def new_session(opponent: str | None, human: int) -> PlaySession:
+        agent = None if opponent is None else provider(opponent, game, seed=seed)
+        return PlaySession(env_for_game(game, opponent=None), agent, human_player=human, hints=hints)
+
+    server_options.setdefault("title", f"{_title(game)} - gym-boardgames")
+    server = PlayServer(new_session, opponents, **server_options)
+    return server.start() if start else server
+
+
+def _title(game: Any) -> str:
+    from gym_boardgames.envs import env_for_game
+
+    return str(env_for_game(game, opponent=None).window_title)
