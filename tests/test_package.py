@@ -127,13 +127,22 @@ def test_ci_constraints_pin_versions_every_extra_admits() -> None:
 
 # The packages' files besides their modules: pyproject.toml's package-data.
 PACKAGES = ("gym_boardgames", "agents")
-PACKAGE_DATA = ("agents/alphazero/models/*.npz", "agents/data/*.npz", "gym_boardgames/py.typed")
+PACKAGE_DATA = (
+    "agents/alphazero/models/*.npz",
+    "agents/data/*.npz",
+    "gym_boardgames/py.typed",
+    "gym_boardgames/web/page.html",
+    "gym_boardgames/web/page.js",
+)
 SHIPPED_DATA = {
     "agents/alphazero/models/connectfour.npz",
     "agents/alphazero/models/tictactoe.npz",
     "agents/data/connectfour_labels.npz",
     "agents/data/connectfour_heldout.npz",
+    "agents/data/dots_3x3_table.npz",
     "gym_boardgames/py.typed",
+    "gym_boardgames/web/page.html",
+    "gym_boardgames/web/page.js",
 }
 # An sdist's files besides the packages: setuptools' metadata, the files it always takes, and license files
 # (setuptools' default license-files patterns).

@@ -202,6 +202,48 @@ def test_play_script_rejects_bad_opponents():
     assert result.returncode != 0 and "plays Dots and Boxes only" in result.stderr
 
 
+def test_play_script_serves_the_page_and_prints_its_url():
+    """--web: the URL with its token is printed, the page answers on loopback, Ctrl-C ends it cleanly."""
+    import signal
+    import urllib.request
+
+    play = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "play.py"), "tictactoe", "--web", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    try:
+        assert "against alphabeta on this machine only" in play.stdout.readline()
+        url = play.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and "?token=" in url
+        with urllib.request.urlopen(url, timeout=HANG_GUARD_S) as response:
+            page = response.read().decode()
+        assert "alphabeta" in page and "Tic-tac-toe" in page
+        with pytest.raises(urllib.error.HTTPError, match="403"):
+            urllib.request.urlopen(url.split("?")[0], timeout=HANG_GUARD_S)
+    finally:
+        play.send_signal(signal.SIGINT)
+        out, err = play.communicate(timeout=HANG_GUARD_S)
+    assert play.returncode == 0 and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--web", "--host", "0.0.0.0"], "allow_remote"),
+        (["--web", "--screenshot", "x.png"], "--screenshot is the window's"),
+        (["--web", "--port", "70000"], "--port must be at most 65535"),
+    ],
+)
+def test_play_script_refuses_bad_web_flags_in_one_line(flags, message):
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "play.py"), "tictactoe", *flags], capture_output=True, text=True
+    )
+    assert result.returncode != 0 and message in result.stderr and "Traceback" not in result.stderr
+
+
 @pytest.mark.slow
 def test_dots_hints_come_from_the_exact_table_and_agree_with_alphabeta():
     import numpy as np

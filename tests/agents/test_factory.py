@@ -5,11 +5,11 @@ import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.dots import Always4Never3Bot, EndgameBot, FirstAvailableBot
-from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
+from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, default_opponent, make_agent, suggested_opponents
 from agents.mcts import MCTSAgent
 from agents.minimax import AlphaBetaAgent
 from agents.random_agent import RandomAgent
-from gym_boardgames.rules import DotsAndBoxes, TicTacToe
+from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 
 def test_names_build_their_agents_with_their_parameters():
@@ -77,3 +77,36 @@ def test_agent_names_at_their_bounds_are_built():
 def test_an_env_refuses_a_huge_mcts_opponent_when_made_not_at_its_first_step():
     with pytest.raises(ValueError, match=r"bad opponent 'mcts:9+'.*in \[1, 10000000\], got 9+;"):
         gym.make("TicTacToe-v0", opponent=f"mcts:{HUGE}")
+
+
+@pytest.mark.parametrize(
+    "game, expected",
+    [
+        (TicTacToe(), "alphabeta"),
+        (ConnectN(6, 7, 4, gravity=True), "alphazero"),
+        (DotsAndBoxes(3, 3), "exact"),
+        (DotsAndBoxes(2, 2), "alphabeta"),
+        (DotsAndBoxes(4, 4), "mcts"),
+        (ConnectN(9, 9, 5, gravity=False), "mcts"),
+    ],
+)
+def test_the_default_opponent_is_one_that_answers_at_once(game, expected):
+    assert default_opponent(game) == expected
+    offered = suggested_opponents(game)
+    assert offered[0] == expected and "random" in offered and len(offered) == len(set(offered))
+    for name in offered:
+        make_agent(name, seed=0, game=game)  # every offered name builds for the game
+
+
+def test_the_default_dots_opponent_plays_from_the_shipped_table_without_solving(monkeypatch):
+    from agents.dots import layer_table
+
+    layer_table.solved_table.cache_clear()
+    monkeypatch.setattr(layer_table, "solve_layers", lambda *a, **k: pytest.fail("solved instead of read"))
+    try:
+        game = DotsAndBoxes(3, 3)
+        agent = make_agent(default_opponent(game), seed=0, game=game)
+        state = game.apply(game.initial_state(), 0)
+        assert game.is_legal(state, agent.act(game, state))
+    finally:
+        layer_table.solved_table.cache_clear()

@@ -527,3 +527,22 @@ def test_npz_with_a_damaged_array_header_is_refused(tmp_path, header_text, refus
     write_zip(path, {"__header__.npy": header_npy({}), "table.npy": raw_npy(header_text)})
     schema = {"table": ArraySpec((2, None), np.float64)}
     refused(lambda: load_npz(path, format=FORMAT, versions={1}, schema=schema), path, "corrupt")
+
+
+def test_lzma_compression_round_trips_and_opens_with_plain_numpy(tmp_path):
+    import zipfile
+
+    path = tmp_path / "small.npz"
+    save_npz(path, arrays(), format=FORMAT, version=1, compression="lzma")
+    with zipfile.ZipFile(path) as archive:
+        assert {info.compress_type for info in archive.infolist()} == {zipfile.ZIP_LZMA}
+    loaded = load(path)
+    np.testing.assert_array_equal(loaded.arrays["counts"], arrays()["counts"])
+    with np.load(path, allow_pickle=False) as plain:
+        np.testing.assert_array_equal(plain["table"], arrays()["table"])
+
+
+def test_an_unknown_compression_is_refused_naming_the_choices(tmp_path):
+    with pytest.raises(ValueError, match="compression must be one of deflate, lzma, got 'zstd'"):
+        save_npz(tmp_path / "x.npz", arrays(), format=FORMAT, version=1, compression="zstd")
+    assert not (tmp_path / "x.npz").exists()

@@ -134,3 +134,39 @@ def test_corrupt_and_foreign_table_files_raise_clear_errors(tmp_path):
         LayerTable.load(tmp_path / "short.npz")
     with pytest.raises(FileNotFoundError):
         LayerTable.load(tmp_path / "missing.npz")
+
+
+def test_the_shipped_3x3_table_is_the_solved_one():
+    from agents.dots.layer_table import SHIPPED_TABLES
+
+    shipped = LayerTable.load(SHIPPED_TABLES[3, 3])
+    assert (shipped.rows, shipped.cols, shipped.last_k) == (3, 3, 24)
+    np.testing.assert_array_equal(shipped.values, full_3x3_table().values)
+
+
+def test_solved_table_reads_the_shipped_table_and_solves_other_boards_once(monkeypatch):
+    from agents.dots import layer_table
+
+    layer_table.solved_table.cache_clear()
+    solves = []
+    real_solve = layer_table.solve_layers
+
+    def counted(game, last_k=None, **kwargs):
+        solves.append((game.rows, game.cols, last_k))
+        return real_solve(game, last_k, **kwargs)
+
+    monkeypatch.setattr(layer_table, "solve_layers", counted)
+    try:
+        assert layer_table.solved_table(3, 3).last_k == 24 and solves == []  # read, not solved
+        first = layer_table.solved_table(2, 2)
+        assert layer_table.solved_table(2, 2) is first and solves == [(2, 2, None)]
+    finally:
+        layer_table.solved_table.cache_clear()
+
+
+def test_tables_are_saved_with_lzma(tmp_path):
+    import zipfile
+
+    solve_layers(DotsAndBoxes(1, 2)).save(tmp_path / "t.npz")
+    with zipfile.ZipFile(tmp_path / "t.npz") as archive:
+        assert {info.compress_type for info in archive.infolist()} == {zipfile.ZIP_LZMA}
