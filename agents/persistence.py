@@ -97,8 +97,8 @@ _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _ZIP_CENTRAL_ENTRY = b"PK\x01\x02"
 _NPY_MAGIC = b"\x93NUMPY"
 # What numpy and zipfile raise on damaged archives: bad CRCs and truncated members (BadZipFile, EOFError),
-# broken deflate/bzip2/lzma streams (zlib.error, OSError, EOFError, lzma.LZMAError), unreadable .npy headers (ValueError,
-# SyntaxError from the header's literal, TypeError/KeyError from a strange dtype description), truncated
+# broken deflate/bzip2/lzma streams (zlib.error, OSError, EOFError, lzma.LZMAError), unreadable .npy headers
+# (ValueError, SyntaxError from the header's literal, TypeError/KeyError from a strange dtype description), truncated
 # records (struct.error), an encrypted member (RuntimeError), an unknown compression (NotImplementedError),
 # and numpy's tokenizing of an old-style header (tokenize.TokenError).
 _CORRUPT = (
