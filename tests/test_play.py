@@ -170,6 +170,18 @@ def test_hints_show_the_value_of_each_move(close_after):
     assert app.hints[2] == "win" and app.hints[5] == "draw" and app.hints[8] == "loss"
 
 
+def test_quit_stops_the_frame_at_once_and_later_events_are_not_played(close_after):
+    env = TicTacToeEnv(opponent=None)
+    app = PlayApp(env, Lowest(), human_player=0)
+    close_after(app)
+    frames = app.frames
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=app.view.cell_rect(4).center, button=1))
+    app.frame()
+    assert not app.running and env.moves == [] and app.frames == frames  # nothing drawn or played after the quit
+    pygame.event.clear()
+
+
 def test_escape_quits_and_the_screenshot_is_saved(tmp_path):
     shot = tmp_path / "shot.png"
     app = PlayApp(TicTacToeEnv(opponent=None), Lowest(), human_player=0, screenshot=str(shot))
