@@ -73,8 +73,9 @@ class PlaySession:
         #: The agent's thinking time of its last reply, in seconds (the browser's round trip subtracts it).
         self.last_think_seconds = 0.0
         self.agent_moves = 0
-        self._lock = threading.RLock()
-        self._changed = threading.Condition(self._lock)
+        #: Held by every method; hold it to read several attributes of one moment (the web server does).
+        self.lock = threading.RLock()
+        self._changed = threading.Condition(self.lock)
         self._generation = 0  # bumped by undo/restart/swap/close so stale worker results are dropped
         self._thinking_since: float | None = None
         self._hints_pending = False  # hints are being computed (a big search can take seconds)
@@ -106,7 +107,7 @@ class PlaySession:
 
     def restart(self, moves: Sequence[int] = ()) -> None:
         """Start a new game (or rebuild one from ``moves``) and let the agent move if it is its turn."""
-        with self._lock:
+        with self.lock:
             self._generation += 1
             self._thinking_since = None
             self._hints_pending = False
@@ -151,7 +152,7 @@ class PlaySession:
         except Exception as error:  # shown in the status line instead of killing the worker silently
             result = error
         seconds = time.perf_counter() - start
-        with self._lock:
+        with self.lock:
             if generation != self._generation:
                 return
             self._thinking_since = None
@@ -168,9 +169,9 @@ class PlaySession:
             labels = self._hint_labels(state)
         except Exception as error:  # shown; without a result the status would say "solving" forever
             labels = {}
-            with self._lock:
+            with self.lock:
                 self.say(f"the hints failed: {error!r}", seconds=10)
-        with self._lock:
+        with self.lock:
             if generation == self._generation:
                 self.hints = labels
                 self._hints_pending = False
@@ -188,20 +189,20 @@ class PlaySession:
             # move under the exact or searched label, and its value of the position for the person.
             priors, values = evaluate(self.game, [state])
             labels = {a: f"{label} {priors[0][a]:.0%}" for a, label in labels.items()}
-            with self._lock:
+            with self.lock:
                 self.say(f"network: value {float(values[0]):+.2f} for you; % = its prior for each move", seconds=8)
         return labels
 
     def play_human(self, action: int) -> None:
         """Play the person's move ``action`` (assumed legal and the person's turn)."""
-        with self._lock:
+        with self.lock:
             self.hints = {}
             self.env.step(action)
             self._after_move()
 
     def click(self, pos: tuple[int, int]) -> None:
         """Play the move a click at pixel ``pos`` of the board means, or say in the status why not."""
-        with self._lock:
+        with self.lock:
             if self.env.episode_over:
                 self.say("the game is over: R starts a new one")
             elif not self.human_to_move:
@@ -215,7 +216,7 @@ class PlaySession:
 
     def undo(self) -> None:
         """Take back the person's last move and the agent's replies after it (one move when playing both)."""
-        with self._lock:
+        with self.lock:
             moves = list(self.env.moves)
             if not self.both_sides:
                 while moves and moves[-1][0] != self.human:
@@ -228,13 +229,13 @@ class PlaySession:
 
     def swap(self) -> None:
         """Swap sides and start a new game."""
-        with self._lock:
+        with self.lock:
             self.human = 1 - self.human
             self.restart()
 
     def toggle_hints(self) -> None:
         """Show or hide the hints; shown, they are computed for the position in a worker."""
-        with self._lock:
+        with self.lock:
             self.show_hints = not self.show_hints
             if self.show_hints and self.human_to_move:
                 self.message_until = 0.0  # the status line says "solving" until the hints show
@@ -246,20 +247,20 @@ class PlaySession:
 
     def say(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
         """Show ``text`` in the status line for a while (the result of a finished game stays beside it)."""
-        with self._lock:
+        with self.lock:
             self.message, self.message_until = text, time.monotonic() + seconds
             self._touch()
 
     def close(self) -> None:
         """Drop any reply or hint still being computed: the session is done."""
-        with self._lock:
+        with self.lock:
             self._generation += 1
             self._thinking_since = None
             self._touch()
 
     def wait_for_change(self, since: int, timeout: float) -> int:
         """Block until :attr:`version` exceeds ``since`` or ``timeout`` seconds pass; return the version."""
-        with self._lock:
+        with self.lock:
             self._changed.wait_for(lambda: self.version > since, timeout=timeout)
             return self.version
 
@@ -289,7 +290,7 @@ class PlaySession:
         The result is never hidden: a message that arrives after the end (the hints' network value, a click)
         is shown after it.
         """
-        with self._lock:
+        with self.lock:
             message = self.message if time.monotonic() < self.message_until else ""
             if self.env.episode_over:
                 winner = self.env.winner
@@ -316,7 +317,7 @@ class PlaySession:
 
     def draw_board(self, surface: Any, mouse: tuple[int, int] | None = None) -> None:
         """Draw the board, the status line, the hover under ``mouse`` and the hints on ``surface``."""
-        with self._lock:
+        with self.lock:
             surface.fill(BACKGROUND)
             self.view.draw(surface, self.env.state, self.env.marks()._replace(status=self.status()))
             if mouse is not None and self.human_to_move:

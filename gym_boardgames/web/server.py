@@ -87,7 +87,7 @@ class _Game:
     def state(self) -> dict[str, Any]:
         """The game as the page shows it; the PNG is encoded again only when the version or status changed."""
         session = self.session
-        with session._lock:
+        with session.lock:
             status = session.status()
             key = (session.version, status)
             if key != self._frame_key:
