@@ -32,6 +32,11 @@ _EXACT, _LOWER, _UPPER = 0, 1, 2
 #: Deepest alpha-beta search, in plies. Each ply is one Python frame, and Python's default stack holds
 #: about 1000; no search this deep would finish anyway (exact search of a board with 400 empty cells).
 MAX_SEARCH_PLIES = 400
+#: Exact alpha-beta is refused on a game whose positions :func:`agents.solver.estimate_solve` bounds above this.
+#: Its table keeps every position searched, so a board far beyond it (Connect Four 6x7: a bound of 7e13) grows
+#: the table by 15-18 MB/s until memory runs out. Dots and Boxes 3x3 (a bound of 6.1e7) passes; its first move
+#: takes about 34 s of CPU.
+MAX_EXACT_POSITIONS = 10**8
 
 
 class _Search:
@@ -248,8 +253,12 @@ class AlphaBetaAgent:
         The search would otherwise raise at its first move, in the middle of a match; a depth limit (at most
         the limit) or a game of at most that many moves passes. A game of unknown length passes too.
 
+        Exact search (no depth) is refused too on a game whose positions
+        :func:`~agents.solver.estimate_solve` bounds above :data:`MAX_EXACT_POSITIONS`: it would not answer
+        before memory runs out.
+
         Raises:
-            ValueError: naming the game, the plies and the limit, and asking for a depth.
+            ValueError: naming the game, the plies or positions and the limit, and asking for a depth.
         """
         longest = longest_game(game)
         if longest is None:
@@ -261,6 +270,16 @@ class AlphaBetaAgent:
                 f"{search} could search {plies} plies deep on {game!r}, more than MAX_SEARCH_PLIES="
                 f"{MAX_SEARCH_PLIES}: give a depth of at most {MAX_SEARCH_PLIES} (alphabeta:DEPTH)"
             )
+        if self.depth is None:
+            from agents.solver import estimate_solve
+
+            positions = estimate_solve(game).positions
+            if positions is not None and positions > MAX_EXACT_POSITIONS:
+                raise ValueError(
+                    f"exact alpha-beta cannot solve {game!r}: up to 10^{len(str(positions)) - 1} positions, more "
+                    f"than MAX_EXACT_POSITIONS=10^{len(str(MAX_EXACT_POSITIONS)) - 1}: give a depth (alphabeta:4), "
+                    "or use mcts or alphazero"
+                )
 
     def __repr__(self) -> str:
         return f"AlphaBetaAgent(depth={self.depth})"

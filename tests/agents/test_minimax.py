@@ -200,3 +200,20 @@ def test_make_agent_with_the_game_refuses_exact_alphabeta_on_a_long_board():
 def test_an_env_refuses_exact_alphabeta_on_a_long_board_when_made():
     with pytest.raises(ValueError, match=r"bad opponent 'alphabeta'.*MAX_SEARCH_PLIES"):
         gym.make("ConnectN-v0", opponent="alphabeta", **LONG_BOARD)
+
+
+def test_exact_search_is_refused_on_boards_it_cannot_solve_before_any_move():
+    import gymnasium as gym
+
+    import gym_boardgames  # noqa: F401  (registers the ids)
+    from agents.factory import make_agent
+    from agents.minimax import MAX_EXACT_POSITIONS
+    from gym_boardgames.rules import ConnectN, DotsAndBoxes
+
+    with pytest.raises(ValueError, match=r"exact alpha-beta cannot solve ConnectN\(rows=6.*give a depth"):
+        make_agent("alphabeta", game=ConnectN(6, 7, 4, gravity=True))
+    with pytest.raises(ValueError, match="MAX_EXACT_POSITIONS=10\^8"):
+        gym.make("ConnectFour-v0", opponent="alphabeta")
+    assert MAX_EXACT_POSITIONS == 10**8
+    make_agent("alphabeta:6", game=ConnectN(6, 7, 4, gravity=True))  # a depth limit is fine
+    make_agent("alphabeta", game=DotsAndBoxes(3, 3))  # solvable: about 34 s of CPU for the first move
