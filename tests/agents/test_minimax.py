@@ -205,7 +205,6 @@ def test_an_env_refuses_exact_alphabeta_on_a_long_board_when_made():
 def test_exact_search_is_refused_on_boards_it_cannot_solve_before_any_move():
     import gymnasium as gym
 
-    import gym_boardgames  # noqa: F401  (registers the ids)
     from agents.factory import make_agent
     from agents.minimax import MAX_EXACT_POSITIONS
     from gym_boardgames.rules import ConnectN, DotsAndBoxes
