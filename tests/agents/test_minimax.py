@@ -203,15 +203,11 @@ def test_an_env_refuses_exact_alphabeta_on_a_long_board_when_made():
 
 
 def test_exact_search_is_refused_on_boards_it_cannot_solve_before_any_move():
-    import gymnasium as gym
-
-    from agents.factory import make_agent
     from agents.minimax import MAX_EXACT_POSITIONS
-    from gym_boardgames.rules import ConnectN, DotsAndBoxes
 
     with pytest.raises(ValueError, match=r"exact alpha-beta cannot solve ConnectN\(rows=6.*give a depth"):
         make_agent("alphabeta", game=ConnectN(6, 7, 4, gravity=True))
-    with pytest.raises(ValueError, match="MAX_EXACT_POSITIONS=10\^8"):
+    with pytest.raises(ValueError, match=r"MAX_EXACT_POSITIONS=10\^8"):
         gym.make("ConnectFour-v0", opponent="alphabeta")
     assert MAX_EXACT_POSITIONS == 10**8
     make_agent("alphabeta:6", game=ConnectN(6, 7, 4, gravity=True))  # a depth limit is fine
