@@ -115,15 +115,15 @@ def improved_policy(node: Any) -> list[float]:
     """Return the improved policy ``softmax(logits + sigma(completed Q))`` over ``node``'s moves.
 
     Moves proven lost for the mover get 0 unless every move is (a learner copying them would copy a known
-    mistake).
+    mistake): the softmax runs over the other moves only. Renormalising after the softmax instead would
+    divide by zero once those moves' probabilities underflow (priors of 0 beside a lost move holding all the
+    mass, as a large learning rate makes them).
     """
-    policy = _softmax(improved_logits(node))
+    logits = improved_logits(node)
     lost = [_is_lost(child, node.player) for child in node.children]
     if not all(lost):
-        policy = [0.0 if dead else x for x, dead in zip(policy, lost, strict=True)]
-        total = sum(policy)
-        policy = [x / total for x in policy]
-    return policy
+        logits = [-math.inf if dead else x for x, dead in zip(logits, lost, strict=True)]
+    return _softmax(logits)
 
 
 def _is_lost(child: Any, player: int) -> bool:

@@ -137,3 +137,12 @@ def test_selfplay_config_names_the_algorithms():
     with pytest.raises(ValueError, match="puct, gumbel"):
         SelfPlayConfig(algorithm="muzero")
     assert math.isclose(SelfPlayConfig(algorithm="gumbel").c_puct, 1.5)
+
+
+def test_improved_policy_survives_every_live_move_underflowing_beside_a_lost_one():
+    # The network gives the proven loss all its prior: the live moves' softmax terms underflow to 0, and a
+    # renormalisation after the softmax divided by zero (train_alphazero.py --algorithm gumbel --lr 0.2).
+    node = _node([1.0, 0.0, 0.0], [_child(5, -1.0, proven=(-1.0, 1.0)), _child(1, 0.0), None])
+    policy = gumbel.improved_policy(node)
+    assert policy[0] == 0.0 and policy[1] + policy[2] == pytest.approx(1.0)
+    assert all(p >= 0 for p in policy)
