@@ -22,10 +22,13 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["PROVIDER_GROUP", "Policy", "as_policy", "opponent_provider", "reset_hook"]
+__all__ = ["OWN_PROVIDER", "PROVIDER_GROUP", "Policy", "as_policy", "opponent_provider", "reset_hook"]
 
 #: The entry-point group of the function that builds an agent from its name, for the envs' ``opponent=``.
 PROVIDER_GROUP = "gym_boardgames.opponents"
+
+#: This package's own provider: preferred over any other package's entry point in the group.
+OWN_PROVIDER = "agents.provider:make_opponent"
 
 #: A move function: ``(game, state) -> action``.
 Policy = Callable[[Any, Any], int]
@@ -62,8 +65,10 @@ def opponent_provider() -> Callable[..., Any] | None:
     """Return the function that builds an agent from its name, registered in :data:`PROVIDER_GROUP`, or None.
 
     The entry points are read and the provider imported on the first call only (the result is cached), so
-    importing an env costs nothing until an opponent is named. One provider is expected; if several are
-    installed, the one whose entry-point name sorts first is used.
+    importing an env costs nothing until an opponent is named. This package's own provider
+    (:data:`OWN_PROVIDER`) is used whenever it is installed, so another package that registers the group
+    cannot take over ``opponent="alphabeta"``; without it, the entry point whose name sorts first is used,
+    and :func:`gym_boardgames.envs.contract.make_named_opponent` contains what it does.
 
     Raises:
         ImportError: if the registered provider cannot be imported (e.g. another top-level package named
@@ -71,7 +76,7 @@ def opponent_provider() -> Callable[..., Any] | None:
     """
     from importlib.metadata import entry_points
 
-    found = sorted(entry_points(group=PROVIDER_GROUP), key=lambda point: (point.name, point.value))
+    found = sorted(entry_points(group=PROVIDER_GROUP), key=lambda point: (point.value != OWN_PROVIDER, point.name))
     if not found:
         return None
     point = found[0]

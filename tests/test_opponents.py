@@ -64,3 +64,60 @@ def test_finding_the_provider_imports_agents_only_when_a_name_is_used():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True"]
+
+
+class _Point:
+    """An entry point as importlib.metadata gives it."""
+
+    def __init__(self, name, value, loaded):
+        self.name, self.value, self._loaded = name, value, loaded
+
+    def load(self):
+        return self._loaded
+
+
+def _installed(monkeypatch, points):
+    import importlib.metadata
+
+    from gym_boardgames import opponents
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: list(points))
+    opponents.opponent_provider.cache_clear()
+
+
+def _exits(name, game=None, seed=None):
+    raise SystemExit("a plugin that exits")
+
+
+@pytest.fixture
+def fresh_provider():
+    from gym_boardgames import opponents
+
+    opponents.opponent_provider.cache_clear()
+    yield
+    opponents.opponent_provider.cache_clear()
+
+
+def test_this_packages_provider_wins_over_a_plugin_whose_name_sorts_first(monkeypatch, fresh_provider):
+    from agents.provider import make_opponent
+    from gym_boardgames.opponents import OWN_PROVIDER, opponent_provider
+
+    _installed(monkeypatch, [_Point("zzz_agents", OWN_PROVIDER, make_opponent), _Point("aaa", "evil:make", _exits)])
+    assert opponent_provider() is make_opponent
+
+
+@pytest.mark.parametrize(
+    "plugin, message",
+    [
+        (_exits, "failed on 'alphabeta': SystemExit"),
+        (lambda name, game=None, seed=None: 1 / 0, "failed on 'alphabeta': ZeroDivisionError"),
+        (lambda name, game=None, seed=None: 42, "returned 42 for 'alphabeta', not an agent"),
+    ],
+)
+def test_a_foreign_provider_is_contained_in_one_value_error(monkeypatch, fresh_provider, plugin, message):
+    from gym_boardgames.envs.contract import make_named_opponent
+    from gym_boardgames.rules import TicTacToe
+
+    _installed(monkeypatch, [_Point("aaa", "evil:make", plugin)])
+    with pytest.raises(ValueError, match=message):
+        make_named_opponent("alphabeta", TicTacToe())

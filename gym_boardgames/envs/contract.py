@@ -196,7 +196,7 @@ def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | 
             f"install -e .); use {_forms(())}"
         )
     try:
-        return provider(name, game=game, seed=seed)
+        agent = provider(name, game=game, seed=seed)
     except ValueError as error:
         if type(error) is not ValueError:
             raise  # e.g. agents.persistence.SavedFileError: the name is fine, the file is not, and it says so
@@ -204,6 +204,18 @@ def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | 
         if str(error).startswith("unknown agent"):  # the provider's own list would repeat ours
             raise ValueError(f"unknown opponent {name!r}: use {forms}") from None
         raise ValueError(f"bad opponent {name!r}: {error}; valid opponents are {forms}") from None
+    except OSError:
+        raise  # a saved agent's file that cannot be read names itself
+    except (Exception, SystemExit) as error:
+        # A provider from another package may raise anything, or even exit: it becomes one ValueError here.
+        raise ValueError(f"the agent-name provider {_origin(provider)} failed on {name!r}: {error!r}") from None
+    if not (callable(agent) or callable(getattr(agent, "act", None))):
+        raise ValueError(f"the agent-name provider {_origin(provider)} returned {agent!r} for {name!r}, not an agent")
+    return agent
+
+
+def _origin(provider: Any) -> str:
+    return f"{getattr(provider, '__module__', '?')}.{getattr(provider, '__qualname__', type(provider).__name__)}"
 
 
 def _forms(names: Sequence[str]) -> str:
