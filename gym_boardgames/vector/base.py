@@ -195,23 +195,30 @@ class TwoPlayerVectorEnv(VectorEnv):
                 f"action {int(actions[first])} of sub-env {first} is illegal in its position (legal actions there: "
                 f"{legal_there}); {int(illegal.sum())} sub-env(s) had an illegal action, and no sub-env changed"
             )
-        # Nothing raises from here on.
+        # Only a named opponent can raise from here on (or Ctrl-C while it thinks): the games are then put back
+        # as they were, as the single env does, so the next step() never plays the caller's actions as replies.
         mover = batch.player.copy()
         before = self._scores()
-        if any_illegal:
-            batch.play(actions, ~(restarting | illegal))
-        else:
-            # The finished games restarting now play their action too, on the old board: cheaper than
-            # leaving them out, and the reset below wipes it.
-            batch.play(actions)
-        if any_restart:
-            restart_rows = np.flatnonzero(restarting)
-            batch.reset(restart_rows)
-            self._start_games(restart_rows, self.agent_player_setting)
-            if self._agent_reset is not None:
-                self._agent_reset()  # a game starts: an agent with per-game memory (MCTS's tree) drops it
-        if self.opponent is not None:
-            self._play_opponent()  # the replies, and the opening moves of restarted games
+        snapshot = self._snapshot() if self._agent_act is not None else None
+        try:
+            if any_illegal:
+                batch.play(actions, ~(restarting | illegal))
+            else:
+                # The finished games restarting now play their action too, on the old board: cheaper than
+                # leaving them out, and the reset below wipes it.
+                batch.play(actions)
+            if any_restart:
+                restart_rows = np.flatnonzero(restarting)
+                batch.reset(restart_rows)
+                self._start_games(restart_rows, self.agent_player_setting)
+                if self._agent_reset is not None:
+                    self._agent_reset()  # a game starts: an agent with per-game memory (MCTS's tree) drops it
+            if self.opponent is not None:
+                self._play_opponent()  # the replies, and the opening moves of restarted games
+        except BaseException:
+            if snapshot is not None:
+                self._restore(snapshot)
+            raise
         terminated = batch.over | illegal
         winner = batch.winner.astype(np.int64)
         if any_illegal:
@@ -292,6 +299,19 @@ class TwoPlayerVectorEnv(VectorEnv):
         assert self._opponent_spec is not None
         agent = make_named_opponent(self._opponent_spec, self.game, None if seed is None else opponent_seed(seed))
         self._agent_act, self._agent_reset = agent_hooks(agent)
+
+    def _snapshot(self) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, Any]]:
+        """Copies of every array of the games, of the agent's seats and of the generator's state."""
+        arrays = {name: value.copy() for name, value in vars(self.batch).items() if isinstance(value, np.ndarray)}
+        return arrays, self._agent.copy(), self.np_random.bit_generator.state
+
+    def _restore(self, snapshot: tuple[dict[str, np.ndarray], np.ndarray, dict[str, Any]]) -> None:
+        """Put back what :meth:`_snapshot` copied, in place: some arrays of the batch are views of others."""
+        arrays, agent, rng_state = snapshot
+        for name, saved in arrays.items():
+            np.copyto(getattr(self.batch, name), saved)
+        np.copyto(self._agent, agent)
+        self.np_random.bit_generator.state = rng_state
 
     def _agent_moves(self, rows: np.ndarray) -> np.ndarray:
         """Ask the named opponent for its move in each game of ``rows``, in order (so a seed replays)."""

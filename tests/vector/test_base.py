@@ -400,3 +400,42 @@ def test_native_vector_env_still_refuses_agent_objects_and_points_to_sync_mode()
 
     with pytest.raises(ValueError, match="vectorization_mode='sync'"):
         gym.make_vec("TicTacToe-v0", num_envs=2, opponent=AlphaBetaAgent())
+
+
+class _Interrupted:
+    """A named opponent that plays the lowest legal move, until told to raise (as Ctrl-C while it thinks)."""
+
+    def __init__(self):
+        self.fail_with = None
+
+    def act(self, game, state):
+        if self.fail_with is not None:
+            raise self.fail_with
+        return game.legal_actions(state)[0]
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt(), RuntimeError("the agent broke")])
+@pytest.mark.parametrize("vector_env", [TicTacToeVectorEnv, DotsAndBoxesVectorEnv])
+def test_an_opponent_that_raises_leaves_every_game_as_it_was(monkeypatch, vector_env, error):
+    import gym_boardgames.vector.base as vector_base
+
+    agent = _Interrupted()
+    monkeypatch.setattr(vector_base, "make_named_opponent", lambda name, game, seed=None: agent)
+    env = vector_env(num_envs=3, opponent="lowest", agent_player=0)
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    actions = random_legal_actions(info["action_mask"], rng)
+    obs, *_, info = env.step(actions)
+    before = {name: value.copy() for name, value in vars(env.batch).items() if isinstance(value, np.ndarray)}
+    rng_state = env.np_random.bit_generator.state
+    agent.fail_with = error
+    actions = random_legal_actions(info["action_mask"], rng)
+    with pytest.raises(type(error)):
+        env.step(actions)
+    for name, value in before.items():
+        np.testing.assert_array_equal(getattr(env.batch, name), value, err_msg=name)
+    assert env.np_random.bit_generator.state == rng_state
+    agent.fail_with = None
+    after, *_ = env.step(actions)  # the same actions play as the agent's moves, and the opponent replies
+    assert (env.batch.player == 0).all() or env.batch.over.any()
+    np.testing.assert_array_equal(after != 0, (after != 0) | (obs != 0))  # nothing was taken back
