@@ -1,14 +1,16 @@
 """The training state of a run, ``MODEL.train.npz``: what it holds, how it is written, read and checked.
 
-The file (format ``gym_boardgames.alphazero.training``, version 1, an :func:`agents.persistence.save_npz`
-file) sits beside the model and holds everything a run needs to continue:
+The file (format ``gym_boardgames.alphazero.training``, version 2, an :func:`agents.persistence.save_npz`
+file; version 1 is still read) sits beside the model and holds everything a run needs to continue:
 
 - arrays: the network's parameters (``model.NAME``), Adam's moments (``adam.exp_avg.NAME``,
   ``adam.exp_avg_sq.NAME`` and ``adam.step.NAME``, for every parameter Adam has stepped), the gating's best
   network (``best.NAME``, when gating; written for the record, not read back) and the replay window, oldest
-  first (``replay.planes`` as ``uint8`` quarters, ``replay.policies``, ``replay.values``);
+  first (``replay.planes`` as ``uint8`` quarters, ``replay.policies``, ``replay.values``), and the learning
+  curve (:class:`CurvePoint`) as the UTF-8 bytes of its JSON (``curve``, ``uint8``; version 1 kept it in the
+  metadata, where the header's size limit stopped every save after about 4,100 iterations);
 - metadata: the game, the network's shape, the training settings, the counters (iteration, seconds, games,
-  positions, self-play seconds), the random generator's state and the learning curve (:class:`CurvePoint`).
+  positions, self-play seconds) and the random generator's state.
 
 Reading checks everything before the run uses it: the settings and the network's shape against each other,
 the replay window's memory against :data:`agents.alphazero.replay.MAX_REPLAY_BYTES`, every array's shape,
@@ -19,6 +21,7 @@ trainer turns its optimizer into arrays and back.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from dataclasses import asdict, dataclass, field
@@ -30,12 +33,17 @@ from agents.alphazero.config import MAX_SEED, NetConfig, TrainConfig
 from agents.alphazero.encoding import recorded_game
 from agents.alphazero.replay import MAX_REPLAY_BYTES, replay_bytes
 from agents.alphazero.selfplay import Samples
-from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
+from agents.persistence import ArraySpec, SavedFileError, load_npz, parse_json, save_npz
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.rules.registry import game_to_config
 
 TRAIN_FORMAT = "gym_boardgames.alphazero.training"
-TRAIN_VERSION = 1
+TRAIN_VERSION = 2
+#: Versions read: 1 kept the learning curve in the header, whose 1,000,000 characters a run passed after about
+#: 4,100 iterations, after which it could never save again; 2 keeps it as a uint8 array of its JSON, beside
+#: the replay, of at most :data:`MAX_CURVE_BYTES` (about 270,000 points).
+TRAIN_VERSIONS = (1, 2)
+MAX_CURVE_BYTES = 64 << 20
 #: Largest training-state file accepted on resume (the replay window dominates it).
 MAX_TRAIN_FILE_BYTES = 1 << 30
 #: The file and data size limits of every read (arrays the schema does not name are skipped, never decompressed).
@@ -152,8 +160,11 @@ def save_training_state(path: str | os.PathLike[str], state: TrainingState) -> N
         **state.run_info(),
         "selfplay_seconds": round(state.selfplay_seconds, 3),
         "rng": state.rng,
-        "curve": [asdict(p) for p in state.curve],
     }
+    curve = json.dumps([asdict(p) for p in state.curve], allow_nan=False, separators=(",", ":")).encode()
+    if len(curve) > MAX_CURVE_BYTES:
+        raise ValueError(f"the learning curve takes {len(curve):,} bytes, more than MAX_CURVE_BYTES")
+    arrays["curve"] = np.frombuffer(curve, dtype=np.uint8)
     save_npz(path, arrays, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta=meta)
 
 
@@ -178,7 +189,7 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
                 f"its replay window of {config.replay_window:,} positions would take more than "
                 f"{MAX_REPLAY_BYTES / 2**30:.0f} GiB"
             )
-        found.update(game=game, config=config, net=net)
+        found.update(game=game, config=config, net=net, version=version)
         specs = {f"model.{k}": ArraySpec(s, np.float32, finite=True) for k, s in net.param_shapes().items()}
         for name, shape in net.param_shapes().items():
             if name.endswith(("running_mean", "running_var")):
@@ -192,9 +203,11 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
             (None, encoder.num_actions), np.float32, finite=True, max_size=window * encoder.num_actions
         )
         specs["replay.values"] = ArraySpec((None,), np.float32, finite=True, max_size=window)
+        if version >= 2:
+            specs["curve"] = _CURVE_SPEC
         return specs
 
-    loaded = load_npz(state_path, format=TRAIN_FORMAT, versions={TRAIN_VERSION}, schema=schema, **_LIMITS)
+    loaded = load_npz(state_path, format=TRAIN_FORMAT, versions=set(TRAIN_VERSIONS), schema=schema, **_LIMITS)
     meta, arrays = loaded.meta, loaded.arrays
     negative = [k for k, v in arrays.items() if k.startswith("adam.exp_avg_sq.") and np.any(v < 0)]
     if negative:
@@ -204,7 +217,7 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
         seconds = {k: check_number(f"training state {k}", meta.get(k, 0.0), 0, 1e9) for k in _SECONDS}
     except ValueError as error:
         raise SavedFileError(state_path, f"bad run record: {error}") from None
-    curve = _curve(state_path, meta)
+    curve = _curve(state_path, loaded.version, meta, arrays)
     quarters, policies, values = (arrays[f"replay.{k}"] for k in ("planes", "policies", "values"))
     if not len(quarters) == len(policies) == len(values) or quarters.max(initial=0) > 4:
         raise SavedFileError(state_path, "the replay arrays have different lengths or planes above 1")
@@ -225,20 +238,37 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
 def read_curve(path: str | os.PathLike[str]) -> list[CurvePoint]:
     """Return the learning curve kept in a training state (``MODEL.train.npz`` or the model beside it).
 
-    Only the file's header is read, not its replay window.
+    Only the file's header and the curve are read, not the replay window.
 
     Raises:
         SavedFileError: naming the file, if it is not a training state or its curve is malformed.
     """
     state_path = resolve_state_path(path)
-    loaded = load_npz(state_path, format=TRAIN_FORMAT, versions={TRAIN_VERSION}, schema={}, **_LIMITS)
-    return _curve(state_path, loaded.meta)
+
+    def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
+        return {"curve": _CURVE_SPEC} if version >= 2 else {}
+
+    loaded = load_npz(state_path, format=TRAIN_FORMAT, versions=set(TRAIN_VERSIONS), schema=schema, **_LIMITS)
+    return _curve(state_path, loaded.version, loaded.meta, loaded.arrays)
 
 
-def _curve(state_path: str, meta: dict[str, Any]) -> list[CurvePoint]:
-    """The learning curve of a training state's metadata, refusing entries of the wrong kind (a hand edit)."""
+_CURVE_SPEC = ArraySpec((None,), np.uint8, max_size=MAX_CURVE_BYTES)
+
+
+def _curve(state_path: str, version: int, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> list[CurvePoint]:
+    """The learning curve (version 1: in the header; 2: an array of its JSON, parsed strictly), checked."""
+    if version >= 2:
+        try:
+            text = arrays["curve"].tobytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise SavedFileError(state_path, "the learning curve is not UTF-8 text") from None
+        points = parse_json(state_path, text)
+    else:
+        points = meta.get("curve", [])
     try:
-        curve = [CurvePoint(**p) for p in meta.get("curve", [])]
+        if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
+            raise ValueError("the learning curve must be a list of objects")
+        curve = [CurvePoint(**p) for p in points]
         for point in curve:
             for name in _COUNTERS:
                 check_int(f"curve {name}", getattr(point, name), 0)

@@ -19,13 +19,14 @@ def _state(path, points):
         asdict(CurvePoint(i, 60.0 * i, 10 * i, 100 * i, 1.0, 0.5, outcome_kept=k, outcome_kept_critical=c))
         for i, (k, c) in enumerate(points, 1)
     ]
-    # A big replay array the reader must not need: the header alone holds the curve.
+    # A replay array the reader must not need: the curve is its own array, its JSON's bytes.
+    stored = np.frombuffer(json.dumps(curve).encode(), np.uint8)
     save_npz(
         path,
-        {"replay.values": np.zeros(10, np.float32)},
+        {"replay.values": np.zeros(10, np.float32), "curve": stored},
         format=TRAIN_FORMAT,
         version=TRAIN_VERSION,
-        meta={"curve": curve},
+        meta={},
     )
 
 

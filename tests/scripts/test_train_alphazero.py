@@ -203,7 +203,10 @@ def _rewrite_state(path, arrays=None, meta=None):
         header = json.loads(str(data["__header__"]))
         kept = {k: data[k] for k in data.files if k != "__header__"}
     kept.update(arrays or {})
-    save_npz(path, kept, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta={**header["meta"], **(meta or {})})
+    meta = dict(meta or {})
+    if "curve" in meta:  # the curve is an array of its JSON's bytes
+        kept["curve"] = np.frombuffer(json.dumps(meta.pop("curve")).encode(), np.uint8)
+    save_npz(path, kept, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta={**header["meta"], **meta})
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ shipped, kept so that a change of the file's layout shows here.
 
 import json
 import shutil
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -38,10 +39,16 @@ def contents(path):
         return header, {k: data[k] for k in data.files if k != "__header__"}
 
 
-def rewritten_header(header):
-    """``header`` with the game in today's record: what saving a state read from an old file writes."""
-    assert header["meta"]["game"] == {"name": "tictactoe"}
-    return {**header, "meta": {**header["meta"], "game": GAME_RECORD}}
+def rewritten(header, arrays):
+    """What saving a state read from the version 1 file writes: the game in today's record, version 2, and the
+    learning curve moved from the header into the array ``curve`` (its JSON's bytes)."""
+    assert header["meta"]["game"] == {"name": "tictactoe"} and header["version"] == 1
+    meta = {k: v for k, v in header["meta"].items() if k != "curve"}
+    curve = json.dumps(header["meta"]["curve"], separators=(",", ":")).encode()
+    return {**header, "version": TRAIN_VERSION, "meta": {**meta, "game": GAME_RECORD}}, {
+        **arrays,
+        "curve": np.frombuffer(curve, np.uint8),
+    }
 
 
 def rewrite(path, arrays=None, meta=None, drop=()):
@@ -50,7 +57,7 @@ def rewrite(path, arrays=None, meta=None, drop=()):
     kept.update(arrays or {})
     for name in drop:
         del kept[name]
-    save_npz(path, kept, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta={**header["meta"], **(meta or {})})
+    save_npz(path, kept, format=TRAIN_FORMAT, version=header["version"], meta={**header["meta"], **(meta or {})})
 
 
 def test_the_state_sits_beside_its_model_and_back():
@@ -68,8 +75,8 @@ def test_reading_a_state_and_writing_it_again_gives_the_same_file_but_the_game_r
     assert set(np.unique(saved.replay.planes * 4)) <= {0.0, 1.0, 2.0, 3.0, 4.0}
     assert saved.curve == [CurvePoint(**point) for point in contents(OLD_STATE)[0]["meta"]["curve"]]
     save_training_state(tmp_path / "again.train.npz", saved)
-    (old_header, old_arrays), (header, arrays) = contents(OLD_STATE), contents(tmp_path / "again.train.npz")
-    assert header == rewritten_header(old_header)
+    (old_header, old_arrays), (header, arrays) = rewritten(*contents(OLD_STATE)), contents(tmp_path / "again.train.npz")
+    assert header == old_header
     assert list(arrays) == list(old_arrays)  # the same members, in the same order
     for name, value in old_arrays.items():
         assert arrays[name].dtype == value.dtype and np.array_equal(arrays[name], value), name
@@ -83,8 +90,8 @@ def test_a_state_written_before_the_split_resumes_and_is_saved_unchanged_but_the
     trainer = Trainer.resume(tmp_path / "run.train.npz")
     assert trainer.out == str(tmp_path / "run.npz") and trainer.iteration == 1 and trainer.replay.size == 16
     trainer.save()  # nothing has changed since the resume: the optimizer, window, counters and RNG round-trip
-    (old_header, old_arrays), (header, arrays) = contents(OLD_STATE), contents(tmp_path / "run.train.npz")
-    assert header == rewritten_header(old_header) and list(arrays) == list(old_arrays)
+    (old_header, old_arrays), (header, arrays) = rewritten(*contents(OLD_STATE)), contents(tmp_path / "run.train.npz")
+    assert header == old_header and list(arrays) == list(old_arrays)
     assert all(np.array_equal(arrays[name], value) for name, value in old_arrays.items())
     from agents.alphazero import AlphaZeroAgent
 
@@ -92,7 +99,7 @@ def test_a_state_written_before_the_split_resumes_and_is_saved_unchanged_but_the
     assert all(np.array_equal(model.params[name], old_arrays[f"model.{name}"]) for name in model.params)
 
 
-def test_the_learning_curve_is_read_from_the_header_alone(tmp_path):
+def test_the_learning_curve_is_read_without_the_replay(tmp_path):
     state = tmp_path / "run.train.npz"
     shutil.copy(OLD_STATE, state)
     rewrite(state, drop=["replay.values"])  # a state without its window still has its curve
@@ -156,3 +163,37 @@ def test_settings_that_do_not_fit_the_network_or_the_memory_are_refused(tmp_path
 def test_a_missing_state_is_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError):
         read_training_state(tmp_path / "none.npz")
+
+
+def test_a_curve_far_past_the_header_limit_saves_and_reads_back(tmp_path):
+    """Version 1 kept the curve in the header: past about 4,100 iterations no save, and no resume, worked."""
+    saved = read_training_state(OLD_STATE)
+    point = saved.curve[0]
+    saved.curve = [CurvePoint(**{**asdict(point), "iteration": i}) for i in range(1, 10_001)]
+    save_training_state(tmp_path / "long.train.npz", saved)
+    header, arrays = contents(tmp_path / "long.train.npz")
+    assert "curve" not in header["meta"] and arrays["curve"].nbytes > 1_000_000
+    assert read_curve(tmp_path / "long.npz") == saved.curve
+    assert read_training_state(tmp_path / "long.npz").curve == saved.curve
+
+
+@pytest.mark.parametrize(
+    "stored, message",
+    [
+        (b"\xff\xfe", "not UTF-8"),
+        (b"[{]", "not valid JSON"),
+        (b'[{"iteration": NaN}]', "NaN"),
+        (b'{"iteration": 1}', "must be a list of objects"),
+        (
+            b'[{"iteration": -1, "seconds": 1, "games": 1, "positions": 1, "policy_loss": 1, "value_loss": 1}]',
+            "bad run",
+        ),
+    ],
+)
+def test_a_version_2_curve_that_is_not_a_curve_is_refused_naming_the_file(tmp_path, stored, message):
+    saved = read_training_state(OLD_STATE)
+    save_training_state(tmp_path / "run.train.npz", saved)
+    rewrite(tmp_path / "run.train.npz", arrays={"curve": np.frombuffer(stored, np.uint8)})
+    for read in (read_curve, read_training_state):
+        with pytest.raises(SavedFileError, match=f"run.train.npz: .*{message}"):
+            read(tmp_path / "run.npz")
