@@ -24,6 +24,8 @@ This module imports the standard library, :mod:`gym_boardgames.checks` and :mod:
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import io
 import json
 import os
@@ -183,6 +185,7 @@ def flag_errors(parser: argparse.ArgumentParser) -> Iterator[None]:
     try:
         yield
     except (ValueError, ImportError) as error:
+        release_reservations()  # a refused run leaves no name taken
         parser.error(str(error))
 
 
@@ -222,6 +225,7 @@ def exit_without_extra(extra: str, module: str, needed_for: str) -> None:
     try:
         require_extra(extra, module, needed_for=needed_for)
     except MissingExtraError as error:
+        release_reservations()
         sys.exit(f"error: {error}")
 
 
@@ -236,7 +240,8 @@ def check_new_output(path: str | os.PathLike[str], flag: str, overwrite: bool) -
     """Check, before any work, that a script can write ``path`` and will not replace a file by surprise.
 
     Runs :func:`check_output_path` first (so a folder or an unwritable place is
-    reported as such), then refuses a path that exists unless ``overwrite`` is true.
+    reported as such). Then, unless ``overwrite`` is true, it reserves the name (:func:`reserve_output`): a
+    path that exists, or that another run has reserved meanwhile, is refused.
 
     Args:
         path: the output file the user gave.
@@ -247,23 +252,111 @@ def check_new_output(path: str | os.PathLike[str], flag: str, overwrite: bool) -
         ValueError: one line naming ``flag`` and the path: ``--out x.npz exists: pass --overwrite to replace it``.
     """
     check_output_path(path, flag)
-    if not overwrite and os.path.lexists(path):
-        raise ValueError(f"{flag} {os.fspath(path)} exists: pass --overwrite to replace it")
+    if overwrite or _is_reserved(path):
+        return
+    try:
+        reserve_output(path)
+    except FileExistsError:
+        raise ValueError(f"{flag} {os.fspath(path)} exists: pass --overwrite to replace it") from None
+    except OSError as error:
+        raise ValueError(f"{flag} {os.fspath(path)}: cannot create it ({error.strerror or error})") from None
+
+
+#: The outputs this process reserved: absolute path -> (device, inode) of the empty file that holds the name.
+_RESERVED: dict[str, tuple[int, int]] = {}
+
+
+def reserve_output(path: str | os.PathLike[str]) -> None:
+    """Take the name ``path`` for this run: create it, empty, only if nothing is there (atomically, ``O_EXCL``).
+
+    Two runs started together in one folder then never pick the same output: the second finds the name taken
+    and is refused, or takes the next free name (:func:`free_path`). The output is written over the empty
+    file at the end, atomically. If the run ends without writing it (an error, a refusal, Ctrl-C), the empty
+    file is removed (:func:`release_reservations`, also at exit).
+
+    Raises:
+        FileExistsError: if anything is at ``path``.
+        OSError: if it cannot be created.
+    """
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        made = os.fstat(descriptor)
+    finally:
+        os.close(descriptor)
+    if not _RESERVED:
+        atexit.register(release_reservations)
+    _RESERVED[os.path.abspath(path)] = (made.st_dev, made.st_ino)
+
+
+def _is_reserved(path: str | os.PathLike[str]) -> bool:
+    """Whether this process reserved ``path`` and it is still the empty file it made."""
+    ident = _RESERVED.get(os.path.abspath(path))
+    try:
+        found = os.stat(path)
+    except OSError:
+        return False
+    return ident == (found.st_dev, found.st_ino) and found.st_size == 0
+
+
+def release_reservations() -> None:
+    """Remove the empty files of :func:`reserve_output` that no output has replaced; forget them all."""
+    for path in list(_RESERVED):
+        if _is_reserved(path):
+            with contextlib.suppress(OSError):
+                os.remove(path)
+    _RESERVED.clear()
+
+
+#: The run locks this process holds (open descriptors), kept until it exits.
+_LOCKS: list[int] = []
+
+
+def lock_run(path: str | os.PathLike[str], what: str = "run") -> None:
+    """Hold, until this process exits, the lock of the file ``path`` (``PATH.lock``), or refuse at once.
+
+    A training run holds it on its training state, so that two runs (two ``--resume`` of one state, or a
+    resume beside the run still writing it) never train on and save over the same file. The lock is the
+    system's (``flock``): a run that dies releases it, and the ``.lock`` file left beside is never stale.
+    Where ``fcntl`` does not exist (Windows) nothing is locked.
+
+    Raises:
+        ValueError: naming ``path`` if another process holds its lock.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return
+    lock_path = os.fspath(path) + ".lock"
+    descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        raise ValueError(
+            f"{os.fspath(path)} is in use by another {what} (it holds {lock_path}): wait for it to end"
+        ) from None
+    _LOCKS.append(descriptor)
 
 
 def free_path(path: str) -> str:
-    """Return ``path`` if nothing is there, else the first free of ``stem_2.ext``, ``stem_3.ext``, ...
+    """Reserve and return ``path`` if nothing is there, else the first free of ``stem_2.ext``, ``stem_3.ext``, ...
 
     ``td_tictactoe.npz`` becomes ``td_tictactoe_2.npz``: the number goes before the extension, so the file
-    keeps the type its name says.
+    keeps the type its name says. Each name is taken with :func:`reserve_output`, so two runs started together
+    get two names.
+
+    Raises:
+        OSError: if a free name cannot be created (an unwritable folder).
     """
-    if not os.path.lexists(path):
-        return path
     stem, extension = os.path.splitext(path)
-    number = 2
-    while os.path.lexists(f"{stem}_{number}{extension}"):
-        number += 1
-    return f"{stem}_{number}{extension}"
+    candidate, number = path, 1
+    while True:
+        try:
+            reserve_output(candidate)
+            return candidate
+        except FileExistsError:
+            number += 1
+            candidate = f"{stem}_{number}{extension}"
 
 
 def default_output(args: argparse.Namespace, default: str) -> None:
@@ -283,7 +376,11 @@ def default_output(args: argparse.Namespace, default: str) -> None:
     """
     args.out_note = None
     if args.out is None:
-        args.out = default if args.overwrite else free_path(default)
+        check_output_path(default, "--out")
+        try:
+            args.out = default if args.overwrite else free_path(default)
+        except OSError as error:
+            raise ValueError(f"--out {default}: cannot create it ({error.strerror or error})") from None
         check_output_path(args.out, "--out")
         if args.out != default:
             args.out_note = (
@@ -364,6 +461,7 @@ def emit_summary(summary: dict[str, Any], out: str | os.PathLike[str] | None, pr
         try:
             write_text_atomic(out, line + "\n")
         except OSError as error:
+            release_reservations()  # the name this run held stays free: no empty file is left behind
             print(line)
             reason = error.strerror or str(error)
             print(

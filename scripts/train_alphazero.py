@@ -298,6 +298,9 @@ def main(argv: list[str] | None = None) -> int:
         print(message, file=sys.stderr if bar is not None else sys.stdout, flush=True)
 
     try:
+        # Two runs never train on one state: this one's, and the one it resumes, are locked until it ends.
+        for path in {resolve_state_path(p) for p in (args.out, args.resume) if p is not None}:
+            cli.lock_run(path, "training run")
         if args.resume is not None:
             settings = {"iterations": args.iterations, "workers": args.workers, "time_limit": args.time_limit}
             trainer = Trainer.resume(args.resume, out=args.out, ray_address=args.ray_address, log=log, **settings)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from gym_boardgames import cli
 from gym_boardgames.cli import (
     TENSORBOARD_MISSING,
     check_output_path,
@@ -215,3 +216,85 @@ def test_check_names_the_extra_when_the_package_is_missing(no_tensorboard, tmp_p
         check_tensorboard(tmp_path / "tb")
     assert str(info.value) == TENSORBOARD_MISSING
     check_tensorboard(None)  # no --tensorboard: nothing to check
+
+
+# ---- two runs in one folder ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def reservations():
+    yield
+    cli.release_reservations()
+
+
+def test_free_names_are_reserved_so_two_runs_never_share_one(tmp_path, reservations):
+    default = str(tmp_path / "td_tictactoe.npz")
+    first, second = cli.free_path(default), cli.free_path(default)
+    assert (first, second) == (default, str(tmp_path / "td_tictactoe_2.npz"))
+    assert all(os.path.getsize(p) == 0 for p in (first, second))  # held by empty files until written
+    cli.write_text_atomic(first, "the first run's output")
+    cli.release_reservations()  # at exit: the unwritten name is freed, the written output kept
+    assert os.path.exists(first) and not os.path.exists(second)
+
+
+def test_an_explicit_out_reserved_by_another_run_is_refused(tmp_path, reservations):
+    out = tmp_path / "model.npz"
+    cli.check_new_output(out, "--out", overwrite=False)  # this run takes it
+    cli.check_new_output(out, "--out", overwrite=False)  # and may check it again
+    cli._RESERVED.clear()  # as seen from another process
+    with pytest.raises(ValueError, match="--out .*model.npz exists: pass --overwrite"):
+        cli.check_new_output(out, "--out", overwrite=False)
+
+
+def test_a_refused_run_leaves_no_name_taken(tmp_path):
+    parser = cli.make_parser()
+    parser.add_argument("--out")
+    cli.add_overwrite_flag(parser)
+
+    def refuse(args):
+        raise ValueError("a later check fails")
+
+    with pytest.raises(SystemExit):
+        cli.parse_checked(parser, ["--out", str(tmp_path / "x.npz")], refuse)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_two_td_runs_started_together_keep_both_models(tmp_path):
+    script = Path(__file__).resolve().parents[1] / "scripts" / "train_tictactoe_td.py"
+    runs = [
+        subprocess.Popen(
+            [sys.executable, str(script), "--episodes", "300", "--seed", str(seed), "--no-progress"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for seed in (1, 2)
+    ]
+    outputs = [run.communicate(timeout=600) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    saved = sorted(p.name for p in tmp_path.iterdir())
+    assert saved == ["td_tictactoe.npz", "td_tictactoe_2.npz"]
+    assert all((tmp_path / name).stat().st_size > 0 for name in saved)
+
+
+def test_a_locked_run_is_refused_until_its_holder_ends(tmp_path):
+    state = tmp_path / "run.train.npz"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"from gym_boardgames import cli; cli.lock_run({str(state)!r}); print('held', flush=True); input()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        check = f"from gym_boardgames import cli; cli.lock_run({str(state)!r}, 'training run')"
+        refused = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+        assert refused.returncode != 0 and "run.train.npz is in use by another training run" in refused.stderr
+    finally:
+        holder.communicate("\n", timeout=600)
+    assert subprocess.run([sys.executable, "-c", check], capture_output=True, text=True).returncode == 0
