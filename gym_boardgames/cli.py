@@ -262,6 +262,28 @@ def check_new_output(path: str | os.PathLike[str], flag: str, overwrite: bool) -
         raise ValueError(f"{flag} {os.fspath(path)}: cannot create it ({error.strerror or error})") from None
 
 
+def check_not_an_input(out: str | os.PathLike[str] | None, inputs: dict[str, Any]) -> None:
+    """Refuse an output that is one of the script's own inputs, which writing it would replace.
+
+    Args:
+        out: the ``--out`` path, or None.
+        inputs: the input flag (or argument name) -> a path or a list of paths (None entries are skipped).
+            Paths are compared after resolving links, so ``./x`` and ``x``, or a link to ``x``, are ``x``.
+
+    Raises:
+        ValueError: ``--out F is also --labels: writing it would replace the script's own input``.
+    """
+    if out is None:
+        return
+    target = os.path.realpath(out)
+    for flag, paths in inputs.items():
+        for path in paths if isinstance(paths, (list, tuple)) else [paths]:
+            if path is not None and os.path.realpath(path) == target:
+                raise ValueError(
+                    f"--out {os.fspath(out)} is also {flag}: writing it would replace the script's own input"
+                )
+
+
 #: The outputs this process reserved: absolute path -> (device, inode) of the empty file that holds the name.
 _RESERVED: dict[str, tuple[int, int]] = {}
 

@@ -51,6 +51,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _check_solver(args: argparse.Namespace) -> None:
+    from agents.perfect_play import SHIPPED, shipped_labels_path
+
+    labels = shipped_labels_path(args.labels) if args.labels in SHIPPED else args.labels
+    cli.check_not_an_input(args.out, {"--labels": labels})
     if args.solver_games:
         require_extra("solver", "bitbully", needed_for="--solver-games")
 

@@ -153,7 +153,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--exclude", help="a label file whose positions are not taken again (a held-out set)")
     parser.add_argument("--workers", type=cli.int_type(1, 64), default=2, help="solver processes")
     cli.add_run_flags(parser, seed="seed of the games", overwrite=True)
-    return cli.parse_checked(parser, argv)
+    return cli.parse_checked(parser, argv, lambda args: cli.check_not_an_input(args.out, {"--exclude": args.exclude}))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,15 @@ import argparse
 import sys
 from typing import Any
 
-from gym_boardgames.cli import add_run_flags, emit_summary, make_parser, parse_checked, pyplot, save_figure
+from gym_boardgames.cli import (
+    add_run_flags,
+    check_not_an_input,
+    emit_summary,
+    make_parser,
+    parse_checked,
+    pyplot,
+    save_figure,
+)
 from gym_boardgames.utils import require_extra
 
 
@@ -33,6 +41,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _check(args: argparse.Namespace) -> None:
+    from agents.alphazero.checkpoint import model_path, resolve_state_path
+
+    run_files = [p for run in args.runs for p in (resolve_state_path(run), model_path(resolve_state_path(run)))]
+    check_not_an_input(args.out, {"a run's model or training state": run_files})
     if args.names is not None and len(args.names) != len(args.runs):
         raise ValueError(f"--names needs one name per run ({len(args.runs)}), got {len(args.names)}")
     if args.out is None and not args.json:

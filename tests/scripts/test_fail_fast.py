@@ -339,3 +339,26 @@ def test_demo_counts_a_minus_one_winner_as_a_draw(monkeypatch, capsys):
     monkeypatch.setattr(module, "play_game", lambda env, rng, seed, show: (0.0, -1))
     summary = module.main(["--games", "3"])
     assert summary["wins"] == {"X": 0, "O": 0, "draw": 3} and summary["agent"] == {"win": 0, "draw": 3, "loss": 0}
+
+
+@pytest.mark.parametrize(
+    "script, argv, flag",
+    [
+        ("eval_perfect_play", ["alphazero:0", "--labels", "IN", "--out", "IN", "--overwrite"], "--labels"),
+        ("eval_perfect_play", ["alphazero:0", "--labels", "IN", "--out", "DIR/./in.npz", "--overwrite"], "--labels"),
+        ("label_connectfour", ["--exclude", "IN", "--out", "IN", "--overwrite"], "--exclude"),
+        ("plot_training_curves", ["RUN.npz", "--out", "RUN.train.npz", "--overwrite"], "a run's model"),
+        ("plot_training_curves", ["RUN.train.npz", "--out", "RUN.npz", "--overwrite"], "a run's model"),
+    ],
+)
+def test_out_never_names_the_scripts_own_input(script, argv, flag, tmp_path):
+    for name in ("in.npz", "run.npz", "run.train.npz"):
+        (tmp_path / name).write_bytes(b"an input the run must not replace")
+    paths = {"IN": str(tmp_path / "in.npz"), "DIR": str(tmp_path), "RUN": str(tmp_path / "run")}
+    args = [paths.get(arg, arg) for arg in argv]
+    args = [arg.replace("DIR", str(tmp_path)).replace("RUN", str(tmp_path / "run")) for arg in args]
+    with pytest.raises(SystemExit) as info:
+        load_script(script).parse_args(args)
+    assert info.value.code == 2
+    for name in ("in.npz", "run.npz", "run.train.npz"):
+        assert (tmp_path / name).read_bytes() == b"an input the run must not replace"
