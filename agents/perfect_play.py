@@ -222,7 +222,11 @@ def grade(labels: LabelSet, actions: Sequence[int]) -> dict[str, Any]:
     Raises:
         ValueError: if the number of actions differs from the positions, or an action is not a legal column.
     """
-    actions = np.asarray(actions, dtype=np.int64)
+    given = np.asarray(actions)
+    if given.dtype == np.bool_ or not np.issubdtype(given.dtype, np.integer):
+        # np.asarray(..., int64) would truncate 2.7 to 2 and read True as 1, or fail later on strings.
+        raise ValueError(f"actions must be integers (columns 0..{COLS - 1}), got dtype {given.dtype}")
+    actions = given.astype(np.int64)
     if actions.shape != (len(labels),):
         raise ValueError(f"need one action per position ({len(labels)}), got shape {actions.shape}")
     if np.any((actions < 0) | (actions >= COLS)):

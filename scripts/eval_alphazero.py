@@ -22,7 +22,7 @@ import argparse  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
-from gym_boardgames.cli import add_run_flags, emit_summary, make_parser, nonnegative_int, positive_int  # noqa: E402
+from gym_boardgames.cli import add_run_flags, emit_summary, int_type, make_parser, positive_int  # noqa: E402
 from gym_boardgames.utils import progress_bar  # noqa: E402
 
 #: Largest board (cells) the layered solver handles in seconds to a minute here.
@@ -33,7 +33,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
     parser = make_parser(__doc__)
     parser.add_argument("model", help="a model file, or the name of a shipped one: tictactoe, connectfour")
-    parser.add_argument("--simulations", type=nonnegative_int, default=50, help="search player's simulations")
+    from agents.alphazero.agent import MAX_SIMULATIONS
+
+    simulations = int_type(0, MAX_SIMULATIONS)
+    parser.add_argument("--simulations", type=simulations, default=50, help="search player's simulations")
     parser.add_argument("--against", nargs="+", default=["random"], help="opponents: agent names or 'exact'")
     parser.add_argument("--games", type=positive_int, default=100, help="games per opponent (seats alternate)")
     parser.add_argument(

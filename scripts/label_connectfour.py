@@ -75,6 +75,12 @@ class SolverPlayer:
 _WORKER: SolverPlayer | None = None
 
 
+#: The most positions per stage (the solver scores each: 100,000 a stage is hours of work).
+MAX_PER_STAGE = 100_000
+#: Games in a row that add no new position before sampling gives up (deterministic players, no noise).
+MAX_STALLED_GAMES = 1_000
+
+
 def _score_task(moves: list[int]) -> list[int]:
     """Score one position (a worker process keeps one solver and its transposition table)."""
     global _WORKER
@@ -104,8 +110,13 @@ def sample_positions(
     kept: list[list[int]] = [[] for _ in STAGES]
     kept_sources: list[list[str]] = [[] for _ in STAGES]
     seen = set(exclude)
-    games = 0
+    games = stalled = 0
     while min(len(k) for k in kept) < per_stage:
+        if stalled >= MAX_STALLED_GAMES:
+            raise ValueError(
+                f"{MAX_STALLED_GAMES} games in a row gave no new position (stages hold {[len(k) for k in kept]}): "
+                "the players repeat the same games; raise --noise or add players"
+            )
         first, second = (players[int(i)] for i in rng.integers(len(players), size=2))
         for name in (first, second):
             reset = reset_hook(agents[name])
@@ -126,14 +137,17 @@ def sample_positions(
         by_stage: list[list[tuple[list[int], Any]]] = [[] for _ in STAGES]
         for position in history:
             by_stage[stage_index(len(position[0]))].append(position)
+        new = False
         for stage, candidates in enumerate(by_stage):
             fresh = [c for c in candidates if c[1].board not in seen]
             if len(kept[stage]) >= per_stage or not fresh:
                 continue
             position_moves, position = fresh[int(rng.integers(len(fresh)))]
+            new = True
             seen.add(position.board)
             kept[stage].append(position_moves)
             kept_sources[stage].append(f"{first} vs {second}")
+        stalled = 0 if new else stalled + 1
         if games % 50 == 0:
             log(f"{games} games: {[len(k) for k in kept]} positions per stage")
     log(f"{games} games played")
@@ -147,7 +161,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
     parser = cli.make_parser(__doc__)
     parser.add_argument("--out", required=True, help="the label file to write (.npz)")
-    parser.add_argument("--per-stage", type=cli.positive_int, default=800, help="positions per stage")
+    per_stage = cli.int_type(1, MAX_PER_STAGE)
+    parser.add_argument("--per-stage", type=per_stage, default=800, help="positions per stage")
     parser.add_argument("--players", nargs="+", default=DEFAULT_PLAYERS, help="agent names the games are drawn from")
     parser.add_argument("--noise", type=cli.number_type(0, 1), default=0.1, help="chance a move is random instead")
     parser.add_argument("--exclude", help="a label file whose positions are not taken again (a held-out set)")
@@ -182,9 +197,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"label_connectfour.py: error: --exclude: {error}", file=sys.stderr)
             return 2
     start = time.perf_counter()
-    moves, source, names = sample_positions(
-        args.players, args.per_stage, args.noise, args.seed, exclude, lambda m: print(m, flush=True)
-    )
+    try:
+        moves, source, names = sample_positions(
+            args.players, args.per_stage, args.noise, args.seed, exclude, lambda m: print(m, flush=True)
+        )
+    except ValueError as error:
+        print(f"label_connectfour.py: error: {error}", file=sys.stderr)
+        return 2
     sampled = time.perf_counter() - start
     print(f"sampled {len(moves)} positions in {sampled:.0f} s; scoring them", flush=True)
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:

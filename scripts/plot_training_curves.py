@@ -47,6 +47,8 @@ def _check(args: argparse.Namespace) -> None:
     check_not_an_input(args.out, {"a run's model or training state": run_files})
     if args.names is not None and len(args.names) != len(args.runs):
         raise ValueError(f"--names needs one name per run ({len(args.runs)}), got {len(args.names)}")
+    if args.names is not None and len(set(args.names)) != len(args.names):
+        raise ValueError(f"--names must differ from each other (each names a run in the legend), got {args.names}")
     if args.out is None and not args.json:
         raise ValueError("give --out PNG, --json or both")
     if args.out is not None:

@@ -274,8 +274,13 @@ def _curve(state_path: str, version: int, meta: dict[str, Any], arrays: dict[str
                 check_int(f"curve {name}", getattr(point, name), 0)
             for name in ("seconds", "policy_loss", "value_loss"):  # a loss is a cross-entropy or a squared error
                 check_number(f"curve {name}", getattr(point, name), 0, math.inf)
+            for name in ("optimal_rate", "outcome_kept", "outcome_kept_critical"):  # shares, when measured
+                if getattr(point, name) is not None:
+                    check_number(f"curve {name}", getattr(point, name), 0, 1)
             if not isinstance(point.scores, dict):
                 raise ValueError(f"curve scores must be an object, got {point.scores!r}")
+            for opponent, score in point.scores.items():
+                check_number(f"curve score against {opponent}", score, 0, 1)
     except (TypeError, ValueError) as error:
         raise SavedFileError(state_path, f"bad run record: {error}") from None
     return curve

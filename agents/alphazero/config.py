@@ -245,6 +245,8 @@ class TrainConfig:
     seed: int = bounded(0, MAX_SEED, default=0)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.selfplay, SelfPlayConfig):
+            raise ValueError(f"selfplay must be a SelfPlayConfig, got {self.selfplay!r}")
         check_bounds(self)
         if self.inference not in ("torch", "numpy"):
             raise ValueError(f"inference must be 'torch' or 'numpy', got {self.inference!r}")

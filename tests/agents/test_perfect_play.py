@@ -82,6 +82,13 @@ def test_grade_refuses_illegal_or_missing_moves(labels):
         grade(labels, moves[:-1])
 
 
+@pytest.mark.parametrize("kind", [lambda m: m + 0.5, bool, str])
+def test_grade_refuses_actions_that_are_not_integers(labels, kind):
+    moves = np.argmax(labels.scores, axis=1)
+    with pytest.raises(ValueError, match="actions must be integers"):
+        grade(labels, [kind(m) for m in moves.tolist()])
+
+
 def test_agents_and_the_raw_network_are_graded_alike(labels):
     from agents.alphazero.evaluation import greedy_moves
     from agents.factory import make_agent

@@ -362,3 +362,25 @@ def test_out_never_names_the_scripts_own_input(script, argv, flag, tmp_path):
     assert info.value.code == 2
     for name in ("in.npz", "run.npz", "run.train.npz"):
         assert (tmp_path / name).read_bytes() == b"an input the run must not replace"
+
+
+@pytest.mark.parametrize(
+    "script, argv, message",
+    [
+        ("eval_alphazero", ["tictactoe", "--simulations", "10000000"], "must be an integer in [0, 1000000]"),
+        ("label_connectfour", ["--out", "OUT/x.npz", "--per-stage", "100001"], "must be an integer in [1, 100000]"),
+        ("plot_training_curves", ["a.npz", "b.npz", "--names", "A", "A", "--json"], "--names must differ"),
+    ],
+)
+def test_smaller_flags_are_bounded_in_one_line(script, argv, message, tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        load_script(script).parse_args([arg.replace("OUT", str(tmp_path)) for arg in argv])
+    assert info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_labelling_stops_when_the_players_repeat_the_same_games(monkeypatch):
+    module = load_script("label_connectfour")
+    monkeypatch.setattr(module, "MAX_STALLED_GAMES", 5)
+    # The raw network is deterministic: without noise every game is the first one again.
+    with pytest.raises(ValueError, match="5 games in a row gave no new position.*raise --noise"):
+        module.sample_positions(["alphazero:0"], 10, 0.0, 0, set(), lambda message: None)

@@ -197,3 +197,21 @@ def test_a_version_2_curve_that_is_not_a_curve_is_refused_naming_the_file(tmp_pa
     for read in (read_curve, read_training_state):
         with pytest.raises(SavedFileError, match=f"run.train.npz: .*{message}"):
             read(tmp_path / "run.npz")
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"optimal_rate": 5.0}, "curve optimal_rate"),
+        ({"outcome_kept": -0.1}, "curve outcome_kept"),
+        ({"scores": {"random": 2}}, "curve score against random"),
+        ({"scores": {"random": "all"}}, "curve score against random"),
+    ],
+)
+def test_curve_shares_outside_0_to_1_are_refused(tmp_path, change, message):
+    saved = read_training_state(OLD_STATE)
+    point = {**asdict(saved.curve[0]), **change}
+    save_training_state(tmp_path / "run.train.npz", saved)
+    rewrite(tmp_path / "run.train.npz", arrays={"curve": np.frombuffer(json.dumps([point]).encode(), np.uint8)})
+    with pytest.raises(SavedFileError, match=f"bad run record: {message}"):
+        read_curve(tmp_path / "run.npz")

@@ -58,3 +58,9 @@ def test_describe_names_the_search_the_stop_and_the_network_in_four_lines():
         "Gumbel AlphaZero, 50 simulations, 4 root moves considered; openings of up to 3 random moves"
     )
     assert lines[3] == "  evaluation every 1 iterations"
+
+
+@pytest.mark.parametrize("selfplay", ["x", None, {"n_simulations": 8}])
+def test_selfplay_must_be_a_selfplay_config(selfplay):
+    with pytest.raises(ValueError, match="selfplay must be a SelfPlayConfig"):
+        TrainConfig(selfplay=selfplay)
