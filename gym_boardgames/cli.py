@@ -436,6 +436,7 @@ def check_output_path(path: str | os.PathLike[str], flag: str, kind: Literal["fi
     if "\0" in text:
         raise ValueError(f"{flag} {text!r}: a path cannot contain a NUL character")
     target = os.path.abspath(text)
+    _check_names(target, flag, text)
     if kind == "dir":
         if os.path.exists(target):
             if not os.path.isdir(target):
@@ -443,7 +444,7 @@ def check_output_path(path: str | os.PathLike[str], flag: str, kind: Literal["fi
             _probe_writable(target, flag, text)
             return
         ancestor = os.path.dirname(target)
-        while not os.path.exists(ancestor):
+        while not os.path.lexists(ancestor):
             ancestor = os.path.dirname(ancestor)
         if not os.path.isdir(ancestor):
             raise ValueError(f"{flag} {text}: cannot create the folder, {ancestor} is not a folder")
@@ -457,6 +458,35 @@ def check_output_path(path: str | os.PathLike[str], flag: str, kind: Literal["fi
     if not os.path.isdir(folder):
         raise ValueError(f"{flag} {text}: the folder {folder} does not exist")
     _probe_writable(folder, flag, text)
+
+
+def _check_names(target: str, flag: str, text: str) -> None:
+    """Refuse what a write would fail on after the work: a link that leads nowhere, a name or path too long.
+
+    A symbolic link in the path that is dangling, or part of a loop, makes ``exists`` say False, so it would
+    pass as "not there yet" and fail at the final write.
+    """
+    path = target
+    while True:
+        if os.path.islink(path) and not os.path.exists(path):
+            raise ValueError(f"{flag} {text}: {path} is a symbolic link that leads nowhere (dangling, or a loop)")
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    encoded = os.fsencode(target)
+    folder = os.path.dirname(target)
+    while not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    try:
+        name_max, path_max = os.pathconf(folder, "PC_NAME_MAX"), os.pathconf(folder, "PC_PATH_MAX")
+    except (OSError, ValueError, AttributeError):  # no pathconf (Windows): the usual limits
+        name_max, path_max = 255, 4096
+    if len(encoded) >= path_max:
+        raise ValueError(f"{flag} {text[:60]}...: the path is too long ({len(encoded)} bytes, fewer than {path_max})")
+    for part in encoded.split(os.fsencode(os.sep)):
+        if len(part) > name_max:
+            raise ValueError(f"{flag} {text[:60]}...: a name in it is too long ({len(part)} bytes, at most {name_max})")
 
 
 def _probe_writable(folder: str, flag: str, text: str) -> None:

@@ -298,3 +298,20 @@ def test_a_locked_run_is_refused_until_its_holder_ends(tmp_path):
     finally:
         holder.communicate("\n", timeout=600)
     assert subprocess.run([sys.executable, "-c", check], capture_output=True, text=True).returncode == 0
+
+
+@pytest.mark.parametrize("kind", ["file", "dir"])
+@pytest.mark.parametrize(
+    "make, path, message",
+    [
+        (lambda d: (os.symlink(d / "b", d / "a"), os.symlink(d / "a", d / "b")), "a", "leads nowhere"),
+        (lambda d: os.symlink(d / "nowhere", d / "link"), "link", "leads nowhere"),
+        (lambda d: os.symlink(d / "nowhere", d / "link"), "link/inside.npz", "leads nowhere"),
+        (lambda d: None, "x" * 300 + ".npz", r"a name in it is too long \(304 bytes, at most 255\)"),
+        (lambda d: None, "/".join(["y" * 200] * 25), "the path is too long"),
+    ],
+)
+def test_paths_a_write_would_fail_on_are_refused_before_any_work(tmp_path, kind, make, path, message):
+    make(tmp_path)
+    with pytest.raises(ValueError, match=message):
+        cli.check_output_path(tmp_path / path, "--out", kind=kind)
