@@ -212,6 +212,16 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
     negative = [k for k, v in arrays.items() if k.startswith("adam.exp_avg_sq.") and np.any(v < 0)]
     if negative:
         raise SavedFileError(state_path, f"optimizer second moments must be >= 0, {negative[0]} is not")
+    steps = [k for k, v in arrays.items() if k.startswith("adam.step.") and not (v >= 0 and v == np.floor(v))]
+    if steps:
+        raise SavedFileError(state_path, f"optimizer step counts must be whole numbers >= 0, {steps[0]} is not")
+    policies = arrays["replay.policies"]
+    if len(policies) and (policies.min() < 0 or np.abs(policies.sum(axis=1) - 1).max() > 1e-3):
+        raise SavedFileError(state_path, "the replay's policy targets must be probability distributions (>= 0, sum 1)")
+    try:
+        _check_rng(meta.get("rng"))
+    except ValueError as error:
+        raise SavedFileError(state_path, f"bad random generator state: {error}") from None
     try:
         counters = {k: check_int(f"training state {k}", meta.get(k, 0), 0, MAX_SEED) for k in _COUNTERS}
         seconds = {k: check_number(f"training state {k}", meta.get(k, 0.0), 0, 1e9) for k in _SECONDS}
@@ -233,6 +243,23 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
         rng=meta.get("rng"),
         curve=curve,
     )
+
+
+def _check_rng(state: Any) -> None:
+    """Refuse a generator state numpy would take but that no PCG64 generator can be in (a hand edit)."""
+    if not isinstance(state, dict) or state.get("bit_generator") != "PCG64" or not isinstance(state.get("state"), dict):
+        raise ValueError(f"expected numpy's PCG64 state, got {str(state)[:80]}")
+    inner = state["state"]
+    for name in ("state", "inc"):
+        value = inner.get(name)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**128:
+            raise ValueError(f"{name} must be an integer in [0, 2**128), got {str(value)[:40]}")
+    if inner["inc"] % 2 == 0:
+        raise ValueError("inc must be odd")
+    if state.get("has_uint32") not in (0, 1) or not (
+        isinstance(state.get("uinteger"), int) and 0 <= state["uinteger"] < 2**32
+    ):
+        raise ValueError("has_uint32 must be 0 or 1 and uinteger an integer in [0, 2**32)")
 
 
 def read_curve(path: str | os.PathLike[str]) -> list[CurvePoint]:

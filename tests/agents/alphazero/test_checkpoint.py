@@ -215,3 +215,44 @@ def test_curve_shares_outside_0_to_1_are_refused(tmp_path, change, message):
     rewrite(tmp_path / "run.train.npz", arrays={"curve": np.frombuffer(json.dumps([point]).encode(), np.uint8)})
     with pytest.raises(SavedFileError, match=f"bad run record: {message}"):
         read_curve(tmp_path / "run.npz")
+
+
+def _first_step_name(path):
+    return next(k for k in contents(path)[1] if k.startswith("adam.step."))
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda path: {_first_step_name(path): np.array(-3.0, np.float32)}, "step counts must be whole numbers"),
+        (lambda path: {_first_step_name(path): np.array(2.5, np.float32)}, "step counts must be whole numbers"),
+        (lambda path: {"replay.policies": -contents(path)[1]["replay.policies"]}, "probability distributions"),
+        (lambda path: {"replay.policies": 2 * contents(path)[1]["replay.policies"]}, "probability distributions"),
+    ],
+)
+def test_optimizer_steps_and_policy_targets_must_be_what_training_makes(tmp_path, edit, message):
+    state = tmp_path / "run.train.npz"
+    shutil.copy(OLD_STATE, state)
+    rewrite(state, arrays=edit(state))
+    with pytest.raises(SavedFileError, match=message):
+        read_training_state(state)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"state": -1}, "state must be an integer in"),
+        ({"inc": 10**90}, "inc must be an integer in"),
+        ({"inc": 2}, "inc must be odd"),
+        ({"bit_generator": "MT19937"}, "expected numpy's PCG64 state"),
+    ],
+)
+def test_an_impossible_random_generator_state_is_refused(tmp_path, change, message):
+    state = tmp_path / "run.train.npz"
+    shutil.copy(OLD_STATE, state)
+    rng = contents(state)[0]["meta"]["rng"]
+    inner = {k: v for k, v in change.items() if k in ("state", "inc")}
+    outer = {k: v for k, v in change.items() if k not in inner}
+    rewrite(state, meta={"rng": {**rng, **outer, "state": {**rng["state"], **inner}}})
+    with pytest.raises(SavedFileError, match=f"bad random generator state: {message}"):
+        read_training_state(state)
