@@ -80,15 +80,22 @@ def main(argv: list[str] | None = None) -> dict:
         for a, b in pairs:
             record = play_match(game, agents[a], agents[b], args.games, seed=args.seed, progress=bar.update)
             results[f"{a} vs {b}"] = record.as_dict()
-    print(f"{game!r}, {args.games} games per pair; row agent's win/draw/loss (as first | as second)")
-    for key, record in results.items():
-        first, second = record["first"], record["second"]
-        print(
-            f"{key:<32} {first['win']:>4}/{first['draw']}/{first['loss']:<6}| "
-            f"{second['win']:>4}/{second['draw']}/{second['loss']}"
-        )
+    print(f"{game!r}, {args.games} games per pair; the first agent's win/draw/loss")
+    cells = {
+        key: tuple(f"{r[seat]['win']}/{r[seat]['draw']}/{r[seat]['loss']}" for seat in ("first", "second"))
+        for key, r in results.items()
+    }
+    widths = [
+        max(len(title), *(len(c[i]) for c in cells.values())) for i, title in enumerate(("as first", "as second"))
+    ]
+    name = max(len("pair"), *(len(key) for key in cells))
+    print(f"{'pair':<{name}}  {'as first':>{widths[0]}}  {'as second':>{widths[1]}}")
+    for key, (first, second) in cells.items():
+        print(f"{key:<{name}}  {first:>{widths[0]}}  {second:>{widths[1]}}")
     summary = {"game": repr(game), "games_per_pair": args.games, "seed": args.seed, "results": results}
     emit_summary(summary, args.out, args.json)
+    if args.out and not args.json:
+        print(f"summary written to {args.out}")
     return summary
 
 

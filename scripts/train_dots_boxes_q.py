@@ -313,6 +313,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             write_png(out, summary)
         else:
             write_text_atomic(out, json.dumps(summary, indent=1) + "\n")
+        if not args.json:
+            print(f"wrote {out}")
     cli.emit_summary(summary, None, args.json)
     return summary
 

@@ -25,9 +25,8 @@ models you trust. This package's own agents are saved as .npz or JSON and never 
 from __future__ import annotations
 
 import argparse
-import os
+import io
 import sys
-import tempfile
 import time
 from typing import Any
 
@@ -40,7 +39,7 @@ from agents.minimax import AlphaBetaAgent
 from gym_boardgames import cli
 from gym_boardgames.cli import positive_int
 from gym_boardgames.rules import TicTacToe
-from gym_boardgames.utils import progress_bar
+from gym_boardgames.utils import progress_bar, write_bytes_atomic
 
 ALGOS = ("maskableppo", "ppo", "dqn")
 OPPONENTS = ("random", "alphabeta")
@@ -240,17 +239,14 @@ class SB3Agent:
 
 
 def save_model(model: Any, path: str) -> None:
-    """Save ``model`` to ``path`` (.zip) atomically: a temporary .zip in the same folder, then a rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".zip")
-    os.close(fd)
-    try:
-        model.save(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Save ``model`` to ``path`` (.zip) atomically, with the mode any other output has.
+
+    SB3 writes the zip into memory; :func:`~gym_boardgames.utils.write_bytes_atomic` then writes a temporary
+    file in the same folder and renames it (a temporary file alone would keep ``mkstemp``'s private 0600).
+    """
+    buffer = io.BytesIO()
+    model.save(buffer)
+    write_bytes_atomic(path, buffer.getvalue())
 
 
 def main(argv: list[str] | None = None) -> dict:

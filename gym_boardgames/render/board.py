@@ -95,8 +95,9 @@ def status_line(
     else:
         text = f"{names[game.current_player(state)]} to move"
     if isinstance(game, DotsAndBoxes):
-        score0, score1 = game.scores(state)
-        text += f" ({score0}-{score1})"
+        scores = game.scores(state)
+        first = winner if winner in (0, 1) and offender is None else 0  # "Red wins (5-4)": the winner's score first
+        text += f" ({scores[first]}-{scores[1 - first]})"
     return text
 
 

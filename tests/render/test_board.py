@@ -38,3 +38,15 @@ def test_views_and_text_never_import_the_envs():
             else:
                 continue
             assert not any(name.startswith("gym_boardgames.envs") for name in names), path
+
+
+def test_a_finished_dots_game_gives_the_winners_score_first():
+    from gym_boardgames.render.board import status_line
+    from gym_boardgames.rules import DotsAndBoxes
+
+    game = DotsAndBoxes(1, 2)
+    state = game.initial_state()
+    for edge in (0, 2, 4, 1, 3, 5, 6):  # the second player closes both boxes
+        state = game.apply(state, edge)
+    assert game.scores(state) == (0, 2)
+    assert status_line(game, state, ("Blue", "Red"), winner=1) == "Red wins (2-0)"

@@ -53,3 +53,13 @@ def test_a_full_disk_at_out_ends_in_one_line_and_keeps_the_results(tmp_path, mon
         f"error: cannot write --out {out}: No space left on device (the summary is printed above)"
     )
     assert not out.exists()
+
+
+def test_the_table_lines_up_and_a_written_summary_is_said(tmp_path):
+    out = tmp_path / "arena.json"
+    stdout = run_arena("--agents", "random", "alphabeta:1", "mcts:20", "--games", "12", "--out", str(out)).stdout
+    lines = stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("pair"))
+    table = lines[header : header + 4]
+    assert len({len(line) for line in table}) == 1  # every row as wide as the header: the columns line up
+    assert lines[-1] == f"summary written to {out}" and out.stat().st_size > 0

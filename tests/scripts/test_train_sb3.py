@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import gymnasium as gym
 import pytest
 
 from agents.arena import play_match
@@ -104,3 +105,16 @@ def test_script_trains_evaluates_saves_and_prints_json(tmp_path):
     agent = load_script().SB3Agent(loaded, masked=True)
     play_match(TicTacToe(), agent, "random", 10, seed=0)
     assert agent.illegal_moves == 0
+
+
+def test_the_saved_model_has_the_mode_every_other_output_has(tmp_path):
+    needs_sb3()
+    from stable_baselines3 import PPO
+
+    script = load_script()
+    model = PPO("MlpPolicy", gym.make("CartPole-v1"), n_steps=64, device="cpu")
+    script.save_model(model, str(tmp_path / "m.zip"))
+    (tmp_path / "plain.txt").write_text("a file opened the usual way")
+    assert (tmp_path / "m.zip").stat().st_mode & 0o777 == (tmp_path / "plain.txt").stat().st_mode & 0o777
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.zip", "plain.txt"]  # no temporary file left
+    PPO.load(tmp_path / "m.zip", device="cpu")
