@@ -35,12 +35,15 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.utils import MissingExtraError, require_extra, write_bytes_atomic, write_text_atomic
 
 __all__ = [
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_REFUSED",
     "JSON_HELP",
     "OUT_HELP",
     "TENSORBOARD_MISSING",
@@ -50,20 +53,25 @@ __all__ = [
     "add_run_flags",
     "add_tensorboard_flag",
     "check_new_output",
+    "check_not_an_input",
     "check_output_path",
     "check_tensorboard",
     "default_output",
     "emit_summary",
     "exit_without_extra",
+    "fail",
     "flag_errors",
     "free_path",
     "int_type",
+    "lock_run",
     "make_parser",
     "nonnegative_int",
     "number_type",
     "parse_checked",
     "positive_int",
     "pyplot",
+    "release_reservations",
+    "reserve_output",
     "save_figure",
 ]
 
@@ -72,7 +80,7 @@ JSON_HELP = "print a one-line JSON summary last"
 #: The help of ``--out`` in the scripts whose output is their summary (:func:`emit_summary`).
 OUT_HELP = "also write the JSON summary to this file"
 #: The refusal of ``--tensorboard`` when the ``tensorboard`` package is missing.
-TENSORBOARD_MISSING = '--tensorboard needs the tensorboard extra: pip install "gym-boardgames[tensorboard]"'
+TENSORBOARD_MISSING = '--tensorboard needs the tensorboard extra: pip install -e ".[tensorboard]"'
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -99,14 +107,41 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: {shown.replace('%', '%%')})".lstrip()
 
 
+#: Exit statuses, one per kind of ending: a refusal before any work (a bad flag, file, or missing extra),
+#: a failure during the work (a full disk, a diverged network), an interruption (Ctrl-C).
+EXIT_REFUSED, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the one refusal style of every script: ``SCRIPT: error: MESSAGE``, one line, status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        release_reservations()  # a refused run leaves no name taken
+        self.exit(EXIT_REFUSED, f"{self.prog}: error: {message}\n")
+
+
 def make_parser(description: str | None = None, **kwargs: Any) -> argparse.ArgumentParser:
     """Return a script's ``ArgumentParser``: no abbreviated options, every default shown in ``--help``.
+
+    Its refusals are one line, ``SCRIPT: error: MESSAGE``, with status :data:`EXIT_REFUSED` (2), as
+    :func:`fail` words every other one; ``--help`` shows the usage.
 
     Args:
         description: the ``--help`` text above the options, line breaks kept (usually the script's docstring).
         **kwargs: any other ``argparse.ArgumentParser`` argument, e.g. ``epilog``.
     """
-    return argparse.ArgumentParser(description=description, formatter_class=HelpFormatter, allow_abbrev=False, **kwargs)
+    return _Parser(description=description, formatter_class=HelpFormatter, allow_abbrev=False, **kwargs)
+
+
+def fail(message: str, status: int = EXIT_REFUSED) -> NoReturn:
+    """End the script with one line on stderr, ``SCRIPT: error: MESSAGE``, and ``status``.
+
+    ``status`` is :data:`EXIT_REFUSED` (2) for what is refused before any work, :data:`EXIT_FAILED` (1) for a
+    failure during it. Names this run reserved and never wrote are freed first.
+    """
+    release_reservations()
+    print(f"{os.path.basename(sys.argv[0]) or 'python'}: error: {message}", file=sys.stderr)
+    raise SystemExit(status)
 
 
 def int_type(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -185,7 +220,6 @@ def flag_errors(parser: argparse.ArgumentParser) -> Iterator[None]:
     try:
         yield
     except (ValueError, ImportError) as error:
-        release_reservations()  # a refused run leaves no name taken
         parser.error(str(error))
 
 
@@ -217,7 +251,7 @@ def parse_checked(
 
 
 def exit_without_extra(extra: str, module: str, needed_for: str) -> None:
-    """Import ``module`` now, or end the script with ``error: ...`` naming the extra (status 1).
+    """Import ``module`` now, or end the script with one line naming the extra (:func:`fail`, status 2).
 
     :func:`gym_boardgames.utils.require_extra` words the message: ``error: --out needs matplotlib, the
     'plot' extra: pip install -e ".[plot]"``.
@@ -225,8 +259,7 @@ def exit_without_extra(extra: str, module: str, needed_for: str) -> None:
     try:
         require_extra(extra, module, needed_for=needed_for)
     except MissingExtraError as error:
-        release_reservations()
-        sys.exit(f"error: {error}")
+        fail(str(error))
 
 
 def add_overwrite_flag(parser: argparse.ArgumentParser) -> None:

@@ -26,7 +26,7 @@ with -1 for the offender (``TerminateIllegalWrapper``). :func:`raw_env` has no w
 Rendering uses the views of the Gymnasium envs (:mod:`gym_boardgames.render.board`), drawing this game's
 own state and history: no second env runs beside it.
 
-PettingZoo is optional: ``pip install -e '.[pettingzoo]'`` (or ``pip install pettingzoo``).
+PettingZoo is optional: ``pip install -e ".[pettingzoo]"`` (or ``pip install pettingzoo``).
 ``import gym_boardgames`` never imports this module.
 """
 
@@ -43,7 +43,7 @@ try:
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "gym_boardgames.pettingzoo needs PettingZoo, which is an optional dependency: "
-        "install the `pettingzoo` extra with `pip install -e '.[pettingzoo]'` (or `pip install pettingzoo`)"
+        'install the `pettingzoo` extra with `pip install -e ".[pettingzoo]"` (or `pip install pettingzoo`)'
     ) from error
 
 from gym_boardgames.envs.base import board_space, check_action

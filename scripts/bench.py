@@ -282,6 +282,7 @@ def summarise(args: argparse.Namespace, medians: dict[tuple[str, str], float]) -
 def main(argv: list[str] | None = None) -> dict:
     """Run the benchmark and return the summary printed as JSON."""
     args = parse_args(argv)
+    from gym_boardgames import cli
     from gym_boardgames.cli import emit_summary
     from gym_boardgames.utils import peak_rss_mb
 
@@ -297,7 +298,7 @@ def main(argv: list[str] | None = None) -> dict:
             import pettingzoo  # noqa: F401
             import pyspiel  # noqa: F401
         except ImportError as error:
-            sys.exit(f"--compare needs PettingZoo and OpenSpiel ({error.name} is missing): pip install -e '.[bench]'")
+            cli.fail(f'--compare needs PettingZoo and OpenSpiel ({error.name} is missing): pip install -e ".[bench]"')
         pgx_state = pgx_status() if any("pgx" in GAMES[label] for label in args.games) else "no pgx game selected"
         if pgx_state != "ok" and not args.json:
             print(f"pgx skipped: {pgx_state}", file=sys.stderr)

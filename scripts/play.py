@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, default_opponent, make_agent, suggested_opponents
 from agents.hints import hint_labels
+from gym_boardgames import cli
 from gym_boardgames.cli import (
     add_run_flags,
     check_output_path,
@@ -113,15 +113,15 @@ def main(argv: list[str] | None = None) -> None:
     try:
         env = make_env(args)
     except ValueError as error:
-        sys.exit(f"error: {error}")
+        cli.fail(f"{error}")
     opponent = args.opponent or default_opponent(env.game)
     try:
         agent = make_agent(opponent, seed=args.seed, game=env.game)
     except ValueError as error:
-        sys.exit(f"error: --opponent {opponent}: {error}")
+        cli.fail(f"--opponent {opponent}: {error}")
     except OSError as error:
         reason = f"cannot read {error.filename}: {error.strerror}" if error.strerror else str(error)
-        sys.exit(f"error: --opponent {opponent}: {reason}")
+        cli.fail(f"--opponent {opponent}: {reason}")
     human = 0 if args.you == "first" else 1
     if args.web:
         serve_page(env, opponent, human, args)
@@ -130,8 +130,8 @@ def main(argv: list[str] | None = None) -> None:
     reason = no_screen_reason()
     if reason is not None:
         if args.screenshot is None:
-            sys.exit(
-                f"error: no screen to show the window on ({reason}): add --web to play in a browser page, run it in a "
+            cli.fail(
+                f"no screen to show the window on ({reason}): add --web to play in a browser page, run it in a "
                 "desktop session (or under xvfb-run), or give --screenshot FILE to save the position headless"
             )
         # Headless: draw the position once, save --screenshot, exit. The dummy driver spares SDL probing for
@@ -154,9 +154,9 @@ def serve_page(env: TwoPlayerEnv, opponent: str, human: int, args: argparse.Name
             host=args.host, port=args.port, allow_remote=args.allow_remote, default_human=human,
         )  # fmt: skip
     except ValueError as error:
-        sys.exit(f"error: {error}")
+        cli.fail(f"{error}")
     except OSError as error:
-        sys.exit(f"error: cannot listen on {args.host}:{args.port}: {error.strerror or error} (try --port 0)")
+        cli.fail(f"cannot listen on {args.host}:{args.port}: {error.strerror or error} (try --port 0)")
     where = "this machine only" if is_loopback(args.host) else f"{args.host}, other machines too"
     print(f"Serving {env.window_title} against {opponent} on {where}. Open this URL (it holds the access token):")
     print(f"  {server.url}", flush=True)

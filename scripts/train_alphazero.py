@@ -325,11 +325,12 @@ def main(argv: list[str] | None = None) -> int:
         bar.update(shown[0])
 
         def advance(_summary: Any) -> None:
+            end = int(config.time_limit)
             if config.iterations and trainer.iteration:
                 # The iteration cap may end the run first: the bar then runs to the time that cap projects to.
-                projected = trainer.seconds / trainer.iteration * config.iterations
-                bar.total = max(1, int(min(config.time_limit, projected)))
-            now = min(int(trainer.seconds), int(bar.total))
+                end = max(1, int(min(config.time_limit, trainer.seconds / trainer.iteration * config.iterations)))
+                bar.total = end
+            now = min(int(trainer.seconds), end)
             bar.update(now - shown[0])
             shown[0] = now
 

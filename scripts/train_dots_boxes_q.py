@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -282,7 +281,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         else:
             shared_table(args.rows, args.cols)
     except ValueError as error:
-        sys.exit(f"error: {error}")
+        cli.fail(f"{error}")
     if args.save_dir:
         Path(args.save_dir).mkdir(parents=True, exist_ok=True)
         shared_table(args.rows, args.cols).save(Path(args.save_dir) / table_file(args.rows, args.cols))

@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             bar.update()
     except (dp.ConvergenceError, ValueError) as error:
         bar.close()
-        sys.exit(f"error: {error}")
+        cli.fail(f"{error}")
     bar.close()
     if not printable:
         print(f"\n(the {rows}x{cols} grid is too large to print; --out draws it)")

@@ -16,11 +16,11 @@ Needs the ``rllib`` extra (ray[rllib] and PyTorch; RLlib pins its own gymnasium 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 import numpy as np
 
+from gym_boardgames import cli
 from gym_boardgames.cli import add_run_flags, emit_summary, make_parser, positive_int
 
 ENV_NAME = "gym_boardgames/TicTacToe-v0"
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> dict:
         from ray import tune
         from ray.rllib.algorithms.ppo import PPOConfig
     except ImportError as error:
-        sys.exit(f"error: this script needs Ray RLlib ({error.name} is missing): pip install -e '.[rllib]'")
+        cli.fail(f'this script needs Ray RLlib ({error.name} is missing): pip install -e ".[rllib]"')
 
     ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
     tune.register_env(ENV_NAME, make_env)

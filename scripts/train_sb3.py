@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import sys
 import time
 from typing import Any
 
@@ -46,8 +45,9 @@ OPPONENTS = ("random", "alphabeta")
 SIDES = (("X (first)", "first"), ("O (second)", "second"))
 ENV_ID = "TicTacToe-v0"
 MISSING_EXTRA = (
-    "train_sb3.py needs stable-baselines3, sb3-contrib and torch: the 'sb3' extra. Install the CPU torch wheel "
-    "first (pip install torch --index-url https://download.pytorch.org/whl/cpu), then pip install -e '.[sb3]'"
+    "train_sb3.py needs stable-baselines3, sb3-contrib and torch: the 'sb3' extra. Without a GPU, install the CPU "
+    "torch first (PIP_INDEX_URL=https://download.pytorch.org/whl/cpu pip install torch==2.13.0), then "
+    'pip install -e ".[sb3]"'
 )
 
 
@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> dict:
         import stable_baselines3  # noqa: F401
         import torch
     except ImportError as error:
-        sys.exit(f"{MISSING_EXTRA} ({error})")
+        cli.fail(f"{MISSING_EXTRA} ({error})")
     torch.set_num_threads(1)  # a 128x128 MLP: more threads only add overhead
     show = not args.no_progress
     if args.out_note:

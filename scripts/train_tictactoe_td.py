@@ -175,9 +175,9 @@ def main(argv: list[str] | None = None) -> dict:
     # The training line comes before the evaluation's progress bar (on stderr), so flush it: through a pipe
     # or a log file stdout is block-buffered and would otherwise appear after the evaluation.
     # The progress bar counts the learning curve's evaluations too; say so, or the two times would disagree.
-    curve = f", plus {curve_seconds:.1f} s measuring the learning curve" if curve_seconds >= 0.05 else ""
+    curve_note = f", plus {curve_seconds:.1f} s measuring the learning curve" if curve_seconds >= 0.05 else ""
     print(
-        f"TD self-play: {args.episodes} episodes in {train_seconds:.1f} s{curve} (alpha {args.alpha} -> "
+        f"TD self-play: {args.episodes} episodes in {train_seconds:.1f} s{curve_note} (alpha {args.alpha} -> "
         f"{args.alpha_final}, epsilon {args.epsilon} -> {args.epsilon_final}, seed {args.seed})",
         flush=True,
     )

@@ -340,7 +340,7 @@ def test_missing_pettingzoo_names_the_extra() -> None:
         "    print(error)\n"
     )
     assert result.returncode == 0, result.stderr
-    assert "pip install -e '.[pettingzoo]'" in result.stdout
+    assert 'pip install -e ".[pettingzoo]"' in result.stdout
 
 
 # ---- unknown agent names -------------------------------------------------------------------------

@@ -159,7 +159,9 @@ def test_a_missing_plot_extra_is_reported_before_any_experiment(
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the 'plot' extra were not installed
     with pytest.raises(SystemExit) as info:
         module.parse_args([arg.replace("OUT", str(tmp_path)) for arg in argv])
-    assert info.value.code == f"error: {needed_for} needs matplotlib, the 'plot' extra: pip install -e \".[plot]\""
+    assert info.value.code == 2  # refused before any work: one status and one line style for every refusal
+    line = capsys.readouterr().err.strip()
+    assert line.endswith(f": error: {needed_for} needs matplotlib, the 'plot' extra: pip install -e \".[plot]\"")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -228,7 +230,7 @@ def test_play_refuses_bad_numbers_naming_the_flag(args, message):
 
 @pytest.mark.slow
 def test_play_refuses_options_the_game_does_not_take():
-    assert_user_error(run("play.py", "tictactoe", "--rows", "4"), 1, "tictactoe does not take rows")
+    assert_user_error(run("play.py", "tictactoe", "--rows", "4"), 2, "tictactoe does not take rows")
 
 
 @pytest.mark.slow
@@ -268,7 +270,7 @@ def test_play_screenshot_works_headless_by_itself(tmp_path):
 
 @pytest.mark.slow
 def test_play_headless_without_a_screenshot_says_what_to_do():
-    assert_user_error(run("play.py", "tictactoe"), 1, "give --screenshot FILE")
+    assert_user_error(run("play.py", "tictactoe"), 2, "give --screenshot FILE")
 
 
 @pytest.mark.slow

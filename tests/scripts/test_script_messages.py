@@ -110,7 +110,7 @@ def test_play_without_a_display_says_how_to_get_a_window(tmp_path):
         env=headless_env(),
         timeout=120,
     )
-    assert result.returncode == 1 and result.stdout == ""
+    assert result.returncode == 2 and result.stdout == ""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1
     assert "neither DISPLAY nor WAYLAND_DISPLAY is set" in lines[0]

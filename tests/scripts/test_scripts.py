@@ -82,4 +82,4 @@ def test_bench_compare_without_the_bench_extra_names_it(tmp_path):
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "bench.py"), "--quick", "--compare"], capture_output=True, text=True
     )
-    assert result.returncode != 0 and "pip install -e '.[bench]'" in result.stderr
+    assert result.returncode != 0 and 'pip install -e ".[bench]"' in result.stderr

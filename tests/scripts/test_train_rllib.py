@@ -11,7 +11,7 @@ from script_helpers import run_script  # noqa: E402
 
 
 def test_rllib_trains_with_two_env_runners_and_reports_json():
-    pytest.importorskip("ray.rllib", reason="the 'rllib' extra is not installed: pip install -e '.[rllib]'")
+    pytest.importorskip("ray.rllib", reason='the rllib extra is not installed: pip install -e ".[rllib]"')
     args = ["--iterations", "1", "--batch", "500", "--eval-games", "20", "--env-runners", "2", "--json"]
     result = run_script("train_rllib", *args, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -27,4 +27,4 @@ def test_missing_rllib_or_bad_arguments_give_clear_errors():
         import ray.rllib  # noqa: F401
     except ImportError:
         result = run_script("train_rllib")
-        assert result.returncode != 0 and "pip install -e '.[rllib]'" in result.stderr
+        assert result.returncode != 0 and 'pip install -e ".[rllib]"' in result.stderr

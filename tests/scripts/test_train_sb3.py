@@ -57,7 +57,7 @@ def test_missing_extra_gives_a_clear_message(tmp_path):
         f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "'sb3' extra" in result.stderr and "pip install" in result.stderr
     assert not (tmp_path / "m.zip").exists()
 

@@ -94,7 +94,7 @@ def test_plot_without_matplotlib_says_which_extra_to_install(tmp_path):
         f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "matplotlib" in result.stderr and "'plot' extra" in result.stderr and "Traceback" not in result.stderr
     assert not out.exists()  # it stopped before training
 
