@@ -294,11 +294,11 @@ class PlaySession:
             message = self.message if time.monotonic() < self.message_until else ""
             if self.env.episode_over:
                 winner = self.env.winner
-                if self.both_sides:
-                    verdict = "Draw" if winner not in (0, 1) else f"{self.env.player_names[winner]} wins"
+                if self.both_sides:  # the env's own line names the winner ("X wins", "Red wins (5-4)")
+                    result = self.env.status_text()
                 else:
                     verdict = "Draw" if winner not in (0, 1) else ("You win!" if winner == self.human else "You lose")
-                result = f"{verdict} - {self.env.status_text()}"
+                    result = f"{verdict} - {self.env.status_text()}"
                 return f"{result} ({message})" if message else result
             if message:
                 return message
