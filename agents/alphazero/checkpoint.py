@@ -151,7 +151,7 @@ def save_training_state(path: str | os.PathLike[str], state: TrainingState) -> N
         arrays.update({f"best.{k}": v for k, v in state.best_params.items()})
     # Planes hold multiples of 1/4 in [0, 1] (0/1 pieces, Dots' sides drawn / 4): stored exactly as
     # uint8 quarters, a quarter of the bytes, which keeps the per-iteration save short.
-    quarters = np.rint(state.replay.planes * 4).astype(np.uint8)
+    quarters = _quarters(state.replay.planes)
     arrays.update({"replay.planes": quarters, "replay.policies": state.replay.policies})
     arrays["replay.values"] = state.replay.values
     meta = {
@@ -166,6 +166,19 @@ def save_training_state(path: str | os.PathLike[str], state: TrainingState) -> N
         raise ValueError(f"the learning curve takes {len(curve):,} bytes, more than MAX_CURVE_BYTES")
     arrays["curve"] = np.frombuffer(curve, dtype=np.uint8)
     save_npz(path, arrays, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta=meta)
+
+
+def _quarters(planes: np.ndarray, chunk: int = 65_536) -> np.ndarray:
+    """``rint(planes * 4)`` as uint8, a chunk of positions at a time, so no float32 temporary of them all is made."""
+    quarters = np.empty(planes.shape, dtype=np.uint8)
+    scratch = np.empty((min(chunk, len(planes)), *planes.shape[1:]), dtype=np.float32)
+    for start in range(0, len(planes), chunk):
+        part = planes[start : start + chunk]
+        step = scratch[: len(part)]
+        np.multiply(part, 4, out=step)
+        np.rint(step, out=step)
+        quarters[start : start + chunk] = step
+    return quarters
 
 
 def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
@@ -231,13 +244,15 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
     quarters, policies, values = (arrays[f"replay.{k}"] for k in ("planes", "policies", "values"))
     if not len(quarters) == len(policies) == len(values) or quarters.max(initial=0) > 4:
         raise SavedFileError(state_path, "the replay arrays have different lengths or planes above 1")
+    planes = quarters.astype(np.float32)
+    planes *= 0.25  # in place: no second float32 copy of the planes (replay_bytes counts what resuming holds)
     return TrainingState(
         game=found["game"],
         config=found["config"],
         net=found["net"],
         params={k[len("model.") :]: v for k, v in arrays.items() if k.startswith("model.")},
         optimizer={k[len("adam.") :]: v for k, v in arrays.items() if k.startswith("adam.")},
-        replay=Samples(quarters.astype(np.float32) / 4, policies, values),
+        replay=Samples(planes, policies, values),
         **counters,
         **seconds,
         rng=meta.get("rng"),

@@ -1,8 +1,8 @@
 """The replay window: the most recent self-play samples a training run learns from, in ring buffers.
 
-Its memory is float32 planes, policies and values for every kept position, so it grows with the board:
-:func:`replay_bytes` gives it from the settings and the game's encoding, and a run (or a resumed training
-state) asking for more than :data:`MAX_REPLAY_BYTES` is refused before anything is allocated.
+Its memory is float32 planes, policies and values for every kept position, so it grows with the board.
+:func:`replay_bytes` gives the most it takes at once from the settings and the game's encoding, and a run (or a
+resumed training state) asking for more than :data:`MAX_REPLAY_BYTES` is refused before anything is allocated.
 """
 
 from __future__ import annotations
@@ -14,14 +14,21 @@ import numpy as np
 from agents.alphazero.encoding import BoardEncoder
 from agents.alphazero.selfplay import Samples
 
-#: Most memory the replay window may take (float32 planes, policies and values of every kept position):
-#: checked from the settings before allocating, so neither a flag nor a small file can ask for terabytes.
+#: Most memory the replay window may take at its peak, which is when a training state is resumed (see
+#: :func:`replay_bytes`): checked from the settings before allocating, so neither a flag nor a small file of
+#: compressible zeros can ask for more.
 MAX_REPLAY_BYTES = 4 << 30
 
 
 def replay_bytes(window: int, encoder: BoardEncoder) -> int:
-    """Return the bytes a replay window of ``window`` positions of ``encoder``'s game takes (float32)."""
-    return window * 4 * (math.prod(encoder.shape) + encoder.num_actions + 1)
+    """Return the most bytes a replay window of ``window`` positions of ``encoder``'s game takes at once.
+
+    That is on resume: the window's own float32 planes, policies and values, the same arrays as read from the
+    training state (its float32 copy, made before the window takes it), and the file's planes as uint8
+    quarters.
+    """
+    planes, rest = math.prod(encoder.shape), encoder.num_actions + 1
+    return window * (2 * 4 * (planes + rest) + planes)
 
 
 class ReplayWindow:
@@ -47,9 +54,10 @@ class ReplayWindow:
         self.size = min(self.capacity, self.size + n)
 
     def ordered(self) -> Samples:
-        """Return the kept samples, oldest first."""
-        if self.size < self.capacity:
-            index = np.arange(self.size)
-        else:
-            index = (self.next + np.arange(self.capacity)) % self.capacity
-        return Samples(self.planes[index], self.policies[index], self.values[index])
+        """Return the kept samples, oldest first: views of the buffers when they do not wrap, else one copy."""
+        if self.size < self.capacity or self.next == 0:
+            return Samples(self.planes[: self.size], self.policies[: self.size], self.values[: self.size])
+        split = self.next
+        return Samples(
+            *(np.concatenate((buffer[split:], buffer[:split])) for buffer in (self.planes, self.policies, self.values))
+        )

@@ -29,8 +29,22 @@ def test_the_window_keeps_the_most_recent_samples_oldest_first():
     assert window.ordered().values.tolist() == [14, 15, 16, 17, 18]
 
 
-def test_the_windows_memory_is_what_replay_bytes_says():
+def test_replay_bytes_counts_what_resuming_holds_at_once():
     encoder = encoder_for(ConnectN(5, 5, 4, gravity=False))
     window = ReplayWindow(7, encoder)
-    assert window.planes.nbytes + window.policies.nbytes + window.values.nbytes == replay_bytes(7, encoder)
+    floats = window.planes.nbytes + window.policies.nbytes + window.values.nbytes
+    # The window, the float32 arrays read from the file before it takes them, and the file's uint8 planes.
+    assert replay_bytes(7, encoder) == 2 * floats + window.planes.size
     assert replay_bytes(MAX_REPLAY_BYTES // replay_bytes(1, encoder), encoder) <= MAX_REPLAY_BYTES
+
+
+def test_ordered_samples_are_views_until_the_window_wraps():
+    encoder = encoder_for(ConnectN(3, 3, 3, gravity=False))
+    window = ReplayWindow(4, encoder)
+    planes = np.arange(3 * 4 * 9, dtype=np.float32).reshape(3, 4, 3, 3)
+    window.add(Samples(planes, np.ones((3, 9), np.float32) / 9, np.arange(3, dtype=np.float32)))
+    assert np.shares_memory(window.ordered().planes, window.planes)
+    window.add(Samples(planes[:2] + 100, np.ones((2, 9), np.float32) / 9, np.array([3.0, 4.0], np.float32)))
+    ordered = window.ordered()  # wrapped: oldest first, a copy
+    assert ordered.values.tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert not np.shares_memory(ordered.planes, window.planes)
