@@ -200,7 +200,28 @@ def load_labels(path: str | os.PathLike[str] | None = None) -> LabelSet:
             )
         if np.any(np.abs(scores[i][legal].astype(np.int64)) > MAX_PLIES // 2):
             raise SavedFileError(path, f"position {i} has a score outside -21..21: {scores[i].tolist()}")
+        _check_scores_against_the_rules(path, i, game, state, n, scores[i])
     return labels
+
+
+def _check_scores_against_the_rules(path: Any, i: int, game: Any, state: Any, ply: int, scores: np.ndarray) -> None:
+    """Refuse scores the position makes impossible (Pons' scale: a win is 22 less the winner's stones).
+
+    At ply ``ply`` the mover has placed ``ply // 2`` stones and the other player ``ceil(ply / 2)``, so the best
+    score is ``21 - ply // 2`` (winning with this very move), which a move that wins at once must have, and the
+    worst is ``-(21 - ceil(ply / 2))`` (losing to the very next move).
+    """
+    best, worst = 21 - ply // 2, -(21 - (ply + 1) // 2)
+    mover = game.current_player(state)
+    for column in np.flatnonzero(scores != NO_MOVE).tolist():
+        score = int(scores[column])
+        if not worst <= score <= best:
+            raise SavedFileError(
+                path, f"position {i}: column {column} scores {score}, impossible at ply {ply} ({worst}..{best})"
+            )
+        child = game.apply(state, column)
+        if game.is_terminal(child) and game.returns(child)[mover] > 0 and score != best:
+            raise SavedFileError(path, f"position {i}: column {column} wins at once, so it scores {best}, not {score}")
 
 
 def _rates(kept: np.ndarray, best: np.ndarray) -> dict[str, Any]:

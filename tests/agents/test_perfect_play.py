@@ -135,6 +135,36 @@ def test_the_loader_refuses_labels_that_disagree_with_the_rules(tmp_path, labels
         shipped_labels_path("x")
 
 
+def test_the_loader_refuses_scores_the_position_makes_impossible(tmp_path, labels):
+    from agents.perfect_play import connect_four
+
+    game = connect_four()
+
+    # Find a position with a move that wins at once, and label that move a loss.
+    def winning_moves(row):
+        state = game.initial_state()
+        for column in row[row != PAD].tolist():
+            state = game.apply(state, column)
+        mover = game.current_player(state)
+        children = {a: game.apply(state, a) for a in game.legal_actions(state)}
+        return [a for a, child in children.items() if game.is_terminal(child) and game.returns(child)[mover] > 0]
+
+    i = next(i for i, row in enumerate(labels.moves) if winning_moves(row))
+    winning = winning_moves(labels.moves[i])
+    small = labels.subset(np.array([i]))
+    scores = small.scores.copy()
+    scores[0, winning[0]] = -1
+    with pytest.raises(SavedFileError, match=f"column {winning[0]} wins at once, so it scores"):
+        load_labels(_rewrite(tmp_path, small, scores=scores))
+    # A score beyond what the ply allows: ply n leaves the mover at most 21 - n // 2.
+    late = int(np.argmax((labels.moves != PAD).sum(axis=1)))
+    small = labels.subset(np.array([late]))
+    scores = small.scores.copy()
+    scores[0, np.flatnonzero(scores[0] != NO_MOVE)[0]] = 21
+    with pytest.raises(SavedFileError, match="impossible at ply"):
+        load_labels(_rewrite(tmp_path, small, scores=scores))
+
+
 def test_the_solver_player_agrees_with_the_labels(labels):
     pytest.importorskip("bitbully", reason="the solver extra (bitbully, AGPL-3.0) is not installed")
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
