@@ -44,12 +44,37 @@ _VECTOR_ENVS = {
     "DotsAndBoxes-v0": "gym_boardgames.vector.dots:DotsAndBoxesVectorEnv",
 }
 
+# The mean episode return at which an id counts as solved (``env.spec.reward_threshold``, which Tianshou's
+# examples and other threshold-based stops read): a strong reference's mean, with the id's defaults, less 0.1,
+# rounded down. The references (docs/envs/index.md gives the command): alpha-beta 0.959 on tic-tac-toe (1,000
+# games), the exact table 1.0 on Dots and Boxes 3x3 (1,000), the shipped AlphaZero network 1.0 on Connect Four
+# (200; ConnectN-v0's default board is Connect Four's), and the optimal policies of the exact models, -1.995 on
+# GridWorld (10,000 episodes) and -0.0426 on Blackjack (100,000).
+_REWARD_THRESHOLDS = {
+    "TicTacToe-v0": 0.85,
+    "ConnectN-v0": 0.9,
+    "ConnectFour-v0": 0.9,
+    "DotsAndBoxes-v0": 0.9,
+    "GridWorld-v0": -2.1,
+    "TabularBlackjack-v0": -0.15,
+}
+
 for _env_id, _entry_point in _ENVS.items():
     if _env_id not in registry:  # importlib.reload must not warn about re-registration
-        register(id=_env_id, entry_point=_entry_point, vector_entry_point=_VECTOR_ENVS.get(_env_id))
+        register(
+            id=_env_id,
+            entry_point=_entry_point,
+            vector_entry_point=_VECTOR_ENVS.get(_env_id),
+            reward_threshold=_REWARD_THRESHOLDS[_env_id],
+        )
 for _env_id, (_entry_point, _max_steps) in _TABULAR_ENVS.items():
     if _env_id not in registry:
-        register(id=_env_id, entry_point=_entry_point, max_episode_steps=_max_steps)
+        register(
+            id=_env_id,
+            entry_point=_entry_point,
+            max_episode_steps=_max_steps,
+            reward_threshold=_REWARD_THRESHOLDS[_env_id],
+        )
 
 # Public names loaded on first use, so the import above stays light.
 _LAZY = {

@@ -36,6 +36,7 @@ SCRIPTS = (
     "bench",
     "arena",
     "plot_training_curves",
+    "reward_thresholds",
 )
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
