@@ -345,7 +345,9 @@ def test_commands_undo_restart_swap_and_hints(make_server):
     assert state["hints"] is True
     state = request(server, "POST", path, {"command": "swap"})[1]
     assert state["human"] == 1
-    state = wait_until(server, state, lambda s: s["agent_moves"] == 1)  # the agent opens now
+    # The agent opens now: its second reply of the session (the count never goes back), the game's one move.
+    state = wait_until(server, state, lambda s: s["moves"] == 1 and not s["thinking"])
+    assert state["agent_moves"] == 2
     state = request(server, "POST", path, {"command": "restart"})[1]
     assert state["human"] == 1
 
