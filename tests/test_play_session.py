@@ -80,12 +80,27 @@ def test_a_click_after_the_end_keeps_the_result():
     assert session.status().startswith("You win!") and "R starts a new one" in session.status()
 
 
-def test_the_status_counts_the_agents_thinking_seconds():
+class FakeClock:
+    """The session's clock, moved by the test: a busy machine cannot make the seconds it shows drift."""
+
+    now = 100.0
+
+    @classmethod
+    def monotonic(cls):
+        return cls.now
+
+    perf_counter = staticmethod(__import__("time").perf_counter)
+
+
+def test_the_status_counts_the_agents_thinking_seconds(monkeypatch):
+    from gym_boardgames import play_session
+
+    monkeypatch.setattr(play_session, "time", FakeClock)
     gated = Gated()
     session = PlaySession(TicTacToeEnv(opponent=None), gated, human_player=1)
     assert gated.started.wait(HANG_GUARD_S)
     assert session.thinking and session.status() == "the agent is thinking... 0 s"
-    session._thinking_since -= 7.2  # as if it had thought for 7 s
+    FakeClock.now += 7.2  # as if it had thought for 7 s
     assert session.status() == "the agent is thinking... 7 s"
     session.click(session.view.cell_rect(0).center)
     assert session.status() == "wait: the agent is thinking"
