@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gym_boardgames import cli
+from gym_boardgames import cli, outputs
 from gym_boardgames.cli import (
     TENSORBOARD_MISSING,
     check_output_path,
@@ -241,7 +241,7 @@ def test_an_explicit_out_reserved_by_another_run_is_refused(tmp_path, reservatio
     out = tmp_path / "model.npz"
     cli.check_new_output(out, "--out", overwrite=False)  # this run takes it
     cli.check_new_output(out, "--out", overwrite=False)  # and may check it again
-    cli._RESERVED.clear()  # as seen from another process
+    outputs._RESERVED.clear()  # as seen from another process
     with pytest.raises(ValueError, match="--out .*model.npz exists: pass --overwrite"):
         cli.check_new_output(out, "--out", overwrite=False)
 

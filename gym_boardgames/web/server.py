@@ -1,4 +1,4 @@
-"""The play server: one page, a small JSON API, and the guards every request passes.
+"""The play server: the games, one page, a small JSON API, and the guards every request passes.
 
 Every request carries the server's token (the printed URL's ``?token=``, or the ``X-Play-Token`` header the
 page sends); without it the answer is 403. The server serves exactly one document, the page, built in memory
@@ -6,7 +6,8 @@ from this package's own ``page.html`` and ``page.js``: no path is ever mapped to
 the page can be served. Each request is bounded: its body (``max_body_bytes``), the games open at once
 (``max_games``), the request rate (a token bucket of ``requests_per_second`` and ``burst``), and how long a
 poll may wait. A bad request gets a 4xx answer with a JSON ``{"error": ...}`` and one log line, never a
-traceback. A game nobody has polled for ``idle_timeout`` seconds is freed.
+traceback (:mod:`gym_boardgames.web.http` routes the requests and words the answers). A game nobody has polled
+for ``idle_timeout`` seconds is freed.
 
 Routes (all need the token):
 
@@ -30,7 +31,6 @@ import hmac
 import html
 import ipaddress
 import json
-import re
 import secrets
 import socket
 import sys
@@ -39,31 +39,19 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any, TextIO
-from urllib.parse import parse_qs, urlsplit
 
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.play_session import HintProvider, PlaySession
+from gym_boardgames.web.http import HttpError, PlayHTTPServer, PlayRequestHandler
 
 #: The longest a state request may wait for a change, in seconds.
 MAX_WAIT_SECONDS = 10.0
-#: A connection that sends nothing for this long is dropped, so idle sockets cannot pile up.
-SOCKET_TIMEOUT_SECONDS = 30.0
 COMMANDS = ("hints", "undo", "restart", "swap")
-_GAME_PATH = re.compile(r"/api/games/([A-Za-z0-9_-]{1,32})")
 
 #: Builds the session of a new game: ``(opponent name or None, the person's side) -> PlaySession``.
 SessionFactory = Callable[[str | None, int], PlaySession]
-
-
-class HttpError(Exception):
-    """A request the server refuses: its status code and the one-line reason the client gets."""
-
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status, self.reason = status, reason
 
 
 def is_loopback(host: str) -> bool:
@@ -189,8 +177,8 @@ class PlayServer:
         self._allowance, self._last_refill = float(self.burst), clock()
         self._page = _build_page(title, self.opponents, default_human)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        server_class = type("_Server", (_HTTPServer,), {"address_family": family})
-        self.httpd = server_class((host, port), _Handler)
+        server_class = type("_Server", (PlayHTTPServer,), {"address_family": family})
+        self.httpd = server_class((host, port), PlayRequestHandler)
         self.httpd.play = self  # type: ignore[attr-defined]
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -413,120 +401,6 @@ def _build_page(title: str, opponents: list[str], human: int) -> bytes:
     config = json.dumps({"title": title, "opponents": opponents, "human": human}).replace("<", "\\u003c")
     page = template.replace("{{title}}", html.escape(title)).replace("{{config}}", config).replace("{{script}}", script)
     return page.encode("utf-8")
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    play: PlayServer
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """One line, never a traceback (a client that hung up mid-answer, say)."""
-        error = sys.exc_info()[1]
-        self.play.log.write(f"play server: connection from {client_address[0]} failed: {error!r}\n")
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _HTTPServer
-    timeout = SOCKET_TIMEOUT_SECONDS
-    server_version = "gym-boardgames"
-    sys_version = ""
-
-    # ---- routing -----------------------------------------------------------------------------
-
-    def do_GET(self) -> None:  # noqa: N802  (http.server's name)
-        self._dispatch("GET")
-
-    def do_POST(self) -> None:  # noqa: N802
-        self._dispatch("POST")
-
-    def do_DELETE(self) -> None:  # noqa: N802
-        self._dispatch("DELETE")
-
-    def _dispatch(self, method: str) -> None:
-        play = self.server.play
-        try:
-            parts = urlsplit(self.path)
-            query = parse_qs(parts.query, keep_blank_values=True)
-            play.check_token(self.headers.get("X-Play-Token") or (query.get("token") or [None])[-1])
-            play.check_rate()
-            path = parts.path
-            match = _GAME_PATH.fullmatch(path)
-            if method == "GET" and path == "/":
-                self._send(HTTPStatus.OK, play.page(), "text/html; charset=utf-8")
-            elif method == "POST" and path == "/api/games":
-                self._send_json(HTTPStatus.CREATED, play.new_game(self._json_body()))
-            elif match and method == "GET":
-                self._send_json(HTTPStatus.OK, play.game_state(match[1], query))
-            elif match and method == "POST":
-                self._send_json(HTTPStatus.OK, play.act(match[1], self._json_body()))
-            elif match and method == "DELETE":
-                play.end_game(match[1])
-                self._send(HTTPStatus.NO_CONTENT, b"", "text/plain")
-            elif path == "/" or path == "/api/games" or match:
-                raise HttpError(HTTPStatus.METHOD_NOT_ALLOWED, f"{method} is not allowed on {path}")
-            else:
-                raise HttpError(HTTPStatus.NOT_FOUND, "not found: the server has one page, at /")
-        except HttpError as error:
-            self._refuse(error.status, error.reason)
-        except Exception as error:  # a bug of ours: one line in the log, a 500 to the client, no traceback
-            play.log.write(f"play server: {method} {self._logged_path()!r} failed: {error!r}\n")
-            self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": "internal error (see the server's log)"})
-
-    def _json_body(self) -> dict[str, Any]:
-        play = self.server.play
-        length_text = self.headers.get("Content-Length")
-        if length_text is None:
-            raise HttpError(HTTPStatus.LENGTH_REQUIRED, "a body needs a Content-Length")
-        try:
-            length = int(length_text)
-        except ValueError:
-            raise HttpError(HTTPStatus.BAD_REQUEST, f"bad Content-Length {length_text[:40]!r}") from None
-        if length < 0:
-            raise HttpError(HTTPStatus.BAD_REQUEST, "bad Content-Length")
-        if length > play.max_body_bytes:
-            self.close_connection = True  # the body is not read: the connection cannot be reused
-            raise HttpError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body over {play.max_body_bytes} bytes")
-        raw = self.rfile.read(length)
-        try:
-            body = json.loads(raw) if raw else {}
-        except (ValueError, UnicodeDecodeError):
-            raise HttpError(HTTPStatus.BAD_REQUEST, "the body is not JSON") from None
-        if not isinstance(body, dict):
-            raise HttpError(HTTPStatus.BAD_REQUEST, "the body must be a JSON object")
-        return body
-
-    # ---- answers -----------------------------------------------------------------------------
-
-    def _refuse(self, status: int, reason: str) -> None:
-        self.server.play.log.write(f"play server: {self.command} {self._logged_path()!r} -> {int(status)}: {reason}\n")
-        self._send_json(status, {"error": reason})
-
-    def _logged_path(self) -> str:
-        """The request's path without its query, which may hold the token."""
-        return urlsplit(self.path).path[:200]
-
-    def _send_json(self, status: int, payload: dict[str, Any]) -> None:
-        self._send(status, json.dumps(payload).encode("utf-8"), "application/json")
-
-    def _send(self, status: int, body: bytes, content_type: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")  # the URL holds the token: never send it elsewhere
-        if status == HTTPStatus.TOO_MANY_REQUESTS:
-            self.send_header("Retry-After", "1")
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        """Successful requests are not logged; refusals are, once, by :meth:`_refuse`."""
-
-    def log_error(self, format: str, *args: Any) -> None:  # noqa: A002  (http.server's signature)
-        """A request http.server itself refuses (a malformed line, say): one line."""
-        self.server.play.log.write("play server: " + (format % args) + "\n")
 
 
 def serve(
