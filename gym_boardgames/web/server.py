@@ -200,7 +200,8 @@ class PlayServer:
     def url(self) -> str:
         """The page's address, token included: open it in a browser."""
         host = self.httpd.server_address[0]
-        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104  (a wildcard is reachable here too)
+        # A wildcard address (every interface) is not one a browser can open: show this machine's loopback.
+        shown = ("::1" if ":" in host else "127.0.0.1") if ipaddress.ip_address(host).is_unspecified else host
         shown = f"[{shown}]" if ":" in shown else shown
         return f"http://{shown}:{self.port}/?token={self.token}"
 
@@ -426,28 +427,21 @@ def serve(
             ``max_games``, ``idle_timeout``...
 
     Raises:
-        ValueError: on a game with no board env, on no agent provider installed while ``opponents`` names
-            agents, or on a bad server option.
+        ValueError: on a game with no board env, or a bad server option. A name the installed agent provider
+            cannot build is refused when a page asks for it (400, the provider's reason).
         OSError: if the port cannot be bound.
     """
     from gym_boardgames.envs import env_for_game
-    from gym_boardgames.opponents import opponent_provider
+    from gym_boardgames.envs.contract import make_named_opponent
 
-    env_for_game(game, opponent=None)  # a game without a board env is refused now, not at the first page
-    provider = opponent_provider()
-    if provider is None:
-        raise ValueError("no agent provider is installed to build the named opponents: install gym-boardgames itself")
+    # A game without a board env is refused now, not at the first page; the env also gives the page's title.
+    title = env_for_game(game, opponent=None).window_title
 
     def new_session(opponent: str | None, human: int) -> PlaySession:
-        agent = None if opponent is None else provider(opponent, game, seed=seed)
+        # The envs' own way from a name to an agent: the installed provider, its failures as one ValueError.
+        agent = None if opponent is None else make_named_opponent(opponent, game, seed)
         return PlaySession(env_for_game(game, opponent=None), agent, human_player=human, hints=hints)
 
-    server_options.setdefault("title", f"{_title(game)} - gym-boardgames")
+    server_options.setdefault("title", f"{title} - gym-boardgames")
     server = PlayServer(new_session, opponents, **server_options)
     return server.start() if start else server
-
-
-def _title(game: Any) -> str:
-    from gym_boardgames.envs import env_for_game
-
-    return str(env_for_game(game, opponent=None).window_title)
