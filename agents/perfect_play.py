@@ -46,7 +46,7 @@ STAGES: tuple[tuple[str, int, int], ...] = (("0-7", 0, 7), ("8-15", 8, 15), ("16
 #: Most positions a label file may hold (the shipped ones hold a few thousand).
 MAX_POSITIONS = 200_000
 #: The shipped label sets: the graded set, and a held-out set built the same way from other games.
-SHIPPED = {"labels": "connectfour_labels.npz", "heldout": "connectfour_heldout.npz"}
+SHIPPED = {"labels": "connectfour_labels.npz", "heldout": "connectfour_heldout.npz", "random": "connectfour_random.npz"}
 
 
 def connect_four() -> ConnectN:

@@ -2,10 +2,11 @@
 
 Each player (an agent name: alphazero, alphazero:FILE:N, alphazero:0 for the raw network, mcts:N,
 alphabeta:D, random) is asked for its move in every position of a label set (the shipped graded set by
-default, --labels heldout for the held-out one, or a file from label_connectfour.py), with its search
-reset before each position. The table gives the share of positions where its move keeps the result
-(win, draw or loss), on the critical positions (where some move changes it), per stage, and the share
-of best-scored moves. --per-stage N grades a seeded sample of N positions per stage, for slow players.
+default, --labels heldout for the held-out one, --labels random for positions of uniformly random games, or
+a file from label_connectfour.py), with its search reset before each position. The table gives the share of
+positions where its move keeps the result (win, draw or loss), on the critical positions (where some move
+changes it), per stage, and the share of best-scored moves. --per-stage N grades a seeded sample of N
+positions per stage, for slow players.
 
 --solver-games N also plays N games as first player against the exact solver (BitBully, the `solver`
 extra, AGPL-3.0, installed separately), which picks at random among its best moves. The first player
@@ -39,7 +40,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
     parser = cli.make_parser(__doc__)
     parser.add_argument("players", nargs="+", help="agent names, e.g. alphazero:0 alphazero:800 mcts:1000")
-    parser.add_argument("--labels", default="labels", help="the shipped 'labels', 'heldout', or a label file")
+    parser.add_argument(
+        "--labels",
+        default="labels",
+        help="the shipped 'labels', 'heldout', 'random' (positions of random games), or a label file",
+    )
     parser.add_argument("--per-stage", type=cli.positive_int, help="grade a sample of this many positions per stage")
     solver_games = cli.int_type(0, MAX_SOLVER_GAMES)
     parser.add_argument("--solver-games", type=solver_games, default=0, help="games as first vs the solver")
@@ -115,12 +120,20 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = parse_args(argv)
     from agents.factory import make_agent
-    from agents.perfect_play import STAGES, agent_moves, connect_four, format_report, grade, load_labels
-    from agents.perfect_play import shipped_labels_path as shipped
+    from agents.perfect_play import (
+        SHIPPED,
+        STAGES,
+        agent_moves,
+        connect_four,
+        format_report,
+        grade,
+        load_labels,
+        shipped_labels_path,
+    )
 
     game = connect_four()
     try:
-        path = shipped(args.labels) if args.labels in ("labels", "heldout") else args.labels
+        path = shipped_labels_path(args.labels) if args.labels in SHIPPED else args.labels
         labels = load_labels(path)
     except (OSError, ValueError) as error:
         print(f"eval_perfect_play.py: error: --labels: {error}", file=sys.stderr)

@@ -16,6 +16,11 @@ The shipped sets were made by (about 8 minutes each on 2 cores):
     python scripts/label_connectfour.py --per-stage 800 --seed 0 --out agents/data/connectfour_labels.npz
     python scripts/label_connectfour.py --per-stage 250 --seed 1 \\
         --exclude agents/data/connectfour_labels.npz --out agents/data/connectfour_heldout.npz
+    python scripts/label_connectfour.py --per-stage 250 --seed 2 --players random --noise 0 \
+        --exclude agents/data/connectfour_labels.npz agents/data/connectfour_heldout.npz \
+        --out agents/data/connectfour_random.npz
+
+The last is the off-path set: positions of uniformly random games, which no trained player would reach.
 """
 
 from __future__ import annotations
@@ -165,7 +170,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--per-stage", type=per_stage, default=800, help="positions per stage")
     parser.add_argument("--players", nargs="+", default=DEFAULT_PLAYERS, help="agent names the games are drawn from")
     parser.add_argument("--noise", type=cli.number_type(0, 1), default=0.1, help="chance a move is random instead")
-    parser.add_argument("--exclude", help="a label file whose positions are not taken again (a held-out set)")
+    parser.add_argument(
+        "--exclude", nargs="+", default=[], help="label files whose positions are not taken again (held-out sets)"
+    )
     parser.add_argument("--workers", type=cli.int_type(1, 64), default=2, help="solver processes")
     cli.add_run_flags(parser, seed="seed of the games", overwrite=True)
     return cli.parse_checked(parser, argv, lambda args: cli.check_not_an_input(args.out, {"--exclude": args.exclude}))
@@ -190,11 +197,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"label_connectfour.py: error: --players {name}: {error}", file=sys.stderr)
             return 2
     exclude: set[bytes] = set()
-    if args.exclude:
+    for path in args.exclude:
         try:
-            exclude = {s.board for s in load_labels(args.exclude).states()}
+            exclude |= {s.board for s in load_labels(path).states()}
         except (OSError, ValueError) as error:
-            print(f"label_connectfour.py: error: --exclude: {error}", file=sys.stderr)
+            print(f"label_connectfour.py: error: --exclude {path}: {error}", file=sys.stderr)
             return 2
     start = time.perf_counter()
     try:

@@ -57,19 +57,17 @@ def _check(args: argparse.Namespace) -> None:
 
 def curve_points(curve: list[Any]) -> dict[str, list[list[float]]]:
     """Return a run's evaluated points as ``{metric: [[minutes, percent], ...]}``."""
-    metrics = {
-        "outcome kept": "outcome_kept",
-        "outcome kept (critical)": "outcome_kept_critical",
-        "optimal moves": "optimal_rate",
+    metrics: dict[str, Any] = {
+        "outcome kept": lambda p: p.outcome_kept,
+        "outcome kept (critical)": lambda p: p.outcome_kept_critical,
+        "optimal moves": lambda p: p.optimal_rate,
     }
+    for name in sorted({name for p in curve for name in p.outcome_kept_other}):
+        metrics[f"outcome kept, {name} set"] = lambda p, name=name: p.outcome_kept_other.get(name, [None])[0]
     return {
-        label: [
-            [round(p.seconds / 60, 2), round(100 * getattr(p, field), 2)]
-            for p in curve
-            if getattr(p, field) is not None
-        ]
-        for label, field in metrics.items()
-        if any(getattr(p, field) is not None for p in curve)
+        label: [[round(p.seconds / 60, 2), round(100 * value(p), 2)] for p in curve if value(p) is not None]
+        for label, value in metrics.items()
+        if any(value(p) is not None for p in curve)
     }
 
 
@@ -81,7 +79,8 @@ def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
     for index, (name, metrics) in enumerate(runs.items()):
         colour = f"C{index}"
         for label, points in metrics.items():
-            ax.plot(*zip(*points, strict=True), styles[label], color=colour, markersize=3, label=f"{name}: {label}")
+            style = styles.get(label, "^:")  # the other label sets
+            ax.plot(*zip(*points, strict=True), style, color=colour, markersize=3, label=f"{name}: {label}")
     ax.set_xlabel("training time (minutes)")
     ax.set_ylabel("% of positions (raw network, no search)")
     ax.grid(alpha=0.3)

@@ -52,7 +52,7 @@ _PER_GAME: tuple[tuple[str, Any, Any, Any, str], ...] = (
         "algorithm", "puct", "puct", ("puct", "gumbel"),
         "self-play search: AlphaZero's PUCT or Gumbel AlphaZero (sequential halving, improved-policy targets)",
     ),
-    ("random_opening_moves", 4, 0, nonnegative_int, "start each game after 0..K random moves (not recorded)"),
+    ("random_opening_moves", 4, 16, nonnegative_int, "start each game after 0..K random moves (not recorded)"),
     ("alpha", 0.5, 1.0, number_type(1e-3, 100), "Dirichlet noise concentration at the self-play roots"),
     ("temperature_moves", 9, 12, nonnegative_int, "moves per game drawn from visit counts"),
     ("channels", 32, 32, positive_int, "network trunk width"),
@@ -71,11 +71,12 @@ _PER_GAME: tuple[tuple[str, Any, Any, Any, str], ...] = (
 DEFAULTS: dict[str, dict[str, Any]] = {
     game: {row[0]: row[column] for row in _PER_GAME} for column, game in enumerate(("tictactoe", "connectfour"), 1)
 }
-# Connect Four's progress is graded against perfect play (the label set) at each evaluation, so it plays no
-# baseline games. The other boards start from its settings: a 20-minute budget, games against the baselines
-# (they have no label set), and for Dots and Boxes' many moves (24 edges on 3x3) less concentrated root noise
+# Connect Four's progress is graded against perfect play (the label sets) at each evaluation, so it plays no
+# baseline games; its games start after up to 16 random moves, so that the network also learns the positions of
+# the off-path label set (positions of random games). The other boards start from its settings: a 20-minute
+# budget, games against the baselines (they have no label set), no random openings (not measured there), and for Dots and Boxes' many moves (24 edges on 3x3) less concentrated root noise
 # and fewer exploratory moves.
-_OTHER_BOARDS = {"time_limit": 1200.0, "eval_games": 10}
+_OTHER_BOARDS = {"time_limit": 1200.0, "eval_games": 10, "random_opening_moves": 0}
 DEFAULTS["connectn"] = {**DEFAULTS["connectfour"], **_OTHER_BOARDS}
 DEFAULTS["dots"] = {**DEFAULTS["connectfour"], **_OTHER_BOARDS, "alpha": 0.5, "temperature_moves": 6}
 
@@ -244,6 +245,8 @@ def plot_curve(curve: list[Any], path: str, title: str) -> None:
         series.append((f"score vs {name} %", lambda p, name=name: p.scores.get(name)))
     series.append(("raw net: outcome kept %", lambda p: p.outcome_kept))
     series.append(("... on critical positions %", lambda p: p.outcome_kept_critical))
+    for name in sorted({name for p in curve for name in p.outcome_kept_other}):
+        series.append((f"... on the {name} set %", lambda p, name=name: p.outcome_kept_other.get(name, [None])[0]))
     for label, value in series:
         points = [p for p in curve if value(p) is not None]
         if points:
@@ -268,7 +271,8 @@ def tensorboard_logger(trainer: Any, board: cli.TensorBoardLog) -> Any:
     Every iteration: ``loss/policy``, ``loss/value`` and ``selfplay/positions_per_second`` (this iteration's
     positions over its self-play seconds). At evaluations: ``eval/score_vs_NAME`` (each baseline),
     ``eval/optimal_moves`` (solved games) and ``eval/outcome_kept``, ``eval/outcome_kept_critical`` (Connect
-    Four's label set), as fractions, as the log line shows them in percent.
+    Four's label set; ``eval/outcome_kept_NAME``, ``eval/outcome_kept_critical_NAME`` on its other sets), as
+    fractions, as the log line shows them in percent.
     """
     last = [trainer.positions, trainer.selfplay_seconds]
 
@@ -281,6 +285,8 @@ def tensorboard_logger(trainer: Any, board: cli.TensorBoardLog) -> Any:
         values.update({f"eval/score_vs_{name}": score for name, score in point.scores.items()})
         graded = {"optimal_moves": point.optimal_rate, "outcome_kept": point.outcome_kept}
         graded["outcome_kept_critical"] = point.outcome_kept_critical
+        for name, (kept, critical) in point.outcome_kept_other.items():
+            graded |= {f"outcome_kept_{name}": kept, f"outcome_kept_critical_{name}": critical}
         values.update({f"eval/{tag}": value for tag, value in graded.items() if value is not None})
         board.scalars(values, point.iteration)
 

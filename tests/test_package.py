@@ -139,6 +139,7 @@ SHIPPED_DATA = {
     "agents/alphazero/models/tictactoe.npz",
     "agents/data/connectfour_labels.npz",
     "agents/data/connectfour_heldout.npz",
+    "agents/data/connectfour_random.npz",
     "agents/data/dots_3x3_table.npz",
     "gym_boardgames/py.typed",
     "gym_boardgames/web/page.html",
@@ -267,7 +268,7 @@ print(json.dumps({
     "winner": int(info["winner"]),
     "frame": list(env.render().shape),
     "tictactoe": load_pretrained("tictactoe").n_simulations,
-    "labels": {name: len(load_labels(shipped_labels_path(name)).moves) for name in ("labels", "heldout")},
+    "labels": {name: len(load_labels(shipped_labels_path(name)).moves) for name in ("labels", "heldout", "random")},
 }))
 """
 
@@ -309,4 +310,4 @@ def test_the_wheel_installs_in_a_fresh_venv_and_plays_the_shipped_model_without_
     assert 7 <= report["moves"] <= 21 and report["winner"] in (-1, 0, 1)
     assert report["frame"][2] == 3
     assert report["tictactoe"] == 100
-    assert report["labels"]["labels"] > 0 and report["labels"]["heldout"] > 0
+    assert report["labels"]["labels"] > 0 and report["labels"]["heldout"] > 0 and report["labels"]["random"] > 0

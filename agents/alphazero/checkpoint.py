@@ -69,6 +69,8 @@ class CurvePoint:
     #: (:mod:`agents.perfect_play`), over all positions and over the critical ones.
     outcome_kept: float | None = None
     outcome_kept_critical: float | None = None
+    #: The same two shares on each other shipped label set, by name: ``{"heldout": [all, critical], ...}``.
+    outcome_kept_other: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -161,7 +163,9 @@ def save_training_state(path: str | os.PathLike[str], state: TrainingState) -> N
         "selfplay_seconds": round(state.selfplay_seconds, 3),
         "rng": state.rng,
     }
-    curve = json.dumps([asdict(p) for p in state.curve], allow_nan=False, separators=(",", ":")).encode()
+    # A point without other label sets (every game but Connect Four) leaves the key out: shorter, as before.
+    points = [{k: v for k, v in asdict(p).items() if k != "outcome_kept_other" or v} for p in state.curve]
+    curve = json.dumps(points, allow_nan=False, separators=(",", ":")).encode()
     if len(curve) > MAX_CURVE_BYTES:
         raise ValueError(f"the learning curve takes {len(curve):,} bytes, more than MAX_CURVE_BYTES")
     arrays["curve"] = np.frombuffer(curve, dtype=np.uint8)
@@ -323,6 +327,13 @@ def _curve(state_path: str, version: int, meta: dict[str, Any], arrays: dict[str
                 raise ValueError(f"curve scores must be an object, got {point.scores!r}")
             for opponent, score in point.scores.items():
                 check_number(f"curve score against {opponent}", score, 0, 1)
+            if not isinstance(point.outcome_kept_other, dict):
+                raise ValueError(f"curve outcome_kept_other must be an object, got {point.outcome_kept_other!r}")
+            for name, shares in point.outcome_kept_other.items():
+                if not isinstance(shares, list) or len(shares) != 2:
+                    raise ValueError(f"curve outcome kept on {name} must be [all, critical], got {shares!r}")
+                for share in shares:
+                    check_number(f"curve outcome kept on {name}", share, 0, 1)
     except (TypeError, ValueError) as error:
         raise SavedFileError(state_path, f"bad run record: {error}") from None
     return curve

@@ -201,6 +201,7 @@ class Trainer:
             message += (
                 f", outcome kept {100 * point.outcome_kept:.1f}% ({100 * point.outcome_kept_critical:.1f}% critical)"
             )
+            message += "".join(f", {name} {100 * all_:.1f}%" for name, (all_, _) in point.outcome_kept_other.items())
         if point.scores:
             message += ", " + ", ".join(f"vs {k} {100 * v:.0f}%" for k, v in point.scores.items())
         if adopted is not None:
@@ -295,13 +296,15 @@ class Trainer:
         from agents.mcts import MCTSAgent
 
         config = self.config
-        labels = self._label_set()
-        if labels is not None:
-            from agents.perfect_play import connect_four, grade
+        for name, labels in self._label_sets().items():
+            from agents.perfect_play import grade
 
-            report = grade(labels, greedy_moves(self.agent(0).evaluator, connect_four())(labels.states()))
-            point.outcome_kept = report["outcome_kept"]
-            point.outcome_kept_critical = report["critical"]["outcome_kept"]
+            report = grade(labels, greedy_moves(self.agent(0).evaluator, self.game)(labels.states()))
+            shares = [report["outcome_kept"], report["critical"]["outcome_kept"]]
+            if name == "labels":
+                point.outcome_kept, point.outcome_kept_critical = shares
+            else:
+                point.outcome_kept_other[name] = shares
         exact = self._solved_game()
         if exact is not None:
             from agents.grading import optimal_move_rate
@@ -316,12 +319,13 @@ class Trainer:
                 total = play_match(self.game, player, opponent, config.eval_games, seed=config.seed).total
                 point.scores[name] = (total.win + total.draw / 2) / config.eval_games
 
-    def _label_set(self) -> Any:
-        """The shipped Connect Four label set if the game is Connect Four 6x7, else None (loaded once)."""
+    def _label_sets(self) -> dict[str, Any]:
+        """Every shipped Connect Four label set by name if the game is Connect Four 6x7, else none (loaded once)."""
         if not hasattr(self, "_labels"):
-            from agents.perfect_play import connect_four, load_labels
+            from agents.perfect_play import SHIPPED, connect_four, load_labels, shipped_labels_path
 
-            self._labels = load_labels() if self.game == connect_four() else None
+            on_connect_four = self.game == connect_four()
+            self._labels = {name: load_labels(shipped_labels_path(name)) for name in SHIPPED if on_connect_four}
         return self._labels
 
     def _solved_game(self) -> Any:

@@ -38,10 +38,21 @@ def test_the_shipped_sets_are_large_staged_small_and_disjoint(labels):
         assert counts.min() >= len(subset) // 4 - 1  # four equal stages
         assert subset.critical().sum() > len(subset) // 4
         assert len(subset.sources) >= 10  # drawn from games of many kinds of player
-    for name in ("labels", "heldout"):
+    for name in ("labels", "heldout", "random"):
         assert os.path.getsize(shipped_labels_path(name)) < 1_000_000
     boards = {s.board for s in labels.states()}
     assert len(boards) == len(labels)  # no position twice
+    assert boards.isdisjoint(s.board for s in heldout.states())
+
+
+def test_the_random_play_set_is_staged_disjoint_and_from_random_games_only(labels):
+    random_set = load_labels(shipped_labels_path("random"))
+    assert len(random_set) >= 1000 and random_set.sources == ("random vs random",)
+    assert np.bincount(random_set.stages(), minlength=len(STAGES)).min() >= len(random_set) // 4
+    boards = {s.board for s in random_set.states()}
+    assert len(boards) == len(random_set)
+    heldout = load_labels(shipped_labels_path("heldout"))
+    assert boards.isdisjoint(s.board for s in labels.states())
     assert boards.isdisjoint(s.board for s in heldout.states())
 
 

@@ -95,13 +95,16 @@ def test_alphazero_logs_losses_every_iteration_and_connect_four_grades_at_evalua
         trainer.positions, trainer.selfplay_seconds = 500, 2.0
         hook(CurvePoint(1, 3.0, 128, 500, 1.9, 0.8))  # an iteration without evaluation
         trainer.positions, trainer.selfplay_seconds = 1500, 6.0
-        hook(CurvePoint(2, 9.0, 256, 1500, 1.7, 0.7, outcome_kept=0.81, outcome_kept_critical=0.52))
+        other = {"random": [0.7, 0.4]}
+        hook(CurvePoint(2, 9.0, 256, 1500, 1.7, 0.7, None, {}, 0.81, 0.52, other))
     expected = {
         "loss/policy": [(1, 1.9), (2, 1.7)],
         "loss/value": [(1, 0.8), (2, 0.7)],
         "selfplay/positions_per_second": [(1, 250.0), (2, 250.0)],  # each iteration's own: 500/2 s, 1000/4 s
         "eval/outcome_kept": [(2, 0.81)],
         "eval/outcome_kept_critical": [(2, 0.52)],
+        "eval/outcome_kept_random": [(2, 0.7)],
+        "eval/outcome_kept_critical_random": [(2, 0.4)],
     }
     scalars = read_scalars(tmp_path)
     assert set(scalars) == set(expected)
@@ -116,8 +119,11 @@ RUNS = {
         ["--eval-games", "2", "--baseline-simulations", "5"],
         {"eval/optimal_moves", "eval/score_vs_random", "eval/score_vs_mcts5"},
     ),
-    # Connect Four is graded on the shipped label set (outcome kept) and plays no baseline games by default
-    "connectfour": (["--workers", "1"], {"eval/outcome_kept", "eval/outcome_kept_critical"}),
+    # Connect Four is graded on every shipped label set (outcome kept) and plays no baseline games by default
+    "connectfour": (
+        ["--workers", "1"],
+        {f"eval/outcome_kept{part}{on}" for part in ("", "_critical") for on in ("", "_heldout", "_random")},
+    ),
 }
 
 

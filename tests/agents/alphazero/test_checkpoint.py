@@ -206,6 +206,9 @@ def test_a_version_2_curve_that_is_not_a_curve_is_refused_naming_the_file(tmp_pa
         ({"outcome_kept": -0.1}, "curve outcome_kept"),
         ({"scores": {"random": 2}}, "curve score against random"),
         ({"scores": {"random": "all"}}, "curve score against random"),
+        ({"outcome_kept_other": {"random": [0.5, 1.5]}}, "curve outcome kept on random"),
+        ({"outcome_kept_other": {"random": [0.5]}}, r"curve outcome kept on random must be \[all, critical\]"),
+        ({"outcome_kept_other": [0.5, 0.5]}, "curve outcome_kept_other must be an object"),
     ],
 )
 def test_curve_shares_outside_0_to_1_are_refused(tmp_path, change, message):
