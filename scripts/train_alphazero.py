@@ -74,8 +74,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 # Connect Four's progress is graded against perfect play (the label sets) at each evaluation, so it plays no
 # baseline games; its games start after up to 16 random moves, so that the network also learns the positions of
 # the off-path label set (positions of random games). The other boards start from its settings: a 20-minute
-# budget, games against the baselines (they have no label set), no random openings (not measured there), and for Dots and Boxes' many moves (24 edges on 3x3) less concentrated root noise
-# and fewer exploratory moves.
+# budget, games against the baselines (they have no label set), no random openings (not measured there), and
+# for Dots and Boxes' many moves (24 edges on 3x3) less concentrated root noise and fewer exploratory moves.
 _OTHER_BOARDS = {"time_limit": 1200.0, "eval_games": 10, "random_opening_moves": 0}
 DEFAULTS["connectn"] = {**DEFAULTS["connectfour"], **_OTHER_BOARDS}
 DEFAULTS["dots"] = {**DEFAULTS["connectfour"], **_OTHER_BOARDS, "alpha": 0.5, "temperature_moves": 6}
