@@ -22,7 +22,6 @@ from typing import Any
 from gym_boardgames.envs.base import TwoPlayerEnv
 from gym_boardgames.opponents import as_policy
 from gym_boardgames.render.pygame_canvas import import_pygame
-from gym_boardgames.rules.dots import DotsAndBoxes
 
 #: A hint provider: ``(game, state, player) -> {legal action: label}``, each label ``"win"``, ``"draw"``,
 #: ``"loss"`` or ``"?"`` (unknown) for the mover's result after that action.
@@ -268,19 +267,7 @@ class PlaySession:
 
     def action_at(self, pos: tuple[int, int]) -> tuple[int | None, str]:
         """Return (the action a click at ``pos`` means, or None, and why not)."""
-        state = self.env.state
-        if isinstance(self.game, DotsAndBoxes):
-            edge = self.view.edge_at(pos)
-            if edge is None:
-                return None, "click closer to an edge"
-            return (edge, "") if self.game.is_legal(state, edge) else (None, "that edge is already drawn")
-        cell = self.view.cell_at(pos)
-        if cell is None:
-            return None, "click on the board"
-        if self.game.gravity:
-            column = cell % self.game.cols
-            return (column, "") if self.game.is_legal(state, column) else (None, f"column {column} is full")
-        return (cell, "") if self.game.is_legal(state, cell) else (None, "that cell is taken")
+        return self.view.action_at(pos, self.env.state)
 
     # ---- the status and the drawing ----------------------------------------------------------
 
@@ -306,7 +293,7 @@ class PlaySession:
                 return f"the agent is thinking... {time.monotonic() - self._thinking_since:.0f} s"
             you = self.env.player_names[self.mover]
             scores = ""
-            if isinstance(self.game, DotsAndBoxes):
+            if hasattr(self.game, "scores"):  # Dots and Boxes' boxes
                 boxes = self.game.scores(self.env.state)
                 other = "other" if self.both_sides else "agent"
                 scores = f" - you {boxes[self.mover]}, {other} {boxes[1 - self.mover]}"
@@ -334,45 +321,18 @@ class PlaySession:
         return buffer.getvalue()
 
     def _draw_hover(self, surface: Any, mouse: tuple[int, int]) -> None:
-        from gym_boardgames.render.primitives import thick_line
-
-        pygame = self.pygame
         action, _ = self.action_at(mouse)
-        if action is None:
-            return
-        if isinstance(self.game, DotsAndBoxes):
-            start, end = self.view.edge_segment(action)
-            thick_line(surface, (160, 190, 235) if self.mover == 0 else (240, 170, 165), start, end, 8)
-        elif self.game.gravity:
-            cell = self.game.action_cell(self.env.state, action)
-            ghost = pygame.Surface(self.view.cell_rect(cell).size, pygame.SRCALPHA)
-            colour = (214, 48, 49, 120) if self.mover == 0 else (244, 196, 48, 140)
-            pygame.draw.circle(
-                ghost, colour, (ghost.get_width() // 2, ghost.get_height() // 2), int(self.view.cell * 0.4)
-            )
-            surface.blit(ghost, self.view.cell_rect(cell).topleft)
-        else:
-            rect = self.view.cell_rect(action).inflate(-6, -6)
-            pygame.draw.rect(surface, (200, 220, 245), rect, border_radius=6)
+        if action is not None:
+            self.view.draw_hover(surface, self.env.state, action, self.mover)
 
     def hint_centre(self, action: int) -> tuple[int, int]:
         """Return the pixel centre of ``action``'s hint label: its cell, its landing cell, or its edge's middle."""
-        if isinstance(self.game, DotsAndBoxes):
-            start, end = self.view.edge_segment(action)
-            return ((start[0] + end[0]) // 2, (start[1] + end[1]) // 2)
-        if self.game.gravity:
-            return self.view.cell_rect(self.game.action_cell(self.env.state, action)).center
-        return self.view.cell_rect(action).center
+        return self.view.hint_centre(self.env.state, action)
 
     def _draw_hints(self, surface: Any) -> None:
         from gym_boardgames.render.primitives import fitted_text
 
-        # Labels scale with the board: their font about a quarter of a cell (a fifth of the dot spacing), the
-        # text no wider than the cell less the badge's margins (shrunk to fit, as "draw 11%" needs).
-        if isinstance(self.game, DotsAndBoxes):
-            largest, room = max(12, min(24, self.view.spacing // 5)), int(self.view.spacing * 0.6)
-        else:
-            largest, room = max(14, min(26, int(self.view.cell * 0.28))), self.view.cell - 16
+        largest, room = self.view.hint_size  # labels scale with the board, shrunk to fit (as "draw 11%" needs)
         for action, label in self.hints.items():
             colour = HINT_COLOURS[label.split()[0]]
             text = fitted_text(label, (room, 2 * largest), colour, largest, bold=True)

@@ -13,9 +13,7 @@ from gym_boardgames.envs.connect import ConnectBoardEnv
 from gym_boardgames.envs.connectn import ConnectFourEnv, ConnectNEnv
 from gym_boardgames.envs.dots import DotsAndBoxesEnv
 from gym_boardgames.envs.tictactoe import TicTacToeEnv
-from gym_boardgames.rules.connect import ConnectN
-from gym_boardgames.rules.dots import DotsAndBoxes
-from gym_boardgames.rules.tictactoe import TicTacToe
+from gym_boardgames.rules.registry import row_of
 
 __all__ = [
     "ConnectBoardEnv",
@@ -29,7 +27,7 @@ __all__ = [
 
 
 def env_for_game(game: Any, **kwargs: Any) -> TwoPlayerEnv:
-    """Return the board env of a rules object (TicTacToe, ConnectN or DotsAndBoxes) with the same parameters.
+    """Return the board env of a rules object (its registry row's env) with the same parameters.
 
     Args:
         game: the rules object.
@@ -37,13 +35,9 @@ def env_for_game(game: Any, **kwargs: Any) -> TwoPlayerEnv:
             ``render_mode``); for Dots and Boxes also ``reward``.
 
     Raises:
-        ValueError: if ``game`` is none of the board games.
+        ValueError: if ``game`` is none of the registry's board games.
     """
-    # TicTacToe is a ConnectN (3, 3, 3): test it first, for its own env and id.
-    if isinstance(game, TicTacToe):
-        return TicTacToeEnv(**kwargs)
-    if isinstance(game, ConnectN):
-        return ConnectNEnv(*game.config, **kwargs)
-    if isinstance(game, DotsAndBoxes):
-        return DotsAndBoxesEnv(*game.config, **kwargs)
-    raise ValueError(f"no board env plays {game!r}")
+    row = row_of(game)
+    if row is None:
+        raise ValueError(f"no board env plays {game!r}")
+    return row.make_env(game, **kwargs)

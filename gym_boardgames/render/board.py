@@ -15,10 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from gym_boardgames.render.text import connect_text, dots_text
-from gym_boardgames.rules.connect import ConnectN
-from gym_boardgames.rules.dots import DRAW, DotsAndBoxes
-from gym_boardgames.rules.tictactoe import TicTacToe
+from gym_boardgames.rules.dots import DRAW
+from gym_boardgames.rules.registry import BoardStyle, row_of
 
 __all__ = [
     "BoardMarks",
@@ -48,36 +46,21 @@ class BoardMarks(NamedTuple):
     drawers: Mapping[int, int] | None = None
 
 
-class BoardStyle(NamedTuple):
-    """How a game names its players: ``names`` and text ``symbols`` (player 0 first), and the window ``title``."""
-
-    names: tuple[str, str]
-    symbols: tuple[str, str]
-    title: str
-
-
 def board_style(game: Any) -> BoardStyle | None:
     """Return the player names, text symbols and window title of a board game's rules object.
 
     Returns:
-        the style of TicTacToe, ConnectN and DotsAndBoxes; None for a game this package does not draw
-        (a user's own rules, see the new-game tutorial).
+        the style of its registry row; None for a game the registry does not have (a user's own rules, see
+        the new-game tutorial).
     """
-    if isinstance(game, TicTacToe):
-        return BoardStyle(("X", "O"), ("X", "O"), "Tic-tac-toe")
-    if isinstance(game, ConnectN):
-        if game.gravity:
-            return BoardStyle(("Red", "Yellow"), ("R", "Y"), f"Connect {game.n}")
-        return BoardStyle(("X", "O"), ("X", "O"), f"{game.rows},{game.cols},{game.n}-game")
-    if isinstance(game, DotsAndBoxes):
-        return BoardStyle(("Blue", "Red"), ("B", "R"), "Dots and Boxes")
-    return None
+    row = row_of(game)
+    return row.style(game) if row is not None else None
 
 
 def status_line(
     game: Any, state: Any, names: tuple[str, str], winner: int | None = None, offender: int | None = None
 ) -> str:
-    """Return the one-line status of a game: whose move it is, or the result; Dots and Boxes adds the score.
+    """Return the one-line status of a game: whose move it is, or the result; a game that scores adds the score.
 
     Args:
         game: the rules object.
@@ -94,7 +77,7 @@ def status_line(
         text = "Draw" if winner == DRAW else f"{names[winner]} wins"
     else:
         text = f"{names[game.current_player(state)]} to move"
-    if isinstance(game, DotsAndBoxes):
+    if hasattr(game, "scores"):  # Dots and Boxes' boxes
         scores = game.scores(state)
         first = winner if winner in (0, 1) and offender is None else 0  # "Red wins (5-4)": the winner's score first
         text += f" ({scores[first]}-{scores[1 - first]})"
@@ -112,8 +95,8 @@ def last_mark(game: Any, moves: Sequence[tuple[int, int]], previous: Any) -> int
     """
     if not moves:
         return None
-    action = moves[-1][1]
-    return game.action_cell(previous, action) if isinstance(game, ConnectN) else action
+    row = row_of(game)
+    return row.last_mark(game, previous, moves[-1][1]) if row is not None else moves[-1][1]
 
 
 def board_marks(game: Any, moves: Sequence[tuple[int, int]], previous: Any, status: str, over: bool) -> BoardMarks:
@@ -126,7 +109,8 @@ def board_marks(game: Any, moves: Sequence[tuple[int, int]], previous: Any, stat
         status: the status line.
         over: whether the game has ended.
     """
-    drawers = {action: player for player, action in moves} if isinstance(game, DotsAndBoxes) else None
+    row = row_of(game)
+    drawers = {action: player for player, action in moves} if row is not None and row.marks_drawers else None
     return BoardMarks(last_mark(game, moves, previous), status, over, drawers)
 
 
@@ -134,10 +118,9 @@ def board_text(game: Any, state: Any, marks: BoardMarks, style: BoardStyle) -> s
     """Return the ansi picture of ``state``: the board with the last move marked, then the status line.
 
     Raises:
-        NotImplementedError: for a game other than ConnectN (TicTacToe) and DotsAndBoxes.
+        NotImplementedError: for a game the registry does not have.
     """
-    if isinstance(game, DotsAndBoxes):
-        return dots_text(game, state, marks.last, marks.status, style.symbols)
-    if isinstance(game, ConnectN):
-        return connect_text(game, state, marks.last, marks.status, style.symbols)
-    raise NotImplementedError(f"no text picture of {game!r}: an env of another game draws it itself")
+    row = row_of(game)
+    if row is None:
+        raise NotImplementedError(f"no text picture of {game!r}: an env of another game draws it itself")
+    return row.load("text")(game, state, marks.last, marks.status, style.symbols)

@@ -45,6 +45,36 @@ class ConnectView:
         r, c = divmod(cell, self.game.cols)
         return pygame.Rect(MARGIN + c * self.cell, MARGIN + r * self.cell, self.cell, self.cell)
 
+    @property
+    def hint_size(self) -> tuple[int, int]:
+        """The hint labels' largest font (about a quarter of a cell) and width (the cell less the badge's margins)."""
+        return max(14, min(26, int(self.cell * 0.28))), self.cell - 16
+
+    def action_at(self, pos: tuple[int, int], state: Any) -> tuple[int | None, str]:
+        """Return the move a click at pixel ``pos`` means in ``state`` (its cell or column), or None and why not."""
+        cell = self.cell_at(pos)
+        if cell is None:
+            return None, "click on the board"
+        if self.game.gravity:
+            column = cell % self.game.cols
+            return (column, "") if self.game.is_legal(state, column) else (None, f"column {column} is full")
+        return (cell, "") if self.game.is_legal(state, cell) else (None, "that cell is taken")
+
+    def hint_centre(self, state: Any, action: int) -> tuple[int, int]:
+        """Return the pixel centre of ``action``'s cell (with gravity: where its piece would land)."""
+        return self.cell_rect(self.game.action_cell(state, action)).center
+
+    def draw_hover(self, surface: Any, state: Any, action: int, mover: int) -> None:
+        """Draw where ``mover``'s ``action`` would go: a faint disc in its landing cell, or a tinted cell."""
+        rect = self.cell_rect(self.game.action_cell(state, action))
+        if self.game.gravity:
+            ghost = pygame.Surface(rect.size, pygame.SRCALPHA)
+            colour = (*DISC_COLOURS[mover], 120 if mover == 0 else 140)
+            pygame.draw.circle(ghost, colour, (ghost.get_width() // 2, ghost.get_height() // 2), int(self.cell * 0.4))
+            surface.blit(ghost, rect.topleft)
+        else:
+            pygame.draw.rect(surface, (200, 220, 245), rect.inflate(-6, -6), border_radius=6)
+
     def cell_at(self, pos: tuple[int, int]) -> int | None:
         """Return the cell under the pixel ``pos``, or None outside the board."""
         col = (pos[0] - MARGIN) // self.cell

@@ -45,6 +45,27 @@ class DotsView:
         (r0, c0), (r1, c1) = self.game.edge_endpoints(edge)
         return self.dot_position(r0, c0), self.dot_position(r1, c1)
 
+    @property
+    def hint_size(self) -> tuple[int, int]:
+        """The hint labels' largest font (a fifth of the dot spacing) and width (0.6 of the spacing)."""
+        return max(12, min(24, self.spacing // 5)), int(self.spacing * 0.6)
+
+    def action_at(self, pos: tuple[int, int], state: Any) -> tuple[int | None, str]:
+        """Return the free edge a click at pixel ``pos`` means in ``state``, or None and why not."""
+        edge = self.edge_at(pos)
+        if edge is None:
+            return None, "click closer to an edge"
+        return (edge, "") if self.game.is_legal(state, edge) else (None, "that edge is already drawn")
+
+    def hint_centre(self, state: Any, action: int) -> tuple[int, int]:
+        """Return the pixel middle of edge ``action``."""
+        start, end = self.edge_segment(action)
+        return ((start[0] + end[0]) // 2, (start[1] + end[1]) // 2)
+
+    def draw_hover(self, surface: Any, state: Any, action: int, mover: int) -> None:
+        """Draw edge ``action`` faintly in ``mover``'s colour."""
+        thick_line(surface, (160, 190, 235) if mover == 0 else (240, 170, 165), *self.edge_segment(action), 8)
+
     def edge_at(self, pos: tuple[int, int]) -> int | None:
         """Return the edge whose middle is nearest to pixel ``pos``, if within a third of the spacing."""
         best, best_distance = None, self.spacing / 3

@@ -17,27 +17,21 @@ import gymnasium as gym
 import numpy as np
 
 from gym_boardgames.render.board import BoardMarks, board_text
-from gym_boardgames.rules.connect import ConnectN
-from gym_boardgames.rules.dots import DotsAndBoxes
+from gym_boardgames.rules.registry import row_of
 
 
 def board_view(game: Any) -> Any:
-    """Return a new pygame view of a board game (imports pygame): a ConnectView or a DotsView.
+    """Return a new pygame view of a board game (imports pygame), its registry row's ``view``.
 
     Its ``draw(surface, state, marks)`` draws a whole frame; ``size`` is the frame's ``(width, height)``.
 
     Raises:
-        NotImplementedError: for a game other than ConnectN (TicTacToe) and DotsAndBoxes.
+        NotImplementedError: for a game the registry does not have.
     """
-    if isinstance(game, DotsAndBoxes):
-        from gym_boardgames.render.dots_view import DotsView
-
-        return DotsView(game)
-    if isinstance(game, ConnectN):
-        from gym_boardgames.render.connect_view import ConnectView
-
-        return ConnectView(game)
-    raise NotImplementedError(f"no pygame view of {game!r}: an env of another game draws it itself")
+    row = row_of(game)
+    if row is None:
+        raise NotImplementedError(f"no pygame view of {game!r}: an env of another game draws it itself")
+    return row.load("view")(game)
 
 
 class RenderModesMixin:

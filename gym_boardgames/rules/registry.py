@@ -1,15 +1,24 @@
-"""The one registry of the board games' rules: by the scripts' names, by the env ids' names, by class.
+"""The one registry of the board games: one row per game, with what every layer needs, found by name or rules.
+
+A :class:`BoardGame` row names a game once (the env id's name, ``"DotsAndBoxes"`` for ``DotsAndBoxes-v0``) and
+carries its rules class, its players' names and symbols, and where its env, its pygame view and its text
+picture live. The layers look a game up (:func:`row_of`) instead of testing its class: a new game is a new
+row here plus its own modules (see docs/tutorials/new_game.md). The env, the view and the text are named as
+``"module:attribute"`` and imported on first use, so this module (in :mod:`gym_boardgames.rules`) imports
+neither gymnasium nor pygame, and no layer above it.
 
 :func:`make_game` takes the scripts' and play.py's names and size options; :data:`RULES` maps the names of
-the env ids (``"TicTacToe"`` for ``TicTacToe-v0``...) to rules factories, as the PettingZoo adapter takes
-them; :func:`game_to_config` and :func:`game_from_config` write and read a game as every saved file records
-it (its class name and ``config``).
+the env ids to rules factories, as the PettingZoo adapter takes them; :func:`game_to_config` and
+:func:`game_from_config` write and read a game as every saved file records it (its class name and
+``config``).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from gym_boardgames.rules.connect import ConnectN
 from gym_boardgames.rules.dots import DotsAndBoxes
@@ -23,14 +32,114 @@ def connect_four() -> ConnectN:
     return ConnectN(6, 7, 4, gravity=True)
 
 
+class BoardStyle(NamedTuple):
+    """How a game names its players: ``names`` and text ``symbols`` (player 0 first), and the window ``title``."""
+
+    names: tuple[str, str]
+    symbols: tuple[str, str]
+    title: str
+
+
+@dataclass(frozen=True)
+class BoardGame:
+    """One board game's row in the registry.
+
+    Attributes:
+        name: the game's name: its env id without ``-v0``, and the class name its saved files record.
+        rules: the rules class; :func:`row_of` finds a rules object's row by it (a subclass finds its own
+            row first, then its base's: TicTacToe before ConnectN).
+        family: ``"connect"`` (a board of pieces: cells, lines) or ``"dots"`` (edges and boxes): what the
+            agents' encoders, solvers and bots are written for.
+        style: the players' names and symbols and the window title of a rules object.
+        env: ``"module:Class"`` of its Gymnasium env, built as ``Class(*env_args(game), **keywords)``.
+        view: ``"module:Class"`` of its pygame view (importing it imports pygame).
+        text: ``"module:function"`` drawing its ansi picture ``(game, state, last, status, symbols)``.
+        env_args: the env's positional arguments for a rules object (its ``config`` by default).
+        last_mark: what a frame highlights for the last move: ``(game, state before it, action) -> cell or edge``.
+        marks_drawers: whether a frame colours each edge by who drew it (Dots and Boxes).
+    """
+
+    name: str
+    rules: type
+    family: str
+    style: Callable[[Any], BoardStyle]
+    env: str
+    view: str
+    text: str
+    env_args: Callable[[Any], tuple[Any, ...]] = lambda game: tuple(game.config)
+    last_mark: Callable[[Any, Any, int], int] = lambda game, previous, action: action
+    marks_drawers: bool = False
+
+    def load(self, part: str) -> Any:
+        """Return the object a ``"module:attribute"`` field names (``"env"``, ``"view"`` or ``"text"``)."""
+        module, attribute = getattr(self, part).split(":")
+        return getattr(importlib.import_module(module), attribute)
+
+    def make_env(self, game: Any, **keywords: Any) -> Any:
+        """Return this game's Gymnasium env over the same rules as ``game``, with the two-player ``keywords``."""
+        return self.load("env")(*self.env_args(game), **keywords)
+
+
+def _connect_style(game: ConnectN) -> BoardStyle:
+    if game.gravity:
+        return BoardStyle(("Red", "Yellow"), ("R", "Y"), f"Connect {game.n}")
+    return BoardStyle(("X", "O"), ("X", "O"), f"{game.rows},{game.cols},{game.n}-game")
+
+
+_CONNECT = {
+    "family": "connect",
+    "view": "gym_boardgames.render.connect_view:ConnectView",
+    "text": "gym_boardgames.render.text:connect_text",
+    "last_mark": lambda game, previous, action: game.action_cell(previous, action),  # where a piece lands
+}
+
+#: Every board game, by name.
+GAMES: dict[str, BoardGame] = {
+    row.name: row
+    for row in (
+        BoardGame(
+            "TicTacToe",
+            TicTacToe,
+            style=lambda game: BoardStyle(("X", "O"), ("X", "O"), "Tic-tac-toe"),
+            env="gym_boardgames.envs.tictactoe:TicTacToeEnv",
+            env_args=lambda game: (),
+            **_CONNECT,
+        ),
+        BoardGame(
+            "ConnectN", ConnectN, style=_connect_style, env="gym_boardgames.envs.connectn:ConnectNEnv", **_CONNECT
+        ),
+        BoardGame(
+            "DotsAndBoxes",
+            DotsAndBoxes,
+            family="dots",
+            style=lambda game: BoardStyle(("Blue", "Red"), ("B", "R"), "Dots and Boxes"),
+            env="gym_boardgames.envs.dots:DotsAndBoxesEnv",
+            view="gym_boardgames.render.dots_view:DotsView",
+            text="gym_boardgames.render.text:dots_text",
+            marks_drawers=True,
+        ),
+    )
+}
+_BY_CLASS = {row.rules: row for row in GAMES.values()}
+
+
+def row_of(game: Any) -> BoardGame | None:
+    """Return the registry row of a rules object, or None for a game not registered (a user's own rules)."""
+    for cls in type(game).__mro__:
+        if cls in _BY_CLASS:
+            return _BY_CLASS[cls]
+    return None
+
+
+def family_of(game: Any) -> str | None:
+    """Return ``"connect"`` or ``"dots"`` for a registered game (:attr:`BoardGame.family`), else None."""
+    row = row_of(game)
+    return row.family if row is not None else None
+
+
 #: Rules factories by the name of their env id (``"ConnectFour"`` for ``ConnectFour-v0``); each takes the
 #: game's keyword parameters (none for TicTacToe and ConnectFour).
-RULES: dict[str, Callable[..., Any]] = {
-    "TicTacToe": TicTacToe,
-    "ConnectN": ConnectN,
-    "ConnectFour": connect_four,
-    "DotsAndBoxes": DotsAndBoxes,
-}
+RULES: dict[str, Callable[..., Any]] = {name: row.rules for name, row in GAMES.items()} | {"ConnectFour": connect_four}
 
 
 def game_to_config(game: Any) -> dict[str, Any]:
