@@ -11,6 +11,7 @@ from typing import Any
 from agents.minimax import alphabeta
 from gym_boardgames.rules.common import value_for
 from gym_boardgames.rules.dots import DotsAndBoxes
+from gym_boardgames.rules.registry import family_of
 
 #: Boards up to this many cells (or edges + 4) are searched to the end; larger ones :data:`SHALLOW_DEPTH` plies.
 EXACT_SEARCH_SIZE = 16
@@ -27,7 +28,7 @@ def hint_labels(game: Any, state: Any, player: int) -> dict[int, str]:
     are searched a few plies deep: a forced win or loss within that horizon is labelled, anything else is
     ``"?"``.
     """
-    if isinstance(game, DotsAndBoxes) and game.num_edges <= 26:
+    if family_of(game) == "dots" and game.num_edges <= 26:
         return _dots_hint_labels(game, state, player)
 
     size = getattr(game, "num_cells", None) or getattr(game, "num_edges", 0) + 4

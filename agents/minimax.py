@@ -22,7 +22,6 @@ from typing import Any
 
 from agents._rng import SeedLike, make_rng
 from gym_boardgames.checks import check_int
-from gym_boardgames.rules.connect import ConnectN
 
 Evaluate = Callable[[Any, Any], float]
 
@@ -199,13 +198,10 @@ def longest_game(game: Any) -> int | None:
     Every move of these games fills a cell (ConnectN, tic-tac-toe) or draws an edge (Dots and Boxes), so a
     game lasts at most ``num_cells`` or ``num_edges`` moves.
     """
-    from gym_boardgames.rules.dots import DotsAndBoxes
+    from gym_boardgames.rules.registry import family_of
 
-    if isinstance(game, ConnectN):
-        return game.num_cells
-    if isinstance(game, DotsAndBoxes):
-        return game.num_edges
-    return None
+    moves = {"connect": "num_cells", "dots": "num_edges"}.get(family_of(game))
+    return getattr(game, moves) if moves is not None else None
 
 
 class AlphaBetaAgent:

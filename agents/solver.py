@@ -22,7 +22,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gym_boardgames.rules.common import value_for
-from gym_boardgames.rules.connect import EMPTY, PIECE, ConnectN
+from gym_boardgames.rules.connect import EMPTY, PIECE
+from gym_boardgames.rules.registry import family_of
 from gym_boardgames.utils import progress_bar
 
 
@@ -69,7 +70,7 @@ def _solve_generic(game: Any, progress: bool = False) -> dict[Any, float]:
 
 
 def _is_small_connectn(game: Any) -> bool:
-    return isinstance(game, ConnectN) and game.num_cells <= 39
+    return family_of(game) == "connect" and game.num_cells <= 39
 
 
 # Rows handled at once by the layered solver: bounds the temporary (rows, cells) arrays to ~100 MB.
@@ -273,19 +274,15 @@ def estimate_solve(game: Any) -> SolveEstimate:
     Returns:
         A :class:`SolveEstimate`; ``feasible`` says whether the bound is within the method's default limit.
     """
-    from gym_boardgames.rules.dots import DotsAndBoxes
-
     if _is_small_connectn(game):
         method, limit, (seconds, size) = "layered", MAX_LAYERED_POSITIONS, _LAYERED_COST
     else:
         method, limit, (seconds, size) = "memoised", MAX_MEMOISED_POSITIONS, _MEMOISED_COST
         size += getattr(game, "num_cells", 0) + getattr(game, "num_edges", 0) + getattr(game, "num_boxes", 0)
-    if isinstance(game, ConnectN):
-        positions = _connectn_position_bound(game)
-    elif isinstance(game, DotsAndBoxes):
-        positions = _dots_position_bound(game)
-    else:
+    bound = {"connect": _connectn_position_bound, "dots": _dots_position_bound}.get(family_of(game))
+    if bound is None:
         return SolveEstimate(method, None, None, None, limit)
+    positions = bound(game)
     try:
         duration = float(positions) * seconds
     except OverflowError:  # a bound past 1e308 (a 64x64 board): no float holds it

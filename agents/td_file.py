@@ -26,7 +26,7 @@ from agents.persistence import (
     save_npz,
     short_repr,
 )
-from gym_boardgames.rules.registry import game_from_config, game_to_config
+from gym_boardgames.rules.registry import family_of, game_from_config, game_to_config
 
 #: Format name and version of saved TD files (see :mod:`agents.persistence`).
 FORMAT = "gym_boardgames.td"
@@ -149,10 +149,8 @@ def _rebuild_game(description: dict[str, Any]) -> Any | None:
     Raises:
         ValueError: naming what is wrong with the description.
     """
-    from gym_boardgames.rules import ConnectN
-
     game = game_from_config(description)
-    if isinstance(game, ConnectN) and game.num_cells > MAX_TABLE_CELLS:
+    if family_of(game) == "connect" and game.num_cells > MAX_TABLE_CELLS:
         raise ValueError(
             f"a {game.rows}x{game.cols} board has {game.num_cells} cells; a TD table covers at most "
             f"{MAX_TABLE_CELLS} (3**cells keys, at most MAX_KEYS={MAX_KEYS})"

@@ -31,8 +31,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
-from gym_boardgames.rules.registry import game_from_config
+from gym_boardgames.rules import ConnectN, DotsAndBoxes
+from gym_boardgames.rules.registry import family_of, game_from_config
 
 
 class Symmetry(NamedTuple):
@@ -196,10 +196,9 @@ def encoder_for(game: Any) -> BoardEncoder:
     Raises:
         ValueError: for a game without an encoder (the board games of this package have one).
     """
-    if isinstance(game, (ConnectN, TicTacToe)):
-        return ConnectEncoder(game)
-    if isinstance(game, DotsAndBoxes):
-        return DotsEncoder(game)
+    encoder = {"connect": ConnectEncoder, "dots": DotsEncoder}.get(family_of(game))
+    if encoder is not None:
+        return encoder(game)
     raise ValueError(f"no AlphaZero encoder for {game!r}: use TicTacToe, ConnectN or DotsAndBoxes")
 
 

@@ -23,6 +23,7 @@ from agents.dots.value import check_dots
 from agents.random_agent import RandomAgent
 from gym_boardgames.checks import check_int
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
+from gym_boardgames.rules.registry import family_of
 
 #: Bot names (also accepted by :func:`agents.factory.make_agent`).
 BOT_NAMES = ("random", "first_available", "always4never3", "endgame:K")
@@ -76,7 +77,7 @@ class FirstAvailableBot:
         Raises:
             ValueError: at the end of the game, or if ``game`` is not Dots and Boxes.
         """
-        size = (game.rows, game.cols) if isinstance(game, DotsAndBoxes) else None
+        size = (game.rows, game.cols) if family_of(game) == "dots" else None
         order = self._orders.get(size) if size else None
         if order is None:
             order = self._orders[size] = first_available_order(game)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from gym_boardgames.rules.dots import DotsAndBoxes
+from gym_boardgames.rules.registry import family_of
 
 
 def move_value(child_value: Any, reward: Any, boxes_left: Any) -> Any:
@@ -53,6 +54,6 @@ def check_dots(game: Any) -> DotsAndBoxes:
     Raises:
         ValueError: if ``game`` is not a Dots and Boxes game.
     """
-    if not isinstance(game, DotsAndBoxes):
+    if family_of(game) != "dots":
         raise ValueError(f"these agents play Dots and Boxes (gym_boardgames.rules.DotsAndBoxes), got {game!r}")
     return game
