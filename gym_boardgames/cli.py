@@ -219,6 +219,44 @@ def add_run_flags(
         add_overwrite_flag(parser)
 
 
+def add_game_flags(parser: argparse.ArgumentParser, *, positional: bool = False, default: str | None = None) -> None:
+    """Add the game (``GAME`` or ``--game GAME``: a registry name, any case) and its size flags.
+
+    ``--rows``/``--cols`` (ConnectN boards, Dots and Boxes boxes), ``--n`` and ``--gravity/--no-gravity``
+    (ConnectN), ``--tie-break`` (Dots and Boxes). A flag not given takes the game's default;
+    :func:`game_from_args` refuses one the game does not take.
+    """
+    from gym_boardgames.rules.registry import GAME_NAMES
+
+    names = {"type": str.lower, "choices": GAME_NAMES, "help": "the game"}
+    if positional:
+        parser.add_argument("game", **names)
+    else:
+        parser.add_argument("--game", default=default, **names)
+    parser.add_argument("--rows", type=int_type(1), help="board rows (connectn, default 6) or box rows (dots, 3)")
+    parser.add_argument("--cols", type=int_type(1), help="board columns (connectn, 7) or box columns (dots, 3)")
+    parser.add_argument("--n", type=int_type(1), help="pieces in a row to win (connectn, default 4)")
+    parser.add_argument("--gravity", action=argparse.BooleanOptionalAction, help="connectn: gravity (default on)")
+    parser.add_argument("--tie-break", choices=["draw", "second"], help="dotsandboxes: equal boxes (default draw)")
+
+
+def game_from_args(args: argparse.Namespace) -> Any:
+    """Return the rules object of :func:`add_game_flags`' flags.
+
+    Raises:
+        ValueError: on a flag the game does not take (``--rows`` for tictactoe), or a size outside its limits.
+    """
+    from gym_boardgames.rules.registry import game_row
+
+    row = game_row(args.game)
+    given = {key: getattr(args, key) for key in ("rows", "cols", "n", "gravity", "tie_break")}
+    given = {key: value for key, value in given.items() if value is not None}
+    extra = ["--" + key.replace("_", "-") for key in given if key not in row.options]
+    if extra:
+        raise ValueError(f"{args.game} does not take {', '.join(extra)}")
+    return row.make(**given)
+
+
 @contextmanager
 def flag_errors(parser: argparse.ArgumentParser) -> Iterator[None]:
     """Turn a ``ValueError`` or ``ImportError`` (a missing extra) raised inside into ``parser.error``.

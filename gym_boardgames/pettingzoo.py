@@ -50,7 +50,7 @@ from gym_boardgames.envs.base import board_space, check_action
 from gym_boardgames.envs.contract import winner_of_returns
 from gym_boardgames.render.board import BoardMarks, board_marks, board_style, status_line
 from gym_boardgames.render.modes import BoardRenderMixin
-from gym_boardgames.rules.registry import RULES
+from gym_boardgames.rules.registry import GAMES
 
 AGENTS = ("player_0", "player_1")
 _SEAT = {agent: player for player, agent in enumerate(AGENTS)}
@@ -92,13 +92,13 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
 
     def __init__(self, game: str = "TicTacToe", render_mode: str | None = None, **game_kwargs: Any) -> None:
         super().__init__()
-        if game not in RULES:
-            raise ValueError(f"unknown game {game!r}: choose one of {sorted(RULES)}")
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game!r}: choose one of {sorted(GAMES)}")
         self._set_render_mode(render_mode)
-        self.game = RULES[game](**game_kwargs)
+        self.game = GAMES[game].make(**game_kwargs)
         self.game_name = game
         #: The players' display names and text symbols, and the window title: those of the Gymnasium env.
-        self.style = board_style(self.game)  # every game of RULES has one
+        self.style = board_style(self.game)  # every registered game has one
         self.window_title = self.style.title
         # An instance copy, so the name is per game without touching the class attribute.
         self.metadata = {**self.metadata, "name": f"gym_boardgames_{game.lower()}_v0"}

@@ -17,19 +17,23 @@ import itertools
 
 from agents.arena import play_match
 from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
-from gym_boardgames.cli import OUT_HELP, add_run_flags, emit_summary, make_parser, parse_checked, positive_int
-from gym_boardgames.rules.registry import GAME_NAMES, make_game
+from gym_boardgames.cli import (
+    OUT_HELP,
+    add_game_flags,
+    add_run_flags,
+    emit_summary,
+    game_from_args,
+    make_parser,
+    parse_checked,
+    positive_int,
+)
 from gym_boardgames.utils import progress_bar
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line and check it before the first match: the numbers, --out and every agent."""
     parser = make_parser(__doc__)
-    parser.add_argument("--game", default="tictactoe", choices=GAME_NAMES, help="the game")
-    parser.add_argument("--rows", type=positive_int, help="board rows (connectn) or box rows (dots)")
-    parser.add_argument("--cols", type=positive_int, help="board columns (connectn) or box columns (dots)")
-    parser.add_argument("--n", type=positive_int, help="pieces in a row to win (connectn)")
-    parser.add_argument("--gravity", action=argparse.BooleanOptionalAction, default=None, help="connectn only")
+    add_game_flags(parser, default="tictactoe")
     parser.add_argument(
         "--agents",
         nargs="+",
@@ -55,7 +59,7 @@ def build_players(args: argparse.Namespace) -> None:
             TD file of another game or an unreadable one, or exact alpha-beta on a board longer than its
             search can go.
     """
-    game = make_game(args.game, args.rows, args.cols, args.n, args.gravity)
+    game = game_from_args(args)
     agents = {}
     for i, name in enumerate(args.agents):
         # make_agent with the game checks the agent against it (agents.factory.make_agent), so every

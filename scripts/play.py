@@ -5,8 +5,8 @@ Examples:
   python scripts/play.py connectfour --you second
   python scripts/play.py connectfour --opponent mcts:2000
   python scripts/play.py connectn --rows 9 --cols 9 --n 5 --no-gravity --opponent alphabeta:2
-  python scripts/play.py dots --web
-  python scripts/play.py dots --web --port 8765          # on a remote machine: ssh -L 8765:127.0.0.1:8765 HOST
+  python scripts/play.py dotsandboxes --web
+  python scripts/play.py dotsandboxes --web --port 8765          # on a remote machine: ssh -L 8765:127.0.0.1:8765 HOST
 
 Without ``--opponent`` each game gets an agent that replies at once (``agents.factory.default_opponent``):
 perfect alpha-beta on tic-tac-toe, the shipped network on Connect Four, the solved table on Dots and Boxes 3x3.
@@ -26,8 +26,10 @@ from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, default_opponent, make
 from agents.hints import hint_labels
 from gym_boardgames import cli
 from gym_boardgames.cli import (
+    add_game_flags,
     add_run_flags,
     check_output_path,
+    game_from_args,
     make_parser,
     nonnegative_int,
     parse_checked,
@@ -35,7 +37,6 @@ from gym_boardgames.cli import (
 )
 from gym_boardgames.envs import TwoPlayerEnv, env_for_game
 from gym_boardgames.play import KEYS_HELP, PlayApp, no_screen_reason
-from gym_boardgames.rules.registry import GAME_NAMES, make_game
 
 # What --help lists for --opponent: every name agents.factory.make_agent takes.
 OPPONENTS = f"{', '.join(AGENT_NAMES)}; for dots also {', '.join(DOTS_AGENT_NAMES)}"
@@ -47,15 +48,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "Play a board game against an agent with the mouse (click a cell, a column or an edge), in a window or,\n"
         "with --web, in a browser page. Keys: " + KEYS_HELP + ".",
     )
-    parser.add_argument("game", choices=GAME_NAMES, help="the game to play")
-    parser.add_argument("--rows", type=positive_int, help="board rows (connectn, default 6) or box rows (dots, 3)")
-    parser.add_argument(
-        "--cols", type=positive_int, help="board columns (connectn, default 7) or box columns (dots, 3)"
-    )
-    parser.add_argument("--n", type=positive_int, help="pieces in a row to win (connectn, default 4)")
-    parser.add_argument(
-        "--no-gravity", dest="gravity", action="store_false", default=None, help="connectn: the m,n,k game"
-    )
+    add_game_flags(parser, positional=True)
     parser.add_argument(
         "--opponent",
         help=f"the agent you play: {OPPONENTS} (default: one that answers at once: alphabeta on tictactoe, "
@@ -104,7 +97,7 @@ def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
     """
     # The registry validates the options and fills in the defaults (only for options not given: a 0 is
     # refused, never silently replaced).
-    return env_for_game(make_game(args.game, args.rows, args.cols, args.n, args.gravity), opponent=None)
+    return env_for_game(game_from_args(args), opponent=None)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -14,7 +14,7 @@ Examples:
   python scripts/solve.py tictactoe
   python scripts/solve.py connectn --rows 4 --cols 4 --n 4 --no-gravity
   python scripts/solve.py connectn --rows 4 --cols 5 --n 4
-  python scripts/solve.py dots --rows 2 --cols 2
+  python scripts/solve.py dotsandboxes --rows 2 --cols 2
 """
 
 from __future__ import annotations
@@ -25,8 +25,15 @@ import sys
 import time
 
 from agents.solver import SolveEstimate, estimate_solve, solve
-from gym_boardgames.cli import OUT_HELP, add_run_flags, emit_summary, make_parser, parse_checked, positive_int
-from gym_boardgames.rules.registry import GAME_NAMES, make_game
+from gym_boardgames.cli import (
+    OUT_HELP,
+    add_game_flags,
+    add_run_flags,
+    emit_summary,
+    game_from_args,
+    make_parser,
+    parse_checked,
+)
 from gym_boardgames.utils import peak_rss_mb
 
 RESULT_NAMES = {1.0: "first player wins", 0.0: "draw", -1.0: "second player wins"}
@@ -37,12 +44,7 @@ PROGRESS_SECONDS = 2.0
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     parser = make_parser(__doc__)
-    parser.add_argument("game", choices=GAME_NAMES, help="the game to solve")
-    parser.add_argument("--rows", type=positive_int, help="board rows (connectn, at most 64) or box rows (dots, 32)")
-    parser.add_argument("--cols", type=positive_int, help="board columns (connectn) or box columns (dots)")
-    parser.add_argument("--n", type=positive_int, help="pieces in a row to win (connectn)")
-    parser.add_argument("--gravity", action=argparse.BooleanOptionalAction, default=None, help="connectn only")
-    parser.add_argument("--tie-break", default="draw", choices=["draw", "second"], help="dots only")
+    add_game_flags(parser, positional=True)
     add_run_flags(parser, seed="unused (solving is deterministic); kept for uniformity", out=OUT_HELP)
     parser.add_argument(
         "--force",
@@ -117,7 +119,7 @@ def main(argv: list[str] | None = None) -> dict:
     """Solve the game and return the summary (exit status 2 on a bad option or a refused size)."""
     args = parse_args(argv)
     try:
-        game = make_game(args.game, args.rows, args.cols, args.n, args.gravity, args.tie_break)
+        game = game_from_args(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)

@@ -195,7 +195,7 @@ def test_escape_quits_and_the_screenshot_is_saved(tmp_path):
 def test_play_script_runs_headless_with_a_screenshot(tmp_path):
     shot = tmp_path / "dots.png"
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "play.py"), "dots", "--rows", "2", "--cols", "2"]
+        [sys.executable, str(ROOT / "scripts" / "play.py"), "dotsandboxes", "--rows", "2", "--cols", "2"]
         + ["--opponent", "always4never3", "--max-frames", "5", "--screenshot", str(shot)],
         capture_output=True,
         text=True,

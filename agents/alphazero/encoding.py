@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gym_boardgames.rules import ConnectN, DotsAndBoxes
-from gym_boardgames.rules.registry import family_of, game_from_config
+from gym_boardgames.rules.registry import game_from_config, row_of
 
 
 class Symmetry(NamedTuple):
@@ -191,15 +191,15 @@ class DotsEncoder(BoardEncoder):
 
 
 def encoder_for(game: Any) -> BoardEncoder:
-    """Return the encoder of a rules object.
+    """Return the encoder of a rules object: its registry row's ``encoder``.
 
     Raises:
         ValueError: for a game without an encoder (the board games of this package have one).
     """
-    encoder = {"connect": ConnectEncoder, "dots": DotsEncoder}.get(family_of(game))
-    if encoder is not None:
-        return encoder(game)
-    raise ValueError(f"no AlphaZero encoder for {game!r}: use TicTacToe, ConnectN or DotsAndBoxes")
+    row = row_of(game)
+    if row is None or row.encoder is None:
+        raise ValueError(f"no AlphaZero encoder for {game!r}: use TicTacToe, ConnectN or DotsAndBoxes")
+    return row.load("encoder")(game)
 
 
 def recorded_game(record: Any) -> tuple[Any, BoardEncoder]:

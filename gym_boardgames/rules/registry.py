@@ -7,10 +7,10 @@ row here plus its own modules (see docs/tutorials/new_game.md). The env, the vie
 ``"module:attribute"`` and imported on first use, so this module (in :mod:`gym_boardgames.rules`) imports
 neither gymnasium nor pygame, and no layer above it.
 
-:func:`make_game` takes the scripts' and play.py's names and size options; :data:`RULES` maps the names of
-the env ids to rules factories, as the PettingZoo adapter takes them; :func:`game_to_config` and
-:func:`game_from_config` write and read a game as every saved file records it (its class name and
-``config``).
+:func:`register_game` adds a row and registers its env id (the package's own rows register theirs when
+:mod:`gym_boardgames` is imported); :func:`make_game` takes the scripts' names and size options;
+:func:`game_to_config` and :func:`game_from_config` write and read a game as every saved file records it (its
+class name and ``config``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ from typing import Any, NamedTuple
 from gym_boardgames.rules.connect import ConnectN
 from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.rules.tictactoe import TicTacToe
-
-GAME_NAMES = ("tictactoe", "connectfour", "connectn", "dots")
 
 
 def connect_four() -> ConnectN:
@@ -45,15 +43,23 @@ class BoardGame:
     """One board game's row in the registry.
 
     Attributes:
-        name: the game's name: its env id without ``-v0``, and the class name its saved files record.
+        name: the game's one name: its env id is ``NAME-v0``, the scripts take it in any case
+            (``--game connectfour``), and a saved file records its rules class's name.
         rules: the rules class; :func:`row_of` finds a rules object's row by it (a subclass finds its own
-            row first, then its base's: TicTacToe before ConnectN).
+            row first, then its base's: TicTacToe before ConnectN). Two rows may share one (ConnectFour is a
+            ConnectN): the first one registered is the class's row.
+        make: builds the rules from the scripts' size options (keywords; a missing one takes the default).
+        options: the size options ``make`` takes.
         family: ``"connect"`` (a board of pieces: cells, lines) or ``"dots"`` (edges and boxes): what the
-            agents' encoders, solvers and bots are written for.
+            agents' solvers, bots and hints are written for; None for a game of its own kind.
         style: the players' names and symbols and the window title of a rules object.
         env: ``"module:Class"`` of its Gymnasium env, built as ``Class(*env_args(game), **keywords)``.
-        view: ``"module:Class"`` of its pygame view (importing it imports pygame).
-        text: ``"module:function"`` drawing its ansi picture ``(game, state, last, status, symbols)``.
+        view: ``"module:Class"`` of its pygame view (importing it imports pygame), or None.
+        text: ``"module:function"`` drawing its ansi picture ``(game, state, last, status, symbols)``, or None.
+        vector: ``"module:Class"`` of its numpy-batched vector env (``gymnasium.make_vec``), or None (then
+            Gymnasium's own vectorisation of the env).
+        encoder: ``"module:Class"`` of its AlphaZero encoder (:mod:`agents.alphazero.encoding`), or None.
+        reward_threshold: the env id's ``spec.reward_threshold`` (docs/envs/index.md: how each was measured).
         env_args: the env's positional arguments for a rules object (its ``config`` by default).
         last_mark: what a frame highlights for the last move: ``(game, state before it, action) -> cell or edge``.
         marks_drawers: whether a frame colours each edge by who drew it (Dots and Boxes).
@@ -61,18 +67,30 @@ class BoardGame:
 
     name: str
     rules: type
-    family: str
+    make: Callable[..., Any]
+    options: tuple[str, ...]
+    family: str | None
     style: Callable[[Any], BoardStyle]
     env: str
-    view: str
-    text: str
+    view: str | None = None
+    text: str | None = None
+    vector: str | None = None
+    encoder: str | None = None
+    reward_threshold: float | None = None
     env_args: Callable[[Any], tuple[Any, ...]] = lambda game: tuple(game.config)
     last_mark: Callable[[Any, Any, int], int] = lambda game, previous, action: action
     marks_drawers: bool = False
 
     def load(self, part: str) -> Any:
-        """Return the object a ``"module:attribute"`` field names (``"env"``, ``"view"`` or ``"text"``)."""
-        module, attribute = getattr(self, part).split(":")
+        """Return the object a ``"module:attribute"`` field names (``"env"``, ``"view"``, ``"encoder"``...).
+
+        Raises:
+            NotImplementedError: if this game has none (the field is None).
+        """
+        where = getattr(self, part)
+        if where is None:
+            raise NotImplementedError(f"{self.name} has no {part}")
+        module, attribute = where.split(":")
         return getattr(importlib.import_module(module), attribute)
 
     def make_env(self, game: Any, **keywords: Any) -> Any:
@@ -86,41 +104,101 @@ def _connect_style(game: ConnectN) -> BoardStyle:
     return BoardStyle(("X", "O"), ("X", "O"), f"{game.rows},{game.cols},{game.n}-game")
 
 
+def _connect_n(rows: int = 6, cols: int = 7, n: int = 4, gravity: bool = True) -> ConnectN:
+    return ConnectN(rows, cols, n, gravity)
+
+
 _CONNECT = {
     "family": "connect",
+    "style": _connect_style,
     "view": "gym_boardgames.render.connect_view:ConnectView",
     "text": "gym_boardgames.render.text:connect_text",
+    "encoder": "agents.alphazero.encoding:ConnectEncoder",
     "last_mark": lambda game, previous, action: game.action_cell(previous, action),  # where a piece lands
 }
 
-#: Every board game, by name.
-GAMES: dict[str, BoardGame] = {
-    row.name: row
-    for row in (
-        BoardGame(
-            "TicTacToe",
-            TicTacToe,
-            style=lambda game: BoardStyle(("X", "O"), ("X", "O"), "Tic-tac-toe"),
-            env="gym_boardgames.envs.tictactoe:TicTacToeEnv",
-            env_args=lambda game: (),
-            **_CONNECT,
-        ),
-        BoardGame(
-            "ConnectN", ConnectN, style=_connect_style, env="gym_boardgames.envs.connectn:ConnectNEnv", **_CONNECT
-        ),
-        BoardGame(
-            "DotsAndBoxes",
-            DotsAndBoxes,
-            family="dots",
-            style=lambda game: BoardStyle(("Blue", "Red"), ("B", "R"), "Dots and Boxes"),
-            env="gym_boardgames.envs.dots:DotsAndBoxesEnv",
-            view="gym_boardgames.render.dots_view:DotsView",
-            text="gym_boardgames.render.text:dots_text",
-            marks_drawers=True,
-        ),
-    )
-}
-_BY_CLASS = {row.rules: row for row in GAMES.values()}
+#: Every board game, by name. The env ids' reward thresholds are a strong reference's mean return with the id's
+#: defaults, less 0.1, rounded down: alpha-beta 0.959 on tic-tac-toe (1,000 games), the shipped AlphaZero
+#: network 1.0 on Connect Four (200; ConnectN-v0's default board is Connect Four's), the exact table 1.0 on Dots
+#: and Boxes 3x3 (1,000); docs/envs/index.md gives the command.
+GAMES: dict[str, BoardGame] = {}
+
+
+def register_game(row: BoardGame) -> None:
+    """Add a game to the registry and register its Gymnasium id ``NAME-v0`` (the package's games are here).
+
+    Raises:
+        ValueError: if a game of that name is registered already.
+    """
+    from gymnasium.envs.registration import register, registry
+
+    if row.name in GAMES:
+        raise ValueError(f"a game named {row.name!r} is registered already")
+    GAMES[row.name] = row
+    _BY_CLASS.setdefault(row.rules, row)
+    if f"{row.name}-v0" not in registry:  # importlib.reload must not warn about re-registration
+        register(
+            id=f"{row.name}-v0",
+            entry_point=row.env,
+            vector_entry_point=row.vector,
+            reward_threshold=row.reward_threshold,
+        )
+
+
+_BY_CLASS: dict[type, BoardGame] = {}
+for _row in (
+    BoardGame(
+        "TicTacToe",
+        TicTacToe,
+        TicTacToe,
+        (),
+        **{**_CONNECT, "style": lambda game: BoardStyle(("X", "O"), ("X", "O"), "Tic-tac-toe")},
+        env="gym_boardgames.envs.tictactoe:TicTacToeEnv",
+        vector="gym_boardgames.vector.connect:TicTacToeVectorEnv",
+        reward_threshold=0.85,
+        env_args=lambda game: (),
+    ),
+    BoardGame(
+        "ConnectN",
+        ConnectN,
+        _connect_n,
+        ("rows", "cols", "n", "gravity"),
+        **_CONNECT,
+        env="gym_boardgames.envs.connectn:ConnectNEnv",
+        vector="gym_boardgames.vector.connect:ConnectNVectorEnv",
+        reward_threshold=0.9,
+    ),
+    BoardGame(
+        "ConnectFour",
+        ConnectN,
+        connect_four,
+        (),
+        **_CONNECT,
+        env="gym_boardgames.envs.connectn:ConnectFourEnv",
+        vector="gym_boardgames.vector.connect:ConnectFourVectorEnv",
+        reward_threshold=0.9,
+        env_args=lambda game: (),
+    ),
+    BoardGame(
+        "DotsAndBoxes",
+        DotsAndBoxes,
+        DotsAndBoxes,
+        ("rows", "cols", "tie_break"),
+        family="dots",
+        style=lambda game: BoardStyle(("Blue", "Red"), ("B", "R"), "Dots and Boxes"),
+        env="gym_boardgames.envs.dots:DotsAndBoxesEnv",
+        view="gym_boardgames.render.dots_view:DotsView",
+        text="gym_boardgames.render.text:dots_text",
+        vector="gym_boardgames.vector.dots:DotsAndBoxesVectorEnv",
+        encoder="agents.alphazero.encoding:DotsEncoder",
+        reward_threshold=0.9,
+        marks_drawers=True,
+    ),
+):
+    register_game(_row)
+
+#: The scripts' names of the games: each row's name in lower case (``--game dotsandboxes``).
+GAME_NAMES = tuple(name.lower() for name in GAMES)
 
 
 def row_of(game: Any) -> BoardGame | None:
@@ -137,11 +215,6 @@ def family_of(game: Any) -> str | None:
     return row.family if row is not None else None
 
 
-#: Rules factories by the name of their env id (``"ConnectFour"`` for ``ConnectFour-v0``); each takes the
-#: game's keyword parameters (none for TicTacToe and ConnectFour).
-RULES: dict[str, Callable[..., Any]] = {name: row.rules for name, row in GAMES.items()} | {"ConnectFour": connect_four}
-
-
 def game_to_config(game: Any) -> dict[str, Any]:
     """Return how a saved file records ``game``: ``{"class": type(game).__name__, "config": list(game.config)}``.
 
@@ -152,15 +225,6 @@ def game_to_config(game: Any) -> dict[str, Any]:
     return {"class": type(game).__name__, "config": list(config) if config is not None else None}
 
 
-#: The options of each game in the older record ``{"name": ..., option: value, ...}`` (AlphaZero models up to
-#: issue 20 wrote it; still read, never written).
-_NAMED_OPTIONS = {
-    "tictactoe": set(),
-    "connectn": {"rows", "cols", "n", "gravity"},
-    "dots": {"rows", "cols", "tie_break"},
-}
-
-
 def game_from_config(record: object) -> Any:
     """Return the rules object a saved file records (:func:`game_to_config`'s dict).
 
@@ -168,8 +232,7 @@ def game_from_config(record: object) -> Any:
         record: ``{"class": ..., "config": ...}`` (other keys are ignored: a TD file adds ``repr`` and
             ``n_keys``), where ``class`` is ``"TicTacToe"``, ``"ConnectN"`` or ``"DotsAndBoxes"`` and ``config``
             the game's ``config`` as a list (ignored for TicTacToe): ``[rows, cols, n, gravity]`` or
-            ``[rows, cols, tie_break]``. The older form ``{"name": "tictactoe" | "connectn" | "dots", ...}``
-            with the game's options by name (the shipped AlphaZero models) is read too. The constructors
+            ``[rows, cols, tie_break]``. The constructors
             check every size against the documented limits before allocating anything, so a record read
             from a file is safe to pass.
 
@@ -177,21 +240,12 @@ def game_from_config(record: object) -> Any:
         the rules object, or None for a class name this registry does not know.
 
     Raises:
-        ValueError: on a record that is not an object naming a class (or a known name), or a config of the
-            wrong length or with a bad value.
+        ValueError: on a record that is not an object naming a class, or a config of the wrong length or with
+            a bad value.
     """
     if isinstance(record, dict) and "class" in record:
         return _game_from_class(record["class"], record.get("config"))
-    if isinstance(record, dict) and record.get("name") in _NAMED_OPTIONS:
-        name = record["name"]
-        options = {k: v for k, v in record.items() if k != "name"}
-        if set(options) - _NAMED_OPTIONS[name]:
-            raise ValueError(f"{name} does not take {sorted(set(options) - _NAMED_OPTIONS[name])}")
-        return make_game(name, **options)
-    raise ValueError(
-        f"a game must be recorded as an object with 'class' and 'config' (or naming tictactoe, connectn or dots), "
-        f"got {record!r}"
-    )
+    raise ValueError(f"a game must be recorded as an object with 'class' and 'config', got {record!r}")
 
 
 def _game_from_class(class_name: object, config: object) -> Any:
@@ -212,50 +266,34 @@ def _game_from_class(class_name: object, config: object) -> Any:
     return DotsAndBoxes(*config)
 
 
-def make_game(
-    name: str,
-    rows: int | None = None,
-    cols: int | None = None,
-    n: int | None = None,
-    gravity: bool | None = None,
-    tie_break: str = "draw",
-) -> Any:
-    """Return the rules object for ``name`` (one of :data:`GAME_NAMES`).
+def game_row(name: str) -> BoardGame:
+    """Return the row of the game ``name``, in any case (``"dotsandboxes"`` or ``"DotsAndBoxes"``).
+
+    Raises:
+        ValueError: on an unknown name, listing :data:`GAME_NAMES`.
+    """
+    row = {key.lower(): row for key, row in GAMES.items()}.get(str(name).lower())
+    if row is None:
+        raise ValueError(f"unknown game {name!r}: choose one of {', '.join(GAME_NAMES)}")
+    return row
+
+
+def make_game(name: str, **options: Any) -> Any:
+    """Return the rules object of the game ``name`` (a row's name in any case: one of :data:`GAME_NAMES`).
 
     Args:
-        name: ``"tictactoe"``, ``"connectfour"`` (6x7, n=4, gravity), ``"connectn"`` (defaults 6x7, n=4,
-            gravity) or ``"dots"`` (boxes; default 3x3).
-        rows: board rows (ConnectN, at most ``MAX_BOARD_SIDE`` = 64) or box rows (dots, at most
-            ``MAX_DOTS_SIDE`` = 32).
-        cols: board columns or box columns (the same limits).
-        n: pieces in a row to win (ConnectN only).
-        gravity: ConnectN only.
-        tie_break: Dots and Boxes only.
+        name: ``"tictactoe"``, ``"connectn"`` (defaults 6x7, n=4, gravity), ``"connectfour"`` (6x7, n=4,
+            gravity) or ``"dotsandboxes"`` (boxes; default 3x3).
+        **options: the game's size options (:attr:`BoardGame.options`); None means the default. ConnectN:
+            ``rows``, ``cols`` (at most ``MAX_BOARD_SIDE`` = 64), ``n``, ``gravity``; Dots and Boxes: ``rows``,
+            ``cols`` (boxes, at most ``MAX_DOTS_SIDE`` = 32), ``tie_break``.
 
     Raises:
         ValueError: on an unknown name, an option the game does not take, or a size outside its limits.
     """
-    if name not in GAME_NAMES:
-        raise ValueError(f"unknown game {name!r}: choose one of {', '.join(GAME_NAMES)}")
-    given = {"rows": rows, "cols": cols, "n": n, "gravity": gravity}
-    allowed = {
-        "tictactoe": (),
-        "connectfour": (),
-        "connectn": ("rows", "cols", "n", "gravity"),
-        "dots": ("rows", "cols"),
-    }
-    extra = [key for key, value in given.items() if value is not None and key not in allowed[name]]
+    row = game_row(name)
+    given = {key: value for key, value in options.items() if value is not None}
+    extra = sorted(set(given) - set(row.options))
     if extra:
         raise ValueError(f"{name} does not take {', '.join(extra)}")
-    if name == "tictactoe":
-        return TicTacToe()
-    if name == "connectfour":
-        return connect_four()
-    if name == "connectn":
-        return ConnectN(
-            rows if rows is not None else 6,
-            cols if cols is not None else 7,
-            n if n is not None else 4,
-            gravity if gravity is not None else True,
-        )
-    return DotsAndBoxes(rows if rows is not None else 3, cols if cols is not None else 3, tie_break=tie_break)
+    return row.make(**given)

@@ -416,7 +416,7 @@ def serve(
     """Serve ``game`` in a browser page against the named agents ``opponents`` (the first is the default).
 
     Args:
-        game: a board game's rules object (``gym_boardgames.rules.registry.make_game("dots")``, say).
+        game: a board game's rules object (``gym_boardgames.rules.registry.make_game("dotsandboxes")``, say).
         opponents: agent names, as the envs' ``opponent=`` takes them (``"alphabeta"``, ``"mcts:200"``...),
             built by the installed agent provider when a game starts; the page offers exactly these, and
             "both sides" for two people.

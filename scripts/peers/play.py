@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_BOARDS = ("tictactoe", "connectfour", "connectn", "dots")
+DEFAULT_BOARDS = ("tictactoe", "connectfour", "connectn", "dotsandboxes")
 
 # Run in a fresh interpreter: the default opponent of one game, timed from its construction.
 _REPLY_PROBE = """
@@ -149,7 +149,7 @@ def window_close(repeats: int = 3) -> dict[str, Any]:
         for _ in range(repeats):
             # alphabeta on the full 3x3 board thinks for tens of seconds: Q arrives while it does.
             play = subprocess.Popen(
-                [sys.executable, "scripts/play.py", "dots", "--opponent", "alphabeta"], cwd=ROOT, env=env
+                [sys.executable, "scripts/play.py", "dotsandboxes", "--opponent", "alphabeta"], cwd=ROOT, env=env
             )
             window = _find_window(play.pid, env)
             subprocess.run(["xdotool", "mousemove", "--window", window, "100", "52", "click", "1"], env=env, check=True)

@@ -170,7 +170,7 @@ def test_a_missing_plot_extra_is_reported_before_any_experiment(
 
 @pytest.mark.slow
 def test_arena_plays_exact_on_dots():
-    result = run("arena.py", "--game", "dots", "--rows", "2", "--cols", "2", "--agents", "exact", "random",
+    result = run("arena.py", "--game", "dotsandboxes", "--rows", "2", "--cols", "2", "--agents", "exact", "random",
                  "--games", "4", "--json", max_lines=None)  # fmt: skip
     assert result.returncode == 0, result.stderr
     record = json.loads(result.stdout.splitlines()[-1])["results"]["exact vs random"]

@@ -36,7 +36,7 @@ def test_reports_value_positions_and_time(tmp_path):
 def test_small_connect_n_and_dots_boards_solve_exactly():
     for args, expected in (
         (["connectn", "--rows", "4", "--cols", "4", "--n", "3"], {"value": 1.0, "positions": 41750}),
-        (["dots", "--rows", "1", "--cols", "2"], {"positions": 143}),
+        (["dotsandboxes", "--rows", "1", "--cols", "2"], {"positions": 143}),
     ):
         result = run_solve(*args, "--json")
         assert result.returncode == 0, result.stderr
@@ -46,7 +46,7 @@ def test_small_connect_n_and_dots_boards_solve_exactly():
 
 def test_options_the_game_does_not_take_are_refused():
     result = run_solve("tictactoe", "--rows", "4")
-    assert result.returncode != 0 and "tictactoe does not take rows" in result.stderr
+    assert result.returncode == 2 and "tictactoe does not take --rows" in result.stderr
 
 
 @pytest.fixture(scope="module")
@@ -57,12 +57,12 @@ def solve_script():
 CANNOT_FINISH = [
     ["connectfour"],  # ran 10 minutes to 10.8 GB and printed nothing
     ["connectn"],  # the same 6x7 board by default
-    ["dots"],  # 3x3 boxes: a bound of 60 million states for the memoised search
+    ["dotsandboxes"],  # 3x3 boxes: a bound of 60 million states for the memoised search
     ["connectn", "--rows", "50", "--cols", "50", "--n", "5", "--no-gravity"],  # RecursionError
     ["connectn", "--rows", "30", "--cols", "30", "--n", "30"],  # 11 GB in two minutes
     ["connectn", "--rows", "64", "--cols", "64", "--n", "5"],
     ["connectn", "--rows", "5", "--cols", "5", "--n", "4"],  # layered, but a bound of 172 million
-    ["dots", "--rows", "32", "--cols", "32"],
+    ["dotsandboxes", "--rows", "32", "--cols", "32"],
 ]
 
 
@@ -97,7 +97,7 @@ def test_what_cannot_finish_is_refused_in_one_line_with_status_2(args):
     [
         (["tictactoe"], 5478),
         (["connectn", "--rows", "3", "--cols", "4", "--n", "3"], None),
-        (["dots", "--rows", "1", "--cols", "3"], None),
+        (["dotsandboxes", "--rows", "1", "--cols", "3"], None),
     ],
 )
 def test_what_can_finish_prints_the_estimate_first_and_solves(args, positions):

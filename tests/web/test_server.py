@@ -367,7 +367,7 @@ def test_both_sides_and_the_result(make_server):
 
 def test_serve_builds_named_agents_through_the_provider():
     pytest.importorskip("agents")
-    with serve(make_game("dots", 2, 2), ["alphabeta:2", "random"], log=io.StringIO()) as server:
+    with serve(make_game("dotsandboxes", rows=2, cols=2), ["alphabeta:2", "random"], log=io.StringIO()) as server:
         game = new_game(server, "alphabeta:2", human=1)
         state = wait_until(server, game, lambda s: s["agent_moves"] == 1)
         assert state["moves"] == 1
