@@ -56,10 +56,21 @@ def test_lazy_public_names():
         gym_boardgames.Chess  # noqa: B018
 
 
-def test_agents_package_imports():
+def test_agents_package_is_light_and_every_module_its_docstring_names_imports():
+    # `import agents` alone must load none of its algorithms (nor PyTorch or pygame): the envs' opponent provider
+    # and a user who imports one agent pay only for what they use.
+    out = run_python(
+        "import sys, agents; loaded = sys.modules; "
+        "print(sorted(m for m in loaded if m.startswith('agents.')), 'torch' in loaded, 'pygame' in loaded)"
+    )
+    assert out == "[] False False"
     import agents
 
-    assert agents.__doc__
+    named = re.findall(r"``(agents\.\w+)``", agents.__doc__)
+    assert {"agents.minimax", "agents.solver", "agents.mcts", "agents.provider"} <= set(named)
+    for name in named:
+        module = importlib.import_module(name)
+        assert module.__name__ == name and module.__doc__, name
 
 
 def test_missing_pygame_gives_a_clear_message():
