@@ -56,10 +56,21 @@ def test_lazy_public_names():
         gym_boardgames.Chess  # noqa: B018
 
 
-def test_agents_package_imports():
+def test_agents_package_is_light_and_every_module_its_docstring_names_imports():
+    # `import agents` alone must load none of its algorithms (nor PyTorch or pygame): the envs' opponent provider
+    # and a user who imports one agent pay only for what they use.
+    out = run_python(
+        "import sys, agents; loaded = sys.modules; "
+        "print(sorted(m for m in loaded if m.startswith('agents.')), 'torch' in loaded, 'pygame' in loaded)"
+    )
+    assert out == "[] False False"
     import agents
 
-    assert agents.__doc__
+    named = re.findall(r"``(agents\.\w+)``", agents.__doc__)
+    assert {"agents.minimax", "agents.solver", "agents.mcts", "agents.provider"} <= set(named)
+    for name in named:
+        module = importlib.import_module(name)
+        assert module.__name__ == name and module.__doc__, name
 
 
 def test_missing_pygame_gives_a_clear_message():
@@ -277,7 +288,7 @@ print(json.dumps({
 def test_the_wheel_installs_in_a_fresh_venv_and_plays_the_shipped_model_without_pytorch(
     dists: Dists, tmp_path: Path
 ) -> None:
-    """A plain venv outside the checkout (no system site-packages), only the wheel and its three dependencies,
+    """A plain venv outside the checkout (no system site-packages), only the wheel and its four dependencies,
     headless: a whole game of Connect Four against the shipped AlphaZero model named "alphazero"."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     env.update(PYTHONNOUSERSITE="1", SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
@@ -298,7 +309,7 @@ def test_the_wheel_installs_in_a_fresh_venv_and_plays_the_shipped_model_without_
     shutil.copy(dists.wheel, wheels)
     # The dependencies at the versions this environment runs, as wheels (from pip's index or its cache), so
     # that the install itself is offline: --no-index takes nothing but the files in `wheels`.
-    pins = [f"{name}=={importlib.metadata.version(name)}" for name in ("gymnasium", "numpy", "pygame-ce")]
+    pins = [f"{name}=={importlib.metadata.version(name)}" for name in ("gymnasium", "numpy", "pygame-ce", "tqdm")]
     run(sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--dest", wheels, *pins)
     run(python, "-m", "pip", "install", "--quiet", "--no-index", "--find-links", wheels, wheels / dists.wheel.name)
 

@@ -364,10 +364,21 @@ def test_an_unknown_agent_name_is_refused_naming_the_agents(make, method, name):
         getattr(aec, method)(name)
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_the_agents_names_still_work(method):
-    aec = gp.env("ConnectFour")
+@pytest.mark.parametrize("make", [gp.raw_env, gp.env], ids=["raw_env", "env"])
+def test_each_agents_name_gives_that_agents_view_and_spaces(make):
+    aec = make("ConnectFour")
     aec.reset(seed=0)
-    for agent in ("player_0", "player_1"):
-        assert getattr(aec, method)(agent) is not None
-    assert aec.observe("player_0")["action_mask"].any() and not aec.observe("player_1")["action_mask"].any()
+    aec.step(3)  # player_0's piece lands at the bottom of column 3; player_1 is to move
+    genv = gym.make("ConnectFour-v0", opponent=None)
+    genv.reset(seed=0)
+    genv.step(3)
+    game, state = genv.unwrapped.game, genv.unwrapped.state
+    for seat, agent in enumerate(("player_0", "player_1")):
+        seen = aec.observe(agent)
+        np.testing.assert_array_equal(seen["observation"], game.observation(state, seat))
+        assert seen["observation"][5, 3] == (1 if seat == 0 else -1)  # each sees the board from its own side
+        np.testing.assert_array_equal(seen["action_mask"], game.legal_mask(state) * seat)  # only the mover's
+        space = aec.observation_space(agent)
+        assert space["observation"] == genv.observation_space and seen in space
+        assert space["observation"].shape == (6, 7) and space["action_mask"].shape == (7,)
+        assert aec.action_space(agent) == gym.spaces.Discrete(7)

@@ -1,12 +1,12 @@
-"""gym_boardgames.utils: the check that an extra is installed, progress without tqdm, and atomic writes."""
+"""gym_boardgames.utils: the check that an extra is installed, the progress bars, and atomic writes."""
 
-import io
 import os
+import subprocess
 import sys
 
 import pytest
+from tqdm import tqdm
 
-from gym_boardgames import utils
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra, write_text_atomic
 
 
@@ -19,26 +19,26 @@ def test_a_missing_extra_is_named_with_the_install_command(monkeypatch):
     require_extra("plot", "json")  # present: nothing happens
 
 
-def test_without_tqdm_progress_still_shows_on_stderr(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "tqdm", None)
-    bar = progress_bar(100, "self-play")
-    bar.interval = 0.0  # no throttling for the test
-    with bar:
+def test_progress_bar_is_a_tqdm_bar_on_stderr_that_counts(capsys):
+    with progress_bar(100, "self-play") as bar:
+        assert isinstance(bar, tqdm) and bar.total == 100 and bar.desc == "self-play"
         for _ in range(4):
             bar.update(25)
-    err = capsys.readouterr().err
-    assert "self-play: 100/100 (100%)" in err and "25/100 (25%)" in err
+        assert bar.n == 100
+    captured = capsys.readouterr()
+    assert "self-play:   0%" in captured.err and captured.out == ""
+    assert bar.mininterval == 2.0  # stderr is no terminal here: a log gets a redraw at most every 2 s
 
 
-def test_the_text_progress_is_throttled_and_silent_when_disabled(monkeypatch):
-    stream = io.StringIO()
-    bar = utils._TextProgress(10**6, "work", interval=3600.0, stream=stream)
-    for _ in range(10**5):
-        bar.update()
-    bar.close()
-    assert stream.getvalue() == ""  # nothing within the interval, and no final line for a quick job
-    monkeypatch.setitem(sys.modules, "tqdm", None)
-    assert not isinstance(progress_bar(10, "x", enabled=False), utils._TextProgress)
+def test_a_disabled_bar_is_silent_and_neither_it_nor_the_package_imports_tqdm():
+    code = (
+        "import sys, gym_boardgames, gym_boardgames.utils as utils\n"
+        "with utils.progress_bar(10, 'x', enabled=False) as bar:\n"
+        "    bar.update(10)\n"
+        "print('tqdm' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert result.stdout == "False\n" and result.stderr == ""
 
 
 def test_atomic_writes_keep_the_usual_file_mode_and_leave_no_temp_files(tmp_path):

@@ -2,8 +2,10 @@
 
 The game itself is Gymnasium's: this module never deals a card. :class:`TabularBlackjackEnv` is an env of
 this package in its own right (``env.unwrapped`` is it, so ``env.unwrapped.P`` works as GridWorld's does)
-that plays a ``BlackjackEnv`` it holds as ``game``, made directly rather than through ``gymnasium.make``
-so that no second tower of wrappers sits inside it. It adds four things that tabular methods need:
+that plays a ``BlackjackEnv`` it holds as ``gymnasium_env``, made directly rather than through ``gymnasium.make``
+so that no second tower of wrappers sits inside it. Its ``game`` is the rules and exact model,
+:mod:`gym_boardgames.rules.blackjack`, as a board env's ``game`` is its rules object. It adds four things that
+tabular methods need:
 
 * a single integer state, ``env.unwrapped.s`` as in Gymnasium's toy_text envs and GridWorld-v0, with
   ``encode`` / ``decode`` to and from Gymnasium's observation ``(player_sum, dealer_card, usable_ace)``
@@ -24,6 +26,7 @@ stays available in ``info["raw_obs"]``. Pass ``env.unwrapped.P`` (or ``env.get_w
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -35,6 +38,7 @@ from gym_boardgames.checks import check_int
 from gym_boardgames.envs.base import check_action
 from gym_boardgames.envs.contract import check_reset_options, reset_needed
 from gym_boardgames.render.modes import RenderModesMixin
+from gym_boardgames.rules import blackjack as blackjack_rules
 from gym_boardgames.rules.blackjack import (
     HIT,
     N_ACTIONS,
@@ -86,8 +90,8 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
     """Sutton and Barto's blackjack (Gymnasium ``Blackjack-v1``, ``sab=True``) with a ``Discrete`` state.
 
     ## Description
-    The game and its dealing are Gymnasium's own: this env holds a ``BlackjackEnv(sab=True)`` as ``game``
-    (made directly, so with no wrappers of its own), steps it, and only renames its observation
+    The game and its dealing are Gymnasium's own: this env holds a ``BlackjackEnv(sab=True)`` as
+    ``gymnasium_env`` (made directly, so with no wrappers of its own), steps it, and only renames its observation
     ``(player_sum, dealer_card, usable_ace)`` to one index (layout in the module docstring of
     :mod:`gym_boardgames.rules.blackjack`). A natural (ace + ten on the deal) has its own index, because
     sticking on it pays differently from sticking on another soft 21; ``(21, d, 1)`` at ``reset`` is
@@ -95,7 +99,9 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
 
     It exposes the exact infinite-deck model ``P`` (toy_text format) and ``initial_state_distrib`` as
     ``env.unwrapped.P`` (or ``env.get_wrapper_attr("P")``);
-    :func:`~gym_boardgames.rules.blackjack.blackjack_model` builds them without an env.
+    :func:`~gym_boardgames.rules.blackjack.blackjack_model` builds them without an env. ``game`` is that rules
+    and model module, :mod:`gym_boardgames.rules.blackjack` (``encode``, ``decode``, ``blackjack_model``...),
+    as a board env's ``game`` is its rules object.
 
     ## Action Space
     ``Discrete(2)``: 0 stick, 1 hit. Anything else, booleans included, raises ``ValueError`` (an
@@ -144,7 +150,8 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
     * v0: initial version (over Gymnasium's Blackjack-v1). Then, with the same dynamics and encoding: an env
       of its own (``unwrapped`` is this class, not ``BlackjackEnv``), its own drawing of the end of a hand,
       booleans refused (see CHANGELOG.md). The exploring-start reset option is ``"start_state"`` and the
-      current state index is ``s``, as in GridWorld and Gymnasium's toy_text envs.
+      current state index is ``s``, as in GridWorld and Gymnasium's toy_text envs. ``game`` is the rules
+      module, as in the board envs; Gymnasium's ``BlackjackEnv`` moved to ``gymnasium_env``.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 4}
@@ -156,8 +163,8 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         if not sab:
             raise ValueError("TabularBlackjack-v0 models the Sutton and Barto rules: sab must be True")
         self._set_render_mode(render_mode)
-        #: Gymnasium's game, which deals every card. It never renders: this env draws the table itself.
-        self.game = BlackjackEnv(render_mode=None, natural=natural, sab=True)
+        #: Gymnasium's env, which deals every card. It never renders: this env draws the table itself.
+        self.gymnasium_env = BlackjackEnv(render_mode=None, natural=natural, sab=True)
         self.action_space = spaces.Discrete(N_ACTIONS)
         self.observation_space = spaces.Discrete(N_STATES)
         self.P, self.initial_state_distrib = blackjack_model()
@@ -166,31 +173,42 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         self._raw: tuple[int, int, int] | None = None
         self._last_reward: float | None = None
 
-    # One generator deals every card: the game's. The env's np_random is that same object, so seeding
+    # A property, not an attribute: a module in the instance's __dict__ would stop copy.deepcopy and pickle.
+    @property
+    def game(self) -> ModuleType:
+        """The rules and exact model, :mod:`gym_boardgames.rules.blackjack`, as a board env's ``game``.
+
+        Blackjack's rules have no settings (the Sutton and Barto ones, an infinite deck), so there is no
+        instance to build: the module is the rules object (``game.encode``, ``game.decode``,
+        ``game.blackjack_model()``...). Gymnasium's env that deals the cards is :attr:`gymnasium_env`.
+        """
+        return blackjack_rules
+
+    # One generator deals every card: Gymnasium's env's. This env's np_random is that same object, so seeding
     # either seeds the deal (and Gymnasium's checker sees the generator it expects to move).
     @property
     def np_random(self) -> np.random.Generator:
-        """The generator that deals the cards (the same object as ``game.np_random``)."""
-        return self.game.np_random
+        """The generator that deals the cards (the same object as ``gymnasium_env.np_random``)."""
+        return self.gymnasium_env.np_random
 
     @np_random.setter
     def np_random(self, value: np.random.Generator) -> None:
-        self.game.np_random = value
+        self.gymnasium_env.np_random = value
         self._mirror_generator()
 
     def _mirror_generator(self) -> None:
-        """Point this env's own ``_np_random`` at the game's generator, read through its public property.
+        """Point this env's own ``_np_random`` at ``gymnasium_env``'s generator, read through its public property.
 
         Gymnasium's env checker inspects ``env.unwrapped._np_random`` (the attribute ``gymnasium.Env`` keeps
         for its subclasses), so it must be the generator that deals. The seed needs no copy: the
-        :attr:`np_random_seed` property reads the game's.
+        :attr:`np_random_seed` property reads ``gymnasium_env``'s.
         """
-        self._np_random = self.game.np_random
+        self._np_random = self.gymnasium_env.np_random
 
     @property
     def np_random_seed(self) -> int:
         """The seed of :attr:`np_random` (-1 if it was set directly)."""
-        return self.game.np_random_seed
+        return self.gymnasium_env.np_random_seed
 
     @property
     def s(self) -> int:
@@ -210,17 +228,17 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
     @property
     def player_cards(self) -> list[int]:
         """The player's cards, 1 (ace) .. 10 (a ten or a face); empty before the first reset."""
-        return list(self.game.player) if self._raw is not None else []
+        return list(self.gymnasium_env.player) if self._raw is not None else []
 
     @property
     def dealer_cards(self) -> list[int]:
         """The dealer's cards, the showing one first; all but the first are face down until :attr:`hand_over`."""
-        return list(self.game.dealer) if self._raw is not None else []
+        return list(self.gymnasium_env.dealer) if self._raw is not None else []
 
     @property
     def dealer_showing(self) -> str:
         """The dealer's showing card as Gymnasium names it (``"A"``, ``"2"`` .. ``"10"``, ``"J"``, ``"Q"``, ``"K"``)."""
-        return str(self.game.dealer_top_card_value_str) if self._raw is not None else ""
+        return str(self.gymnasium_env.dealer_top_card_value_str) if self._raw is not None else ""
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
         """Deal a new hand; ``options={"start_state": s}`` starts in state ``s`` instead.
@@ -237,9 +255,9 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         """
         options = check_reset_options(options, RESET_OPTIONS)
         start = options.get("start_state")
-        if "start_state" in options:  # checked before the game is touched (None included)
+        if "start_state" in options:  # checked before gymnasium_env is touched (None included)
             start = check_int('options["start_state"] (a non-terminal state index)', start, 0, TERMINAL - 1)
-        raw, info = self.game.reset(seed=seed)
+        raw, info = self.gymnasium_env.reset(seed=seed)
         self._mirror_generator()
         if start is None:
             self._state = _DEAL_INDEX[raw]
@@ -254,19 +272,19 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
 
     def _deal_state(self, state: int) -> tuple[int, int, int]:
         """Replace the dealt player hand and showing card by ones observed as ``decode(state)``."""
-        game = self.game
+        dealt = self.gymnasium_env
         dealer_card = decode(state)[1]
-        game.player = _hand_for(state)
-        game.dealer[0] = dealer_card
+        dealt.player = _hand_for(state)
+        dealt.dealer[0] = dealer_card
         if dealer_card == 1:
-            game.dealer_top_card_value_str = "A"
+            dealt.dealer_top_card_value_str = "A"
         elif dealer_card == 10:
-            game.dealer_top_card_value_str = str(game.np_random.choice(["J", "Q", "K"]))
+            dealt.dealer_top_card_value_str = str(dealt.np_random.choice(["J", "Q", "K"]))
         else:
-            game.dealer_top_card_value_str = str(dealer_card)
-        raw = (sum_hand(game.player), game.dealer[0], usable_ace(game.player))
+            dealt.dealer_top_card_value_str = str(dealer_card)
+        raw = (sum_hand(dealt.player), dealt.dealer[0], usable_ace(dealt.player))
         # Guards against a Gymnasium release that renames the hands: fail loudly, never start elsewhere.
-        if raw != decode(state) or is_natural(game.player) != is_natural_state(state):
+        if raw != decode(state) or is_natural(dealt.player) != is_natural_state(state):
             raise RuntimeError(f"could not start Blackjack-v1 in state {state}: Gymnasium observes {raw}")
         return raw
 
@@ -284,7 +302,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
             action = check_action(action, N_ACTIONS, "0 stick, 1 hit")
         if self._state == TERMINAL:
             raise reset_needed(ended=self._raw is not None)
-        raw, reward, terminated, truncated, info = self.game.step(action)
+        raw, reward, terminated, truncated, info = self.gymnasium_env.step(action)
         # After a hit the hand has at least three cards, so a soft 21 here is never a natural.
         self._state = TERMINAL if terminated else _PLAY_INDEX[raw]
         self._raw, self._last_reward = raw, float(reward)
@@ -314,7 +332,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
             if is_natural_state(self._state):
                 text += " (natural)"
             return text + f", dealer shows {self.dealer_showing}"
-        player, dealer = self.game.player, self.game.dealer
+        player, dealer = self.gymnasium_env.player, self.gymnasium_env.dealer
         player_total, dealer_total = sum_hand(player), sum_hand(dealer)
         text = f"player {player_total} {_hand_text(player)}"
         if player_total > 21:
@@ -330,9 +348,9 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
             return "call reset() to deal"
         if not self.hand_over:
             return "hit or stick?"
-        if sum_hand(self.game.player) > 21:
+        if sum_hand(self.gymnasium_env.player) > 21:
             words = "Bust: you lose"
-        elif is_natural(self.game.player) and self.outcome() == "win":
+        elif is_natural(self.gymnasium_env.player) and self.outcome() == "win":
             words = "Natural: you win"
         else:
             words = {"win": "You win", "lose": "You lose", "draw": "Draw"}[self.outcome() or "draw"]
@@ -355,4 +373,4 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
     def close(self) -> None:
         """Release the window (human mode) and the drawing surface; safe to call twice."""
         super().close()
-        self.game.close()
+        self.gymnasium_env.close()

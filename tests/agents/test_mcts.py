@@ -415,18 +415,42 @@ def test_plays_legal_games_as_an_env_opponent(agent_player):
     assert all(r <= 0 for r in outcomes)  # a random agent never beats MCTS here
 
 
+class RecordingMCTS(MCTSAgent):
+    """An MCTSAgent that records every ``(state, move)`` it is asked to play."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.moves = []
+
+    def act(self, game, state):
+        move = super().act(game, state)
+        self.moves.append((state, move))
+        return move
+
+
 def test_plays_dots_and_boxes_with_extra_turns_as_an_env_opponent():
-    env = gymnasium.make("DotsAndBoxes-v0", rows=2, cols=2, opponent=MCTSAgent(n_simulations=100, seed=0))
+    opponent = RecordingMCTS(n_simulations=100, seed=0)
+    env = gymnasium.make("DotsAndBoxes-v0", rows=2, cols=2, opponent=opponent, agent_player=0)
     rng = np.random.default_rng(0)
-    for episode in range(3):
+    steps_with_extra_turns, boxes = 0, np.zeros(2, dtype=int)
+    for episode in range(6):
         _, info = env.reset(seed=episode)
         done = False
         while not done:
-            legal = np.flatnonzero(info["action_mask"])
-            _, _, terminated, truncated, info = env.step(int(rng.choice(legal)))
+            opponent.moves.clear()
+            _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
             done = terminated or truncated
-        assert sum(info["scores"]) == DOTS.num_boxes
+            # Inside one env step the opponent plays for player 1, and plays again after each box it completes.
+            for k, (state, move) in enumerate(opponent.moves):
+                assert DOTS.current_player(state) == 1 and move in DOTS.legal_actions(state)
+                if k < len(opponent.moves) - 1:
+                    assert DOTS.boxes_completed_by(state, move) > 0
+            steps_with_extra_turns += len(opponent.moves) > 1
+            assert done or info["current_player"] == 0  # the step returns on the agent's turn
+        boxes += info["scores"]
     env.close()
+    assert steps_with_extra_turns > 0
+    assert boxes[1] > 2 * boxes[0]  # MCTS takes most boxes from a random player
 
 
 # ---- bad parameters -----------------------------------------------------------------------------------

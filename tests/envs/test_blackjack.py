@@ -138,7 +138,7 @@ def test_reset_to_a_state_shows_gymnasium_that_hand():
     for state in range(TERMINAL):
         s, info = env.reset(seed=state, options={"start_state": state})
         assert s == state and info["raw_obs"] == decode(state)
-        assert env.unwrapped.game._get_obs() == decode(state)
+        assert env.unwrapped.gymnasium_env._get_obs() == decode(state)
 
 
 @pytest.mark.parametrize(
@@ -215,14 +215,15 @@ def test_the_repr_shows_each_wrapper_once():
 def test_the_cards_are_dealt_by_the_env_generator():
     env = gym.make("TabularBlackjack-v0").unwrapped
     env.reset(seed=5)
-    assert env.np_random is env.game.np_random and env.np_random_seed == 5
+    assert env.np_random is env.gymnasium_env.np_random and env.np_random_seed == 5
+    assert env.game is blackjack  # the rules and model, as a board env's game is its rules object
 
 
 def finish(env, state, action, dealer=None):
     """Start in ``state``, optionally set the dealer's cards, play ``action`` to the end; return the reward."""
     env.reset(seed=0, options={"start_state": state})
     if dealer is not None:
-        env.unwrapped.game.dealer = list(dealer)
+        env.unwrapped.gymnasium_env.dealer = list(dealer)
     _, reward, terminated, _, _ = env.step(action)
     assert terminated
     return reward
@@ -308,16 +309,16 @@ class PublicOnly:
 
 def public_only_env() -> TabularBlackjackEnv:
     env = TabularBlackjackEnv()
-    env.game = PublicOnly(env.game)
+    env.gymnasium_env = PublicOnly(env.gymnasium_env)
     return env
 
 
 def test_reset_with_a_seed_needs_only_the_public_generator_api():
     env = public_only_env()
     state, info = env.reset(seed=5)
-    assert env.np_random_seed == 5 and env.np_random is env.game.np_random
+    assert env.np_random_seed == 5 and env.np_random is env.gymnasium_env.np_random
     # Gymnasium's env checker reads env.unwrapped._np_random: it is the generator that deals.
-    assert env._np_random is env.game.np_random
+    assert env._np_random is env.gymnasium_env.np_random
     reference_state, reference_info = TabularBlackjackEnv().reset(seed=5)  # the same deal as without the proxy
     assert state == reference_state and info["raw_obs"] == reference_info["raw_obs"]
     assert env.step(0)[0] == TERMINAL

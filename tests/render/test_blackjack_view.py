@@ -23,7 +23,7 @@ def test_rgb_frames_hide_the_hole_card_during_play_and_show_it_with_the_result_a
     assert playing.dtype == np.uint8 and playing.ndim == 3
     assert count_colour(playing, CARD_BACK) > 500  # the dealer's second card, face down
     assert count_colour(playing[-10:], RESULT_BAR) == 0
-    env.unwrapped.game.dealer = [10, 9]
+    env.unwrapped.gymnasium_env.dealer = [10, 9]
     env.step(STICK)
     over = env.render()
     assert over.shape == playing.shape

@@ -14,7 +14,13 @@ import gym_boardgames
 import gym_boardgames.rules.connect as connect_rules
 import gym_boardgames.rules.dots as dots_rules
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, board_geometry
-from gym_boardgames.rules.batch import MAX_BATCH_BYTES, ConnectNBatch, DotsAndBoxesBatch, connect_tables
+from gym_boardgames.rules.batch import (
+    MAX_BATCH_BYTES,
+    ConnectNBatch,
+    DotsAndBoxesBatch,
+    connect_tables,
+    random_legal_actions,
+)
 from gym_boardgames.rules.common import MAX_BOARD_SIDE, MAX_DOTS_SIDE, check_action_index
 
 gym.register_envs(gym_boardgames)
@@ -188,12 +194,25 @@ def test_envs_at_the_largest_sizes_reset_and_step(env_id, kwargs, work_budget):
             _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
             if terminated or truncated:
                 _, info = env.reset()
-    vec = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", **kwargs)
-    vec.reset(seed=0)
-    for _ in range(20):
-        vec.step(vec.action_space.sample())
-    vec.close()
     env.close()
+    # The vector env's batched rules at these sizes: the same legal moves in self-play give each sub-env the
+    # observation, reward and position of a single env stepped one by one.
+    vec = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", opponent=None, **kwargs)
+    singles = [gym.make(env_id, opponent=None, **kwargs) for _ in range(3)]
+    obs, info = vec.reset(seed=0)
+    for i, single in enumerate(singles):
+        np.testing.assert_array_equal(obs[i], single.reset(seed=0)[0])
+    for _ in range(20):
+        actions = random_legal_actions(info["action_mask"], rng)
+        obs, rewards, terminated, _, info = vec.step(actions)
+        assert not terminated.any()  # 20 moves end no game this large, so no sub-env restarts
+        for i, single in enumerate(singles):
+            single_obs, single_reward, _, _, single_info = single.step(int(actions[i]))
+            np.testing.assert_array_equal(obs[i], single_obs)
+            np.testing.assert_array_equal(info["action_mask"][i], single_info["action_mask"])
+            assert rewards[i] == single_reward and info["current_player"][i] == single_info["current_player"]
+            assert vec.unwrapped.state(i) == single.unwrapped.state
+    vec.close()
 
 
 def test_rules_compare_by_family_and_config() -> None:
