@@ -58,9 +58,12 @@ def build_agent(spec: str, seed: int, game: Any) -> Any:
     if not sep or spec.partition(":")[0] in FACTORY_KINDS:
         return make_agent(spec, seed=seed, game=game)
     cls = _user_class(head, name)
-    agent = cls(seed=seed) if "seed" in inspect.signature(cls).parameters else cls()
+    try:
+        agent = cls(seed=seed) if "seed" in inspect.signature(cls).parameters else cls()
+    except Exception as error:  # the user's constructor may raise anything: report it as theirs
+        raise ValueError(f"cannot build {name}: {type(error).__name__}: {error}") from None
     if not callable(getattr(agent, "act", None)):
-        raise ValueError(f"{spec}: its instances have no act(game, state) method")
+        raise ValueError(f"{name}'s instances have no act(game, state) method")
     check = getattr(agent, "check", None)
     if callable(check):
         check(game)
@@ -70,11 +73,10 @@ def build_agent(spec: str, seed: int, game: Any) -> Any:
 @functools.cache  # a worker loads a user's file once, not once per block
 def _user_class(source: str, name: str) -> Any:
     """The class ``name`` of the module ``source``: an importable module's name or a ``.py`` file's path."""
-    spec = f"{source}:{name}"
     try:
         if source.endswith(".py"):
             if not os.path.isfile(source):
-                raise ValueError(f"{spec}: no file {source}")
+                raise ValueError(f"no file {source}")
             loader = importlib.util.spec_from_file_location(f"ladder_agent_{zlib.crc32(source.encode())}", source)
             module = importlib.util.module_from_spec(loader)  # type: ignore[arg-type]
             loader.loader.exec_module(module)  # type: ignore[union-attr]
@@ -83,10 +85,10 @@ def _user_class(source: str, name: str) -> Any:
     except ValueError:
         raise
     except Exception as error:  # a user's module may raise anything while it loads: report it as theirs
-        raise ValueError(f"{spec}: cannot load {source}: {type(error).__name__}: {error}") from None
+        raise ValueError(f"cannot load {source}: {type(error).__name__}: {error}") from None
     cls = getattr(module, name, None)
     if not callable(cls):
-        raise ValueError(f"{spec}: {source} has no class {name!r}")
+        raise ValueError(f"{source} has no class {name!r}")
     return cls
 
 
