@@ -2,8 +2,9 @@
 
 The ladder plays in rounds. Each round, every *open* pair plays one block of games, seats alternating
 (:func:`agents.arena.play_match`), and the ratings are refitted (:func:`agents.rating.fit_ratings`, Elo with
-``random`` at 0). A pair is open while it has fewer than ``max_games`` games and one of its two agents has a
-95% interval wider than ``target_width``; the run also stops when it has played ``max_total`` games.
+``random`` at 0). A pair is open while it has fewer than ``max_games`` games and it has not met yet or one of its
+two agents has a 95% interval wider than ``target_width``; the run also stops when it has played ``max_total``
+games.
 
 Every block is a record of the results file (:func:`read_results`, :func:`write_results`): JSON lines, the
 first naming the format and the game, each other one block. A block's agents are seeded from the run's seed,
@@ -213,7 +214,7 @@ def plan_round(names: Sequence[str], blocks: Sequence[Block], budget: Budget, se
     for a, b in pairs(names):
         mine = [block for block in blocks if (block.a, block.b) == (a, b)]
         games = int(min(budget.block, budget.max_games - sum(block.games for block in mine), left))
-        if games > 0 and {a, b} & wide:
+        if games > 0 and ({a, b} & wide or not mine):  # every pair meets at least once
             tasks.append((a, b, len(mine), seed, games))
             left -= games
     return tasks

@@ -16,7 +16,7 @@ than a coin flip) they are wider than they need be: conservative.
 An agent that won (or lost) every game has no finite maximum-likelihood rating. A weak prior keeps every
 rating finite: each agent is also credited with ``prior_draws`` virtual draws against the anchor (one by
 default, as BayesElo's prior is virtual draws). Its pull towards 0 on a rating fitted from ``n`` games
-shrinks as ``1/n``; an agent with no games gets 0 with an interval of +-680 Elo.
+shrinks as ``1/n``; an agent with no games gets 0 with an interval of +-681 Elo.
 
 Why numpy and not SciPy or a rating package, by measurement (10 agents, 45 pairs of 200 games, one agent
 with 50 straight wins; ``docs/agents/ladder.md``): this Newton fit took 0.7 ms; ``scipy.optimize.minimize`` on
