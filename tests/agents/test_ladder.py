@@ -34,8 +34,10 @@ def test_the_first_round_opens_every_pair_with_one_block():
 
 def test_pairs_close_when_both_intervals_are_narrow_or_the_pair_has_its_games():
     close = [block("random", "x", 400, 200, 400), block("random", "y", 400, 200, 400)]
-    assert plan_round(NAMES, close, Budget(target_width=150), 0, 0) == [("x", "y", 0, 0, 10)]  # x-y never met
-    assert plan_round(NAMES, close, Budget(target_width=40), 0, 0)[0] == ("random", "x", 1, 0, 10)
+    assert plan_round(NAMES, close, Budget(target_width=150, max_games=2000), 0, 0) == [
+        ("x", "y", 0, 0, 10)
+    ]  # x-y never met
+    assert plan_round(NAMES, close, Budget(target_width=40, max_games=2000), 0, 0)[0] == ("random", "x", 1, 0, 10)
     full = Budget(target_width=1, max_games=1005)
     assert plan_round(NAMES, close, full, 0, 0) == [
         ("random", "x", 1, 0, 5),
