@@ -74,17 +74,15 @@ def build_agent(spec: str, seed: int, game: Any) -> Any:
 @functools.cache  # a worker loads a user's file once, not once per block
 def _user_class(source: str, name: str) -> Any:
     """The class ``name`` of the module ``source``: an importable module's name or a ``.py`` file's path."""
+    if source.endswith(".py") and not os.path.isfile(source):
+        raise ValueError(f"no file {source}")
     try:
         if source.endswith(".py"):
-            if not os.path.isfile(source):
-                raise ValueError(f"no file {source}")
             loader = importlib.util.spec_from_file_location(f"ladder_agent_{zlib.crc32(source.encode())}", source)
             module = importlib.util.module_from_spec(loader)  # type: ignore[arg-type]
             loader.loader.exec_module(module)  # type: ignore[union-attr]
         else:
             module = importlib.import_module(source)
-    except ValueError:
-        raise
     except Exception as error:  # a user's module may raise anything while it loads: report it as theirs
         raise ValueError(f"cannot load {source}: {type(error).__name__}: {error}") from None
     cls = getattr(module, name, None)
