@@ -55,7 +55,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--results", metavar="FILE", help="the ladder's results (JSON lines), read and extended")
     width = number_type(0, math.inf, low_open=True)
     parser.add_argument("--target-width", type=width, default=100.0, help="stop at 95%% intervals this narrow (Elo)")
-    parser.add_argument("--max-games", type=positive_int, default=200, help="games per pair at most, earlier runs'")
+    parser.add_argument("--max-games", type=positive_int, default=200, help="games per pair at most, all runs'")
     parser.add_argument("--max-total", type=positive_int, help="games this run at most (default: no limit)")
     parser.add_argument("--block", type=positive_int, default=10, help="games a pair plays between two fits")
     parser.add_argument("--workers", type=positive_int, help="processes playing games (default: one per core)")
