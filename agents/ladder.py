@@ -160,9 +160,8 @@ def _block(fields: dict[str, Any]) -> Block:
     """The block a results line holds, or ``ValueError``, ``TypeError`` or ``KeyError``."""
     block = Block(**{**fields, "first": tuple(fields["first"]), "second": tuple(fields["second"])})
     numbers = [block.index, block.seed, *block.first, *block.second]
-    if not (isinstance(block.a, str) and isinstance(block.b, str) and block.a < block.b and len(numbers) == 8):
-        raise ValueError(fields)
-    if not all(type(n) is int and n >= 0 for n in numbers) or block.games == 0:
+    names = isinstance(block.a, str) and isinstance(block.b, str) and block.a < block.b
+    if not names or len(numbers) != 8 or not all(type(n) is int and n >= 0 for n in numbers) or not block.games:
         raise ValueError(fields)
     return block
 
