@@ -35,6 +35,7 @@ SCRIPTS = (
     "label_connectfour",
     "bench",
     "arena",
+    "ladder",
     "plot_training_curves",
     "reward_thresholds",
 )
@@ -182,6 +183,7 @@ OUTPUTS = [
     ("label_connectfour", ["--out", "OUT/labels.npz"], "labels.npz", "--out"),
     ("eval_perfect_play", ["random", "--out", "OUT/grades.json"], "grades.json", "--out"),
     ("arena", ["--out", "OUT/arena.json"], "arena.json", "--out"),
+    ("ladder", ["--plot", "OUT/ladder.png"], "ladder.png", "--plot"),
     ("bench", ["--num-envs", "--memory-envs", "0", "--out", "OUT/bench.json"], "bench.json", "--out"),
     ("plot_training_curves", ["run.npz", "--out", "OUT/curves.png"], "curves.png", "--out"),
 ]
