@@ -83,8 +83,8 @@ class TrainingState:
         config: the run's settings.
         net: the network's shape (``config.net_config`` of the game's encoding).
         params: the network's parameters by name.
-        optimizer: Adam's state as arrays: ``exp_avg.NAME``, ``exp_avg_sq.NAME`` and ``step.NAME`` (a 0-d
-            float32) for each parameter Adam has stepped.
+        optimizer: Adam's state as arrays (:meth:`Trainer.adam_arrays`): ``exp_avg.NAME``, ``exp_avg_sq.NAME``
+            and ``step.NAME`` (a 0-d float32) for each parameter Adam has stepped.
         replay: the replay window's samples, oldest first.
         iteration: iterations done.
         seconds: training seconds so far (self-play and gradient steps, evaluations not counted).

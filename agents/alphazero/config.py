@@ -6,6 +6,10 @@ bounds (:func:`bounded`); every setting is checked when the settings are made (:
 flag or a saved file that asks for billions of processes, threads, loop rounds or multiply-adds is refused
 before any work. The replay window's memory, which also depends on the game, is checked against
 :data:`agents.alphazero.replay.MAX_REPLAY_BYTES`.
+
+Each setting has one name, from the training script's flag (the name with dashes) to the saved file, and its
+help beside its bounds; :data:`PRESETS` holds each game's settings, :data:`FIXED_ON_RESUME` those a resumed
+run cannot change.
 """
 
 from __future__ import annotations
