@@ -72,15 +72,15 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
             options = {"type": number_type(low, math.inf if high is None else high)}
         text = meta["help"].replace("%", "%%") + _per_game(setting.name)
         flag = _flag(setting.name)
-        parser.add_argument(flag, dest=setting.name, metavar=flag[2:].upper().replace("-", "_"), **options, help=text)
+        metavar = None if "choices" in meta else flag[2:].upper().replace("-", "_")  # choices show themselves
+        parser.add_argument(flag, dest=setting.name, metavar=metavar, **options, help=text)
 
 
 def _per_game(name: str) -> str:
     """Return the presets of a setting for its --help text: " (default tictactoe: 600; connectfour, ...: 10000)"."""
     groups: dict[str, list[str]] = {}
     for game, preset in PRESETS.items():
-        value = preset.settings()[name]
-        groups.setdefault(f"{value:g}" if isinstance(value, float) else str(value), []).append(game)
+        groups.setdefault(_show(preset.settings()[name]), []).append(game)
     if len(groups) == 1:
         return f" (default {next(iter(groups))})"
     return " (default " + "; ".join(f"{', '.join(games)}: {value}" for value, games in groups.items()) + ")"
@@ -143,6 +143,7 @@ def _check_settings(args: argparse.Namespace) -> None:
     if args.ray_address is not None:
         require_extra("rllib", "ray", needed_for="--ray-address")
     given = {f.name: getattr(args, f.name) for f in setting_fields() if getattr(args, f.name) is not None}
+    args.applied = []
     if args.resume is None:
         args.made_game = make_game(args.game, args.rows, args.cols, args.n, args.gravity)
         args.config = PRESETS[args.game].replace(**given)
@@ -170,8 +171,8 @@ def _check_settings(args: argparse.Namespace) -> None:
 
 
 def _show(value: Any) -> str:
-    """A setting's value as a flag takes it (``0.002``, not ``0.0020``)."""
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    """A setting's value as a flag takes it (``0.002``, ``7200``)."""
+    return f"{value:.12g}" if isinstance(value, float) else str(value)
 
 
 def _choose_outputs(args: argparse.Namespace) -> None:
@@ -301,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train_alphazero.py: error: {error}", file=sys.stderr)
         return 2
     config = trainer.config
-    for line in [args.out_note] + getattr(args, "applied", []):
+    for line in [args.out_note, *args.applied]:
         if line:
             print(line, flush=True)
     print(config.describe(trainer.game), flush=True)

@@ -222,7 +222,8 @@ class TrainConfig:
     baseline_simulations: int = bounded(1, 1_000_000, 200, "simulations of the MCTS baseline (random rollouts)")
     gate_games: int = bounded(0, 100_000, 0, "games against the best network before adopting a new one (0: off)")
     gate_threshold: float = bounded(0.0, 1.0, 0.55, "score (wins + draws / 2) a new network needs to be adopted")
-    time_limit: float = bounded(0.0, 1e9, 0.0, "stop after the iteration that passes this many training s (0: none)")
+    # The run ends with the iteration that crosses the limit (an iteration is never cut short).
+    time_limit: float = bounded(0.0, 1e9, 0.0, "stop after this many seconds of training (0: none)")
     # 1 by default: on a 2-core machine with anything else running, 2 threads measured 4-30x slower per step
     # than 1 (threads spin waiting for each other).
     threads: int = bounded(1, MAX_THREADS, 1, "PyTorch threads for training")
