@@ -13,9 +13,15 @@ evaluation's scores (the tensorboard extra).
 An existing model (--out, its OUT.train.npz, the curve PNG) is never replaced without --overwrite; without
 --out a second run saves to alphazero_GAME_2.npz and so on. --resume keeps saving to the run's own files.
 
-Every game has defaults that fit a 2-core CPU (printed at the start); any flag overrides them. Training
-needs PyTorch (the alphazero extra). --workers N plays self-play in N processes; --ray-address runs the same
-workers as Ray tasks on a cluster (the rllib extra).
+Every setting is a field of agents.alphazero.config.TrainConfig (or SelfPlayConfig), its flag the field's
+name with dashes (but --simulations for n_simulations), and every game has a preset of them that fits a
+2-core CPU (PRESETS, printed at the start); a flag overrides one setting. A run resumed with --resume keeps its saved
+settings; a flag given that differs from one is applied, and said in one line ("--lr 0.01: applied (the
+saved run had 0.002)"), except for the network's shape (--channels, --blocks, --value-hidden,
+--policy-channels, --value-channels: the saved parameters and Adam's moments have it), --seed (the run's
+random state is restored from its file) and a board other than the run's, which are refused before
+anything is written (status 2). Training needs PyTorch (the alphazero extra). --workers N plays self-play in
+N processes; --ray-address runs the same workers as Ray tasks on a cluster (the rllib extra).
 """
 
 from __future__ import annotations
@@ -29,91 +35,71 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 import argparse  # noqa: E402
+import math  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import asdict  # noqa: E402
 from typing import Any  # noqa: E402
 
-from agents.alphazero.checkpoint import model_path, resolve_state_path  # noqa: E402
+from agents.alphazero.checkpoint import model_path, read_settings, resolve_state_path  # noqa: E402
+from agents.alphazero.config import PRESETS, setting_fields  # noqa: E402
 from gym_boardgames import cli  # noqa: E402
-from gym_boardgames.cli import nonnegative_int, number_type, positive_int  # noqa: E402
+from gym_boardgames.cli import number_type, positive_int  # noqa: E402
 from gym_boardgames.rules.registry import make_game  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
 
-# The settings with per-game defaults, chosen by the runs recorded in docs/agents/alphazero.md, in --help order:
-# (setting, tictactoe's default, connectfour's default, the flag's type or its choices, its help).
-_PER_GAME: tuple[tuple[str, Any, Any, Any, str], ...] = (
-    ("iterations", 600, 10_000, positive_int, "self-play + training rounds"),
-    ("games", 16, 128, positive_int, "self-play games per iteration"),
-    ("simulations", 48, 50, positive_int, "PUCT simulations per self-play move"),
-    ("parallel_games", 16, 128, positive_int, "games played at once (the network's batch)"),
-    (
-        "algorithm", "puct", "puct", ("puct", "gumbel"),
-        "self-play search: AlphaZero's PUCT or Gumbel AlphaZero (sequential halving, improved-policy targets)",
-    ),
-    ("random_opening_moves", 4, 16, nonnegative_int, "start each game after 0..K random moves (not recorded)"),
-    ("alpha", 0.5, 1.0, number_type(1e-3, 100), "Dirichlet noise concentration at the self-play roots"),
-    ("temperature_moves", 9, 12, nonnegative_int, "moves per game drawn from visit counts"),
-    ("channels", 32, 32, positive_int, "network trunk width"),
-    ("blocks", 2, 3, nonnegative_int, "residual blocks"),
-    ("policy_channels", 16, 4, positive_int, "filters of the policy head's 1x1 conv"),
-    ("value_channels", 8, 2, positive_int, "filters of the value head's 1x1 conv"),
-    ("epochs", 24.0, 4.0, number_type(0, 1e4), "gradient samples per new position (steps = epochs*new/batch)"),
-    ("lr", 2e-3, 2e-3, number_type(1e-7, 1), "AdamW learning rate at the start (decays linearly to 10%%)"),
-    ("window", 20_000, 100_000, positive_int, "replay window, in positions"),
-    ("workers", 1, 2, positive_int, "self-play processes"),
-    ("inference", "numpy", "torch", ("torch", "numpy"), "what runs the network in self-play"),
-    ("time_limit", 170.0, 7200.0, number_type(0, 1e7), "stop after this many seconds of training (0: none)"),
-    ("eval_every", 50, 10, nonnegative_int, "iterations between evaluations (0: never)"),
-    ("eval_games", 0, 0, nonnegative_int, "games against each baseline per evaluation"),
-)  # fmt: skip
-DEFAULTS: dict[str, dict[str, Any]] = {
-    game: {row[0]: row[column] for row in _PER_GAME} for column, game in enumerate(("tictactoe", "connectfour"), 1)
-}
-# Connect Four's progress is graded against perfect play (the label sets) at each evaluation, so it plays no
-# baseline games; its games start after up to 16 random moves, so that the network also learns the positions of
-# the off-path label set (positions of random games). The other boards start from its settings: a 20-minute
-# budget, games against the baselines (they have no label set), no random openings (not measured there), and
-# for Dots and Boxes' many moves (24 edges on 3x3) less concentrated root noise and fewer exploratory moves.
-_OTHER_BOARDS = {"time_limit": 1200.0, "eval_games": 10, "random_opening_moves": 0}
-DEFAULTS["connectn"] = {**DEFAULTS["connectfour"], **_OTHER_BOARDS}
-DEFAULTS["dots"] = {**DEFAULTS["connectfour"], **_OTHER_BOARDS, "alpha": 0.5, "temperature_moves": 6}
+#: Flags named otherwise than their setting: ``SelfPlayConfig(n_simulations=...)`` is that field's name across
+#: the package, and ``--simulations`` every script's flag for it.
+_FLAGS = {"n_simulations": "--simulations"}
 
 
-def _per_game(key: str) -> str:
-    """Return the per-game defaults of a setting for its --help text, e.g. " (tictactoe: 600; others: 10000)"."""
+def _flag(name: str) -> str:
+    """The flag of a setting: its name with dashes (``replay_window`` -> ``--replay-window``)."""
+    return _FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
+def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    """Add one flag per setting of :class:`TrainConfig`, its type, bounds and help taken from the field."""
+    for setting in setting_fields():
+        meta = setting.metadata
+        if "choices" in meta:
+            options: dict[str, Any] = {"choices": meta["choices"]}
+        elif setting.type == "int":
+            options = {"type": cli.int_type(*meta["bounds"])}
+        else:
+            low, high = meta["bounds"]
+            options = {"type": number_type(low, math.inf if high is None else high)}
+        text = meta["help"].replace("%", "%%") + _per_game(setting.name)
+        flag = _flag(setting.name)
+        metavar = None if "choices" in meta else flag[2:].upper().replace("-", "_")  # choices show themselves
+        parser.add_argument(flag, dest=setting.name, metavar=metavar, **options, help=text)
+
+
+def _per_game(name: str) -> str:
+    """Return the presets of a setting for its --help text: " (default tictactoe: 600; connectfour, ...: 10000)"."""
     groups: dict[str, list[str]] = {}
-    for game, values in DEFAULTS.items():
-        groups.setdefault(f"{values[key]:g}" if isinstance(values[key], float) else str(values[key]), []).append(game)
+    for game, preset in PRESETS.items():
+        groups.setdefault(_show(preset.settings()[name]), []).append(game)
+    if len(groups) == 1:
+        return f" (default {next(iter(groups))})"
     return " (default " + "; ".join(f"{', '.join(games)}: {value}" for value, games in groups.items()) + ")"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line (bad values exit with status 2 and one line naming the flag)."""
     parser = cli.make_parser(__doc__)
-    parser.add_argument("--game", choices=sorted(DEFAULTS), default="tictactoe", help="the game to learn")
+    parser.add_argument("--game", choices=sorted(PRESETS), help="the game to learn (default tictactoe)")
     parser.add_argument("--rows", type=positive_int, help="connectn: board rows (default 6); dots: box rows (3)")
     parser.add_argument("--cols", type=positive_int, help="connectn: board columns (default 7); dots: box columns")
     parser.add_argument("--n", type=positive_int, help="connectn: pieces in a row to win (default 4)")
     gravity = parser.add_mutually_exclusive_group()
     gravity.add_argument("--gravity", dest="gravity", action="store_true", default=None, help="connectn: gravity")
     gravity.add_argument("--no-gravity", dest="gravity", action="store_false", help="connectn: no gravity (m,n,k)")
-    for key, _, _, kind, text in _PER_GAME:
-        options = {"choices": kind} if isinstance(kind, tuple) else {"type": kind}
-        parser.add_argument("--" + key.replace("_", "-"), **options, help=text + _per_game(key))
-    parser.add_argument("--max-considered", type=positive_int, default=16, help="gumbel: root moves sampled")
-    parser.add_argument("--c-puct", type=number_type(0, 100), default=1.5, help="PUCT exploration constant")
-    parser.add_argument("--epsilon", type=number_type(0, 1), default=0.25, help="weight of the root noise")
-    parser.add_argument("--batch-size", type=positive_int, default=256, help="samples per gradient step")
-    parser.add_argument("--weight-decay", type=number_type(0, 1), default=1e-4, help="AdamW weight decay (the L2 term)")
+    _add_setting_flags(parser)
     parser.add_argument("--ray-address", help="run the self-play workers as Ray tasks on this cluster (rllib extra)")
-    parser.add_argument("--threads", type=positive_int, default=1, help="PyTorch threads for training")
-    parser.add_argument("--baseline-simulations", type=positive_int, default=200, help="MCTS baseline simulations")
-    parser.add_argument("--gate-games", type=nonnegative_int, default=0, help="games against the best net (0: off)")
     cli.add_run_flags(
         parser,
-        seed="the run's seed",
         out="the model file; OUT.train.npz holds the training state (default: alphazero_GAME.npz, or if that "
         "exists the first free of alphazero_GAME_2.npz, _3, ...; with --resume, the run's own model file)",
         json=None,
@@ -130,34 +116,63 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _check_board(args: argparse.Namespace) -> None:
+    """Check the board flags and settle ``args.game``; on --resume, check that there is a state to resume."""
+    args.board_flags = [name for name in ("game", "rows", "cols", "n", "gravity") if getattr(args, name) is not None]
+    if args.resume is not None:
+        if not os.path.isfile(resolve_state_path(args.resume)):
+            raise ValueError(
+                f"--resume: no training state at {resolve_state_path(args.resume)!r}: give the run's MODEL.train.npz "
+                "(or the model file beside it)"
+            )
+        return  # the board flags are checked against the run's game in _check_settings
+    args.game = args.game or "tictactoe"
     if args.game not in ("connectn", "dots") and (args.rows or args.cols):
         raise ValueError(f"--rows/--cols are for connectn and dots, not {args.game}")
     if args.game != "connectn" and (args.n is not None or args.gravity is not None):
         raise ValueError(f"--n/--gravity are for connectn, not {args.game}")
-    if args.resume is not None and not os.path.isfile(resolve_state_path(args.resume)):
-        raise ValueError(
-            f"--resume: no training state at {resolve_state_path(args.resume)!r}: give the run's MODEL.train.npz "
-            "(or the model file beside it)"
-        )
 
 
 def _check_settings(args: argparse.Namespace) -> None:
-    """Check the extras, and build the run's settings and game (``args.config``, ``args.made_game``)."""
+    """Check the extras, and build the run's settings and game (``args.config``, ``args.made_game``).
+
+    A new run takes the game's preset with the setting flags given. A resumed run takes its saved settings
+    with the flags given that differ from them (``args.changes``, each said in a line of ``args.applied``),
+    but refuses those of ``FIXED_ON_RESUME`` and a board other than the run's.
+    """
     require_extra("alphazero", "torch", needed_for="training")
     if args.ray_address is not None:
         require_extra("rllib", "ray", needed_for="--ray-address")
-    if args.resume is not None:
-        return
-    args.config = build_config(args)
-    args.made_game = make_game(args.game, args.rows, args.cols, args.n, args.gravity)
+    given = {f.name: getattr(args, f.name) for f in setting_fields() if getattr(args, f.name) is not None}
+    args.applied = []
+    if args.resume is None:
+        args.made_game = make_game(args.game, args.rows, args.cols, args.n, args.gravity)
+        args.config = PRESETS[args.game].replace(**given)
+    else:
+        args.made_game, saved = read_settings(args.resume)
+        board = args.board_flags
+        if board and (
+            args.game is None or make_game(args.game, args.rows, args.cols, args.n, args.gravity) != args.made_game
+        ):
+            raise ValueError(f"--{board[0]}: the game cannot change on resume (the run learns {args.made_game!r})")
+        old = saved.settings()
+        args.changes = {name: value for name, value in given.items() if value != old[name]}
+        args.config = saved.resumed(args.changes, _flag)
+        args.applied = [
+            f"{_flag(k)} {_show(v)}: applied (the saved run had {_show(old[k])})" for k, v in args.changes.items()
+        ]
     from agents.alphazero.encoding import encoder_for
     from agents.alphazero.replay import MAX_REPLAY_BYTES, replay_bytes
 
     encoder = encoder_for(args.made_game)
     if replay_bytes(args.config.replay_window, encoder) > MAX_REPLAY_BYTES:
         most = MAX_REPLAY_BYTES // replay_bytes(1, encoder)
-        raise ValueError(f"--window {args.config.replay_window:,} is too large for this game: at most {most:,}")
+        raise ValueError(f"--replay-window {args.config.replay_window:,} is too large for this game: at most {most:,}")
     args.config.net_config(encoder)
+
+
+def _show(value: Any) -> str:
+    """A setting's value as a flag takes it (``0.002``, ``7200``)."""
+    return f"{value:.12g}" if isinstance(value, float) else str(value)
 
 
 def _choose_outputs(args: argparse.Namespace) -> None:
@@ -202,34 +217,6 @@ def _choose_outputs(args: argparse.Namespace) -> None:
 def _default_plot(model: str) -> str:
     """The learning curve's default file: ``MODEL_curve.png`` beside the model."""
     return os.path.splitext(model)[0] + "_curve.png"
-
-
-#: The per-game settings that configure self-play, by their name in ``SelfPlayConfig``.
-_SELFPLAY = {"simulations": "n_simulations", "alpha": "dirichlet_alpha"} | {
-    key: key for key in ("parallel_games", "temperature_moves", "algorithm", "random_opening_moves")
-}
-#: The other per-game settings whose name in ``TrainConfig`` differs from the flag's.
-_TRAIN_NAMES = {"games": "games_per_iteration", "window": "replay_window"}
-
-
-def build_config(args: argparse.Namespace) -> Any:
-    """Return the :class:`TrainConfig` of the command line: the game's defaults, overridden by flags."""
-    from agents.alphazero.config import SelfPlayConfig, TrainConfig
-
-    given = {key: getattr(args, key) for key in DEFAULTS[args.game] if getattr(args, key, None) is not None}
-    d = {**DEFAULTS[args.game], **given}
-    selfplay = SelfPlayConfig(
-        c_puct=args.c_puct,
-        dirichlet_epsilon=args.epsilon,
-        max_considered=args.max_considered,
-        **{name: d[key] for key, name in _SELFPLAY.items()},
-    )
-    fixed = ("weight_decay", "batch_size", "baseline_simulations", "gate_games", "threads", "seed")
-    return TrainConfig(
-        selfplay=selfplay,
-        **{name: getattr(args, name) for name in fixed},
-        **{_TRAIN_NAMES.get(key, key): value for key, value in d.items() if key not in _SELFPLAY},
-    )
 
 
 def plot_curve(curve: list[Any], path: str, title: str) -> None:
@@ -308,16 +295,16 @@ def main(argv: list[str] | None = None) -> int:
         for path in {resolve_state_path(p) for p in (args.out, args.resume) if p is not None}:
             cli.lock_run(path, "training run")
         if args.resume is not None:
-            settings = {"iterations": args.iterations, "workers": args.workers, "time_limit": args.time_limit}
-            trainer = Trainer.resume(args.resume, out=args.out, ray_address=args.ray_address, log=log, **settings)
+            trainer = Trainer.resume(args.resume, out=args.out, ray_address=args.ray_address, log=log, **args.changes)
         else:
             trainer = Trainer(args.made_game, args.config, args.out, ray_address=args.ray_address, log=log)
     except (OSError, ValueError, ConnectionError) as error:  # SavedFileError is a ValueError naming the file
         print(f"train_alphazero.py: error: {error}", file=sys.stderr)
         return 2
     config = trainer.config
-    if args.out_note:
-        print(args.out_note, flush=True)
+    for line in [args.out_note, *args.applied]:
+        if line:
+            print(line, flush=True)
     print(config.describe(trainer.game), flush=True)
     board = None
     if args.tensorboard is not None:
@@ -342,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
 
         trainer.on_game = advance
     else:
-        bar = progress_bar(config.iterations * config.games_per_iteration, "self-play games", enabled=not args.quiet)
+        bar = progress_bar(config.iterations * config.games, "self-play games", enabled=not args.quiet)
         bar.update(trainer.games)
         trainer.on_game = lambda summary: bar.update(1)
     started = time.perf_counter()

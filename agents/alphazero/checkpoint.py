@@ -1,7 +1,7 @@
 """The training state of a run, ``MODEL.train.npz``: what it holds, how it is written, read and checked.
 
-The file (format ``gym_boardgames.alphazero.training``, version 2, an :func:`agents.persistence.save_npz`
-file; version 1 is still read) sits beside the model and holds everything a run needs to continue:
+The file (format ``gym_boardgames.alphazero.training``, version 3, an :func:`agents.persistence.save_npz`
+file; versions 1 and 2 are still read) sits beside the model and holds everything a run needs to continue:
 
 - arrays: the network's parameters (``model.NAME``), Adam's moments (``adam.exp_avg.NAME``,
   ``adam.exp_avg_sq.NAME`` and ``adam.step.NAME``, for every parameter Adam has stepped), the gating's best
@@ -38,11 +38,12 @@ from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.rules.registry import game_to_config
 
 TRAIN_FORMAT = "gym_boardgames.alphazero.training"
-TRAIN_VERSION = 2
+TRAIN_VERSION = 3
 #: Versions read: 1 kept the learning curve in the header, whose 1,000,000 characters a run passed after about
 #: 4,100 iterations, after which it could never save again; 2 keeps it as a uint8 array of its JSON, beside
-#: the replay, of at most :data:`MAX_CURVE_BYTES` (about 270,000 points).
-TRAIN_VERSIONS = (1, 2)
+#: the replay, of at most :data:`MAX_CURVE_BYTES` (about 270,000 points); 3 names the setting
+#: ``games_per_iteration`` ``games``, as its flag (an older file's is renamed when read).
+TRAIN_VERSIONS = (1, 2, 3)
 MAX_CURVE_BYTES = 64 << 20
 #: Largest training-state file accepted on resume (the replay window dominates it).
 MAX_TRAIN_FILE_BYTES = 1 << 30
@@ -82,8 +83,8 @@ class TrainingState:
         config: the run's settings.
         net: the network's shape (``config.net_config`` of the game's encoding).
         params: the network's parameters by name.
-        optimizer: Adam's state as arrays: ``exp_avg.NAME``, ``exp_avg_sq.NAME`` and ``step.NAME`` (a 0-d
-            float32) for each parameter Adam has stepped.
+        optimizer: Adam's state as arrays (:meth:`Trainer.adam_arrays`): ``exp_avg.NAME``, ``exp_avg_sq.NAME``
+            and ``step.NAME`` (a 0-d float32) for each parameter Adam has stepped.
         replay: the replay window's samples, oldest first.
         iteration: iterations done.
         seconds: training seconds so far (self-play and gradient steps, evaluations not counted).
@@ -196,16 +197,7 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
     found: dict[str, Any] = {}
 
     def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
-        game, encoder = recorded_game(meta.get("game"))
-        config = TrainConfig.from_dict(meta.get("training"))
-        net = config.net_config(encoder)
-        if meta.get("net") != net.to_dict():
-            raise ValueError(f"network {meta.get('net')} does not match the training settings {net.to_dict()}")
-        if replay_bytes(config.replay_window, encoder) > MAX_REPLAY_BYTES:
-            raise ValueError(
-                f"its replay window of {config.replay_window:,} positions would take more than "
-                f"{MAX_REPLAY_BYTES / 2**30:.0f} GiB"
-            )
+        game, encoder, config, net = _settings(version, meta)
         found.update(game=game, config=config, net=net, version=version)
         specs = {f"model.{k}": ArraySpec(s, np.float32, finite=True) for k, s in net.param_shapes().items()}
         for name, shape in net.param_shapes().items():
@@ -262,6 +254,43 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
         rng=meta.get("rng"),
         curve=curve,
     )
+
+
+def read_settings(path: str | os.PathLike[str]) -> tuple[Any, TrainConfig]:
+    """Return the game and the settings of a training state (``MODEL.train.npz`` or the model beside it).
+
+    Only the file's header is read (the training script checks its flags against them before resuming).
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        SavedFileError: naming the file, if its header is not a valid training state's.
+    """
+    found: list[Any] = []
+
+    def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
+        found.extend(_settings(version, meta))
+        return {}
+
+    load_npz(resolve_state_path(path), format=TRAIN_FORMAT, versions=set(TRAIN_VERSIONS), schema=schema, **_LIMITS)
+    return found[0], found[2]
+
+
+def _settings(version: int, meta: dict[str, Any]) -> tuple[Any, Any, TrainConfig, NetConfig]:
+    """The game, its encoder, the settings and the network a header records, checked against each other."""
+    game, encoder = recorded_game(meta.get("game"))
+    training = meta.get("training")
+    if version < 3 and isinstance(training, dict) and "games_per_iteration" in training:
+        training = {("games" if k == "games_per_iteration" else k): v for k, v in training.items()}
+    config = TrainConfig.from_dict(training)
+    net = config.net_config(encoder)
+    if meta.get("net") != net.to_dict():
+        raise ValueError(f"network {meta.get('net')} does not match the training settings {net.to_dict()}")
+    if replay_bytes(config.replay_window, encoder) > MAX_REPLAY_BYTES:
+        raise ValueError(
+            f"its replay window of {config.replay_window:,} positions would take more than "
+            f"{MAX_REPLAY_BYTES / 2**30:.0f} GiB"
+        )
+    return game, encoder, config, net
 
 
 def _check_rng(state: Any) -> None:

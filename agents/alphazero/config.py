@@ -6,12 +6,18 @@ bounds (:func:`bounded`); every setting is checked when the settings are made (:
 flag or a saved file that asks for billions of processes, threads, loop rounds or multiply-adds is refused
 before any work. The replay window's memory, which also depends on the game, is checked against
 :data:`agents.alphazero.replay.MAX_REPLAY_BYTES`.
+
+Each setting has one name, from the training script's flag (the name with dashes) to the saved file, and its
+help beside its bounds; :data:`PRESETS` holds each game's settings, :data:`FIXED_ON_RESUME` those a resumed
+run cannot change.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from collections.abc import Callable
+from dataclasses import MISSING, Field, asdict, dataclass, field, fields
 from typing import Any
 
 from agents.alphazero.encoding import BoardEncoder
@@ -32,24 +38,32 @@ _NET_WIDTHS = ("channels", "blocks", "value_hidden", "policy_channels", "value_c
 ALGORITHMS = ("puct", "gumbel")
 
 
-def bounded(low: float, high: float | None, default: Any = MISSING) -> Any:
+def bounded(low: float, high: float | None, default: Any = MISSING, help: str = "") -> Any:
     """Return a dataclass field whose value must lie in ``[low, high]`` (``None``: no upper bound).
 
-    An ``int`` field must be an integer there, a ``float`` field a number (:func:`check_bounds` checks both).
+    An ``int`` field must be an integer there, a ``float`` field a number (:func:`check_bounds` checks both);
+    ``help`` says what the setting is (the training script's ``--help`` shows it).
     """
-    return field(default=default, metadata={"bounds": (low, high)})
+    return field(default=default, metadata={"bounds": (low, high), "help": help})
+
+
+def one_of(choices: tuple[str, ...], default: str, help: str) -> Any:
+    """Return a dataclass field whose value must be one of ``choices`` (checked by :func:`check_bounds`)."""
+    return field(default=default, metadata={"choices": choices, "help": help})
 
 
 def check_bounds(settings: Any, prefix: str = "") -> None:
-    """Check every :func:`bounded` field of the dataclass ``settings``.
+    """Check every :func:`bounded` and :func:`one_of` field of the dataclass ``settings``.
 
     Raises:
         ValueError: naming the first setting (after ``prefix``) outside its bounds, the bounds and the value.
     """
     for setting in fields(settings):
+        value = getattr(settings, setting.name)
+        if "choices" in setting.metadata and value not in setting.metadata["choices"]:
+            raise ValueError(f"{setting.name} must be one of {', '.join(setting.metadata['choices'])}, got {value!r}")
         if "bounds" in setting.metadata:
             low, high = setting.metadata["bounds"]
-            value = getattr(settings, setting.name)
             if setting.type == "int":
                 check_int(prefix + setting.name, value, low, high)
             else:
@@ -151,34 +165,28 @@ class NetConfig:
 class SelfPlayConfig:
     """How self-play games are searched and played (:mod:`agents.alphazero.selfplay`).
 
-    Attributes:
-        n_simulations: PUCT simulations per move.
-        parallel_games: games played at once (the network's batch size).
-        c_puct: PUCT's exploration constant.
-        dirichlet_alpha: concentration of the root noise (AlphaZero: about 10 / typical legal moves).
-        dirichlet_epsilon: weight of the noise in the root priors.
-        temperature_moves: moves per game drawn from the visit counts; later moves are greedy (PUCT only).
-        algorithm: ``"puct"`` (AlphaZero: noise, visit counts, tree reuse) or ``"gumbel"`` (Gumbel AlphaZero:
-            sequential halving at the root, the improved policy as target; ``c_puct`` and the noise unused).
-        max_considered: Gumbel: moves sampled at the root (Gumbel-top-k; mctx's ``max_num_considered_actions``),
-            at most the legal moves.
-        random_opening_moves: each game starts after 0..this many uniformly random moves (not recorded).
+    Each field's meaning is its ``help`` (the field's metadata, also the training script's ``--help``).
     """
 
-    n_simulations: int = bounded(1, 1_000_000, default=50)
-    parallel_games: int = bounded(1, 65_536, default=64)
-    c_puct: float = bounded(0, 1e6, default=1.5)
-    dirichlet_alpha: float = bounded(1e-6, 1e6, default=0.5)
-    dirichlet_epsilon: float = bounded(0, 1, default=0.25)
-    temperature_moves: int = bounded(0, 1_000_000, default=8)
-    algorithm: str = "puct"
-    max_considered: int = bounded(1, 65_536, default=16)
-    random_opening_moves: int = bounded(0, 1_000_000, default=0)
+    n_simulations: int = bounded(1, 1_000_000, 50, "search simulations per self-play move")
+    parallel_games: int = bounded(1, 65_536, 64, "games played at once (the network's batch)")
+    c_puct: float = bounded(0, 1e6, 1.5, "PUCT exploration constant")
+    dirichlet_alpha: float = bounded(
+        1e-6, 1e6, 0.5, "concentration of the root noise (AlphaZero: about 10 / typical legal moves)"
+    )
+    dirichlet_epsilon: float = bounded(0, 1, 0.25, "weight of the root noise in the priors")
+    temperature_moves: int = bounded(0, 1_000_000, 8, "moves per game drawn from visit counts, then greedy (puct)")
+    algorithm: str = one_of(
+        ALGORITHMS,
+        "puct",
+        "self-play search: AlphaZero's PUCT (root noise, visit counts, tree reuse) or Gumbel AlphaZero "
+        "(sequential halving at the root, improved-policy targets; c_puct and the noise unused)",
+    )
+    max_considered: int = bounded(1, 65_536, 16, "gumbel: root moves sampled (Gumbel-top-k), at most the legal")
+    random_opening_moves: int = bounded(0, 1_000_000, 0, "start each game after 0..K random moves (not recorded)")
 
     def __post_init__(self) -> None:
         check_bounds(self)
-        if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """Return the settings as a JSON-ready dict."""
@@ -189,67 +197,45 @@ class SelfPlayConfig:
 class TrainConfig:
     """Everything a training run depends on (saved with every checkpoint).
 
-    Attributes:
-        iterations: self-play + training rounds.
-        games_per_iteration: self-play games per round.
-        selfplay: search and move-selection settings of self-play.
-        channels: network trunk width.
-        blocks: residual blocks.
-        value_hidden: value head's hidden width.
-        policy_channels: filters of the policy head's 1x1 convolution.
-        value_channels: filters of the value head's 1x1 convolution.
-        lr: AdamW learning rate at the start (decays linearly to 10%).
-        weight_decay: AdamW's decoupled weight decay (the loss's L2 term).
-        batch_size: samples per gradient step.
-        epochs: gradient samples per new position: each iteration runs ``epochs * new / batch_size`` steps.
-        replay_window: positions kept for training (the most recent).
-        workers: self-play processes (1: in this process).
-        eval_every: iterations between evaluations (0: never).
-        eval_games: games per baseline at each evaluation.
-        eval_simulations: the search player's simulations at evaluation.
-        baseline_simulations: simulations of the MCTS baseline (random rollouts).
-        gate_games: games against the best network before adopting a new one (0: no gating).
-        gate_threshold: score (wins + draws / 2) the new network needs to be adopted.
-        time_limit: stop after this many seconds of training (0: no limit); the run ends after the
-            iteration that crosses it.
-        threads: PyTorch threads for training. 1 by default: on a 2-core machine with anything else running,
-            2 threads measured 4-30x slower per step than 1 (threads spin waiting for each other).
-        inference: what runs the network in self-play: ``"torch"`` (faster on big boards and batches) or
-            ``"numpy"`` (faster on tic-tac-toe, whose batches are small and cheap).
-        seed: the run's seed.
+    Each field's meaning is its ``help`` (the field's metadata, also the training script's ``--help``);
+    :meth:`settings` and :meth:`replace` see :attr:`selfplay`'s fields beside the others, by the same names.
     """
 
-    iterations: int = bounded(1, 10_000_000, default=20)
-    games_per_iteration: int = bounded(1, 100_000, default=64)
+    iterations: int = bounded(1, 10_000_000, 20, "self-play + training rounds")
+    games: int = bounded(1, 100_000, 64, "self-play games per iteration")
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
-    channels: int = bounded(1, None, default=32)
-    blocks: int = bounded(0, None, default=3)
-    value_hidden: int = bounded(1, None, default=64)
-    policy_channels: int = bounded(1, None, default=2)
-    value_channels: int = bounded(1, None, default=1)
-    lr: float = bounded(1e-8, 10.0, default=2e-3)
-    weight_decay: float = bounded(0.0, 10.0, default=1e-4)
-    batch_size: int = bounded(1, 65_536, default=256)
-    epochs: float = bounded(0.0, 1e6, default=4.0)
-    replay_window: int = bounded(1, 100_000_000, default=50_000)  # and MAX_REPLAY_BYTES, with the game's encoding
-    workers: int = bounded(1, MAX_WORKERS, default=1)
-    eval_every: int = bounded(0, 10_000_000, default=1)
-    eval_games: int = bounded(0, 100_000, default=10)
-    eval_simulations: int = bounded(0, 1_000_000, default=50)
-    baseline_simulations: int = bounded(1, 1_000_000, default=200)
-    gate_games: int = bounded(0, 100_000, default=0)
-    gate_threshold: float = bounded(0.0, 1.0, default=0.55)
-    time_limit: float = bounded(0.0, 1e9, default=0.0)
-    threads: int = bounded(1, MAX_THREADS, default=1)
-    inference: str = "torch"
-    seed: int = bounded(0, MAX_SEED, default=0)
+    channels: int = bounded(1, None, 32, "network trunk width")
+    blocks: int = bounded(0, None, 3, "residual blocks")
+    value_hidden: int = bounded(1, None, 64, "width of the value head's hidden layer")
+    policy_channels: int = bounded(1, None, 2, "filters of the policy head's 1x1 conv")
+    value_channels: int = bounded(1, None, 1, "filters of the value head's 1x1 conv")
+    lr: float = bounded(1e-8, 10.0, 2e-3, "AdamW learning rate at the start (decays linearly to 10% over the run)")
+    weight_decay: float = bounded(0.0, 10.0, 1e-4, "AdamW weight decay (the loss's L2 term)")
+    batch_size: int = bounded(1, 65_536, 256, "samples per gradient step")
+    epochs: float = bounded(0.0, 1e6, 4.0, "gradient samples per new position (steps = epochs * new / batch_size)")
+    # and MAX_REPLAY_BYTES, with the game's encoding
+    replay_window: int = bounded(1, 100_000_000, 50_000, "positions kept for training (the most recent)")
+    workers: int = bounded(1, MAX_WORKERS, 1, "self-play processes (1: in this process)")
+    eval_every: int = bounded(0, 10_000_000, 1, "iterations between evaluations (0: never)")
+    eval_games: int = bounded(0, 100_000, 10, "games against each baseline per evaluation")
+    eval_simulations: int = bounded(0, 1_000_000, 50, "the search player's simulations at evaluation and gating")
+    baseline_simulations: int = bounded(1, 1_000_000, 200, "simulations of the MCTS baseline (random rollouts)")
+    gate_games: int = bounded(0, 100_000, 0, "games against the best network before adopting a new one (0: off)")
+    gate_threshold: float = bounded(0.0, 1.0, 0.55, "score (wins + draws / 2) a new network needs to be adopted")
+    # The run ends with the iteration that crosses the limit (an iteration is never cut short).
+    time_limit: float = bounded(0.0, 1e9, 0.0, "stop after this many seconds of training (0: none)")
+    # 1 by default: on a 2-core machine with anything else running, 2 threads measured 4-30x slower per step
+    # than 1 (threads spin waiting for each other).
+    threads: int = bounded(1, MAX_THREADS, 1, "PyTorch threads for training")
+    inference: str = one_of(
+        ("torch", "numpy"), "torch", "what runs the network in self-play (numpy: faster on small, cheap batches)"
+    )
+    seed: int = bounded(0, MAX_SEED, 0, "the run's seed")
 
     def __post_init__(self) -> None:
         if not isinstance(self.selfplay, SelfPlayConfig):
             raise ValueError(f"selfplay must be a SelfPlayConfig, got {self.selfplay!r}")
         check_bounds(self)
-        if self.inference not in ("torch", "numpy"):
-            raise ValueError(f"inference must be 'torch' or 'numpy', got {self.inference!r}")
 
     def net_config(self, encoder: BoardEncoder) -> NetConfig:
         """Return the shape of the network these settings train on ``encoder``'s game."""
@@ -270,7 +256,7 @@ class TrainConfig:
         )
         lines = [
             f"training AlphaZero on {game!r} until {stop}",
-            f"  self-play: {self.games_per_iteration} games per iteration, {sp.parallel_games} at once, "
+            f"  self-play: {self.games} games per iteration, {sp.parallel_games} at once, "
             f"{self.workers} worker(s); {search}"
             + (f"; openings of up to {sp.random_opening_moves} random moves" if sp.random_opening_moves else ""),
             f"  network: {self.channels} channels x {self.blocks} blocks; AdamW lr {self.lr:g} "
@@ -293,3 +279,105 @@ class TrainConfig:
         if set(data) - known:
             raise ValueError(f"unknown training settings {sorted(set(data) - known)}")
         return TrainConfig(**{**data, "selfplay": SelfPlayConfig(**data["selfplay"])})
+
+    def settings(self) -> dict[str, Any]:
+        """Return every setting by its one name, :attr:`selfplay`'s beside the others (see :func:`setting_fields`)."""
+        return {f.name: getattr(self.selfplay if f.name in _SELFPLAY else self, f.name) for f in setting_fields()}
+
+    def replace(self, **changes: Any) -> TrainConfig:
+        """Return these settings with ``changes`` (by the names of :meth:`settings`) applied, checked.
+
+        Raises:
+            ValueError: on an unknown name or a value outside its bounds.
+        """
+        unknown = set(changes) - {f.name for f in setting_fields()}
+        if unknown:
+            raise ValueError(f"unknown training settings {sorted(unknown)}")
+        selfplay = {k: v for k, v in changes.items() if k in _SELFPLAY}
+        others = {k: v for k, v in changes.items() if k not in _SELFPLAY}
+        return dataclasses.replace(self, selfplay=dataclasses.replace(self.selfplay, **selfplay), **others)
+
+    def resumed(self, changes: dict[str, Any], name: Callable[[str], str] = str) -> TrainConfig:
+        """Return these (a saved run's) settings with ``changes`` applied, for the run's continuation.
+
+        Every setting may change but those of :data:`FIXED_ON_RESUME`.
+
+        Args:
+            changes: new values by the names of :meth:`settings`.
+            name: how a refusal names the setting (the script: its flag).
+
+        Raises:
+            ValueError: one line naming a fixed setting that ``changes`` changes and why it cannot (or a
+                value outside its bounds).
+        """
+        saved = self.settings()
+        for key, value in changes.items():
+            if key in FIXED_ON_RESUME and value != saved[key]:
+                raise ValueError(
+                    f"{name(key)} {value}: cannot change on resume: {FIXED_ON_RESUME[key]} (the saved run has "
+                    f"{saved[key]})"
+                )
+        return self.replace(**changes)
+
+
+#: The settings a resumed run keeps, and why: the network's shape (its saved parameters and Adam's moments
+#: have that shape) and the seed (the run's random state is restored, so a new seed would change nothing).
+FIXED_ON_RESUME = {
+    **dict.fromkeys(_NET_WIDTHS, "the saved parameters and Adam's moments have the network's shape"),
+    "seed": "the run's random state is restored from its file, so a new seed would not take effect",
+}
+_SELFPLAY = {f.name for f in fields(SelfPlayConfig)}
+
+
+def setting_fields() -> list[Field[Any]]:
+    """Return the fields of every setting: :class:`TrainConfig`'s, with :class:`SelfPlayConfig`'s in its place.
+
+    No name is in both: each setting has one name, from the flag to the file.
+    """
+    train = list(fields(TrainConfig))
+    at = [f.name for f in train].index("selfplay")
+    return [*train[:at], *fields(SelfPlayConfig), *train[at + 1 :]]
+
+
+# Per-game presets, chosen by the runs recorded in docs/agents/alphazero.md; a flag given overrides one setting.
+_CONNECTFOUR = TrainConfig(
+    iterations=10_000,
+    games=128,
+    selfplay=SelfPlayConfig(
+        n_simulations=50, parallel_games=128, dirichlet_alpha=1.0, temperature_moves=12, random_opening_moves=16
+    ),
+    blocks=3,
+    policy_channels=4,
+    value_channels=2,
+    replay_window=100_000,
+    workers=2,
+    time_limit=7200.0,
+    eval_every=10,
+    eval_games=0,
+)
+# Connect Four's progress is graded against perfect play (the label sets) at each evaluation, so it plays no
+# baseline games; its games start after up to 16 random moves, so that the network also learns the positions of
+# the off-path label set (positions of random games). The other boards start from its settings: a 20-minute
+# budget, games against the baselines (they have no label set), no random openings (not measured there), and
+# for Dots and Boxes' many moves (24 edges on 3x3) less concentrated root noise and fewer exploratory moves.
+_OTHER_BOARDS = _CONNECTFOUR.replace(time_limit=1200.0, eval_games=10, random_opening_moves=0)
+#: The training script's settings for each game before any flag: every setting a 2-core CPU runs well.
+PRESETS: dict[str, TrainConfig] = {
+    "tictactoe": TrainConfig(
+        iterations=600,
+        games=16,
+        selfplay=SelfPlayConfig(n_simulations=48, parallel_games=16, temperature_moves=9, random_opening_moves=4),
+        blocks=2,
+        policy_channels=16,
+        value_channels=8,
+        epochs=24.0,
+        replay_window=20_000,
+        inference="numpy",
+        time_limit=170.0,
+        eval_every=50,
+        eval_games=0,
+    ),
+    "connectfour": _CONNECTFOUR,
+    "connectn": _OTHER_BOARDS,
+    "dots": _OTHER_BOARDS.replace(dirichlet_alpha=0.5, temperature_moves=6),
+}

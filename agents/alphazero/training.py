@@ -2,7 +2,7 @@
 
 Each iteration:
 
-1. **Self-play**: ``games_per_iteration`` games with the current network (:mod:`agents.alphazero.selfplay`),
+1. **Self-play**: ``games`` games with the current network (:mod:`agents.alphazero.selfplay`),
    in this process or in ``workers`` processes (or Ray actors on a cluster; :mod:`agents.alphazero.workers`),
    each playing its share with ``parallel_games`` games at once. Workers get the network's weights as numpy
    arrays and run it with PyTorch on one thread each.
@@ -31,7 +31,6 @@ import math
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -223,13 +222,13 @@ class Trainer:
                 self.game,
                 self.encoder,
                 evaluator,
-                config.games_per_iteration,
+                config.games,
                 config.selfplay,
                 np.random.default_rng(seeds[0]),
                 self.on_game,
             )
         tasks = selfplay_tasks(
-            self.game, self.net_config, params, config.selfplay, config.inference, config.games_per_iteration, seeds
+            self.game, self.net_config, params, config.selfplay, config.inference, config.games, seeds
         )
         results = pool.run(tasks)
         if self.on_game is not None:
@@ -361,21 +360,12 @@ class Trainer:
                 f"training diverged at iteration {self.iteration}: parameters {broken[:3]} hold NaN or infinite "
                 f"values; {self.out} and its training state keep the last good iteration"
             )
-        optimizer: dict[str, np.ndarray] = {}
-        optimizer_state = self.optimizer.state_dict()
-        parameter_names = [n for n, _ in self.model.named_parameters()]
-        for index, name in enumerate(parameter_names):
-            moments = optimizer_state["state"].get(index)
-            if moments:
-                optimizer[f"exp_avg.{name}"] = moments["exp_avg"].numpy()
-                optimizer[f"exp_avg_sq.{name}"] = moments["exp_avg_sq"].numpy()
-                optimizer[f"step.{name}"] = np.array(float(moments["step"]), dtype=np.float32)
         state = TrainingState(
             game=self.game,
             config=self.config,
             net=self.net_config,
             params=params,
-            optimizer=optimizer,
+            optimizer=self.adam_arrays(),
             replay=self.replay.ordered(),
             iteration=self.iteration,
             seconds=self.seconds,
@@ -389,65 +379,64 @@ class Trainer:
         save_training_state(training_state_path(self.out), state)
         AlphaZeroAgent(self.game, self.net_config, params, n_simulations=0, meta=state.run_info()).save(self.out)
 
+    def adam_arrays(self) -> dict[str, np.ndarray]:
+        """Return Adam's state as the training state keeps it, by parameter name (:class:`TrainingState`)."""
+        arrays: dict[str, np.ndarray] = {}
+        for name, param in self.model.named_parameters():
+            moments = self.optimizer.state.get(param)
+            if moments:  # a parameter Adam has stepped
+                arrays[f"exp_avg.{name}"] = moments["exp_avg"].numpy()
+                arrays[f"exp_avg_sq.{name}"] = moments["exp_avg_sq"].numpy()
+                arrays[f"step.{name}"] = np.array(float(moments["step"]), dtype=np.float32)
+        return arrays
+
+    def set_adam_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        """Restore Adam's state from :meth:`adam_arrays` (as read back from the training state)."""
+        torch = self.torch
+        for name, param in self.model.named_parameters():
+            if f"exp_avg.{name}" in arrays:
+                self.optimizer.state[param] = {
+                    "step": torch.tensor(float(arrays[f"step.{name}"])),
+                    "exp_avg": torch.from_numpy(np.array(arrays[f"exp_avg.{name}"])),
+                    "exp_avg_sq": torch.from_numpy(np.array(arrays[f"exp_avg_sq.{name}"])),
+                }
+
     @classmethod
     def resume(
         cls,
         path: str | os.PathLike[str],
         out: str | os.PathLike[str] | None = None,
-        iterations: int | None = None,
-        workers: int | None = None,
         ray_address: str | None = None,
         log: Callable[[str], None] | None = None,
         on_game: Callable[[GameSummary], None] | None = None,
-        time_limit: float | None = None,
+        **changes: Any,
     ) -> Trainer:
         """Continue a run from its training state (``MODEL.train.npz``, or the model path beside it).
 
         Args:
             path: the training-state file, or the model file it sits beside.
             out: where to keep saving (default: the run's model path).
-            iterations: a new total of iterations (default: the saved one).
-            workers: a new number of self-play workers (default: the saved one).
             ray_address: as for the constructor.
             log: as for the constructor.
             on_game: as for the constructor.
-            time_limit: a new total training time in seconds (default: the saved one). A longer one
-                extends a finished run; the learning rate follows the new length, so it rises again from
-                where the old schedule had decayed it (a warm restart).
+            **changes: new values of settings, by their names in :meth:`TrainConfig.settings`; all but
+                :data:`agents.alphazero.config.FIXED_ON_RESUME` may change (:meth:`TrainConfig.resumed`). A
+                longer ``iterations`` or ``time_limit`` extends a finished run; the learning rate follows the
+                new length, so it rises again from where the old schedule had decayed it (a warm restart).
 
         Raises:
             SavedFileError: if the file is not a valid training state
                 (:func:`agents.alphazero.checkpoint.read_training_state`).
+            ValueError: if ``changes`` changes a fixed setting or holds a value outside its bounds.
         """
         state_path = resolve_state_path(path)
         saved = read_training_state(state_path)
-        config = saved.config
-        changes = {}
-        if iterations is not None:
-            changes["iterations"] = iterations
-        if workers is not None:
-            changes["workers"] = workers
-        if time_limit is not None:
-            changes["time_limit"] = time_limit
-        if changes:
-            config = TrainConfig(**{**asdict(config), **changes, "selfplay": config.selfplay})
+        config = saved.config.resumed(changes)
         trainer = cls(saved.game, config, out if out is not None else model_path(state_path), ray_address, log, on_game)
         from agents.alphazero.torch_model import load_params
 
         load_params(trainer.model, saved.params)
-        torch = trainer.torch
-        # One Adam step first creates the moment buffers, which are then overwritten with the saved ones.
-        optimizer_state = trainer.optimizer.state_dict()
-        moments = saved.optimizer
-        for index, (name, param) in enumerate(trainer.model.named_parameters()):
-            if f"exp_avg.{name}" in moments:
-                optimizer_state["state"][index] = {
-                    "step": torch.tensor(float(moments[f"step.{name}"])),
-                    "exp_avg": torch.from_numpy(np.array(moments[f"exp_avg.{name}"])),
-                    "exp_avg_sq": torch.from_numpy(np.array(moments[f"exp_avg_sq.{name}"])),
-                }
-            del param
-        trainer.optimizer.load_state_dict(optimizer_state)
+        trainer.set_adam_arrays(saved.optimizer)
         trainer.replay.add(saved.replay)
         trainer.iteration, trainer.games, trainer.positions = saved.iteration, saved.games, saved.positions
         trainer.seconds, trainer.selfplay_seconds = saved.seconds, saved.selfplay_seconds

@@ -1,6 +1,7 @@
 """scripts/train_alphazero.py: every game trains end to end on a tiny budget, resumes, and refuses bad input."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,10 @@ import script_helpers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "train_alphazero.py"
+#: A one-iteration tic-tac-toe run's training state (see tests/agents/alphazero/test_checkpoint.py), whose
+#: settings are TrainConfig's defaults but these: iterations 2, games 2, channels 4, blocks 1, value_hidden 8,
+#: eval_games 0, replay_window 64, n_simulations 2, parallel_games 2, seed 3.
+OLD_STATE = ROOT / "tests" / "agents" / "alphazero" / "data" / "tictactoe_v1.train.npz"
 TINY = ["--iterations", "1", "--games", "4", "--parallel-games", "4", "--simulations", "4", "--quiet", "--json"]
 
 pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to train")
@@ -26,7 +31,9 @@ def run(*args, cwd=None):
         text=True,
         timeout=300,
         cwd=cwd,
-        env={"SDL_VIDEODRIVER": "dummy", "PATH": "/usr/bin:/bin", "HOME": tempfile.gettempdir()},
+        # PYTHONPATH kept: the script imports the package the tests import (a worktree's, not an installed one)
+        env={"SDL_VIDEODRIVER": "dummy", "PATH": "/usr/bin:/bin", "HOME": tempfile.gettempdir()}
+        | {k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
     )
 
 
@@ -103,8 +110,9 @@ def test_resume_writes_back_to_its_own_run_and_refuses_another_existing_file(tmp
     script = load_script()
     run_dir = tmp_path / "runs"
     run_dir.mkdir()
-    for name in ("c4.npz", "c4.train.npz", "c4_curve.png", "other.npz"):
+    for name in ("c4.npz", "c4_curve.png", "other.npz"):
         (run_dir / name).write_bytes(b"x")
+    shutil.copy(OLD_STATE, run_dir / "c4.train.npz")  # a real state: resuming checks the flags against its settings
     model, state = str(run_dir / "c4.npz"), str(run_dir / "c4.train.npz")
     for resume in (model, state):  # by default the run's own three files, replaced without --overwrite
         args = script.parse_args(["--resume", resume])
@@ -122,12 +130,84 @@ def test_resume_writes_back_to_its_own_run_and_refuses_another_existing_file(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
 
 
+def _saved_run(tmp_path):
+    """A copy of OLD_STATE as ``tmp_path/run.train.npz``, and its settings."""
+    from agents.alphazero.checkpoint import read_settings
+
+    state = tmp_path / "run.train.npz"
+    shutil.copy(OLD_STATE, state)
+    return str(state), read_settings(state)[1]
+
+
+def test_a_resumed_run_applies_each_flag_given_that_differs_and_says_it_in_one_line(tmp_path):
+    script = load_script()
+    state, saved = _saved_run(tmp_path)
+    argv = ["--resume", state, "--lr", "0.01", "--games", "3", "--simulations", "5", "--dirichlet-alpha", "0.3"]
+    args = script.parse_args([*argv, "--batch-size", "256", "--channels", "4", "--seed", "3"])  # the last: as saved
+    assert args.applied == [  # in --help's order
+        "--games 3: applied (the saved run had 2)",
+        "--simulations 5: applied (the saved run had 2)",
+        "--dirichlet-alpha 0.3: applied (the saved run had 0.5)",
+        "--lr 0.01: applied (the saved run had 0.002)",
+    ]
+    changed = {"lr": 0.01, "games": 3, "n_simulations": 5, "dirichlet_alpha": 0.3}
+    assert args.changes == changed and args.config.settings() == {**saved.settings(), **changed}
+
+
+def test_flags_not_given_keep_the_saved_settings_not_the_games_preset(tmp_path):
+    from agents.alphazero.config import PRESETS
+
+    state, saved = _saved_run(tmp_path)
+    args = load_script().parse_args(["--resume", state])
+    assert args.changes == {} and args.applied == [] and args.config == saved
+    assert saved.settings() != PRESETS["tictactoe"].settings()  # so the preset would have shown
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--channels", "8"], "--channels 8: cannot change on resume: the saved parameters and Adam's moments have "),
+        (["--value-hidden", "16"], "--value-hidden 16: cannot change on resume: the saved parameters"),
+        (["--seed", "5"], "--seed 5: cannot change on resume: the run's random state is restored from its file"),
+        (["--game", "connectfour"], "--game: the game cannot change on resume (the run learns TicTacToe"),
+        (["--rows", "4"], "--rows: the game cannot change on resume"),
+    ],
+)
+def test_a_resumed_run_refuses_a_flag_that_cannot_change_in_one_line_and_writes_nothing(
+    tmp_path, capsys, flags, message
+):
+    script = load_script()
+    state, _ = _saved_run(tmp_path)
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(SystemExit) as info:
+        script.parse_args(["--resume", state, "--lr", "0.01", *flags])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f": error: {message}" in err[0], err
+    assert sorted(tmp_path.iterdir()) == before
+
+
+@pytest.mark.slow  # trains one iteration in this process
+def test_the_applied_settings_train_and_are_saved_with_the_run(tmp_path, capsys):
+    from agents.alphazero.checkpoint import read_settings
+
+    script = load_script()
+    state, saved = _saved_run(tmp_path)
+    argv = ["--resume", state, "--games", "3", "--lr", "0.01", "--eval-every", "0", "--quiet", "--json"]
+    assert script.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "--games 3: applied (the saved run had 2)\n--lr 0.01: applied (the saved run had 0.002)\n" in out
+    assert json.loads(out.strip().splitlines()[-1])["games"] == 2 + 3  # the saved iteration's and the new one's
+    changed = {"games": 3, "lr": 0.01, "eval_every": 0}
+    assert read_settings(state)[1].settings() == {**saved.settings(), **changed}
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--game", "tictactoe", "--rows", "4"], "--rows/--cols are for connectn and dots"),
         (["--games", "0"], "argument --games"),
-        (["--epsilon", "2"], "argument --epsilon: must be a number in [0, 1], got 2.0"),
+        (["--dirichlet-epsilon", "2"], "argument --dirichlet-epsilon: must be a number in [0, 1], got 2.0"),
         (["--out", "/nonexistent/dir/model.npz"], "--out"),
         pytest.param(["--resume", "/nonexistent/state.train.npz"], "--resume", marks=pytest.mark.slow),
         pytest.param(["--game", "connectn", "--rows", "100"], "at most 64", marks=pytest.mark.slow),
@@ -151,12 +231,12 @@ def test_ray_workers_run_the_same_self_play(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--window", str(10**12)], "replay_window must be an integer in [1, 100000000]"),
-        (["--window", str(90_000_000)], "--window 90,000,000 is too large for this game: at most"),
-        (["--threads", str(10**9)], "threads must be an integer in [1, 64]"),
-        (["--workers", str(10**7)], "workers must be an integer in [1, 64]"),
+        (["--replay-window", str(10**12)], "argument --replay-window: must be an integer in [1, 100000000]"),
+        (["--replay-window", str(90_000_000)], "--replay-window 90,000,000 is too large for this game: at most"),
+        (["--threads", str(10**9)], "argument --threads: must be an integer in [1, 64]"),
+        (["--workers", str(10**7)], "argument --workers: must be an integer in [1, 64]"),
         (["--channels", "100000"], "network channels must be an integer in [1, 512]"),
-        (["--seed", str(10**30)], "seed must be an integer in [0,"),
+        (["--seed", str(10**30)], "argument --seed: must be an integer in [0,"),
         (
             [
                 "--game",
@@ -168,7 +248,7 @@ def test_ray_workers_run_the_same_self_play(tmp_path):
                 "--no-gravity",
                 "--channels",
                 "512",
-                "--window",
+                "--replay-window",
                 "1000",
             ],
             "multiply-adds",
@@ -245,7 +325,7 @@ def test_a_diverged_network_is_never_saved_over_a_good_one(tmp_path):
     out = tmp_path / "model.npz"
     config = TrainConfig(
         iterations=1,
-        games_per_iteration=2,
+        games=2,
         channels=8,
         blocks=1,
         eval_every=0,

@@ -4,7 +4,16 @@ import json
 
 import pytest
 
-from agents.alphazero.config import MAX_SEED, MAX_THREADS, MAX_WORKERS, SelfPlayConfig, TrainConfig
+from agents.alphazero.config import (
+    FIXED_ON_RESUME,
+    MAX_SEED,
+    MAX_THREADS,
+    MAX_WORKERS,
+    PRESETS,
+    SelfPlayConfig,
+    TrainConfig,
+    setting_fields,
+)
 from agents.alphazero.encoding import encoder_for
 from gym_boardgames.rules import DotsAndBoxes
 
@@ -22,7 +31,7 @@ def test_settings_round_trip_through_json():
         ({"seed": MAX_SEED + 1}, "seed must be an integer in [0,"),
         ({"iterations": True}, "iterations must be an integer"),
         ({"lr": float("nan")}, "lr must be a number"),
-        ({"inference": "jax"}, "inference must be 'torch' or 'numpy'"),
+        ({"inference": "jax"}, "inference must be one of torch, numpy, got 'jax'"),
     ],
 )
 def test_out_of_bounds_settings_are_refused_naming_them(changes, message):
@@ -64,3 +73,38 @@ def test_describe_names_the_search_the_stop_and_the_network_in_four_lines():
 def test_selfplay_must_be_a_selfplay_config(selfplay):
     with pytest.raises(ValueError, match="selfplay must be a SelfPlayConfig"):
         TrainConfig(selfplay=selfplay)
+
+
+def test_every_setting_has_one_name_and_replace_reaches_the_nested_selfplay_settings():
+    names = [f.name for f in setting_fields()]
+    assert len(names) == len(set(names)) and "selfplay" not in names
+    config = TrainConfig().replace(lr=0.01, n_simulations=7, algorithm="gumbel")
+    assert (config.lr, config.selfplay.n_simulations, config.selfplay.algorithm) == (0.01, 7, "gumbel")
+    assert config.settings() == {**TrainConfig().settings(), "lr": 0.01, "n_simulations": 7, "algorithm": "gumbel"}
+    with pytest.raises(ValueError, match=r"unknown training settings \['window'\]"):
+        TrainConfig().replace(window=10)
+    with pytest.raises(ValueError, match="algorithm must be one of puct, gumbel, got 'alphabeta'"):
+        TrainConfig().replace(algorithm="alphabeta")
+
+
+def test_a_resumed_run_may_change_any_setting_but_the_network_shape_and_the_seed():
+    saved = TrainConfig(channels=8, seed=3)
+    assert saved.resumed({"lr": 0.01, "workers": 2, "channels": 8, "seed": 3}).settings() == {
+        **saved.settings(),
+        "lr": 0.01,
+        "workers": 2,
+    }
+    for name, value in (("channels", 16), ("blocks", 1), ("value_hidden", 4), ("seed", 4)):
+        with pytest.raises(ValueError, match=f"^--{name} {value}: cannot change on resume: .*the saved run has"):
+            saved.resumed({name: value}, name=lambda n: "--" + n)
+    assert set(FIXED_ON_RESUME) == {"channels", "blocks", "value_hidden", "policy_channels", "value_channels", "seed"}
+
+
+def test_the_presets_are_checked_settings_per_game():
+    assert sorted(PRESETS) == ["connectfour", "connectn", "dots", "tictactoe"]
+    connectfour = PRESETS["connectfour"].settings()
+    assert connectfour["random_opening_moves"] == 16 and connectfour["time_limit"] == 7200
+    others = {"time_limit": 1200.0, "eval_games": 10, "random_opening_moves": 0}
+    assert PRESETS["connectn"].settings() == {**connectfour, **others}
+    assert PRESETS["dots"].settings() == {**connectfour, **others, "dirichlet_alpha": 0.5, "temperature_moves": 6}
+    assert PRESETS["tictactoe"].replace(games=8).games == 8 and PRESETS["tictactoe"].games == 16
