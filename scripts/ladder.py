@@ -22,11 +22,13 @@ from agents.ladder import ANCHOR, Budget, block_runner, build_agent, pairs, read
 from agents.rating import Ratings
 from gym_boardgames.cli import (
     EXIT_FAILED,
+    add_game_flags,
     add_run_flags,
     check_new_output,
     check_output_path,
     emit_summary,
     fail,
+    game_from_args,
     make_parser,
     number_type,
     parse_checked,
@@ -34,18 +36,13 @@ from gym_boardgames.cli import (
     pyplot,
     save_figure,
 )
-from gym_boardgames.rules.registry import GAME_NAMES, make_game
 from gym_boardgames.utils import progress_bar, require_extra
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line and check it all before the first game: agents, --results, --plot, extras."""
     parser = make_parser(__doc__)
-    parser.add_argument("--game", default="tictactoe", choices=GAME_NAMES, help="the game")
-    parser.add_argument("--rows", type=positive_int, help="board rows (connectn) or box rows (dots)")
-    parser.add_argument("--cols", type=positive_int, help="board columns (connectn) or box columns (dots)")
-    parser.add_argument("--n", type=positive_int, help="pieces in a row to win (connectn)")
-    parser.add_argument("--gravity", action=argparse.BooleanOptionalAction, default=None, help="connectn only")
+    add_game_flags(parser, default="tictactoe")
     parser.add_argument(
         "--agents",
         nargs="+",
@@ -88,7 +85,7 @@ def check_files(args: argparse.Namespace) -> None:
 
 def build_players(args: argparse.Namespace) -> None:
     """Build the game and every agent against it (each refusal names the agent); read --results for that game."""
-    args.made_game = make_game(args.game, args.rows, args.cols, args.n, args.gravity)
+    args.made_game = game_from_args(args)
     for name in args.agents:
         try:
             build_agent(name, args.seed, args.made_game)

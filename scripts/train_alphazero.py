@@ -45,8 +45,7 @@ from typing import Any  # noqa: E402
 from agents.alphazero.checkpoint import model_path, read_settings, resolve_state_path  # noqa: E402
 from agents.alphazero.config import PRESETS, setting_fields  # noqa: E402
 from gym_boardgames import cli  # noqa: E402
-from gym_boardgames.cli import number_type, positive_int  # noqa: E402
-from gym_boardgames.rules.registry import make_game  # noqa: E402
+from gym_boardgames.cli import number_type  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
 
 #: Flags named otherwise than their setting: ``SelfPlayConfig(n_simulations=...)`` is that field's name across
@@ -89,13 +88,7 @@ def _per_game(name: str) -> str:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line (bad values exit with status 2 and one line naming the flag)."""
     parser = cli.make_parser(__doc__)
-    parser.add_argument("--game", choices=sorted(PRESETS), help="the game to learn (default tictactoe)")
-    parser.add_argument("--rows", type=positive_int, help="connectn: board rows (default 6); dots: box rows (3)")
-    parser.add_argument("--cols", type=positive_int, help="connectn: board columns (default 7); dots: box columns")
-    parser.add_argument("--n", type=positive_int, help="connectn: pieces in a row to win (default 4)")
-    gravity = parser.add_mutually_exclusive_group()
-    gravity.add_argument("--gravity", dest="gravity", action="store_true", default=None, help="connectn: gravity")
-    gravity.add_argument("--no-gravity", dest="gravity", action="store_false", help="connectn: no gravity (m,n,k)")
+    cli.add_game_flags(parser)  # no default: a resumed run keeps its own game; a new one learns tic-tac-toe
     _add_setting_flags(parser)
     parser.add_argument("--ray-address", help="run the self-play workers as Ray tasks on this cluster (rllib extra)")
     cli.add_run_flags(
@@ -117,7 +110,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def _check_board(args: argparse.Namespace) -> None:
     """Check the board flags and settle ``args.game``; on --resume, check that there is a state to resume."""
-    args.board_flags = [name for name in ("game", "rows", "cols", "n", "gravity") if getattr(args, name) is not None]
+    board = ("game", "rows", "cols", "n", "gravity", "tie_break")
+    args.board_flags = [name for name in board if getattr(args, name) is not None]
     if args.resume is not None:
         if not os.path.isfile(resolve_state_path(args.resume)):
             raise ValueError(
@@ -126,10 +120,7 @@ def _check_board(args: argparse.Namespace) -> None:
             )
         return  # the board flags are checked against the run's game in _check_settings
     args.game = args.game or "tictactoe"
-    if args.game not in ("connectn", "dots") and (args.rows or args.cols):
-        raise ValueError(f"--rows/--cols are for connectn and dots, not {args.game}")
-    if args.game != "connectn" and (args.n is not None or args.gravity is not None):
-        raise ValueError(f"--n/--gravity are for connectn, not {args.game}")
+    args.made_game = cli.game_from_args(args)
 
 
 def _check_settings(args: argparse.Namespace) -> None:
@@ -145,15 +136,13 @@ def _check_settings(args: argparse.Namespace) -> None:
     given = {f.name: getattr(args, f.name) for f in setting_fields() if getattr(args, f.name) is not None}
     args.applied = []
     if args.resume is None:
-        args.made_game = make_game(args.game, args.rows, args.cols, args.n, args.gravity)
         args.config = PRESETS[args.game].replace(**given)
     else:
         args.made_game, saved = read_settings(args.resume)
         board = args.board_flags
-        if board and (
-            args.game is None or make_game(args.game, args.rows, args.cols, args.n, args.gravity) != args.made_game
-        ):
-            raise ValueError(f"--{board[0]}: the game cannot change on resume (the run learns {args.made_game!r})")
+        if board and (args.game is None or cli.game_from_args(args) != args.made_game):
+            flag = board[0].replace("_", "-")
+            raise ValueError(f"--{flag}: the game cannot change on resume (the run learns {args.made_game!r})")
         old = saved.settings()
         args.changes = {name: value for name, value in given.items() if value != old[name]}
         args.config = saved.resumed(args.changes, _flag)

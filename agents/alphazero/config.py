@@ -379,5 +379,5 @@ PRESETS: dict[str, TrainConfig] = {
     ),
     "connectfour": _CONNECTFOUR,
     "connectn": _OTHER_BOARDS,
-    "dots": _OTHER_BOARDS.replace(dirichlet_alpha=0.5, temperature_moves=6),
+    "dotsandboxes": _OTHER_BOARDS.replace(dirichlet_alpha=0.5, temperature_moves=6),
 }

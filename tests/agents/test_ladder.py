@@ -133,4 +133,4 @@ def test_factory_names_with_colons_stay_the_factorys():
     assert type(build_agent("mcts:5", 0, GAME)).__name__ == "MCTSAgent"
     with pytest.raises(ValueError, match="plays Dots and Boxes only"):
         build_agent("endgame:3", 0, GAME)
-    assert type(build_agent("endgame:3", 0, make_game("dots", 2, 2, None, None))).__name__ == "EndgameBot"
+    assert type(build_agent("endgame:3", 0, make_game("dotsandboxes", rows=2, cols=2))).__name__ == "EndgameBot"

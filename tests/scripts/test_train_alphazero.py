@@ -40,7 +40,7 @@ def run(*args, cwd=None):
 GAME_ARGS = {
     "tictactoe": ["--game", "tictactoe"],
     "connectn": ["--game", "connectn", "--rows", "5", "--cols", "5", "--n", "4", "--no-gravity", "--workers", "1"],
-    "dots": ["--game", "dots", "--rows", "2", "--cols", "2", "--workers", "1"],
+    "dotsandboxes": ["--game", "dotsandboxes", "--rows", "2", "--cols", "2", "--workers", "1"],
 }
 
 
@@ -205,7 +205,7 @@ def test_the_applied_settings_train_and_are_saved_with_the_run(tmp_path, capsys)
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--game", "tictactoe", "--rows", "4"], "--rows/--cols are for connectn and dots"),
+        (["--game", "tictactoe", "--rows", "4"], "tictactoe does not take --rows"),
         (["--games", "0"], "argument --games"),
         (["--dirichlet-epsilon", "2"], "argument --dirichlet-epsilon: must be a number in [0, 1], got 2.0"),
         (["--out", "/nonexistent/dir/model.npz"], "--out"),

@@ -76,7 +76,7 @@ def test_a_model_file_naming_a_huge_board_is_refused_before_building_it(tmp_path
     from agents.persistence import save_npz
 
     path = tmp_path / "huge.npz"
-    meta = {"game": {"name": "connectn", "rows": 10**6, "cols": 10**6, "n": 4, "gravity": True}, "net": {}}
+    meta = {"game": {"class": "ConnectN", "config": [10**6, 10**6, 4, True]}, "net": {}}
     save_npz(path, {"x": np.zeros(1, np.float32)}, format="gym_boardgames.alphazero", version=1, meta=meta)
     with pytest.raises(SavedFileError, match="rows"):
         AlphaZeroAgent.load(path)
@@ -87,16 +87,15 @@ def header_game(path):
         return json.loads(str(data["__header__"]))["meta"]["game"]
 
 
-def test_a_model_records_its_game_as_every_saved_file_does_and_the_shipped_older_records_still_load(tmp_path):
+def test_a_model_records_its_game_as_every_saved_file_does_and_the_shipped_models_too(tmp_path):
     for game in GAMES:
         small_agent(game).save(tmp_path / "model.npz")
         assert header_game(tmp_path / "model.npz") == game_to_config(game)
         assert recorded_game(game_to_config(game))[0] == game
-    # The shipped models keep the record they were trained with, {"name": ...}, which the registry reads too.
-    assert header_game(pretrained_path("tictactoe")) == {"name": "tictactoe"}
+    assert header_game(pretrained_path("tictactoe")) == game_to_config(TicTacToe())
     assert recorded_game(header_game(pretrained_path("connectfour")))[0] == connect_four()
-    with pytest.raises(ValueError, match="does not take"):
-        recorded_game({"name": "tictactoe", "rows": 3})
+    with pytest.raises(ValueError, match="'class' and 'config'"):  # the older record {"name": ...} is gone
+        recorded_game({"name": "tictactoe"})
     with pytest.raises(ValueError, match="no AlphaZero encoder"):
         recorded_game({"class": "GridWorld", "config": None})
 

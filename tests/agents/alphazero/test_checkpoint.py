@@ -27,8 +27,7 @@ from agents.alphazero.checkpoint import (
 from agents.persistence import SavedFileError, save_npz
 
 OLD_STATE = Path(__file__).with_name("data") / "tictactoe_v1.train.npz"
-#: The game as every saved file now records it (gym_boardgames.rules.registry.game_to_config); OLD_STATE holds the
-#: older ``{"name": "tictactoe"}``, still read.
+#: The game as every saved file records it (gym_boardgames.rules.registry.game_to_config).
 GAME_RECORD = {"class": "TicTacToe", "config": [3, 3, 3, False]}
 
 
@@ -40,10 +39,10 @@ def contents(path):
 
 
 def rewritten(header, arrays):
-    """What saving a state read from the version 1 file writes: the game in today's record, the setting
+    """What saving a state read from the version 1 file writes: the same game record, the setting
     ``games_per_iteration`` named ``games`` (version 3), and the learning curve moved from the header into the
     array ``curve`` (its JSON's bytes, version 2)."""
-    assert header["meta"]["game"] == {"name": "tictactoe"} and header["version"] == 1
+    assert header["meta"]["game"] == GAME_RECORD and header["version"] == 1
     meta = {k: v for k, v in header["meta"].items() if k != "curve"}
     training = {("games" if k == "games_per_iteration" else k): v for k, v in meta["training"].items()}
     assert training != meta["training"]

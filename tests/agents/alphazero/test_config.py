@@ -101,10 +101,15 @@ def test_a_resumed_run_may_change_any_setting_but_the_network_shape_and_the_seed
 
 
 def test_the_presets_are_checked_settings_per_game():
-    assert sorted(PRESETS) == ["connectfour", "connectn", "dots", "tictactoe"]
+    assert sorted(PRESETS) == ["connectfour", "connectn", "dotsandboxes", "tictactoe"]
     connectfour = PRESETS["connectfour"].settings()
     assert connectfour["random_opening_moves"] == 16 and connectfour["time_limit"] == 7200
     others = {"time_limit": 1200.0, "eval_games": 10, "random_opening_moves": 0}
     assert PRESETS["connectn"].settings() == {**connectfour, **others}
-    assert PRESETS["dots"].settings() == {**connectfour, **others, "dirichlet_alpha": 0.5, "temperature_moves": 6}
+    assert PRESETS["dotsandboxes"].settings() == {
+        **connectfour,
+        **others,
+        "dirichlet_alpha": 0.5,
+        "temperature_moves": 6,
+    }
     assert PRESETS["tictactoe"].replace(games=8).games == 8 and PRESETS["tictactoe"].games == 16

@@ -52,7 +52,7 @@ def test_a_network_too_costly_per_position_is_refused_from_a_small_file(tmp_path
 
     # 512 channels on a 64x64 board: a few hundred bytes of metadata, billions of multiply-adds per call.
     meta = {
-        "game": {"name": "connectn", "rows": 64, "cols": 64, "n": 5, "gravity": False},
+        "game": {"class": "ConnectN", "config": [64, 64, 5, False]},
         "net": {"in_planes": 4, "height": 64, "width": 64, "num_actions": 4096, "channels": 512, "blocks": 1},
     }
     path = tmp_path / "costly.npz"
