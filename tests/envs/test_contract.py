@@ -707,8 +707,10 @@ class _Lowest:
 
 
 def _lowest_provider(name, game, seed=None):
+    from gym_boardgames.opponents import UnknownAgentError
+
     if name != "lowest":
-        raise ValueError(f"unknown agent {name!r}")
+        raise UnknownAgentError(f"unknown agent {name!r}")
     return _Lowest()
 
 
