@@ -166,6 +166,7 @@ def opponent_seed(seed: int) -> np.random.Generator:
     It is a child of ``seed`` apart from the env's own ``np_random`` (``numpy.random.SeedSequence`` with a
     spawn key), so seeding the opponent draws nothing from ``np_random``: a seeded episode replays exactly.
     """
+    # The 0 once held a sub-env's index; it stays so that every seed gives the opponent the same moves as before.
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_OPPONENT_STREAM, 0)))
 
 
@@ -189,10 +190,10 @@ def reseed_opponent(agent: Any, seed: int) -> bool:
 def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | None = None) -> Any:
     """Return the agent named ``name`` for ``game``, as an env's opponent, from the installed name provider.
 
-    Every opponent name goes through here, once per env (a seeded reset reseeds the agent:
-    :func:`reseed_opponent`). The provider is the function registered in the entry-point group
-    ``gym_boardgames.opponents`` (:func:`gym_boardgames.opponents.opponent_provider`): with gym-boardgames
-    installed, ``agents.factory.make_agent``. It is found on first use, so that importing ``gym_boardgames``
+    An env calls it once, when it is made (a seeded reset reseeds the agent: :func:`reseed_opponent`). The
+    provider is the function registered in the entry-point group ``gym_boardgames.opponents``
+    (:func:`gym_boardgames.opponents.opponent_provider`): with gym-boardgames installed, ``agents.provider``,
+    which calls ``agents.factory.make_agent``. It is found on first use, so that importing ``gym_boardgames``
     or its envs never imports ``agents``.
 
     Args:
