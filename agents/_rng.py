@@ -23,6 +23,15 @@ def make_rng(seed: SeedLike) -> np.random.Generator:
     raise ValueError(f"seed must be None, an int or a numpy.random.Generator, got {seed!r}")
 
 
+def reseed_rng(rng: np.random.Generator, seed: SeedLike) -> None:
+    """Put ``rng`` in place in the state ``make_rng(seed)`` starts in: an agent's ``reseed(seed)``.
+
+    In place, because an agent's parts share its generator (MCTS's tree and rollouts, AlphaZero's search),
+    so every one of them draws the new stream without being built again.
+    """
+    rng.bit_generator.state = make_rng(seed).bit_generator.state
+
+
 def uniform_stream(rng: np.random.Generator, block: int = 2048) -> Callable[[], float]:
     """Return a function giving the next uniform float in [0, 1) from ``rng``, drawn ``block`` at a time.
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from agents._rng import SeedLike, make_rng
 from gym_boardgames.checks import check_int
+from gym_boardgames.opponents import UnknownAgentError
 
 AGENT_NAMES = ("random", "alphabeta[:DEPTH]", "mcts[:SIMULATIONS]", "td:FILE", "alphazero[:FILE][:SIMULATIONS]")
 #: Simulations per move of ``alphazero`` when the name gives none.
@@ -86,8 +87,9 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None, *, table: Any
             to share (without one, bots of the same board and ``K`` share a table solved on first use).
 
     Raises:
-        ValueError: on an unknown name or a bad parameter (a count past its upper bound included), naming
-            the valid forms or the range; on an agent that cannot play ``game``
+        UnknownAgentError: (a ``ValueError``) on an unknown name, naming the valid forms.
+        ValueError: on a bad parameter (a count past its upper bound included), naming the range; on an
+            agent that cannot play ``game``
             (:class:`~agents.persistence.SavedFileError`, a ``ValueError``, for a TD file that is not a TD
             file or is for another game).
         OSError: if a ``td:`` file cannot be read (``FileNotFoundError`` if it does not exist).
@@ -153,8 +155,7 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
         if kind == "endgame":
             _count(arg, "K (the last moves played exactly)", spec)
         return make_bot(spec, seed=rng, table=table)
-    names = AGENT_NAMES + DOTS_AGENT_NAMES
-    raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(names)}")
+    raise UnknownAgentError(f"unknown agent {spec!r}: use one of {', '.join(AGENT_NAMES + DOTS_AGENT_NAMES)}")
 
 
 def _alphazero(spec: str, arg: str, rng: Any, game: Any) -> Any:

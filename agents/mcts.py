@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from agents._rng import SeedLike, make_rng, uniform_stream
+from agents._rng import SeedLike, make_rng, reseed_rng, uniform_stream
 from agents.evaluators import CallbackEvaluator, Evaluator, PriorFn, RolloutEvaluator, RolloutPolicy, ValueFn
 from agents.search import SearchTree
 from agents.search_node import ChildStats
@@ -120,16 +120,9 @@ class MCTSAgent:
         self.reused_visits = 0
         #: Simulations the last search ran (fewer than ``n_simulations`` if the root got proven).
         self.last_simulations = 0
-        self._uniform = uniform_stream(self.rng)
         self.puct = prior is not None or evaluator is not None
-        if evaluator is None:
-            rollouts = RolloutEvaluator(self.rng, rollout, self._uniform)
-            if prior is None and value is None:
-                evaluator = rollouts  # plain UCT: the playouts are the whole evaluator
-            else:
-                evaluator = CallbackEvaluator(prior, value, None if value is not None else rollouts)
-        #: What values (and, in PUCT, orders) the new leaves.
-        self.evaluator = evaluator
+        self._given_evaluator = evaluator
+        self._start_streams()
         self._tree: SearchTree | None = None
 
     def __repr__(self) -> str:
@@ -141,6 +134,25 @@ class MCTSAgent:
     def reset(self) -> None:
         """Drop the search tree, so the next move is searched from scratch (the generator keeps its state)."""
         self._tree = None
+
+    def reseed(self, seed: SeedLike) -> None:
+        """Search from now on as a new agent built with ``seed`` would (an env's seeded reset calls this)."""
+        reseed_rng(self.rng, seed)
+        self._start_streams()  # the uniforms already drawn in a block came from the old stream
+        self._tree = None
+
+    def _start_streams(self) -> None:
+        """Start the uniforms drawn from ``self.rng`` and the evaluator that reads them (unless one was given)."""
+        self._uniform = uniform_stream(self.rng)
+        evaluator = self._given_evaluator
+        if evaluator is None:
+            rollouts = RolloutEvaluator(self.rng, self.rollout, self._uniform)
+            if self.prior is None and self.value is None:
+                evaluator = rollouts  # plain UCT: the playouts are the whole evaluator
+            else:
+                evaluator = CallbackEvaluator(self.prior, self.value, None if self.value is not None else rollouts)
+        #: What values (and, in PUCT, orders) the new leaves.
+        self.evaluator = evaluator
 
     def act(self, game: Any, state: Any) -> int:
         """Search ``state`` and return the chosen move.

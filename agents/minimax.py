@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from agents._rng import SeedLike, make_rng
+from agents._rng import SeedLike, make_rng, reseed_rng
 from gym_boardgames.checks import check_int
 
 Evaluate = Callable[[Any, Any], float]
@@ -242,6 +242,10 @@ class AlphaBetaAgent:
     def reset(self) -> None:
         """Forget the transposition table."""
         self._table, self._game = {}, None
+
+    def reseed(self, seed: SeedLike) -> None:
+        """Draw from now on as a new agent built with ``seed`` would (an env's seeded reset calls this)."""
+        reseed_rng(self.rng, seed)
 
     def check(self, game: Any) -> None:
         """Refuse, before any move, a ``game`` whose search could pass :data:`MAX_SEARCH_PLIES` plies.

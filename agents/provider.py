@@ -22,7 +22,8 @@ def make_opponent(name: str, game: Any, seed: SeedLike = None) -> Any:
     Its ``names`` attribute lists the name forms, for the envs' error messages.
 
     Raises:
-        ValueError: as :func:`agents.factory.make_agent` (``"unknown agent ..."`` for a name it does not know).
+        UnknownAgentError: (a ``ValueError``) on a name it does not know, as :func:`agents.factory.make_agent`.
+        ValueError: on a bad parameter, as :func:`agents.factory.make_agent`.
         OSError: if a saved agent's file cannot be read.
     """
     return make_agent(name, seed=seed, game=game)

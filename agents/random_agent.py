@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents._rng import SeedLike, make_rng
+from agents._rng import SeedLike, make_rng, reseed_rng
 
 
 class RandomAgent:
@@ -23,6 +23,10 @@ class RandomAgent:
         if not legal:
             raise ValueError("no legal action: the game is over")
         return int(legal[self.rng.integers(len(legal))])
+
+    def reseed(self, seed: SeedLike) -> None:
+        """Draw from now on as a new agent built with ``seed`` would (an env's seeded reset calls this)."""
+        reseed_rng(self.rng, seed)
 
     def __repr__(self) -> str:
         return "RandomAgent()"

@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents._episodes import check_callback, episode_chunks
-from agents._rng import SeedLike, make_rng, uniform_stream
+from agents._rng import SeedLike, make_rng, reseed_rng, uniform_stream
 from agents.persistence import MAX_DATA_BYTES, MAX_FILE_BYTES
 from agents.td_file import load_tables, save_tables, table_size
 from gym_boardgames.checks import check_int, check_number
@@ -208,6 +208,10 @@ class TDAgent:
         best = np.flatnonzero(values == values.max())
         pick = best[0] if len(best) == 1 else best[self.rng.integers(len(best))]
         return node.actions[int(pick)]
+
+    def reseed(self, seed: SeedLike) -> None:
+        """Draw from now on as a new agent built with ``seed`` would (an env's seeded reset calls this)."""
+        reseed_rng(self.rng, seed)
 
     # ---- saving ----------------------------------------------------------------------------------
 

@@ -9,8 +9,9 @@ opponents through these two functions.
 
 Agent *names* (``opponent="alphabeta:4"``) are built by a provider that another package registers, the way
 Gymnasium finds env plugins: an entry point in the group :data:`PROVIDER_GROUP` naming a function
-``(name, game=..., seed=...) -> agent``, which raises ``ValueError`` on a name it does not take (a message
-starting ``"unknown agent"`` for a name it does not know) and may list its name forms in a ``names`` attribute.
+``(name, game=..., seed=...) -> agent``, which raises :class:`UnknownAgentError` on a name it does not know,
+``ValueError`` on a bad parameter, and may list its name forms in a ``names`` attribute. An env builds its named
+opponent once and, at each seeded reset, calls its ``reseed(seed)`` if it has one (else builds it again).
 This project's ``agents`` package registers ``agents.provider:make_opponent`` in its ``pyproject.toml``.
 :func:`opponent_provider` finds it on the first use of a name, so this module never imports ``agents``: it
 needs only the standard library, imports in no time and sits below every layer that takes an agent.
@@ -22,7 +23,15 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["OWN_PROVIDER", "PROVIDER_GROUP", "Policy", "as_policy", "opponent_provider", "reset_hook"]
+__all__ = [
+    "OWN_PROVIDER",
+    "PROVIDER_GROUP",
+    "Policy",
+    "UnknownAgentError",
+    "as_policy",
+    "opponent_provider",
+    "reset_hook",
+]
 
 #: The entry-point group of the function that builds an agent from its name, for the envs' ``opponent=``.
 PROVIDER_GROUP = "gym_boardgames.opponents"
@@ -32,6 +41,14 @@ OWN_PROVIDER = "agents.provider:make_opponent"
 
 #: A move function: ``(game, state) -> action``.
 Policy = Callable[[Any, Any], int]
+
+
+class UnknownAgentError(ValueError):
+    """An agent name that no provider knows; the message lists the valid names.
+
+    The provider raises it and the envs catch it by type, so a bad parameter of a known name (another
+    ``ValueError``) is told apart without reading any message.
+    """
 
 
 def as_policy(agent: Any) -> Policy:

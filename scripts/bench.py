@@ -52,6 +52,9 @@ pyspiel's tic_tac_toe, interleaved the same way):
   mcts        a fresh agents.mcts.MCTSAgent(n_simulations=1000) choosing one move (vs MCTSBot with a
               RandomRolloutEvaluator(n_rollouts=1), 1000 simulations, uct_c=2)
 
+Resets (--resets, alone): a seeded reset against a named opponent beside an unseeded one and a self-play seeded
+one (scripts/peers/resets.py's docstring), --repeats times 2,000 resets (200 with --quick).
+
 --compare needs the 'bench' extra (pettingzoo, open-spiel); pgx (pip install pgx, which pulls jax) is
 timed when it imports and runs, and skipped with the reason otherwise.
 """
@@ -138,6 +141,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--compare", action="store_true", help="also time PettingZoo, OpenSpiel ('bench' extra), pgx")
     parser.add_argument("--no-agents", action="store_true", help="skip the alpha-beta and MCTS timings")
     parser.add_argument("--play", action="store_true", help="time human play only (scripts/peers/play.py's docstring)")
+    parser.add_argument(
+        "--resets", action="store_true", help="time seeded resets with a named opponent only (scripts/peers/resets.py)"
+    )
     parser.add_argument(
         "--quick",
         action="store_true",
@@ -290,6 +296,12 @@ def main(argv: list[str] | None = None) -> dict:
         from peers.play import play_timings
 
         timings = play_timings()
+        emit_summary(timings, args.out, print_json=True)
+        return timings
+    if args.resets:  # a named opponent is reseeded, not built again, at each seeded reset
+        from peers.resets import reset_timings
+
+        timings = reset_timings(args.repeats, 200 if args.quick else 2_000)
         emit_summary(timings, args.out, print_json=True)
         return timings
     pgx_state = "not requested (use --compare)"

@@ -121,3 +121,100 @@ def test_a_foreign_provider_is_contained_in_one_value_error(monkeypatch, fresh_p
     _installed(monkeypatch, [_Point("aaa", "evil:make", plugin)])
     with pytest.raises(ValueError, match=message):
         make_named_opponent("alphabeta", TicTacToe())
+
+
+# ---- a named opponent is built once, then reseeded ------------------------------------------------
+
+
+def _moves_of_a_game(agent, game, seed):
+    """The agent's move in every position of one game whose moves are drawn by ``seed``."""
+    import numpy as np
+
+    rng, state, moves = np.random.default_rng(seed), game.initial_state(), []
+    if callable(getattr(agent, "reset", None)):
+        agent.reset()  # as an env does when a game starts
+    while not game.is_terminal(state):
+        moves.append(agent.act(game, state))
+        legal = game.legal_actions(state)
+        state = game.apply(state, legal[int(rng.integers(len(legal)))])
+    return moves
+
+
+@pytest.mark.parametrize(
+    "name, board",
+    [
+        ("random", "tictactoe"),
+        ("alphabeta:2", "tictactoe"),
+        ("mcts:30", "tictactoe"),
+        ("alphazero:4", "tictactoe"),
+        ("alphazero:3", "connectfour"),
+        ("always4never3", "dots"),
+        ("endgame:4", "dots"),
+        ("first_available", "dots"),
+    ],
+)
+def test_a_reseeded_agent_plays_as_a_new_one_built_with_that_seed(name, board):
+    from agents.factory import make_agent
+    from gym_boardgames.envs.contract import opponent_seed
+    from gym_boardgames.rules.registry import make_game
+
+    game = make_game(board, rows=2, cols=2) if board == "dots" else make_game(board)
+    used = make_agent(name, seed=1, game=game)
+    _moves_of_a_game(used, game, 0)  # its generator (and MCTS's block of uniforms) moved on
+    used.reseed(opponent_seed(5))
+    fresh = make_agent(name, seed=opponent_seed(5), game=game)
+    assert [_moves_of_a_game(used, game, g) for g in (1, 2)] == [_moves_of_a_game(fresh, game, g) for g in (1, 2)]
+
+
+def test_a_reseeded_td_agent_breaks_ties_as_a_new_one():
+    from agents.td import TDAgent
+    from gym_boardgames.rules import TicTacToe
+
+    game = TicTacToe()
+    used = TDAgent(game, seed=1)  # every value 0.5: every move is a tie, broken by the generator
+    _moves_of_a_game(used, game, 0)
+    used.reseed(9)
+    assert _moves_of_a_game(used, game, 1) == _moves_of_a_game(TDAgent(game, seed=9), game, 1)
+
+
+@pytest.fixture
+def model_reads(monkeypatch):
+    """Count the reads of AlphaZero model files (agents.alphazero.agent's load_npz)."""
+    import agents.alphazero.agent as alphazero
+
+    reads = []
+    real = alphazero.load_npz
+
+    def counted(path, **kwargs):
+        reads.append(path)
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(alphazero, "load_npz", counted)
+    return reads
+
+
+def test_an_env_reads_its_alphazero_model_once_whatever_the_seeded_resets(model_reads):
+    import gymnasium as gym
+    import numpy as np
+
+    import gym_boardgames  # noqa: F401  (registers the ids)
+
+    env = gym.make("TicTacToe-v0", opponent="alphazero:2", agent_player=1)
+    assert len(model_reads) == 1
+    replies = []
+    for seed in list(range(10)) + [3]:
+        obs, _ = env.reset(seed=seed)
+        replies.append(int(np.flatnonzero(obs.ravel() != 0)[0]))
+    assert len(model_reads) == 1
+    # Reseeding replays: the same seed gives the same opening reply, as a new env's does.
+    fresh = gym.make("TicTacToe-v0", opponent="alphazero:2", agent_player=1)
+    assert replies[-1] == replies[3] == int(np.flatnonzero(fresh.reset(seed=3)[0].ravel() != 0)[0])
+
+
+def test_a_vector_env_reads_its_alphazero_model_once_whatever_the_seeded_resets(model_reads):
+    from gym_boardgames.vector.connect import TicTacToeVectorEnv
+
+    env = TicTacToeVectorEnv(num_envs=3, opponent="alphazero:2", agent_player=1)
+    first = [env.reset(seed=seed)[0].copy() for seed in (4, 5, 4)]
+    assert len(model_reads) == 1
+    assert (first[0] == first[2]).all()

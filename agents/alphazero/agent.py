@@ -145,6 +145,10 @@ class AlphaZeroAgent:
         """Drop the search tree (the arena calls this before each game)."""
         self._mcts.reset()
 
+    def reseed(self, seed: SeedLike) -> None:
+        """Search from now on as a new agent built with ``seed`` would, on the loaded network (no file read)."""
+        self._mcts.reseed(seed)  # the search shares this agent's generator: both are reseeded
+
     def evaluate(self, game: Any, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         """Return the network's ``(priors (N, num_actions), values (N,))`` for non-terminal ``states``.
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents._rng import SeedLike, make_rng
+from agents._rng import SeedLike, make_rng, reseed_rng
 from agents.dots.layer_table import LayerTable, solved_table
 from agents.dots.value import check_dots
 from agents.random_agent import RandomAgent
@@ -87,6 +87,10 @@ class FirstAvailableBot:
                 return edge
         raise ValueError("no legal action: the game is over")
 
+    def reseed(self, seed: SeedLike) -> None:
+        """Reseed the unused generator: the bot plays the same moves whatever the seed (an env calls this)."""
+        reseed_rng(self.rng, seed)
+
     def __repr__(self) -> str:
         return "FirstAvailableBot()"
 
@@ -113,6 +117,10 @@ class Always4Never3Bot:
         """
         moves = self._moves(check_dots(game), game.edge_key(state))
         return moves[self.rng.integers(len(moves))] if len(moves) > 1 else moves[0]
+
+    def reseed(self, seed: SeedLike) -> None:
+        """Draw from now on as a new agent built with ``seed`` would (an env's seeded reset calls this)."""
+        reseed_rng(self.rng, seed)
 
     def _moves(self, game: DotsAndBoxes, key: int) -> list[int]:
         """The candidates: box-completing edges, else safe edges, else all free edges."""

@@ -32,6 +32,7 @@ from gym_boardgames.envs.contract import (
     check_illegal_action,
     make_named_opponent,
     opponent_seed,
+    reseed_opponent,
     reset_needed,
     reset_side,
     winner_of_returns,
@@ -165,8 +166,9 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
             self.player_names, self.symbols, self.window_title = style
         self.action_space = spaces.Discrete(game.num_actions)
         self.observation_space = board_space(game)
-        # The agent name of a named opponent (rebuilt from the seed at each seeded reset); else None.
+        # A named opponent's name and agent, built once here and reseeded at each seeded reset; else None.
         self._opponent_spec: str | None = None
+        self._named_agent: Any = None
         self._opponent_reset: Callable[[], Any] | None = None
         self._opponent_name, self._opponent = self._make_opponent(opponent)
         self.agent_player_setting = check_agent_player(agent_player, "agent_player")
@@ -192,8 +194,8 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         if isinstance(opponent, str):
             if opponent == "random":
                 return "random", self._random_move
-            self._opponent_spec = opponent
-            return opponent, self._use_agent(make_named_opponent(opponent, self.game))
+            self._opponent_spec, self._named_agent = opponent, make_named_opponent(opponent, self.game)
+            return opponent, self._use_agent(self._named_agent)
         policy = self._use_agent(opponent)
         name = repr(opponent) if policy is not opponent else getattr(opponent, "__qualname__", repr(opponent))
         return name, policy
@@ -216,7 +218,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
 
         Args:
             seed: seeds ``np_random`` (the built-in random opponent and ``agent_player="random"``); a
-                named opponent is rebuilt with a generator derived from it (:func:`opponent_seed`).
+                named opponent is reseeded with a generator derived from it (:func:`reseed_opponent`).
             options: ``{"agent_player": 0 | 1 | "random"}`` overrides the side for this episode only.
 
         Raises:
@@ -229,9 +231,10 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
             self.agent_player = None
         else:
             self.agent_player = int(self.np_random.integers(2)) if side == "random" else int(side)
-        if seed is not None and self._opponent_spec is not None:
-            # A fresh agent: its whole random state (MCTS draws its uniforms in blocks) comes from the seed.
-            self._opponent = self._use_agent(make_named_opponent(self._opponent_spec, self.game, opponent_seed(seed)))
+        if seed is not None and self._opponent_spec is not None and not reseed_opponent(self._named_agent, seed):
+            # An agent that cannot reseed itself is built again: its whole random state comes from the seed.
+            self._named_agent = make_named_opponent(self._opponent_spec, self.game, opponent_seed(seed))
+            self._opponent = self._use_agent(self._named_agent)
         self.state = self.game.initial_state()
         self.moves = []
         self._previous = None

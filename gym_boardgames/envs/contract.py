@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from gym_boardgames.errors import ResetNeeded
-from gym_boardgames.opponents import PROVIDER_GROUP, as_policy, opponent_provider, reset_hook
+from gym_boardgames.opponents import PROVIDER_GROUP, UnknownAgentError, as_policy, opponent_provider, reset_hook
 from gym_boardgames.rules.dots import DRAW
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "check_reward_mode",
     "make_named_opponent",
     "opponent_seed",
+    "reseed_opponent",
     "reset_needed",
     "reset_side",
     "score_reward",
@@ -159,19 +160,38 @@ def agent_hooks(agent: Any) -> tuple[Callable[[Any, Any], int], Callable[[], Any
     return policy, reset_hook(agent)
 
 
-def opponent_seed(seed: int, index: int = 0) -> np.random.Generator:
-    """Return the generator of a named opponent for an env reset with ``seed`` (sub-env ``index`` of a batch).
+def opponent_seed(seed: int) -> np.random.Generator:
+    """Return the generator of a named opponent for an env reset with ``seed``.
 
     It is a child of ``seed`` apart from the env's own ``np_random`` (``numpy.random.SeedSequence`` with a
     spawn key), so seeding the opponent draws nothing from ``np_random``: a seeded episode replays exactly.
     """
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_OPPONENT_STREAM, index)))
+    # The 0 once held a sub-env's index; it stays so that every seed gives the opponent the same moves as before.
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_OPPONENT_STREAM, 0)))
+
+
+def reseed_opponent(agent: Any, seed: int) -> bool:
+    """Reseed a named opponent in place for an env reset with ``seed``, with :func:`opponent_seed`'s generator.
+
+    An agent of this project has ``reseed(seed)``, which makes it play as a new one built with that seed
+    would, without building anything again (an AlphaZero model is read once, when the env is made).
+
+    Returns:
+        False, leaving ``agent`` as it is, if it has no ``reseed`` (another package's provider may build such
+        agents): the caller then builds a new one with ``opponent_seed(seed)``, so its seeded episodes replay.
+    """
+    reseed = getattr(agent, "reseed", None)
+    if not callable(reseed):
+        return False
+    reseed(opponent_seed(seed))
+    return True
 
 
 def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | None = None) -> Any:
     """Return the agent named ``name`` for ``game``, as an env's opponent, from the installed name provider.
 
-    The provider is the function registered in the entry-point group ``gym_boardgames.opponents``
+    An env calls it once, when it is made (a seeded reset reseeds the agent: :func:`reseed_opponent`). The
+    provider is the function registered in the entry-point group ``gym_boardgames.opponents``
     (:func:`gym_boardgames.opponents.opponent_provider`): with gym-boardgames installed, ``agents.provider``,
     which calls ``agents.factory.make_agent``. It is found on first use, so that importing ``gym_boardgames``
     or its envs never imports ``agents``.
@@ -183,26 +203,28 @@ def make_named_opponent(name: str, game: Any, seed: int | np.random.Generator | 
         seed: seeds the agent (an int, a ``numpy.random.Generator`` or None).
 
     Raises:
-        ValueError: on an unknown name or a bad parameter, or when no provider is installed; the message lists
-            every valid opponent. A saved agent that cannot be loaded raises the loader's own error
+        UnknownAgentError: (a ``ValueError``) on a name the provider does not know, or when no provider is
+            installed; the message lists every valid opponent.
+        ValueError: on a bad parameter of a known name, listing every valid opponent, or on a foreign provider
+            that fails or returns no agent. A saved agent that cannot be loaded raises the loader's own error
             (``SavedFileError``, also a ``ValueError``, naming the file; ``FileNotFoundError`` for a missing one).
         ImportError: if the registered provider (the ``agents`` package of this project) cannot be imported.
     """
     provider = opponent_provider()
     if provider is None:
-        raise ValueError(
+        raise UnknownAgentError(
             f"unknown opponent {name!r}: no agent names are installed (no package registers the entry-point group "
             f"{PROVIDER_GROUP!r}; gym-boardgames' own `agents` package does: reinstall gym-boardgames, e.g. pip "
             f"install -e .); use {_forms(())}"
         )
     try:
         agent = provider(name, game=game, seed=seed)
+    except UnknownAgentError:  # the provider's own list of names would repeat ours
+        raise UnknownAgentError(f"unknown opponent {name!r}: use {_forms(getattr(provider, 'names', ()))}") from None
     except ValueError as error:
         if type(error) is not ValueError:
             raise  # e.g. agents.persistence.SavedFileError: the name is fine, the file is not, and it says so
         forms = _forms(getattr(provider, "names", ()))
-        if str(error).startswith("unknown agent"):  # the provider's own list would repeat ours
-            raise ValueError(f"unknown opponent {name!r}: use {forms}") from None
         raise ValueError(f"bad opponent {name!r}: {error}; valid opponents are {forms}") from None
     except OSError:
         raise  # a saved agent's file that cannot be read names itself

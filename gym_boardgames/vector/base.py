@@ -27,9 +27,11 @@ from gym_boardgames.envs.contract import (
     check_illegal_action,
     make_named_opponent,
     opponent_seed,
+    reseed_opponent,
     reset_side,
 )
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
+from gym_boardgames.opponents import UnknownAgentError
 from gym_boardgames.rules.batch import random_legal_actions
 
 _SYNC_HINT = (
@@ -105,15 +107,17 @@ class TwoPlayerVectorEnv(VectorEnv):
         check_illegal_action(illegal_action)
         self.batch = batch
         self.game = batch.game
-        # A named opponent: one agent for every sub-env, its act(game, state) and reset() hook; else None.
+        # A named opponent: one agent for every sub-env, built once here and reseeded at each seeded reset, its
+        # act(game, state) and reset() hook; else None.
         self._opponent_spec = opponent if opponent not in (None, "random") else None
+        self._named_agent: Any = None
         self._agent_act: Any = None
         self._agent_reset: Any = None
         if self._opponent_spec is not None:
             try:
                 self._build_agent(None)
-            except ValueError as error:
-                raise ValueError(f"{error} (for an agent object or a callable, {_SYNC_HINT})") from None
+            except UnknownAgentError as error:
+                raise UnknownAgentError(f"{error} (for an agent object or a callable, {_SYNC_HINT})") from None
         self.num_envs = batch.num_envs
         self.opponent = opponent
         self.illegal_action = illegal_action
@@ -147,8 +151,8 @@ class TwoPlayerVectorEnv(VectorEnv):
         """
         side = reset_side(options, self.agent_player_setting)
         super().reset(seed=seed)
-        if seed is not None and self._opponent_spec is not None:
-            self._build_agent(seed)
+        if seed is not None and self._opponent_spec is not None and not reseed_opponent(self._named_agent, seed):
+            self._build_agent(seed)  # an agent that cannot reseed itself is built again
         self.batch.reset()
         if self._agent_reset is not None:
             self._agent_reset()
@@ -297,8 +301,9 @@ class TwoPlayerVectorEnv(VectorEnv):
     def _build_agent(self, seed: int | None) -> None:
         """(Re)build the named opponent, seeded from ``reset``'s seed apart from ``np_random`` (None: entropy)."""
         assert self._opponent_spec is not None
-        agent = make_named_opponent(self._opponent_spec, self.game, None if seed is None else opponent_seed(seed))
-        self._agent_act, self._agent_reset = agent_hooks(agent)
+        seeded = None if seed is None else opponent_seed(seed)
+        self._named_agent = make_named_opponent(self._opponent_spec, self.game, seeded)
+        self._agent_act, self._agent_reset = agent_hooks(self._named_agent)
 
     def _snapshot(self) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, Any]]:
         """Copies of every array of the games, of the agent's seats and of the generator's state."""

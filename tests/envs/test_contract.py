@@ -707,9 +707,69 @@ class _Lowest:
 
 
 def _lowest_provider(name, game, seed=None):
+    from gym_boardgames.opponents import UnknownAgentError
+
     if name != "lowest":
-        raise ValueError(f"unknown agent {name!r}")
+        raise UnknownAgentError(f"unknown agent {name!r}")
     return _Lowest()
 
 
 _lowest_provider.names = ("lowest",)
+
+
+def test_an_unknown_name_is_the_typed_unknown_agent_error_and_a_bad_parameter_is_not() -> None:
+    from gym_boardgames.opponents import UnknownAgentError
+
+    with pytest.raises(UnknownAgentError, match=r"^unknown opponent 'nonsense': use 'random'"):
+        gym.make("TicTacToe-v0", opponent="nonsense")
+    with pytest.raises(ValueError, match=r"^bad opponent 'mcts:x'") as caught:
+        gym.make("TicTacToe-v0", opponent="mcts:x")
+    assert not isinstance(caught.value, UnknownAgentError)
+
+
+def test_a_plain_value_error_of_a_provider_is_never_read_as_an_unknown_name(provider_points) -> None:
+    from importlib.metadata import EntryPoint
+
+    provider_points.append(EntryPoint("mine", f"{__name__}:_text_provider", "gym_boardgames.opponents"))
+    # The message starts as the factory's once did; only the type tells an unknown name now.
+    with pytest.raises(ValueError, match=r"^bad opponent 'alphabeta': unknown agent 'alphabeta'; valid opponents"):
+        gym.make("TicTacToe-v0", opponent="alphabeta")
+
+
+def _text_provider(name, game, seed=None):
+    raise ValueError(f"unknown agent {name!r}")
+
+
+_BUILT: list = []
+
+
+class _Counted(_Lowest):
+    """A foreign provider's agent; with ``reseed`` when its name says so."""
+
+    def __init__(self, seed):
+        _BUILT.append(seed)
+
+
+class _Reseedable(_Counted):
+    def reseed(self, seed):
+        _BUILT.append(("reseed", seed))
+
+
+def _counting_provider(name, game, seed=None):
+    return _Reseedable(seed) if name == "reseedable" else _Counted(seed)
+
+
+@pytest.mark.parametrize("vector", [False, True])
+def test_an_agent_with_reseed_is_built_once_and_one_without_is_built_at_every_seeded_reset(provider_points, vector):
+    from importlib.metadata import EntryPoint
+
+    provider_points.append(EntryPoint("mine", f"{__name__}:_counting_provider", "gym_boardgames.opponents"))
+    for name, builds in (("reseedable", 1), ("plain", 4)):
+        _BUILT.clear()
+        env = gym.make_vec("TicTacToe-v0", num_envs=2, opponent=name) if vector else make(opponent=name)
+        for seed in (1, 2, None, 1):
+            env.reset(seed=seed)
+        assert sum(not isinstance(entry, tuple) for entry in _BUILT) == builds
+        # Either way the agent's generator is the seed's own stream (a child of the seed apart from np_random).
+        seeded = [entry[1] if isinstance(entry, tuple) else entry for entry in _BUILT[1:]]
+        assert len(seeded) == 3 and seeded[0].random() == seeded[2].random() != seeded[1].random()
