@@ -42,9 +42,9 @@ def suggested_opponents(game: Any) -> list[str]:
 def _opponent_menu(game: Any) -> list[str]:
     from agents.alphazero.agent import pretrained_name
     from agents.dots.layer_table import SHIPPED_TABLES
-    from gym_boardgames.rules.dots import DotsAndBoxes
+    from gym_boardgames.rules.registry import family_of
 
-    dots = isinstance(game, DotsAndBoxes)
+    dots = family_of(game) == "dots"
     best = []
     if dots and (game.rows, game.cols) in SHIPPED_TABLES:
         best.append("exact")
@@ -142,9 +142,9 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
     if kind == "alphazero":
         return _alphazero(spec, arg, rng, game)
     if kind in ("first_available", "always4never3", "endgame", "exact"):
-        from gym_boardgames.rules.dots import DotsAndBoxes
+        from gym_boardgames.rules.registry import family_of
 
-        if game is not None and not isinstance(game, DotsAndBoxes):
+        if game is not None and family_of(game) != "dots":
             raise ValueError(f"{spec!r} plays Dots and Boxes only; for {game!r} use one of {', '.join(AGENT_NAMES)}")
         from agents.dots.bots import EndgameBot, make_bot
 

@@ -330,9 +330,9 @@ class Trainer:
     def _solved_game(self) -> Any:
         """The exact values of the game if it is small enough to solve in seconds (tic-tac-toe), else None."""
         if self._exact is None:
-            from gym_boardgames.rules import ConnectN
+            from gym_boardgames.rules.registry import family_of
 
-            if isinstance(self.game, ConnectN) and self.game.num_cells <= 12:
+            if family_of(self.game) == "connect" and self.game.num_cells <= 12:
                 from agents.grading import ExactValues
 
                 self._exact = ExactValues(self.game)

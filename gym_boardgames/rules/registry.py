@@ -58,6 +58,8 @@ class BoardGame:
         text: ``"module:function"`` drawing its ansi picture ``(game, state, last, status, symbols)``, or None.
         vector: ``"module:Class"`` of its numpy-batched vector env (``gymnasium.make_vec``), or None (then
             Gymnasium's own vectorisation of the env).
+        batch: ``"module:Class"`` of its batched rules, ``Class(game, num_envs)`` (what the vector env steps), or
+            None.
         encoder: ``"module:Class"`` of its AlphaZero encoder (:mod:`agents.alphazero.encoding`), or None.
         reward_threshold: the env id's ``spec.reward_threshold`` (docs/envs/index.md: how each was measured).
         env_args: the env's positional arguments for a rules object (its ``config`` by default).
@@ -75,6 +77,7 @@ class BoardGame:
     view: str | None = None
     text: str | None = None
     vector: str | None = None
+    batch: str | None = None
     encoder: str | None = None
     reward_threshold: float | None = None
     env_args: Callable[[Any], tuple[Any, ...]] = lambda game: tuple(game.config)
@@ -114,6 +117,7 @@ _CONNECT = {
     "view": "gym_boardgames.render.connect_view:ConnectView",
     "text": "gym_boardgames.render.text:connect_text",
     "encoder": "agents.alphazero.encoding:ConnectEncoder",
+    "batch": "gym_boardgames.rules.batch:ConnectNBatch",
     "last_mark": lambda game, previous, action: game.action_cell(previous, action),  # where a piece lands
 }
 
@@ -190,6 +194,7 @@ for _row in (
         view="gym_boardgames.render.dots_view:DotsView",
         text="gym_boardgames.render.text:dots_text",
         vector="gym_boardgames.vector.dots:DotsAndBoxesVectorEnv",
+        batch="gym_boardgames.rules.batch:DotsAndBoxesBatch",
         encoder="agents.alphazero.encoding:DotsEncoder",
         reward_threshold=0.9,
         marks_drawers=True,

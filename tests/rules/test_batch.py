@@ -7,6 +7,7 @@ state, must equal the scalar rules' state, with the same legal moves, end and pa
 import numpy as np
 import pytest
 
+from agents.minimax import longest_game
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 from gym_boardgames.rules.batch import (
     ConnectNBatch,
@@ -17,6 +18,7 @@ from gym_boardgames.rules.batch import (
 )
 from gym_boardgames.rules.connect import board_geometry
 from gym_boardgames.rules.dots import dots_geometry
+from gym_boardgames.rules.registry import row_of
 
 GAMES = [
     TicTacToe(),
@@ -33,7 +35,7 @@ GAMES = [
 
 
 def make_batch(game, n):
-    return (DotsAndBoxesBatch if isinstance(game, DotsAndBoxes) else ConnectNBatch)(game, n)
+    return row_of(game).load("batch")(game, n)  # the registry row's batched rules
 
 
 def scalar_winner(game, state):
@@ -50,7 +52,7 @@ def test_random_games_match_the_scalar_rules_move_by_move(game):
     rng = np.random.default_rng(7)
     states = [game.initial_state()] * n
     batch.reset()
-    longest = game.num_edges if isinstance(game, DotsAndBoxes) else game.num_cells
+    longest = longest_game(game)
     for _ in range(3 * longest):
         moving = np.array([not game.is_terminal(s) for s in states])
         if not moving.any():
@@ -121,7 +123,7 @@ def test_reset_of_some_rows_leaves_the_others():
 
 @pytest.mark.parametrize("game", [TicTacToe(), DotsAndBoxes(1, 1)])
 def test_reset_by_indices_and_winner_is_a_fresh_array(game):
-    batch = (DotsAndBoxesBatch if isinstance(game, DotsAndBoxes) else ConnectNBatch)(game, 3)
+    batch = make_batch(game, 3)
     batch.play(np.zeros(3, dtype=np.intp))
     batch.reset(indices=np.array([1]))
     assert batch.state(1) == game.initial_state() != batch.state(0)
