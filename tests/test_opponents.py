@@ -148,9 +148,9 @@ def _moves_of_a_game(agent, game, seed):
         ("mcts:30", "tictactoe"),
         ("alphazero:4", "tictactoe"),
         ("alphazero:3", "connectfour"),
-        ("always4never3", "dots"),
-        ("endgame:4", "dots"),
-        ("first_available", "dots"),
+        ("always4never3", "dotsandboxes"),
+        ("endgame:4", "dotsandboxes"),
+        ("first_available", "dotsandboxes"),
     ],
 )
 def test_a_reseeded_agent_plays_as_a_new_one_built_with_that_seed(name, board):

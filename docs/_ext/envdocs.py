@@ -134,9 +134,9 @@ def summary_table(env_id: str) -> str:
             venv.close()
     else:
         rows.append(("Vector env", "none of its own: " + _code('vectorization_mode="sync"') + ' or `"async"`'))
-    from gym_boardgames.rules.registry import RULES  # the games the PettingZoo adapter makes, by env name
+    from gym_boardgames.rules.registry import GAMES  # the games the PettingZoo adapter makes, by env name
 
-    if spec.name in RULES:
+    if spec.name in GAMES:
         aec = _code(f'gym_boardgames.pettingzoo.env("{spec.name}")')
         rows.append(
             ("PettingZoo AEC", aec + " (the `pettingzoo` extra): {py:func}`env <gym_boardgames.pettingzoo.env>`")

@@ -230,7 +230,7 @@ def test_play_refuses_bad_numbers_naming_the_flag(args, message):
 
 @pytest.mark.slow
 def test_play_refuses_options_the_game_does_not_take():
-    assert_user_error(run("play.py", "tictactoe", "--rows", "4"), 2, "tictactoe does not take rows")
+    assert_user_error(run("play.py", "tictactoe", "--rows", "4"), 2, "tictactoe does not take --rows")
 
 
 @pytest.mark.slow
