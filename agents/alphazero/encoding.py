@@ -125,6 +125,29 @@ class BoardEncoder:
         return out, np.take_along_axis(policies, action_perms, axis=1)
 
 
+class ObservationEncoder(BoardEncoder):
+    """Planes of any game from its rules' ``observation(state, player)``: a registered game without an encoder.
+
+    One row of cells (the observation flattened, padded to at least ``num_actions``): plane 0 the observation
+    from the mover's side, plane 1 ones where it has values. No symmetries, and action ``a`` sits at cell ``a``
+    (the policy head is a linear layer over every cell, so the layout only matters to the convolutions).
+    """
+
+    def __init__(self, game: Any) -> None:
+        self._size = np.asarray(game.observation(game.initial_state(), 0)).size
+        width = max(self._size, int(game.num_actions))
+        super().__init__(game, 2, 1, width, np.arange(int(game.num_actions)), _DIHEDRAL[:1])
+
+    def encode(self, states: Sequence[Any]) -> np.ndarray:
+        """Return the ``(B, 2, 1, width)`` float32 input of ``states``, each from its mover's side."""
+        planes = np.zeros((len(states), *self.shape), dtype=np.float32)
+        for i, state in enumerate(states):
+            seen = np.asarray(self.game.observation(state, self.game.current_player(state)), dtype=np.float32)
+            planes[i, 0, 0, : self._size] = seen.ravel()
+        planes[:, 1, 0, : self._size] = 1.0
+        return planes
+
+
 class ConnectEncoder(BoardEncoder):
     """Planes of a Connect-N board (see the module docstring)."""
 
@@ -197,9 +220,9 @@ def encoder_for(game: Any) -> BoardEncoder:
         ValueError: for a game without an encoder (the board games of this package have one).
     """
     row = row_of(game)
-    if row is None or row.encoder is None:
-        raise ValueError(f"no AlphaZero encoder for {game!r}: use TicTacToe, ConnectN or DotsAndBoxes")
-    return row.load("encoder")(game)
+    if row is None:
+        raise ValueError(f"no AlphaZero encoder for {game!r}: register the game (gym_boardgames.rules.registry)")
+    return row.load("encoder")(game) if row.encoder is not None else ObservationEncoder(game)
 
 
 def recorded_game(record: Any) -> tuple[Any, BoardEncoder]:

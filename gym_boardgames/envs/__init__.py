@@ -22,8 +22,23 @@ __all__ = [
     "DotsAndBoxesEnv",
     "TicTacToeEnv",
     "TwoPlayerEnv",
+    "board_env",
     "env_for_game",
 ]
+
+
+def board_env(game: str, **keywords: Any) -> TwoPlayerEnv:
+    """Return the plain :class:`TwoPlayerEnv` of a registered game (the id of a row whose ``env`` is this).
+
+    A game with no env of its own registers ``NAME-v0`` here: ``gymnasium.make("NAME-v0", **keywords)`` builds
+    its rules from the row's size options among ``keywords`` and hands the rest (``opponent``, ``agent_player``,
+    ``illegal_action``, ``render_mode``) to the env.
+    """
+    from gym_boardgames.rules.registry import GAMES
+
+    row = GAMES[game]
+    sizes = {key: keywords.pop(key) for key in row.options if key in keywords}
+    return TwoPlayerEnv(row.make(**sizes), **keywords)
 
 
 def env_for_game(game: Any, **kwargs: Any) -> TwoPlayerEnv:

@@ -53,14 +53,16 @@ class BoardGame:
         family: ``"connect"`` (a board of pieces: cells, lines) or ``"dots"`` (edges and boxes): what the
             agents' solvers, bots and hints are written for; None for a game of its own kind.
         style: the players' names and symbols and the window title of a rules object.
-        env: ``"module:Class"`` of its Gymnasium env, built as ``Class(*env_args(game), **keywords)``.
+        env: ``"module:Class"`` of its Gymnasium env, built as ``Class(*env_args(game), **keywords)``; by default
+            :func:`gym_boardgames.envs.board_env`, the plain two-player env over the row's rules.
         view: ``"module:Class"`` of its pygame view (importing it imports pygame), or None.
         text: ``"module:function"`` drawing its ansi picture ``(game, state, last, status, symbols)``, or None.
         vector: ``"module:Class"`` of its numpy-batched vector env (``gymnasium.make_vec``), or None (then
             Gymnasium's own vectorisation of the env).
         batch: ``"module:Class"`` of its batched rules, ``Class(game, num_envs)`` (what the vector env steps), or
             None.
-        encoder: ``"module:Class"`` of its AlphaZero encoder (:mod:`agents.alphazero.encoding`), or None.
+        encoder: ``"module:Class"`` of its AlphaZero encoder (:mod:`agents.alphazero.encoding`), or None for
+            the encoder of the rules' ``observation`` (no symmetries).
         reward_threshold: the env id's ``spec.reward_threshold`` (docs/envs/index.md: how each was measured).
         env_args: the env's positional arguments for a rules object (its ``config`` by default).
         last_mark: what a frame highlights for the last move: ``(game, state before it, action) -> cell or edge``.
@@ -73,7 +75,7 @@ class BoardGame:
     options: tuple[str, ...]
     family: str | None
     style: Callable[[Any], BoardStyle]
-    env: str
+    env: str = "gym_boardgames.envs:board_env"
     view: str | None = None
     text: str | None = None
     vector: str | None = None
@@ -98,6 +100,10 @@ class BoardGame:
 
     def make_env(self, game: Any, **keywords: Any) -> Any:
         """Return this game's Gymnasium env over the same rules as ``game``, with the two-player ``keywords``."""
+        if self.env == BoardGame.env:  # the plain env takes the rules object itself
+            from gym_boardgames.envs.base import TwoPlayerEnv
+
+            return TwoPlayerEnv(game, **keywords)
         return self.load("env")(*self.env_args(game), **keywords)
 
 
@@ -146,10 +152,29 @@ def register_game(row: BoardGame) -> None:
             entry_point=row.env,
             vector_entry_point=row.vector,
             reward_threshold=row.reward_threshold,
+            kwargs={"game": row.name} if row.env == BoardGame.env else {},
         )
 
 
+def unregister_game(name: str) -> None:
+    """Remove a game added by :func:`register_game`, and its Gymnasium id (a notebook cell run twice, a test).
+
+    Raises:
+        ValueError: for a name not registered, or one of the package's own games.
+    """
+    from gymnasium.envs.registration import registry
+
+    row = GAMES.get(name)
+    if row is None or row.rules in _OWN:
+        raise ValueError(f"{name!r} is not a game registered with register_game")
+    del GAMES[name]
+    if _BY_CLASS.get(row.rules) is row:
+        del _BY_CLASS[row.rules]
+    registry.pop(f"{name}-v0", None)
+
+
 _BY_CLASS: dict[type, BoardGame] = {}
+_OWN = (TicTacToe, ConnectN, DotsAndBoxes)  # their records are read field by field below
 for _row in (
     BoardGame(
         "TicTacToe",
@@ -257,6 +282,9 @@ def _game_from_class(class_name: object, config: object) -> Any:
     """Return the rules object of class ``class_name`` with ``config``, or None for an unknown class."""
     if class_name == "TicTacToe":
         return TicTacToe()
+    added = [row for row in GAMES.values() if row.rules.__name__ == class_name and row.rules not in _OWN]
+    if added:  # a game registered by its author: its constructor takes its config and checks it
+        return added[0].rules(*config) if isinstance(config, (list, tuple)) else added[0].rules()
     lengths = {"ConnectN": 4, "DotsAndBoxes": 3}
     if class_name not in lengths:
         return None
