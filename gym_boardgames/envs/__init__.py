@@ -27,18 +27,21 @@ __all__ = [
 ]
 
 
-def board_env(game: str, **keywords: Any) -> TwoPlayerEnv:
-    """Return the plain :class:`TwoPlayerEnv` of a registered game (the id of a row whose ``env`` is this).
+def board_env(game: Any, **keywords: Any) -> TwoPlayerEnv:
+    """Return the plain :class:`TwoPlayerEnv` of a registered game: the env of a row that names no env of its own.
 
-    A game with no env of its own registers ``NAME-v0`` here: ``gymnasium.make("NAME-v0", **keywords)`` builds
-    its rules from the row's size options among ``keywords`` and hands the rest (``opponent``, ``agent_player``,
-    ``illegal_action``, ``render_mode``) to the env.
+    Args:
+        game: the rules object, or a row's name: ``gymnasium.make("NAME-v0", **keywords)`` comes here with the
+            name, and the rules are built from the row's size options among ``keywords``.
+        **keywords: the sizes (with a name), and the two-player keywords (``opponent``, ``agent_player``,
+            ``illegal_action``, ``render_mode``).
     """
     from gym_boardgames.rules.registry import GAMES
 
-    row = GAMES[game]
-    sizes = {key: keywords.pop(key) for key in row.options if key in keywords}
-    return TwoPlayerEnv(row.make(**sizes), **keywords)
+    if isinstance(game, str):
+        row = GAMES[game]
+        game = row.make(**{key: keywords.pop(key) for key in row.options if key in keywords})
+    return TwoPlayerEnv(game, **keywords)
 
 
 def env_for_game(game: Any, **kwargs: Any) -> TwoPlayerEnv:

@@ -101,9 +101,7 @@ class BoardGame:
     def make_env(self, game: Any, **keywords: Any) -> Any:
         """Return this game's Gymnasium env over the same rules as ``game``, with the two-player ``keywords``."""
         if self.env == BoardGame.env:  # the plain env takes the rules object itself
-            from gym_boardgames.envs.base import TwoPlayerEnv
-
-            return TwoPlayerEnv(game, **keywords)
+            return self.load("env")(game, **keywords)
         return self.load("env")(*self.env_args(game), **keywords)
 
 
