@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     def selfplay(evaluator, games: int, parallel: int):
         def run(seed: int) -> tuple[int, float]:
-            sp = SelfPlayConfig(n_simulations=args.simulations, parallel_games=parallel)
+            sp = SelfPlayConfig(simulations=args.simulations, parallel_games=parallel)
             start = time.perf_counter()
             samples, _ = play_games(game, encoder, evaluator, games, sp, np.random.default_rng(seed))
             return len(samples.values), time.perf_counter() - start
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> dict:
     pools: dict[int, SelfPlayPool] = {}
 
     def tasks_for(workers: int, games: int, seed: int) -> list[dict]:
-        selfplay = SelfPlayConfig(n_simulations=args.simulations, parallel_games=args.parallel_games)
+        selfplay = SelfPlayConfig(simulations=args.simulations, parallel_games=args.parallel_games)
         seeds = [seed * 100 + w for w in range(workers)]
         return selfplay_tasks(game, config, params, selfplay, "torch", games, seeds)
 

@@ -14,8 +14,8 @@ An existing model (--out, its OUT.train.npz, the curve PNG) is never replaced wi
 --out a second run saves to alphazero_GAME_2.npz and so on. --resume keeps saving to the run's own files.
 
 Every setting is a field of agents.alphazero.config.TrainConfig (or SelfPlayConfig), its flag the field's
-name with dashes (but --simulations for n_simulations), and every game has a preset of them that fits a
-2-core CPU (PRESETS, printed at the start); a flag overrides one setting. A run resumed with --resume keeps its saved
+name with dashes, and every game has a preset of them that fits a 2-core CPU (PRESETS, printed at the
+start); a flag overrides one setting. A run resumed with --resume keeps its saved
 settings; a flag given that differs from one is applied, and said in one line ("--lr 0.01: applied (the
 saved run had 0.002)"), except for the network's shape (--channels, --blocks, --value-hidden,
 --policy-channels, --value-channels: the saved parameters and Adam's moments have it), --seed (the run's
@@ -48,14 +48,10 @@ from gym_boardgames import cli  # noqa: E402
 from gym_boardgames.cli import number_type  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
 
-#: Flags named otherwise than their setting: ``SelfPlayConfig(n_simulations=...)`` is that field's name across
-#: the package, and ``--simulations`` every script's flag for it.
-_FLAGS = {"n_simulations": "--simulations"}
-
 
 def _flag(name: str) -> str:
     """The flag of a setting: its name with dashes (``replay_window`` -> ``--replay-window``)."""
-    return _FLAGS.get(name, "--" + name.replace("_", "-"))
+    return "--" + name.replace("_", "-")
 
 
 def _add_setting_flags(parser: argparse.ArgumentParser) -> None:

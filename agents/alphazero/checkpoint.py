@@ -38,12 +38,13 @@ from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.rules.registry import game_to_config
 
 TRAIN_FORMAT = "gym_boardgames.alphazero.training"
-TRAIN_VERSION = 3
+TRAIN_VERSION = 4
 #: Versions read: 1 kept the learning curve in the header, whose 1,000,000 characters a run passed after about
 #: 4,100 iterations, after which it could never save again; 2 keeps it as a uint8 array of its JSON, beside
 #: the replay, of at most :data:`MAX_CURVE_BYTES` (about 270,000 points); 3 names the setting
-#: ``games_per_iteration`` ``games``, as its flag (an older file's is renamed when read).
-TRAIN_VERSIONS = (1, 2, 3)
+#: ``games_per_iteration`` ``games``, as its flag, and 4 the self-play setting ``n_simulations`` ``simulations``
+#: (an older file's are renamed when read).
+TRAIN_VERSIONS = (1, 2, 3, 4)
 MAX_CURVE_BYTES = 64 << 20
 #: Largest training-state file accepted on resume (the replay window dominates it).
 MAX_TRAIN_FILE_BYTES = 1 << 30
@@ -281,6 +282,9 @@ def _settings(version: int, meta: dict[str, Any]) -> tuple[Any, Any, TrainConfig
     training = meta.get("training")
     if version < 3 and isinstance(training, dict) and "games_per_iteration" in training:
         training = {("games" if k == "games_per_iteration" else k): v for k, v in training.items()}
+    if version < 4 and isinstance(training, dict) and isinstance(training.get("selfplay"), dict):
+        selfplay = {("simulations" if k == "n_simulations" else k): v for k, v in training["selfplay"].items()}
+        training = {**training, "selfplay": selfplay}
     config = TrainConfig.from_dict(training)
     net = config.net_config(encoder)
     if meta.get("net") != net.to_dict():

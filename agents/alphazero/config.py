@@ -168,7 +168,7 @@ class SelfPlayConfig:
     Each field's meaning is its ``help`` (the field's metadata, also the training script's ``--help``).
     """
 
-    n_simulations: int = bounded(1, 1_000_000, 50, "search simulations per self-play move")
+    simulations: int = bounded(1, 1_000_000, 50, "search simulations per self-play move")
     parallel_games: int = bounded(1, 65_536, 64, "games played at once (the network's batch)")
     c_puct: float = bounded(0, 1e6, 1.5, "PUCT exploration constant")
     dirichlet_alpha: float = bounded(
@@ -246,9 +246,9 @@ class TrainConfig:
         """Return the run's settings on ``game`` as a few readable lines (the full settings are :meth:`to_dict`)."""
         sp = self.selfplay
         search = (
-            f"Gumbel AlphaZero, {sp.n_simulations} simulations, {sp.max_considered} root moves considered"
+            f"Gumbel AlphaZero, {sp.simulations} simulations, {sp.max_considered} root moves considered"
             if sp.algorithm == "gumbel"
-            else f"PUCT, {sp.n_simulations} simulations, c_puct {sp.c_puct:g}, Dirichlet({sp.dirichlet_alpha:g}) "
+            else f"PUCT, {sp.simulations} simulations, c_puct {sp.c_puct:g}, Dirichlet({sp.dirichlet_alpha:g}) "
             f"x {sp.dirichlet_epsilon:g}, {sp.temperature_moves} moves at temperature 1"
         )
         stop = f"{self.iterations:,} iterations" + (
@@ -344,7 +344,7 @@ _CONNECTFOUR = TrainConfig(
     iterations=10_000,
     games=128,
     selfplay=SelfPlayConfig(
-        n_simulations=50, parallel_games=128, dirichlet_alpha=1.0, temperature_moves=12, random_opening_moves=16
+        simulations=50, parallel_games=128, dirichlet_alpha=1.0, temperature_moves=12, random_opening_moves=16
     ),
     blocks=3,
     policy_channels=4,
@@ -366,7 +366,7 @@ PRESETS: dict[str, TrainConfig] = {
     "tictactoe": TrainConfig(
         iterations=600,
         games=16,
-        selfplay=SelfPlayConfig(n_simulations=48, parallel_games=16, temperature_moves=9, random_opening_moves=4),
+        selfplay=SelfPlayConfig(simulations=48, parallel_games=16, temperature_moves=9, random_opening_moves=4),
         blocks=2,
         policy_channels=16,
         value_channels=8,

@@ -8,7 +8,7 @@ Per move, as in AlphaZero:
 
 1. the root gets the network's priors, mixed with Dirichlet noise ``(1 - eps) * P + eps * Dir(alpha)`` so
    every move keeps a chance to be explored;
-2. ``n_simulations`` PUCT simulations run (on top of what the tree kept from the previous move);
+2. ``simulations`` PUCT simulations run (on top of what the tree kept from the previous move);
 3. the search policy ``pi`` is the root's visit counts, normalised, without the moves the solver has
    proven lost (:meth:`agents.search.SearchTree.search_policy`); the move is drawn from ``pi``
    (temperature 1) for the first ``temperature_moves`` moves of the game, then the most visited move is
@@ -17,7 +17,7 @@ Per move, as in AlphaZero:
 4. the root moves to the child played (tree reuse).
 
 With ``algorithm="gumbel"`` the search is Gumbel AlphaZero's (:mod:`agents.gumbel`): no Dirichlet noise
-and no temperature; each move searches a fresh tree whose root spends the ``n_simulations`` on the
+and no temperature; each move searches a fresh tree whose root spends the ``simulations`` on the
 Gumbel-top-k moves by sequential halving, the move played is the last survivor (the Gumbel draw is the
 exploration), and the training target is the improved policy ``softmax(logits + sigma(completed Q))``
 instead of the visit counts. A root the solver has proven plays and targets the exact policy, as above.
@@ -124,10 +124,10 @@ def play_games(
         expand_roots(trees, evaluator)
         for tree in trees:
             if use_gumbel:
-                tree.plan_gumbel_root(config.n_simulations, rng, config.max_considered)
+                tree.plan_gumbel_root(config.simulations, rng, config.max_considered)
             else:
                 tree.add_dirichlet_noise(config.dirichlet_alpha, config.dirichlet_epsilon, rng)
-        search_batch(trees, evaluator, config.n_simulations)
+        search_batch(trees, evaluator, config.simulations)
         still_playing = []
         for slot in slots:
             tree = slot.tree

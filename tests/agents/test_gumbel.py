@@ -124,7 +124,7 @@ def test_plan_gumbel_root_refuses_a_tree_it_cannot_schedule():
 
 @pytest.mark.parametrize("game", [TTT, ConnectN(4, 4, 3, gravity=True)], ids=repr)
 def test_gumbel_self_play_targets_are_distributions_over_legal_moves(game):
-    config = SelfPlayConfig(n_simulations=8, parallel_games=4, algorithm="gumbel", max_considered=4)
+    config = SelfPlayConfig(simulations=8, parallel_games=4, algorithm="gumbel", max_considered=4)
     encoder = encoder_for(game)
     samples, summaries = play_games(game, encoder, ZeroEvaluator(), 4, config, np.random.default_rng(1))
     assert len(summaries) == 4 and len(samples.values) == sum(s.moves for s in summaries)

@@ -107,7 +107,7 @@ def tasks():
     net = NetConfig(*encoder.shape, encoder.num_actions, channels=8, blocks=1, value_hidden=16)
     torch.manual_seed(0)
     params = params_of(PolicyValueNet(net))
-    selfplay = SelfPlayConfig(n_simulations=6, parallel_games=2, temperature_moves=9)
+    selfplay = SelfPlayConfig(simulations=6, parallel_games=2, temperature_moves=9)
     return selfplay_tasks(game, net, params, selfplay, "numpy", 6, seeds=[11, 12])
 
 

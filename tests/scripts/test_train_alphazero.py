@@ -150,7 +150,7 @@ def test_a_resumed_run_applies_each_flag_given_that_differs_and_says_it_in_one_l
         "--dirichlet-alpha 0.3: applied (the saved run had 0.5)",
         "--lr 0.01: applied (the saved run had 0.002)",
     ]
-    changed = {"lr": 0.01, "games": 3, "n_simulations": 5, "dirichlet_alpha": 0.3}
+    changed = {"lr": 0.01, "games": 3, "simulations": 5, "dirichlet_alpha": 0.3}
     assert args.changes == changed and args.config.settings() == {**saved.settings(), **changed}
 
 
@@ -329,7 +329,7 @@ def test_a_diverged_network_is_never_saved_over_a_good_one(tmp_path):
         channels=8,
         blocks=1,
         eval_every=0,
-        selfplay=SelfPlayConfig(n_simulations=2, parallel_games=2),
+        selfplay=SelfPlayConfig(simulations=2, parallel_games=2),
     )
     trainer = Trainer(TicTacToe(), config, out)
     trainer.step(SelfPlayPool(1))  # one iteration: self-play, training and its save

@@ -2,7 +2,7 @@
 
 ``data/tictactoe_v1.train.npz`` is a one-iteration tic-tac-toe run written by the code before the training module
 was split (``TrainConfig(iterations=2, games=2, channels=4, blocks=1, value_hidden=8, eval_games=0,
-replay_window=64, selfplay=SelfPlayConfig(n_simulations=2, parallel_games=2), seed=3)``): format version 1 as
+replay_window=64, selfplay=SelfPlayConfig(simulations=2, parallel_games=2), seed=3)``): format version 1 as
 shipped, kept so that a change of the file's layout shows here.
 """
 
@@ -39,13 +39,16 @@ def contents(path):
 
 
 def rewritten(header, arrays):
-    """What saving a state read from the version 1 file writes: the same game record, the setting
-    ``games_per_iteration`` named ``games`` (version 3), and the learning curve moved from the header into the
-    array ``curve`` (its JSON's bytes, version 2)."""
+    """What saving a state read from the version 1 file writes: the same game record, the settings
+    ``games_per_iteration`` named ``games`` (version 3) and ``n_simulations`` ``simulations`` (4), and the
+    learning curve moved from the header into the array ``curve`` (its JSON's bytes, version 2)."""
     assert header["meta"]["game"] == GAME_RECORD and header["version"] == 1
     meta = {k: v for k, v in header["meta"].items() if k != "curve"}
     training = {("games" if k == "games_per_iteration" else k): v for k, v in meta["training"].items()}
     assert training != meta["training"]
+    selfplay = {("simulations" if k == "n_simulations" else k): v for k, v in training["selfplay"].items()}
+    assert selfplay != training["selfplay"]  # version 4's name
+    training["selfplay"] = selfplay
     curve = json.dumps(header["meta"]["curve"], separators=(",", ":")).encode()
     meta = {**meta, "game": GAME_RECORD, "training": training}
     return {**header, "version": TRAIN_VERSION, "meta": meta}, {

@@ -19,7 +19,7 @@ from gym_boardgames.rules import DotsAndBoxes
 
 
 def test_settings_round_trip_through_json():
-    config = TrainConfig(iterations=3, selfplay=SelfPlayConfig(n_simulations=7), lr=1e-3, inference="numpy")
+    config = TrainConfig(iterations=3, selfplay=SelfPlayConfig(simulations=7), lr=1e-3, inference="numpy")
     assert TrainConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
 
 
@@ -69,7 +69,7 @@ def test_describe_names_the_search_the_stop_and_the_network_in_four_lines():
     assert lines[3] == "  evaluation every 1 iterations"
 
 
-@pytest.mark.parametrize("selfplay", ["x", None, {"n_simulations": 8}])
+@pytest.mark.parametrize("selfplay", ["x", None, {"simulations": 8}])
 def test_selfplay_must_be_a_selfplay_config(selfplay):
     with pytest.raises(ValueError, match="selfplay must be a SelfPlayConfig"):
         TrainConfig(selfplay=selfplay)
@@ -78,9 +78,9 @@ def test_selfplay_must_be_a_selfplay_config(selfplay):
 def test_every_setting_has_one_name_and_replace_reaches_the_nested_selfplay_settings():
     names = [f.name for f in setting_fields()]
     assert len(names) == len(set(names)) and "selfplay" not in names
-    config = TrainConfig().replace(lr=0.01, n_simulations=7, algorithm="gumbel")
-    assert (config.lr, config.selfplay.n_simulations, config.selfplay.algorithm) == (0.01, 7, "gumbel")
-    assert config.settings() == {**TrainConfig().settings(), "lr": 0.01, "n_simulations": 7, "algorithm": "gumbel"}
+    config = TrainConfig().replace(lr=0.01, simulations=7, algorithm="gumbel")
+    assert (config.lr, config.selfplay.simulations, config.selfplay.algorithm) == (0.01, 7, "gumbel")
+    assert config.settings() == {**TrainConfig().settings(), "lr": 0.01, "simulations": 7, "algorithm": "gumbel"}
     with pytest.raises(ValueError, match=r"unknown training settings \['window'\]"):
         TrainConfig().replace(window=10)
     with pytest.raises(ValueError, match="algorithm must be one of puct, gumbel, got 'alphabeta'"):

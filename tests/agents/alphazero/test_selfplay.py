@@ -21,7 +21,7 @@ class _ZeroEvaluator:
 
 
 def test_random_openings_start_games_elsewhere_and_are_not_recorded():
-    config = SelfPlayConfig(n_simulations=4, parallel_games=8, random_opening_moves=4)
+    config = SelfPlayConfig(simulations=4, parallel_games=8, random_opening_moves=4)
     encoder = encoder_for(TicTacToe())
     samples, summaries = play_games(TicTacToe(), encoder, _ZeroEvaluator(), 16, config, np.random.default_rng(0))
     first_planes = []

@@ -55,7 +55,7 @@ def test_a_short_tictactoe_training_makes_the_raw_network_optimal_in_90_percent_
     config = TrainConfig(
         iterations=8,
         games=64,
-        selfplay=SelfPlayConfig(n_simulations=32, parallel_games=64, temperature_moves=9),
+        selfplay=SelfPlayConfig(simulations=32, parallel_games=64, temperature_moves=9),
         channels=32,
         blocks=2,
         epochs=24.0,

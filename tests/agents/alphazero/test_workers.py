@@ -50,7 +50,7 @@ def test_a_pool_of_one_plays_every_task_in_this_process():
     game = TicTacToe()
     net = tiny_net(game)
     params = torch_params(net, 3)
-    selfplay = SelfPlayConfig(n_simulations=2, parallel_games=2)
+    selfplay = SelfPlayConfig(simulations=2, parallel_games=2)
     pool = SelfPlayPool(1)
     try:
         assert pool.local
