@@ -172,7 +172,7 @@ def unregister_game(name: str) -> None:
 
 
 _BY_CLASS: dict[type, BoardGame] = {}
-_OWN = (TicTacToe, ConnectN, DotsAndBoxes)  # their records are read field by field below
+_OWN = (TicTacToe, ConnectN, DotsAndBoxes)  # the package's own: unregister_game keeps them
 for _row in (
     BoardGame(
         "TicTacToe",
@@ -189,7 +189,7 @@ for _row in (
         "ConnectN",
         ConnectN,
         _connect_n,
-        ("rows", "cols", "n", "gravity"),
+        ConnectN.config_names,
         **_CONNECT,
         env="gym_boardgames.envs.connectn:ConnectNEnv",
         vector="gym_boardgames.vector.connect:ConnectNVectorEnv",
@@ -210,7 +210,7 @@ for _row in (
         "DotsAndBoxes",
         DotsAndBoxes,
         DotsAndBoxes,
-        ("rows", "cols", "tie_break"),
+        DotsAndBoxes.config_names,
         family="dots",
         style=lambda game: BoardStyle(("Blue", "Red"), ("B", "R"), "Dots and Boxes"),
         env="gym_boardgames.envs.dots:DotsAndBoxesEnv",
@@ -278,23 +278,20 @@ def game_from_config(record: object) -> Any:
 
 def _game_from_class(class_name: object, config: object) -> Any:
     """Return the rules object of class ``class_name`` with ``config``, or None for an unknown class."""
-    if class_name == "TicTacToe":
-        return TicTacToe()
-    added = [row for row in GAMES.values() if row.rules.__name__ == class_name and row.rules not in _OWN]
-    if added:  # a game registered by its author: its constructor takes its config and checks it
-        return added[0].rules(*config) if isinstance(config, (list, tuple)) else added[0].rules()
-    lengths = {"ConnectN": 4, "DotsAndBoxes": 3}
-    if class_name not in lengths:
+    rules = next((row.rules for row in GAMES.values() if row.rules.__name__ == class_name), None)
+    if rules is None:
         return None
-    if not isinstance(config, (list, tuple)) or len(config) != lengths[class_name]:
-        fields = "[rows, cols, n, gravity]" if class_name == "ConnectN" else "[rows, cols, tie_break]"
-        raise ValueError(f"a {class_name} config must be {fields}, got {config!r}")
-    if class_name == "ConnectN":
-        rows, cols, n, gravity = config
-        if not isinstance(gravity, bool):
-            raise ValueError(f"gravity must be true or false, got {gravity!r}")
-        return ConnectN(rows, cols, n, gravity)
-    return DotsAndBoxes(*config)
+    if rules is TicTacToe:  # its config is the fixed 3x3 board's
+        return TicTacToe()
+    names = getattr(rules, "config_names", None)  # the constructor's arguments, in order
+    if names is None:  # a game registered by its author: its constructor takes its config and checks it
+        return rules(*config) if isinstance(config, (list, tuple)) else rules()
+    if not isinstance(config, (list, tuple)) or len(config) != len(names):
+        raise ValueError(f"a {class_name} config must be [{', '.join(names)}], got {config!r}")
+    values = dict(zip(names, config, strict=True))
+    if not isinstance(values.get("gravity", False), bool):  # a JSON 1 would pass the constructor's checks
+        raise ValueError(f"gravity must be true or false, got {values['gravity']!r}")
+    return rules(*config)
 
 
 def game_row(name: str) -> BoardGame:
