@@ -34,7 +34,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents._episodes import check_callback, episode_chunks
+from agents._episodes import check_callback, run_episodes
 from agents._rng import SeedLike, make_rng, uniform_stream
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.tabular import check_policy
@@ -132,38 +132,30 @@ def _check_hashable(obs: Any) -> None:
         ) from None
 
 
-def _run_episodes(
+def _episode_runner(
     env: gym.Env,
     rng: np.random.Generator,
-    episodes: int,
     learn: Callable[[Any], None],
-    progress: Progress | None,
-    callback: Callback | None = None,
-    callback_every: int = 0,
-    tables: Callable[[], tuple[Any, Any]] | None = None,
-    *,
     start: Callable[[], dict[str, Any] | None] | None = None,
-) -> None:
-    """Run ``learn(first observation)`` once per episode, reporting ``progress`` and ``callback(done, *tables())``.
+) -> Callable[[int, int], None]:
+    """Return ``run(first, n)`` for :func:`agents._episodes.run_episodes`: ``learn(first observation)`` per episode.
 
     Each episode starts with ``env.reset(options=start())`` (no options without ``start``). The env is
-    seeded once, at the first reset, from ``rng``; later resets continue the env's own stream. The first
-    observation is checked to be hashable, as the tables key on observations.
+    seeded once, at the first reset, from ``rng`` (drawn now); later resets continue the env's own stream.
+    The first observation is checked to be hashable, as the tables key on observations.
     """
     seed_for_env: int | None = int(rng.integers(2**31))
-    done = 0
-    for chunk in episode_chunks(episodes, callback_every):
-        for _ in range(chunk):
+
+    def run(_first: int, n: int) -> None:
+        nonlocal seed_for_env
+        for _ in range(n):
             obs, _ = env.reset(seed=seed_for_env, options=None if start is None else start())
             if seed_for_env is not None:
                 _check_hashable(obs)
                 seed_for_env = None
             learn(obs)
-        done += chunk
-        if progress is not None:
-            progress(chunk)
-        if callback is not None and tables is not None and done % callback_every == 0:
-            callback(done, *tables())
+
+    return run
 
 
 def mc_prediction(
@@ -218,7 +210,7 @@ def mc_prediction(
             sums[s] = sums.get(s, 0.0) + g
             counts[s] = counts.get(s, 0) + 1
 
-    _run_episodes(env, rng, episodes, learn, progress)
+    run_episodes(episodes, _episode_runner(env, rng, learn), progress)
     values = {s: total / counts[s] for s, total in sums.items()}
     discrete = _discrete_obs(env)
     if discrete is None:
@@ -379,7 +371,7 @@ def mc_control_es(
     def start() -> dict[str, Any] | None:
         return None if starts is None else {START_OPTION: starts[next(start_indices)]}
 
-    _run_episodes(env, rng, episodes, learn, progress, callback, callback_every, control.tables, start=start)
+    run_episodes(episodes, _episode_runner(env, rng, learn, start), progress, callback, callback_every, control.tables)
     return control.tables()
 
 
@@ -446,5 +438,5 @@ def mc_control_epsilon_soft(
     def tables() -> tuple[Any, Any]:
         return control.tables(epsilon)
 
-    _run_episodes(env, rng, episodes, learn, progress, callback, callback_every, tables)
+    run_episodes(episodes, _episode_runner(env, rng, learn), progress, callback, callback_every, tables)
     return tables()

@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agents._episodes import check_callback, episode_chunks
+from agents._episodes import check_callback, run_episodes
 from agents._rng import SeedLike, make_rng, reseed_rng, uniform_stream
 from agents.persistence import MAX_DATA_BYTES, MAX_FILE_BYTES
 from agents.td_file import load_tables, save_tables, table_size
@@ -50,6 +50,8 @@ from gym_boardgames.checks import check_int, check_number
 _CACHE_LIMIT = 1_000_000
 # How many uniforms are drawn from the Generator at once: one numpy call instead of one per move.
 _UNIFORM_BLOCK = 1 << 16
+#: A step size or exploration rate as a function of the 0-based episode number.
+Schedule = Callable[[int], float]
 
 
 class _Children(NamedTuple):
@@ -273,9 +275,10 @@ class _SelfPlay:
     loop touches is a child of a position it expanded, so the dicts hold all of them.
     """
 
-    def __init__(self, game: Any, values: np.ndarray, rng: np.random.Generator) -> None:
-        self.game = game
-        self.values = values
+    def __init__(
+        self, game: Any, values: np.ndarray, rng: np.random.Generator, alphas: Schedule, epsilons: Schedule
+    ) -> None:
+        self.game, self.values, self.alphas, self.epsilons = game, values, alphas, epsilons
         self.next_uniform = uniform_stream(rng, _UNIFORM_BLOCK)
         self.nodes: dict[int, _Children] = {}
         self.live: tuple[dict[int, float], dict[int, float]] = ({}, {})
@@ -297,10 +300,10 @@ class _SelfPlay:
                 mover_table[child] = float(self.values[node.mover, child])
         return node
 
-    def run(self, episodes: int, alphas: Callable[[int], float], epsilons: Callable[[int], float], start: int) -> None:
+    def run(self, start: int, episodes: int) -> None:
         """Play ``episodes`` games, numbered from ``start`` for the step-size and exploration schedules."""
         nodes, expand, uniform = self.nodes, self.expand, self.next_uniform
-        live = self.live
+        live, alphas, epsilons = self.live, self.alphas, self.epsilons
         for episode in range(start, start + episodes):
             alpha, epsilon = alphas(episode), epsilons(episode)
             state, key = self.root, self.root_key
@@ -345,7 +348,7 @@ class _SelfPlay:
                 self.values[seat, keys] = np.fromiter(table.values(), dtype=np.float64, count=len(table))
 
 
-def linear_schedule(start: float, end: float | None, episodes: int) -> Callable[[int], float]:
+def linear_schedule(start: float, end: float | None, episodes: int) -> Schedule:
     """Return ``episode -> value`` going linearly from ``start`` (first episode) to ``end`` (last).
 
     Args:
@@ -428,19 +431,13 @@ def train_self_play(
     }
     agent_seeds = rng.integers(2**63, size=2)
     agents = tuple(TDAgent(game, values, seat=seat, seed=int(agent_seeds[seat]), training=training) for seat in (0, 1))
-    loop = _SelfPlay(game, values, rng)
-    alphas = linear_schedule(alpha, alpha_final, episodes)
-    epsilons = linear_schedule(epsilon, epsilon_final, episodes)
-    # Run in chunks (agents._episodes, as Monte Carlo training does) so that progress and callbacks need no
-    # check per episode.
-    done = 0
-    for n in episode_chunks(episodes, callback_every):
-        loop.run(n, alphas, epsilons, done)
-        done += n
-        if progress is not None:
-            progress(n)
-        if callback is not None and done % callback_every == 0:
-            loop.flush()
-            callback(done, agents[0], agents[1])
+    schedules = linear_schedule(alpha, alpha_final, episodes), linear_schedule(epsilon, epsilon_final, episodes)
+    loop = _SelfPlay(game, values, rng, *schedules)
+
+    def tables() -> tuple[TDAgent, ...]:
+        loop.flush()  # a callback sees the tables as they are after its episodes
+        return agents
+
+    run_episodes(episodes, loop.run, progress, callback, callback_every, tables)
     loop.flush()
     return agents[0], agents[1]
