@@ -167,18 +167,19 @@ def main(argv: list[str] | None = None) -> dict:
                 callback=record if with_curve else None,
                 callback_every=every if with_curve else 0,
             )
+            # The self-play bar's span: learning and the learning curve's points (each measured before the bar
+            # advances past its episodes), so the time printed is the bar's, split into those two parts.
+            train_seconds = time.perf_counter() - start
         finally:
             if board is not None:
                 board.close()
-    train_seconds = time.perf_counter() - start - curve_seconds
     agent.save(args.out)
     # The training line comes before the evaluation's progress bar (on stderr), so flush it: through a pipe
     # or a log file stdout is block-buffered and would otherwise appear after the evaluation.
-    # The progress bar counts the learning curve's evaluations too; say so, or the two times would disagree.
-    curve_note = f", plus {curve_seconds:.1f} s measuring the learning curve" if curve_seconds >= 0.05 else ""
+    parts = f"{train_seconds - curve_seconds:.1f} s learning, {curve_seconds:.1f} s measuring the learning curve"
     print(
-        f"TD self-play: {args.episodes} episodes in {train_seconds:.1f} s{curve_note} (alpha {args.alpha} -> "
-        f"{args.alpha_final}, epsilon {args.epsilon} -> {args.epsilon_final}, seed {args.seed})",
+        f"TD self-play: {args.episodes} episodes in {train_seconds:.1f} s{f' ({parts})' if curve else ''} (alpha "
+        f"{args.alpha} -> {args.alpha_final}, epsilon {args.epsilon} -> {args.epsilon_final}, seed {args.seed})",
         flush=True,
     )
 
@@ -222,6 +223,7 @@ def main(argv: list[str] | None = None) -> dict:
         "epsilon_final": args.epsilon_final,
         "seed": args.seed,
         "train_seconds": round(train_seconds, 3),
+        "curve_seconds": round(curve_seconds, 3),
         "total_seconds": round(total_seconds, 3),
         "vs_random": match_rows(vs_random),
         "vs_alphabeta": match_rows(vs_alphabeta),

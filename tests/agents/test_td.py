@@ -161,6 +161,13 @@ def test_progress_and_callbacks_report_every_episode_once():
     assert calls == [300, 600, 900]
 
 
+def test_a_callback_runs_before_its_chunk_is_reported_so_a_full_bar_means_all_the_work_is_done():
+    events = []
+    progress, callback = (lambda n: events.append("progress")), (lambda n, a, b: events.append(n))
+    train_self_play(GAME, 100, seed=0, progress=progress, callback=callback, callback_every=50)
+    assert events[events.index(50) + 1] == "progress" and events[-2:] == [100, "progress"]
+
+
 def test_callback_sees_the_tables_so_far():
     snapshots = []
     train_self_play(GAME, 400, seed=0, callback=lambda n, a, b: snapshots.append(a.values.copy()), callback_every=200)

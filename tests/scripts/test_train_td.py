@@ -128,3 +128,43 @@ def test_help_describes_the_options():
     result = run_script("--help")
     for option in ("--episodes", "--alpha", "--epsilon", "--seed", "--out", "--plot", "--eval-games", "--json"):
         assert option in result.stdout
+
+
+def test_the_training_line_gives_the_self_play_bars_time_and_splits_it(monkeypatch, capsys, tmp_path):
+    pytest.importorskip("tensorboard")  # --tensorboard turns the learning curve on without matplotlib
+    module = load_script()
+    clock = [0.0]  # a stand-in clock: only the work below takes time, so the numbers are exact
+    monkeypatch.setattr(module, "time", type("Clock", (), {"perf_counter": staticmethod(lambda: clock[0])}))
+    audit = module.audit_all_positions
+
+    def slow_audit(*args):  # one curve point measures 1 s (the evaluation after training too, not printed here)
+        clock[0] += 1.0
+        return audit(*args)
+
+    class Bar:  # learning takes 0.01 s per chunk; the bar's time is the clock at its last update
+        def __init__(self, total, desc, enabled=True):
+            self.desc, self.opened, self.last = desc, clock[0], clock[0]
+            bars.append(self)
+
+        def update(self, n=1):
+            clock[0] += 0.01
+            self.last = clock[0]
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+    bars = []
+    monkeypatch.setattr(module, "audit_all_positions", slow_audit)
+    monkeypatch.setattr(module, "progress_bar", Bar)
+    summary = module.main(
+        ["--episodes", "200", "--curve-points", "4", "--curve-games", "2", "--eval-games", "2"]
+        + ["--alphabeta-games", "1", "--tensorboard", str(tmp_path / "tb"), "--out", str(tmp_path / "t.npz")]
+    )
+    bar = bars[0]
+    assert bar.desc == "self-play" and bar.last - bar.opened == pytest.approx(5.0)  # 100 chunks, 4 curve points
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("TD self-play"))
+    assert "200 episodes in 5.0 s (1.0 s learning, 4.0 s measuring the learning curve)" in line
+    assert summary["train_seconds"] == pytest.approx(5.0) and summary["curve_seconds"] == pytest.approx(4.0)
