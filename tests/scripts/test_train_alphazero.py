@@ -383,3 +383,52 @@ def test_a_full_disk_ends_the_run_in_one_line_and_keeps_resumable_files(tmp_path
     assert calls[2].endswith("model.train.npz")  # the state is written before the model
     monkeypatch.undo()
     assert Trainer.resume(out).iteration == 1  # what was saved resumes
+
+
+class _FakeTrainer:
+    """Stands in for Trainer: each iteration plays its games (calling on_game) and takes 10 training seconds."""
+
+    def __init__(self, game, config, out, ray_address=None, log=None):
+        self.game, self.config, self.on_game = game, config, None
+        self.iteration, self.seconds, self.games, self.positions, self.selfplay_seconds = 0, 0.0, 0, 0, 1.0
+
+    def run(self):
+        while self.iteration < self.config.iterations and self.seconds < self.config.time_limit:
+            for _ in range(self.config.games):
+                self.on_game(None)
+                self.games += 1
+            self.iteration, self.seconds = self.iteration + 1, self.seconds + 10.0
+        return []
+
+
+@pytest.mark.parametrize(
+    ("iterations", "time_limit", "ends"),
+    [(5, 1000, 50), (100, 30, 30)],  # the cap's 5 x 10 s comes first; the time limit's 30 s comes first
+)
+def test_the_time_bar_runs_to_whichever_end_comes_first(monkeypatch, tmp_path, iterations, time_limit, ends):
+    from agents.alphazero import training
+
+    module = script_helpers.load_script("train_alphazero", "test")
+    bars = []
+
+    class Bar:  # tqdm's ETA is (total - n) / rate: the total must be the run's real end
+        def __init__(self, total, desc, enabled=True):
+            self.total, self.desc, self.n, self.totals = total, desc, 0, []
+            bars.append(self)
+
+        def update(self, n=1):
+            self.n += n
+            self.totals.append(self.total)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(training, "Trainer", _FakeTrainer)
+    monkeypatch.setattr(module, "progress_bar", Bar)
+    flags = ["--iterations", iterations, "--time-limit", time_limit, "--games", "2", "--out", tmp_path / "m.npz"]
+    assert module.main([str(flag) for flag in flags]) == 0
+    (bar,) = bars
+    assert bar.desc == "training seconds"
+    # Before an iteration ends there is no rate: the bar's opening and the first two games count to the time limit.
+    assert bar.totals[:3] == [time_limit] * 3 and set(bar.totals[3:]) == {ends}
+    assert bar.n == ends - 10  # the last iteration's seconds come after its last game
