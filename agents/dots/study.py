@@ -13,8 +13,9 @@ A task is a plain dict in and a JSON-ready dict out, so it pickles to a worker p
   (:func:`play_audited`).
 
 Games alternate seats (the agent moves first in even games) and use the study's tie rule,
-``tie_break="second"``. The solved table is kept per process (:func:`shared_table`), so forked workers
-share the parent's instead of solving again.
+``tie_break="second"``. The solved table is the process's one copy,
+:func:`~agents.dots.layer_table.solved_table`'s: taken in the parent before a pool forks, it is shared by the
+workers instead of read or solved again.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 from agents._rng import make_rng
 from agents.arena import MatchResult, play_match
 from agents.dots.bots import EndgameBot
-from agents.dots.layer_table import LayerTable, solve_layers
+from agents.dots.layer_table import LayerTable, solve_layers, solved_table
 from agents.dots.layered_value import LayeredValueAgent
 from agents.factory import make_agent
 from agents.grading import play_graded
@@ -68,17 +69,9 @@ def saved_files(settings: dict[str, Any]) -> list[str]:
     return names
 
 
-# The solved table of this process: set in the parent before a pool forks, so workers share it (on
-# platforms that spawn, each worker solves it once).
-_TABLE: LayerTable | None = None
-
-
 def shared_table(rows: int, cols: int) -> LayerTable:
-    """Return this process's solved table of ``rows`` x ``cols`` boxes, solving it on first use."""
-    global _TABLE
-    if _TABLE is None or (_TABLE.rows, _TABLE.cols) != (rows, cols):
-        _TABLE = solve_layers(DotsAndBoxes(rows, cols))
-    return _TABLE
+    """Return the solved table of ``rows`` x ``cols`` boxes, every layer: the process's one copy (``solved_table``)."""
+    return solved_table(rows, cols)
 
 
 def match_record(result: MatchResult) -> dict[str, Any]:
@@ -89,21 +82,21 @@ def match_record(result: MatchResult) -> dict[str, Any]:
 def run_solve(rows: int, cols: int) -> dict[str, Any]:
     """Solve the board and the two smaller study boards; report values, time and memory.
 
-    The table becomes this process's :func:`shared_table`. The memory is the peak of the whole process
-    (:func:`~gym_boardgames.utils.peak_rss_mb`, None where it cannot be read), so the solve should run
-    before anything else grows.
+    The board is solved here even where a table ships, to measure the solve; the tasks then take
+    :func:`shared_table`, fetched here so that workers forked later share it. The memory is the peak of the
+    whole process (:func:`~gym_boardgames.utils.peak_rss_mb`, None where it cannot be read), so the solve
+    should run before anything else grows.
     """
     rss_before = peak_rss_mb()
     start, cpu_start = time.perf_counter(), time.process_time()
     table = solve_layers(DotsAndBoxes(rows, cols))
     seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     rss_after = peak_rss_mb()
-    global _TABLE
-    _TABLE = table
+    shared_table(rows, cols)
     empty = DotsAndBoxes(rows, cols).initial_state()
     values = {}
     for r, c in [(2, 2), (2, 3), (rows, cols)]:
-        small = table if (r, c) == (rows, cols) else solve_layers(DotsAndBoxes(r, c))
+        small = table if (r, c) == (rows, cols) else solved_table(r, c)
         state = DotsAndBoxes(r, c).initial_state()
         values[f"{r}x{c}"] = {"q_empty": small.value(state), "first_player_margin": small.margin(state)}
     return {

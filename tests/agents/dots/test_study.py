@@ -1,7 +1,8 @@
 """The study's tasks: seeds fixed by a run's place, and the audit of games against the solver."""
 
 from agents.dots import Always4Never3Bot, EndgameBot, solve_layers
-from agents.dots.study import play_audited, run_solve, saved_files, study_summary, study_tasks
+from agents.dots.layer_table import solved_table
+from agents.dots.study import play_audited, run_solve, saved_files, shared_table, study_summary, study_tasks
 from gym_boardgames.rules import DotsAndBoxes
 
 SETTINGS = {
@@ -73,3 +74,9 @@ def test_the_solve_reports_the_boards_values_and_the_process_memory_in_mb():
     assert report["values"]["2x2"]["q_empty"] == report["q_empty"]
     # Megabytes of the whole process (a Python process with numpy holds tens of them), not KiB.
     assert 10 < report["peak_rss_mb"] < 10_000 and 0 <= report["solve_rss_increase_mb"] <= report["peak_rss_mb"]
+
+
+def test_the_study_keeps_no_table_of_its_own_but_the_process_one():
+    run_solve(2, 3)  # solves to measure the solve, then takes the process's copy for the tasks
+    hits = solved_table.cache_info().hits
+    assert shared_table(2, 3) is solved_table(2, 3) and solved_table.cache_info().hits == hits + 2
