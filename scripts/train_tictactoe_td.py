@@ -176,10 +176,10 @@ def main(argv: list[str] | None = None) -> dict:
     agent.save(args.out)
     # The training line comes before the evaluation's progress bar (on stderr), so flush it: through a pipe
     # or a log file stdout is block-buffered and would otherwise appear after the evaluation.
-    parts = f"{train_seconds - curve_seconds:.1f} s learning, {curve_seconds:.1f} s measuring the learning curve"
+    parts = f"{train_seconds - curve_seconds:.1f} s learning, {curve_seconds:.1f} s measuring the learning curve; "
     print(
-        f"TD self-play: {args.episodes} episodes in {train_seconds:.1f} s{f' ({parts})' if curve else ''} (alpha "
-        f"{args.alpha} -> {args.alpha_final}, epsilon {args.epsilon} -> {args.epsilon_final}, seed {args.seed})",
+        f"TD self-play: {args.episodes} episodes in {train_seconds:.1f} s ({parts if curve else ''}alpha {args.alpha} "
+        f"-> {args.alpha_final}, epsilon {args.epsilon} -> {args.epsilon_final}, seed {args.seed})",
         flush=True,
     )
 

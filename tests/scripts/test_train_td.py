@@ -166,5 +166,5 @@ def test_the_training_line_gives_the_self_play_bars_time_and_splits_it(monkeypat
     bar = bars[0]
     assert bar.desc == "self-play" and bar.last - bar.opened == pytest.approx(5.0)  # 100 chunks, 4 curve points
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("TD self-play"))
-    assert "200 episodes in 5.0 s (1.0 s learning, 4.0 s measuring the learning curve)" in line
+    assert "200 episodes in 5.0 s (1.0 s learning, 4.0 s measuring the learning curve; alpha" in line
     assert summary["train_seconds"] == pytest.approx(5.0) and summary["curve_seconds"] == pytest.approx(4.0)
