@@ -142,7 +142,9 @@ def test_documented_two_node_route_works_after_a_local_ray_init(tmp_path):
                 name, value = command.removeprefix("export ").split("=", 1)
                 env[name] = value
             elif command.startswith("ray start --head"):
-                nodes.start([*shlex.split(command), "--temp-dir", str(temp_dir), "--ray-client-server-port", client], env)
+                nodes.start(
+                    [*shlex.split(command), "--temp-dir", str(temp_dir), "--ray-client-server-port", client], env
+                )
                 # The issue: without the page's export, a second node, ray status and a driver are refused.
                 plain = {key: value for key, value in env.items() if key != "RAY_AUTH_MODE"}
                 refused = run(["ray", "status", "--address", f"127.0.0.1:{port}"], plain, timeout=120)
