@@ -1,11 +1,12 @@
 """The two-node ``ray start`` route of docs/tutorials/rllib.md, run as written, after a local ``ray.init()``
 (issue 26).
 
-A local ``ray.init()`` (Ray >= 2.59) turns token authentication on and writes ``~/.ray/auth_token``. From then on
-``ray start --head`` finds the token and enables token authentication, while a worker's ``ray start --address``,
-``ray status --address`` and a driver given an explicit address stay in the default mode, send no token and are
-refused with ``InvalidAuthToken``. The page's route exports ``RAY_AUTH_MODE=token`` (after
-``ray get-auth-token --generate``, which keeps an existing token) so that every command sends it.
+A local ``ray.init()`` (Ray 2.60; Ray's site says since 2.59) turns token authentication on and writes
+``~/.ray/auth_token``. From then on ``ray start --head`` finds the token and enables token authentication, while a
+worker's ``ray start --address``, ``ray status --address`` and a driver given an explicit address stay in the
+default mode, send no token and are refused with ``InvalidAuthToken``. The page's route exports
+``RAY_AUTH_MODE=token`` (after ``ray get-auth-token --generate``, which keeps an existing token) so that every
+command sends it.
 
 This test reads the page's bash block of the route and runs its commands in order on 127.0.0.1, with a home
 folder of its own (its ``~/.ray/auth_token`` made by a local ``ray.init()`` first, as in the issue), free ports
