@@ -10,12 +10,19 @@ default model gets the board flattened to 9 floats; illegal moves lose the game
 (``illegal_action="lose"``), so the policy has to learn the rules. After training the greedy policy
 (highest logit among the legal moves) plays ``--eval-games`` games against random through the env.
 
+``--threads`` (default 1) is the number of PyTorch and BLAS threads of this process, where the learner
+runs, and of every env runner: ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS`` and ``OPENBLAS_NUM_THREADS`` are set
+before PyTorch and Ray are imported, ``torch.set_num_threads`` is called, and Ray starts the env runners with
+the same variables (the job's ``runtime_env``). PyTorch's default, a thread per core, spins beside the env
+runners and any other busy process; parallelism comes from ``--env-runners`` instead.
+
 Needs the ``rllib`` extra (ray[rllib] and PyTorch; RLlib pins its own gymnasium version).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -24,6 +31,17 @@ from gym_boardgames import cli
 from gym_boardgames.cli import add_run_flags, emit_summary, make_parser, positive_int
 
 ENV_NAME = "gym_boardgames/TicTacToe-v0"
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def thread_environment(threads: int) -> dict[str, str]:
+    """Set the thread-count variables to ``threads`` in this process; return them for Ray's worker processes.
+
+    Called before PyTorch is imported, which reads them once (numpy, imported already, does no matrix work here).
+    """
+    variables = dict.fromkeys(THREAD_VARIABLES, str(threads))
+    os.environ.update(variables)
+    return variables
 
 
 def make_env(config: dict) -> object:
@@ -37,6 +55,13 @@ def make_env(config: dict) -> object:
     return gym.wrappers.DtypeObservation(env, np.float32)
 
 
+def runner_torch_threads(_runner: object) -> int:
+    """PyTorch's thread count in an env runner's process (run there by Ray)."""
+    import torch
+
+    return torch.get_num_threads()
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     parser = make_parser(__doc__)
@@ -46,6 +71,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--batch", type=positive_int, default=4000, help="env steps per training iteration")
     parser.add_argument(
         "--eval-games", type=positive_int, default=1000, help="greedy games against random after training"
+    )
+    parser.add_argument(
+        "--threads",
+        type=positive_int,
+        default=1,
+        help="PyTorch/BLAS threads of the learner (this process) and of each env runner (default 1)",
     )
     add_run_flags(parser, seed="seed of RLlib and of the evaluation")
     return parser.parse_args(argv)
@@ -73,14 +104,18 @@ def evaluate(module: object, games: int, seed: int) -> dict[str, int]:
 def main(argv: list[str] | None = None) -> dict:
     """Train, evaluate and return the summary."""
     args = parse_args(argv)
+    thread_variables = thread_environment(args.threads)
     try:
         import ray
+        import torch
         from ray import tune
         from ray.rllib.algorithms.ppo import PPOConfig
     except ImportError as error:
         cli.fail(f'this script needs Ray RLlib ({error.name} is missing): pip install -e ".[rllib]"')
 
-    ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
+    torch.set_num_threads(args.threads)
+    runtime_env = {"env_vars": thread_variables}  # the env runners' processes, on this machine or a cluster's
+    ray.init(address=args.address, include_dashboard=False, log_to_driver=False, runtime_env=runtime_env)
     tune.register_env(ENV_NAME, make_env)
     config = (
         PPOConfig()
@@ -99,6 +134,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"iteration {iteration:>3}: mean episode return {mean_return:+.3f}", flush=True)
     train_seconds = time.perf_counter() - start
     record = evaluate(algo.get_module(), args.eval_games, args.seed)
+    runner_threads = algo.env_runner_group.foreach_env_runner(runner_torch_threads, local_env_runner=False)
     algo.stop()
     ray.shutdown()
     print(f"trained {args.iterations} iterations with {args.env_runners} env runners in {train_seconds:.1f} s")
@@ -110,6 +146,9 @@ def main(argv: list[str] | None = None) -> dict:
         "episode_return_mean": curve,
         "vs_random": record,
         "seed": args.seed,
+        "threads": args.threads,
+        "torch_threads": torch.get_num_threads(),
+        "env_runner_torch_threads": sorted(runner_threads),
     }
     emit_summary(summary, None, args.json)
     return summary
