@@ -83,7 +83,11 @@ class FreshSearch:
 
 
 def solver_games(agent: Any, games: int, seed: int, progress: Any) -> dict[str, Any]:
-    """Play ``games`` games with ``agent`` first against the exact solver; return results and first mistakes."""
+    """Play ``games`` games with ``agent`` first against the exact solver; return results and first mistakes.
+
+    Game ``i`` gives the solver the seed ``seed + i`` (its choice among equally scored moves), so the games
+    are the solver's different lines, and each one replays alone from its seed (``solver_seeds``).
+    """
     from label_connectfour import SolverPlayer
 
     from agents.arena import play_game
@@ -94,7 +98,8 @@ def solver_games(agent: Any, games: int, seed: int, progress: Any) -> dict[str, 
     judge = SolverPlayer(seed=seed)
     results = {"win": 0, "draw": 0, "loss": 0}
     first_mistakes: list[dict[str, Any]] = []
-    for _ in range(games):
+    for index in range(games):
+        solver.rng = np.random.default_rng(seed + index)
         moves: list[int] = []
         mistakes: list[int] = []  # plies of the player's moves that changed the result
 
@@ -111,9 +116,12 @@ def solver_games(agent: Any, games: int, seed: int, progress: Any) -> dict[str, 
         outcome = "win" if payoff[0] > 0 else "draw" if payoff[0] == 0 else "loss"
         results[outcome] += 1
         if outcome != "win":
-            first_mistakes.append({"moves": "".join(map(str, moves)), "first_mistake_ply": (mistakes or [None])[0]})
+            mistake = (mistakes or [None])[0]
+            first_mistakes.append(
+                {"moves": "".join(map(str, moves)), "first_mistake_ply": mistake, "seed": seed + index}
+            )
         progress.update(1)
-    return {**results, "games": games, "not_won": first_mistakes}
+    return {**results, "games": games, "solver_seeds": [seed, seed + games - 1], "not_won": first_mistakes}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -59,6 +59,7 @@ def test_solver_games_and_a_small_label_file(tmp_path):
     games = json.loads(done.stdout.splitlines()[-1])["players"]["random"]["solver_games"]
     assert games["games"] == 2 and games["loss"] == 2  # a random first player loses to perfect play
     assert all(lost["first_mistake_ply"] is not None for lost in games["not_won"])
+    assert games["solver_seeds"] == [0, 1] and [lost["seed"] for lost in games["not_won"]] == [0, 1]  # one each
     out = tmp_path / "labels.npz"
     done = run("label_connectfour.py", "--per-stage", "3", "--players", "random", "--out", str(out), "--json")
     assert done.returncode == 0, done.stderr
