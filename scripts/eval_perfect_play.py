@@ -73,7 +73,8 @@ def _check_solver(args: argparse.Namespace) -> None:
     if args.game == "tictactoe":
         given = [flag for flag, used in TICTACTOE_REFUSED.items() if used(args)]
         if given:
-            raise ValueError(f"--game tictactoe grades every position: {', '.join(given)} is for Connect Four")
+            verb = "is" if len(given) == 1 else "are"
+            raise ValueError(f"--game tictactoe grades every position: {', '.join(given)} {verb} for Connect Four")
         return
     labels = shipped_labels_path(args.labels) if args.labels in SHIPPED else args.labels
     cli.check_not_an_input(args.out, {"--labels": labels})
