@@ -13,6 +13,10 @@ extra, AGPL-3.0, installed separately), which picks at random among its best mov
 wins Connect Four under perfect play, so perfect play wins every game; a lost or drawn game reports the
 ply of the player's first move that changed the result. --fresh-search makes the player drop its search
 tree before every move of those games (no tree reuse), to see what reuse changes.
+
+--game tictactoe grades the players on tic-tac-toe instead, which is solved here in a second: the share of
+its 4,520 reachable non-terminal positions where the player's move is optimal (keeps the game value; a
+td:FILE player is graded on all its tied greedy moves), and the positions not lost where its move loses.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from gym_boardgames.utils import progress_bar, require_extra  # noqa: E402
 
 #: Most solver games per player (each takes seconds to a minute).
 MAX_SOLVER_GAMES = 1000
+#: The games graded: Connect Four on its label sets, tic-tac-toe on every position.
+GAMES = ("connectfour", "tictactoe")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -44,6 +50,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--labels",
         default="labels",
         help="the shipped 'labels', 'heldout', 'random' (positions of random games), or a label file",
+    )
+    parser.add_argument(
+        "--game",
+        choices=GAMES,
+        default="connectfour",
+        help="connectfour (the label sets) or tictactoe (every position, against the exact solver)",
     )
     parser.add_argument("--per-stage", type=cli.positive_int, help="grade a sample of this many positions per stage")
     solver_games = cli.int_type(0, MAX_SOLVER_GAMES)
@@ -58,10 +70,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def _check_solver(args: argparse.Namespace) -> None:
     from agents.perfect_play import SHIPPED, shipped_labels_path
 
+    if args.game == "tictactoe":
+        given = [flag for flag, used in TICTACTOE_REFUSED.items() if used(args)]
+        if given:
+            verb = "is" if len(given) == 1 else "are"
+            raise ValueError(f"--game tictactoe grades every position: {', '.join(given)} {verb} for Connect Four")
+        return
     labels = shipped_labels_path(args.labels) if args.labels in SHIPPED else args.labels
     cli.check_not_an_input(args.out, {"--labels": labels})
     if args.solver_games:
         require_extra("solver", "bitbully", needed_for="--solver-games")
+
+
+#: The Connect Four flags --game tictactoe refuses, each with how to tell it was given.
+TICTACTOE_REFUSED = {
+    "--labels": lambda args: args.labels != "labels",
+    "--per-stage": lambda args: args.per_stage is not None,
+    "--solver-games": lambda args: args.solver_games > 0,
+    "--fresh-search": lambda args: args.fresh_search,
+}
 
 
 class FreshSearch:
@@ -124,9 +151,56 @@ def solver_games(agent: Any, games: int, seed: int, progress: Any) -> dict[str, 
     return {**results, "games": games, "solver_seeds": [seed, seed + games - 1], "not_won": first_mistakes}
 
 
+def grade_tictactoe(args: argparse.Namespace) -> int:
+    """Grade the players on every reachable non-terminal position of tic-tac-toe; return the exit status."""
+    from agents.factory import make_agent
+    from agents.grading import ExactValues, grade_moves, player_moves
+    from gym_boardgames.opponents import reset_hook
+    from gym_boardgames.rules import TicTacToe
+
+    game = TicTacToe()
+    agents = {}
+    for i, name in enumerate(args.players):
+        try:
+            agents[name] = make_agent(name, seed=args.seed + i, game=game)
+        except (ValueError, OSError) as error:
+            print(f"eval_perfect_play.py: error: {name}: {error}", file=sys.stderr)
+            return 2
+    exact = ExactValues(game)
+    states = exact.non_terminal_states()
+    summary: dict[str, Any] = {"game": "tictactoe", "positions": len(states), "players": {}}
+    lines = ["| player | optimal moves | losing moves |", "|---|---|---|"]
+    for name, agent in agents.items():
+        reset = reset_hook(agent)
+        bar = progress_bar(len(states), name, enabled=not args.quiet)
+        start = time.perf_counter()
+        moves = []
+        for state in states:
+            if reset is not None:
+                reset()  # its tree from another position would not apply
+            moves.append(player_moves(agent, game, state))
+            bar.update(1)
+        bar.close()
+        audit = grade_moves(exact, states, moves)
+        summary["players"][name] = {
+            "optimal_moves": round(audit.optimal_share, 6),
+            "optimal": audit.optimal,
+            "losing": audit.losing,
+            "seconds": round(time.perf_counter() - start, 1),
+        }
+        lines.append(f"| `{name}` | {100 * audit.optimal_share:.1f}% | {audit.losing:,} |")
+    print(f"{len(states):,} non-terminal positions of tic-tac-toe, graded by the exact solver:")
+    print("\n".join(lines))
+    summary["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    cli.emit_summary(summary, args.out, args.json)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = parse_args(argv)
+    if args.game == "tictactoe":
+        return grade_tictactoe(args)
     from agents.factory import make_agent
     from agents.perfect_play import (
         SHIPPED,

@@ -66,3 +66,16 @@ def test_solver_games_and_a_small_label_file(tmp_path):
     assert json.loads(done.stdout.splitlines()[-1])["positions"] == 12
     done = run("label_connectfour.py", "--per-stage", "3", "--out", str(out))
     assert done.returncode == 2 and "pass --overwrite" in done.stderr
+
+
+def test_tictactoe_grades_every_position_against_the_exact_solver(tmp_path):
+    done = run("eval_perfect_play.py", "--game", "tictactoe", "alphabeta", "alphabeta:1", "--quiet", "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["game"] == "tictactoe" and summary["positions"] == 4520
+    perfect, shallow = summary["players"]["alphabeta"], summary["players"]["alphabeta:1"]
+    assert perfect["optimal_moves"] == 1.0 and perfect["optimal"] == 4520 and perfect["losing"] == 0
+    assert shallow["optimal_moves"] < 1 and shallow["losing"] > 0
+    assert "| `alphabeta` | 100.0% | 0 |" in done.stdout and "| player | optimal moves | losing moves |" in done.stdout
+    done = run("eval_perfect_play.py", "--game", "tictactoe", "random", "--per-stage", "5")
+    assert done.returncode == 2 and "--per-stage is for Connect Four" in done.stderr
