@@ -225,6 +225,9 @@ def test_play_script_serves_the_page_and_prints_its_url():
         stderr=subprocess.PIPE,
         text=True,
         env={"PATH": "/usr/bin:/bin"},
+        # Ctrl-C as a terminal sends it, even when the test run itself was started in the background (a shell
+        # starts background jobs with SIGINT ignored, a child inherits that, and Python then keeps it ignored).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         assert "against alphabeta on this machine only" in play.stdout.readline()
