@@ -31,7 +31,7 @@ import numpy as np
 
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
 from gym_boardgames.opponents import as_policy, reset_hook
-from gym_boardgames.rules import ConnectN
+from gym_boardgames.rules.registry import connect_four  # the game the labels are about
 
 FORMAT = "gym_boardgames.connectfour_labels"
 VERSION = 1
@@ -47,11 +47,6 @@ STAGES: tuple[tuple[str, int, int], ...] = (("0-7", 0, 7), ("8-15", 8, 15), ("16
 MAX_POSITIONS = 200_000
 #: The shipped label sets: the graded set, and a held-out set built the same way from other games.
 SHIPPED = {"labels": "connectfour_labels.npz", "heldout": "connectfour_heldout.npz", "random": "connectfour_random.npz"}
-
-
-def connect_four() -> ConnectN:
-    """Return the rules of the game the labels are about (6x7, four in a row, gravity)."""
-    return ConnectN(ROWS, COLS, 4, gravity=True)
 
 
 def stage_index(ply: int) -> int:
