@@ -153,19 +153,14 @@ def solver_games(agent: Any, games: int, seed: int, progress: Any) -> dict[str, 
 
 def grade_tictactoe(args: argparse.Namespace) -> int:
     """Grade the players on every reachable non-terminal position of tic-tac-toe; return the exit status."""
-    from agents.factory import make_agent
     from agents.grading import ExactValues, grade_moves, player_moves
     from gym_boardgames.opponents import reset_hook
     from gym_boardgames.rules import TicTacToe
 
     game = TicTacToe()
-    agents = {}
-    for i, name in enumerate(args.players):
-        try:
-            agents[name] = make_agent(name, seed=args.seed + i, game=game)
-        except (ValueError, OSError) as error:
-            print(f"eval_perfect_play.py: error: {name}: {error}", file=sys.stderr)
-            return 2
+    agents = _make_players(args, game)
+    if agents is None:
+        return 2
     exact = ExactValues(game)
     states = exact.non_terminal_states()
     summary: dict[str, Any] = {"game": "tictactoe", "positions": len(states), "players": {}}
@@ -196,12 +191,25 @@ def grade_tictactoe(args: argparse.Namespace) -> int:
     return 0
 
 
+def _make_players(args: argparse.Namespace, game: Any) -> dict[str, Any] | None:
+    """Build every named player for ``game`` (player ``i`` seeded ``--seed + i``), or print why not and return None."""
+    from agents.factory import make_agent
+
+    agents = {}
+    for i, name in enumerate(args.players):
+        try:
+            agents[name] = make_agent(name, seed=args.seed + i, game=game)
+        except (ValueError, OSError) as error:
+            print(f"eval_perfect_play.py: error: {name}: {error}", file=sys.stderr)
+            return None
+    return agents
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = parse_args(argv)
     if args.game == "tictactoe":
         return grade_tictactoe(args)
-    from agents.factory import make_agent
     from agents.perfect_play import (
         SHIPPED,
         STAGES,
@@ -220,13 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"eval_perfect_play.py: error: --labels: {error}", file=sys.stderr)
         return 2
-    agents = {}
-    for i, name in enumerate(args.players):
-        try:
-            agents[name] = make_agent(name, seed=args.seed + i, game=game)
-        except (ValueError, OSError) as error:
-            print(f"eval_perfect_play.py: error: {name}: {error}", file=sys.stderr)
-            return 2
+    agents = _make_players(args, game)
+    if agents is None:
+        return 2
     if args.per_stage is not None:
         rng = np.random.default_rng(args.seed)
         stages = labels.stages()
