@@ -32,6 +32,21 @@ def reseed_rng(rng: np.random.Generator, seed: SeedLike) -> None:
     rng.bit_generator.state = make_rng(seed).bit_generator.state
 
 
+class Seeded:
+    """An agent whose one generator ``rng`` is built from ``seed=`` (:func:`make_rng`) and can be reseeded.
+
+    Args:
+        seed: an int, a ``numpy.random.Generator`` or None.
+    """
+
+    def __init__(self, seed: SeedLike = None) -> None:
+        self.rng = make_rng(seed)
+
+    def reseed(self, seed: SeedLike) -> None:
+        """Draw from now on as a new agent built with ``seed`` would (an env's seeded reset calls this)."""
+        reseed_rng(self.rng, seed)
+
+
 def uniform_stream(rng: np.random.Generator, block: int = 2048) -> Callable[[], float]:
     """Return a function giving the next uniform float in [0, 1) from ``rng``, drawn ``block`` at a time.
 

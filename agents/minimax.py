@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from agents._rng import SeedLike, make_rng, reseed_rng
+from agents._rng import Seeded, SeedLike, make_rng
 from gym_boardgames.checks import check_int
 
 Evaluate = Callable[[Any, Any], float]
@@ -204,7 +204,7 @@ def longest_game(game: Any) -> int | None:
     return getattr(game, moves) if moves is not None else None
 
 
-class AlphaBetaAgent:
+class AlphaBetaAgent(Seeded):
     """Plays the move alpha-beta finds best; exact (perfect play) when ``depth`` is None.
 
     Args:
@@ -221,7 +221,7 @@ class AlphaBetaAgent:
             check_int("depth (or None for exact search)", depth, 1)
         self.depth = depth
         self.evaluate = evaluate
-        self.rng = make_rng(seed)
+        super().__init__(seed)
         self._table: dict = {}
         self._game: Any = None
 
@@ -242,10 +242,6 @@ class AlphaBetaAgent:
     def reset(self) -> None:
         """Forget the transposition table."""
         self._table, self._game = {}, None
-
-    def reseed(self, seed: SeedLike) -> None:
-        """Draw from now on as a new agent built with ``seed`` would (an env's seeded reset calls this)."""
-        reseed_rng(self.rng, seed)
 
     def check(self, game: Any) -> None:
         """Refuse, before any move, a ``game`` whose search could pass :data:`MAX_SEARCH_PLIES` plies.

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents._rng import SeedLike, make_rng, reseed_rng
+from agents._rng import Seeded
 
 
-class RandomAgent:
+class RandomAgent(Seeded):
     """Plays a uniformly random legal move.
 
     Args:
         seed: an int, a ``numpy.random.Generator`` or None.
     """
-
-    def __init__(self, seed: SeedLike = None) -> None:
-        self.rng = make_rng(seed)
 
     def act(self, game: Any, state: Any) -> int:
         """Return a uniformly random legal action of ``state``."""
@@ -23,10 +20,6 @@ class RandomAgent:
         if not legal:
             raise ValueError("no legal action: the game is over")
         return int(legal[self.rng.integers(len(legal))])
-
-    def reseed(self, seed: SeedLike) -> None:
-        """Draw from now on as a new agent built with ``seed`` would (an env's seeded reset calls this)."""
-        reseed_rng(self.rng, seed)
 
     def __repr__(self) -> str:
         return "RandomAgent()"

@@ -396,18 +396,13 @@ class SearchTree:
         p = root.player
         tried = root.tried()
         if root.proven is not None:
-            target = root.proven[p]
-            for action, child in tried:
-                if child.proven is not None and child.proven[p] == target:
-                    policy[action] = 1.0
-            if policy.sum() > 0:
+            keep = [a for a, child in tried if child.proven is not None and child.proven[p] == root.proven[p]]
+            if keep:
+                policy[keep] = 1.0
                 return policy / policy.sum(), True
-        for action, child in tried:
-            if child.proven is None or child.proven[p] > LOSS:
-                policy[action] = child.n
-        if policy.sum() == 0:
-            for action, child in tried:
-                policy[action] = child.n
+        alive = [(a, child) for a, child in tried if child.proven is None or child.proven[p] > LOSS]
+        for action, child in alive if any(child.n for _, child in alive) else tried:
+            policy[action] = child.n
         return policy / policy.sum(), False
 
     def root_statistics(self) -> list[ChildStats]:
@@ -420,15 +415,8 @@ class SearchTree:
         p = root.player
         keys = []
         for action, child in root.tried():
-            proven = child.proven
-            if proven is None:
-                tier = 1
-            elif proven[p] >= WIN:
-                tier = 3 if child.terminal else 2
-            elif proven[p] <= LOSS:
-                tier = 0
-            else:
-                tier = 1
+            value = 0.0 if child.proven is None else child.proven[p]  # unproven ranks with the draws
+            tier = (3 if child.terminal else 2) if value >= WIN else 0 if value <= LOSS else 1
             keys.append(((tier, child.n, child.q), action))
         top = max(key for key, _ in keys)
         tied = [action for key, action in keys if key == top]

@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents._episodes import check_callback, run_episodes
-from agents._rng import SeedLike, make_rng, reseed_rng, uniform_stream
+from agents._rng import Seeded, SeedLike, make_rng, uniform_stream
 from agents.persistence import MAX_DATA_BYTES, MAX_FILE_BYTES
 from agents.td_file import load_tables, save_tables, table_size
 from gym_boardgames.checks import check_int, check_number
@@ -88,7 +88,7 @@ def _expand(game: Any, state: Any) -> _Children:
     return _Children(game.current_player(state), actions, tuple(game.key(s) for s in states), states, tuple(outcomes))
 
 
-class TDAgent:
+class TDAgent(Seeded):
     """A greedy (or epsilon-greedy) player reading two afterstate value tables, one per seat.
 
     Args:
@@ -130,7 +130,7 @@ class TDAgent:
         self.values = values
         self.seat = seat
         self.epsilon = float(epsilon)
-        self.rng = make_rng(seed)
+        super().__init__(seed)
         self.training = dict(training or {})
         self._nodes: dict[int, _Children] = {}
         self._checked_game: Any = game
@@ -210,10 +210,6 @@ class TDAgent:
         best = np.flatnonzero(values == values.max())
         pick = best[0] if len(best) == 1 else best[self.rng.integers(len(best))]
         return node.actions[int(pick)]
-
-    def reseed(self, seed: SeedLike) -> None:
-        """Draw from now on as a new agent built with ``seed`` would (an env's seeded reset calls this)."""
-        reseed_rng(self.rng, seed)
 
     # ---- saving ----------------------------------------------------------------------------------
 

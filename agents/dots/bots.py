@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents._rng import SeedLike, make_rng, reseed_rng
+from agents._rng import Seeded, SeedLike
 from agents.dots.layer_table import LayerTable, solved_table
 from agents.dots.value import check_dots
 from agents.random_agent import RandomAgent
@@ -58,17 +58,18 @@ def first_available_order(game: DotsAndBoxes) -> list[int]:
     return sorted(range(game.num_edges), key=lambda e: (squared_distance_times_4(e), e))
 
 
-class FirstAvailableBot:
+class FirstAvailableBot(Seeded):
     """The study's ``first_available_move``: the first free edge of :func:`first_available_order`.
 
-    It is deterministic; ``seed`` is accepted so that every bot is built the same way.
+    It is deterministic; ``seed`` is accepted so that every bot is built (and reseeded) the same way, and its
+    generator is never drawn from.
 
     Args:
         seed: ignored (an int, a ``numpy.random.Generator`` or None).
     """
 
     def __init__(self, seed: SeedLike = None) -> None:
-        self.rng = make_rng(seed)
+        super().__init__(seed)
         self._orders: dict[tuple[int, int], list[int]] = {}
 
     def act(self, game: DotsAndBoxes, state: DotsState) -> int:
@@ -87,15 +88,11 @@ class FirstAvailableBot:
                 return edge
         raise ValueError("no legal action: the game is over")
 
-    def reseed(self, seed: SeedLike) -> None:
-        """Reseed the unused generator: the bot plays the same moves whatever the seed (an env calls this)."""
-        reseed_rng(self.rng, seed)
-
     def __repr__(self) -> str:
         return "FirstAvailableBot()"
 
 
-class Always4Never3Bot:
+class Always4Never3Bot(Seeded):
     """The study's ``always4never3``: always takes a box, never draws a box's third edge if it can help it.
 
     Completes a box whenever it can; otherwise draws an edge that leaves no box with three edges
@@ -106,9 +103,6 @@ class Always4Never3Bot:
         seed: an int, a ``numpy.random.Generator`` or None.
     """
 
-    def __init__(self, seed: SeedLike = None) -> None:
-        self.rng = make_rng(seed)
-
     def act(self, game: DotsAndBoxes, state: DotsState) -> int:
         """Return one of the bot's candidate moves (as the class docstring says), uniformly at random.
 
@@ -117,10 +111,6 @@ class Always4Never3Bot:
         """
         moves = self._moves(check_dots(game), game.edge_key(state))
         return moves[self.rng.integers(len(moves))] if len(moves) > 1 else moves[0]
-
-    def reseed(self, seed: SeedLike) -> None:
-        """Draw from now on as a new agent built with ``seed`` would (an env's seeded reset calls this)."""
-        reseed_rng(self.rng, seed)
 
     def _moves(self, game: DotsAndBoxes, key: int) -> list[int]:
         """The candidates: box-completing edges, else safe edges, else all free edges."""
