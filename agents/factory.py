@@ -28,7 +28,7 @@ def default_opponent(game: Any) -> str:
     package), exact alpha-beta on games small enough to solve at once (tic-tac-toe, Dots and Boxes up to 12
     edges), the shipped network where there is one (``alphazero``: Connect Four), and ``mcts`` elsewhere.
     """
-    return _opponent_menu(game)[0]
+    return suggested_opponents(game)[0]
 
 
 def suggested_opponents(game: Any) -> list[str]:
@@ -36,17 +36,12 @@ def suggested_opponents(game: Any) -> list[str]:
 
     Each answers within a few seconds on the game's default board; slower searches stay on the command line.
     """
-    return _opponent_menu(game)
-
-
-def _opponent_menu(game: Any) -> list[str]:
     from agents.alphazero.agent import pretrained_name
     from agents.dots.layer_table import SHIPPED_TABLES
     from gym_boardgames.rules.registry import family_of
 
-    dots = family_of(game) == "dots"
     best = []
-    if dots and (game.rows, game.cols) in SHIPPED_TABLES:
+    if family_of(game) == "dots" and (game.rows, game.cols) in SHIPPED_TABLES:
         best.append("exact")
     if getattr(game, "num_cells", 10**9) <= 9 or getattr(game, "num_edges", 10**9) <= 12:
         best.append("alphabeta")  # solved in well under a second: perfect play

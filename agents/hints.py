@@ -42,12 +42,7 @@ def hint_labels(game: Any, state: Any, player: int) -> dict[int, str]:
         else:
             child_value = alphabeta(game, child, depth=depth, seed=0, table=table if depth is None else None)[0]
             value = value_for(player, child_value, game.current_player(child))
-        if value >= 1:
-            labels[action] = "win"
-        elif value <= -1:
-            labels[action] = "loss"
-        else:
-            labels[action] = "draw" if depth is None else "?"
+        labels[action] = "win" if value >= 1 else "loss" if value <= -1 else "draw" if depth is None else "?"
     return labels
 
 

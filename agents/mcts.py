@@ -171,8 +171,7 @@ class MCTSAgent:
         """
         if game.is_terminal(state):
             raise ValueError("cannot act on a terminal state: the game is over")
-        tree = self.search(game, state)
-        return tree.best_action()
+        return self.search(game, state).best_action()
 
     def search(self, game: Any, state: Any) -> SearchTree:
         """Run this move's simulations from ``state`` (on the kept tree if it holds ``state``).

@@ -146,7 +146,6 @@ def load_labels(path: str | os.PathLike[str] | None = None) -> LabelSet:
         FileNotFoundError: if it does not exist.
     """
     path = shipped_labels_path() if path is None else path
-    found: dict[str, Any] = {}
 
     def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
         sources = meta.get("sources") if isinstance(meta, dict) else None
@@ -154,7 +153,6 @@ def load_labels(path: str | os.PathLike[str] | None = None) -> LabelSet:
             raise ValueError("the metadata must hold 'sources', a non-empty list of names")
         if len(sources) > 255:
             raise ValueError(f"at most 255 sources, got {len(sources)}")
-        found["meta"] = meta
         return {
             "moves": ArraySpec((None, MAX_PLIES), np.uint8),
             "scores": ArraySpec((None, COLS), np.int8),
@@ -163,7 +161,7 @@ def load_labels(path: str | os.PathLike[str] | None = None) -> LabelSet:
 
     loaded = load_npz(path, format=FORMAT, versions={VERSION}, schema=schema, allow_extra=False)
     moves, scores, source = (loaded.arrays[k] for k in ("moves", "scores", "source"))
-    meta = dict(found["meta"])
+    meta = dict(loaded.meta)
     sources = tuple(meta.pop("sources"))
     if not len(moves) == len(scores) == len(source):
         raise SavedFileError(

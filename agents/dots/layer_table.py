@@ -155,18 +155,15 @@ class LayerTable:
             ValueError: (a :class:`~agents.persistence.SavedFileError`) naming the file and the problem
                 if it is corrupt, foreign, of another format or version, or its content is inconsistent.
         """
-        sizes: list[int] = []
-
         def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
             # The board size comes from the file: check it before reading 'q'.
             rows, cols = (check_int(name, meta.get(name), 0) for name in ("rows", "cols"))
             num_edges = file_board(path, rows, cols, MAX_SOLVE_EDGES, "one solve_layers makes").num_edges
-            last_k = check_int("last_k", meta.get("last_k"), 0, num_edges)
-            sizes.extend((rows, cols, last_k))
+            check_int("last_k", meta.get("last_k"), 0, num_edges)
             return {"q": ArraySpec((1 << num_edges,), np.int8)}
 
         loaded = load_npz(path, format=cls.FORMAT, versions=(cls.VERSION,), schema=schema)
-        rows, cols, last_k = sizes
+        rows, cols, last_k = (loaded.meta[name] for name in ("rows", "cols", "last_k"))
         game = DotsAndBoxes(rows, cols)
         values = loaded.arrays["q"]
         drawn = _popcounts(game.num_edges)

@@ -249,12 +249,8 @@ def run_exact(task: dict[str, Any]) -> dict[str, Any]:
 
 def run_task(task: dict[str, Any]) -> tuple[str, Any]:
     """Run one task by its ``"kind"`` (``"trainer"``, ``"lr"`` or ``"exact"``); return the kind and the result."""
-    kind = task["kind"]
-    if kind == "trainer":
-        return kind, run_trainer(task)
-    if kind == "lr":
-        return kind, run_lr(task)
-    return kind, run_exact(task)
+    run = {"trainer": run_trainer, "lr": run_lr}.get(task["kind"], run_exact)
+    return task["kind"], run(task)
 
 
 def study_tasks(settings: dict[str, Any]) -> list[dict[str, Any]]:
@@ -275,17 +271,9 @@ def study_tasks(settings: dict[str, Any]) -> list[dict[str, Any]]:
     tasks = []
     if "table1" in experiments or "table2" in experiments:
         trainer = {name: settings[name] for name in ("lr", "train_games", "test_games")}
+        trainer["table2"] = "table2" in experiments
         for i, name in enumerate(study_bots(base["k"])):
-            tasks.append(
-                {
-                    **base,
-                    **trainer,
-                    "kind": "trainer",
-                    "trainer": name,
-                    "seed": seeds[i],
-                    "table2": "table2" in experiments,
-                }
-            )
+            tasks.append({**base, **trainer, "kind": "trainer", "trainer": name, "seed": seeds[i]})
     if "lr" in experiments:
         rounds = {name: settings[name] for name in ("warmup_games", "rounds", "round_games", "round_test_games")}
         for i, lr in enumerate(settings["lrs"]):
