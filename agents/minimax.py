@@ -94,10 +94,7 @@ class _Search:
         for action in actions:
             child = game.apply(state, action)
             if not game.is_terminal(child):
-                if action == tt_action:
-                    live.insert(0, (action, child))
-                else:
-                    live.append((action, child))
+                live.insert(0 if action == tt_action else len(live), (action, child))  # the table's move first
                 continue
             child_value = game.returns(child)[mover]
             if child_value > best_value:
@@ -124,12 +121,7 @@ class _Search:
         finally:
             self.height -= 1
 
-        if best_value <= original_alpha:
-            kind = _UPPER
-        elif best_value >= beta:
-            kind = _LOWER
-        else:
-            kind = _EXACT
+        kind = _UPPER if best_value <= original_alpha else _LOWER if best_value >= beta else _EXACT
         self.table[state] = (depth, best_value, kind, best_action)
         return best_value, best_action
 

@@ -21,6 +21,7 @@ board) and over the critical positions.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -90,13 +91,7 @@ class LabelSet:
     def states(self) -> list[Any]:
         """Return each position as a state of :func:`connect_four` (replayed from its moves)."""
         game = connect_four()
-        out = []
-        for moves in self.move_lists():
-            state = game.initial_state()
-            for column in moves:
-                state = game.apply(state, column)
-            out.append(state)
-        return out
+        return [functools.reduce(game.apply, moves, game.initial_state()) for moves in self.move_lists()]
 
     def stages(self) -> np.ndarray:
         """``(N,)`` int: each position's index in :data:`STAGES`."""

@@ -107,10 +107,8 @@ def fit_ratings(
             if a == b or not 0 <= s <= n:
                 raise ValueError(f"impossible result: {a} scored {s} in {n} games against {b}")
             i, j = index[a], index[b]
-            score[i, j] += s
-            score[j, i] += n - s
-            count[i, j] += n
-            count[j, i] += n
+            score[[i, j], [j, i]] += (s, n - s)
+            count[[i, j], [j, i]] += n
     games = count.sum(1)
     score[:, a0] += prior_draws / 2
     score[a0, :] += prior_draws / 2

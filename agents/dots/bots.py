@@ -188,12 +188,9 @@ def make_bot(spec: str, seed: SeedLike = None, table: LayerTable | None = None) 
         ValueError: on an unknown name or a bad ``K``.
     """
     kind, _, arg = spec.partition(":")
-    if kind == "random" and not arg:
-        return RandomBot(seed)
-    if kind == "first_available" and not arg:
-        return FirstAvailableBot(seed)
-    if kind == "always4never3" and not arg:
-        return Always4Never3Bot(seed)
+    plain = {"random": RandomBot, "first_available": FirstAvailableBot, "always4never3": Always4Never3Bot}
+    if kind in plain and not arg:
+        return plain[kind](seed)
     if kind == "endgame" and arg.isdigit():
         return EndgameBot(int(arg), table=table, seed=seed)
     raise ValueError(f"unknown bot {spec!r}: use one of {', '.join(BOT_NAMES)}")

@@ -155,6 +155,7 @@ class LayerTable:
             ValueError: (a :class:`~agents.persistence.SavedFileError`) naming the file and the problem
                 if it is corrupt, foreign, of another format or version, or its content is inconsistent.
         """
+
         def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
             # The board size comes from the file: check it before reading 'q'.
             rows, cols = (check_int(name, meta.get(name), 0) for name in ("rows", "cols"))
