@@ -110,12 +110,10 @@ def fit_ratings(
             score[[i, j], [j, i]] += (s, n - s)
             count[[i, j], [j, i]] += n
     games = count.sum(1)
-    score[:, a0] += prior_draws / 2
-    score[a0, :] += prior_draws / 2
-    count[:, a0] += prior_draws
-    count[a0, :] += prior_draws
-    np.fill_diagonal(score, 0)
-    np.fill_diagonal(count, 0)
+    for table, virtual in ((score, prior_draws / 2), (count, prior_draws)):  # the prior's draws with the anchor
+        table[:, a0] += virtual
+        table[a0, :] += virtual
+        np.fill_diagonal(table, 0)
     free = np.arange(k) != a0
     theta = np.zeros(k)
 

@@ -88,22 +88,17 @@ class LayeredValueAgent:
     ) -> tuple[list[int], list[float], list[float]]:
         """Free edges of ``key``, their estimated ``f(s, a)`` and children's ``V`` (training's hot loop)."""
         get = self.layers[board.num_edges - key.bit_count() - 1].get
-        edges, rewards, children = [], [], []
-        total, known = 0.0, 0
-        for edge, child, reward in board.edge_key_successors(key):
-            v = get(child)
-            if v is not None:
-                total += v
-                known += 1
-            edges.append(edge)
-            rewards.append(reward)
-            children.append(v)
-        if known < len(children):
-            for i, v in enumerate(children):
-                if v is None:
-                    children[i] = _unseen_value(total, known, boxes_left - rewards[i])
-        values = [move_value(v, r, boxes_left) for v, r in zip(children, rewards, strict=True)]
-        return edges, values, children
+        moves = board.edge_key_successors(key)
+        children = [get(child) for _, child, _ in moves]
+        seen = [v for v in children if v is not None]
+        if len(seen) < len(children):
+            total, known = sum(seen), len(seen)
+            children = [
+                _unseen_value(total, known, boxes_left - reward) if v is None else v
+                for v, (_, _, reward) in zip(children, moves, strict=True)
+            ]
+        values = [move_value(v, reward, boxes_left) for v, (_, _, reward) in zip(children, moves, strict=True)]
+        return [edge for edge, _, _ in moves], values, children
 
     def move_values(self, game: DotsAndBoxes, state: DotsState) -> dict[int, float]:
         """Return the estimated ``f(s, a)`` of every free edge under the current ``V``.
