@@ -182,14 +182,12 @@ def _walk(agent: Any, solved: SolvedGame, seat: int | None) -> GreedyAudit:
         if game.is_terminal(state):
             continue
         mover = game.current_player(state)
-        legal = game.legal_actions(state)
         if seat is None or mover == seat:
             chosen = player_moves(agent, game, state)
             graded.append(state)
             chosen_moves.append(chosen)
         # Everything stays reachable for the full audit; a seat's audit follows only its own choices.
-        follow = legal if seat is None or mover != seat else chosen
-        for action in follow:
+        for action in chosen if mover == seat else game.legal_actions(state):
             child = game.apply(state, action)
             key = game.key(child)
             if key not in seen:

@@ -116,10 +116,7 @@ def _play(step: Callable[..., tuple], act: Callable[[Any], int], obs: Any, first
 
 def _first_visits(keys: list[Any]) -> dict[Any, int]:
     """Map each key to the time step of its first occurrence."""
-    first: dict[Any, int] = {}
-    for t, key in enumerate(keys):
-        first.setdefault(key, t)
-    return first
+    return {key: t for t, key in reversed(list(enumerate(keys)))}  # an earlier step overwrites a later one
 
 
 def _check_hashable(obs: Any) -> None:

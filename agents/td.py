@@ -78,14 +78,9 @@ def _expand(game: Any, state: Any) -> _Children:
     if not actions:
         raise ValueError("the game is over: there is no move to choose")
     states = tuple(game.apply(state, a) for a in actions)
-    outcomes = []
-    for child in states:
-        if game.is_terminal(child):
-            r0, r1 = game.returns(child)
-            outcomes.append(((r0 + 1.0) / 2.0, (r1 + 1.0) / 2.0))  # payoff +1/0/-1 -> value 1/0.5/0
-        else:
-            outcomes.append(None)
-    return _Children(game.current_player(state), actions, tuple(game.key(s) for s in states), states, tuple(outcomes))
+    # A terminal child's payoffs +1/0/-1 become the values 1/0.5/0.
+    outcomes = tuple(tuple((r + 1.0) / 2.0 for r in game.returns(s)) if game.is_terminal(s) else None for s in states)
+    return _Children(game.current_player(state), actions, tuple(game.key(s) for s in states), states, outcomes)
 
 
 class TDAgent(Seeded):
