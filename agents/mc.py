@@ -114,9 +114,15 @@ def _play(step: Callable[..., tuple], act: Callable[[Any], int], obs: Any, first
         action = act(obs)
 
 
-def _first_visits(keys: list[Any]) -> dict[Any, int]:
-    """Map each key to the time step of its first occurrence."""
-    return {key: t for t, key in reversed(list(enumerate(keys)))}  # an earlier step overwrites a later one
+def _returns(keys: list[Any], rewards: list[float], gamma: float, first_visit: bool) -> Iterator[tuple[Any, float]]:
+    """Yield ``(key, return)`` for an episode's steps from the last back, only at first visits if ``first_visit``."""
+    # Each key's first step: an earlier step overwrites a later one.
+    first = {key: t for t, key in reversed(list(enumerate(keys)))} if first_visit and len(keys) > 1 else None
+    g = 0.0
+    for t in range(len(keys) - 1, -1, -1):
+        g = gamma * g + rewards[t]
+        if first is None or first[keys[t]] == t:
+            yield keys[t], g
 
 
 def _check_hashable(obs: Any) -> None:
@@ -197,13 +203,7 @@ def mc_prediction(
 
     def learn(obs: Any) -> None:
         states, _, rewards = _play(step, act, obs)
-        first = _first_visits(states) if first_visit and len(states) > 1 else None
-        g = 0.0
-        for t in range(len(states) - 1, -1, -1):
-            g = gamma * g + rewards[t]
-            s = states[t]
-            if first is not None and first[s] != t:
-                continue
+        for s, g in _returns(states, rewards, gamma, first_visit):
             sums[s] = sums.get(s, 0.0) + g
             counts[s] = counts.get(s, 0) + 1
 
@@ -253,15 +253,8 @@ class _Control:
         self, states: list[Any], actions: list[int], rewards: list[float], gamma: float, first_visit: bool
     ) -> None:
         """Average the returns into Q (incremental means) and make the policy greedy where visited."""
-        pairs = list(zip(states, actions, strict=True))
-        first = _first_visits(pairs) if first_visit and len(pairs) > 1 else None
         num_actions = self.num_actions
-        g = 0.0
-        for t in range(len(pairs) - 1, -1, -1):
-            g = gamma * g + rewards[t]
-            if first is not None and first[pairs[t]] != t:
-                continue
-            s, a = pairs[t]
+        for (s, a), g in _returns(list(zip(states, actions, strict=True)), rewards, gamma, first_visit):
             q = self.q.get(s)
             if q is None:
                 q = self.q[s] = [0.0] * num_actions

@@ -304,11 +304,8 @@ class _SelfPlay:
                 mover = node.mover
                 table = live[mover]
                 kids = node.keys
-                if uniform() < epsilon:
-                    j = int(uniform() * len(kids))  # exploratory: no backup below
-                    greedy = False
-                else:
-                    greedy = True
+                greedy = uniform() >= epsilon
+                if greedy:
                     vals = list(map(table.__getitem__, kids))
                     best = max(vals)
                     if vals.count(best) == 1:
@@ -316,6 +313,8 @@ class _SelfPlay:
                     else:
                         ties = [i for i, v in enumerate(vals) if v == best]
                         j = ties[int(uniform() * len(ties))]
+                else:
+                    j = int(uniform() * len(kids))  # exploratory: no backup below
                 child = kids[j]
                 previous = last[mover]
                 if greedy and previous is not None:
@@ -323,10 +322,8 @@ class _SelfPlay:
                 last[mover] = child
                 if node.outcomes[j] is not None:
                     # The other seat's last afterstate learns the final result, whoever ended the game.
-                    other = 1 - mover
-                    previous = last[other]
+                    previous, other_table = last[1 - mover], live[1 - mover]
                     if previous is not None:
-                        other_table = live[other]
                         other_table[previous] += alpha * (other_table[child] - other_table[previous])
                     break
                 state, key = node.states[j], child
