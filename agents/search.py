@@ -308,8 +308,7 @@ class SearchTree:
                 backup(path, leaf.proven, created)
                 continue
             if one is not None:
-                priors, v = one(game, leaf.state)
-                actions = None
+                (priors, v), actions = one(game, leaf.state), None
             else:
                 priors, v, actions = evaluate_state(evaluator, game, leaf.state)
             expand(leaf, priors, actions, v)

@@ -34,11 +34,10 @@ def _solve_generic(game: Any, progress: bool = False) -> dict[Any, float]:
     length solves (or runs out of time) without ``RecursionError``. With ``progress`` a bar counts the
     start position's moves whose subtrees are done.
     """
-    values: dict[Any, float] = {}
     root = game.initial_state()
     if game.is_terminal(root):
-        values[root] = game.returns(root)[game.current_player(root)]
-        return values
+        return {root: game.returns(root)[game.current_player(root)]}
+    values: dict[Any, float] = {}
     root_actions = game.legal_actions(root)
     # A frame is [state, mover, legal actions, next action index, best value so far].
     stack: list[list[Any]] = [[root, game.current_player(root), root_actions, 0, -math.inf]]
@@ -86,10 +85,8 @@ def _expand_layer(game: Any, keys: np.ndarray, ply: int) -> tuple[np.ndarray, np
     """
     powers = 3 ** np.arange(game.num_cells, dtype=np.int64)
     boards = ((keys[:, None] // powers) % 3).astype(np.int8)
-    if ply == 0:
-        won = np.zeros(len(keys), dtype=bool)
-    else:
-        won = game.has_line(boards, PIECE[1 - ply % 2])  # a line of the player who just moved
+    # A line of the player who just moved (none on the empty board).
+    won = game.has_line(boards, PIECE[1 - ply % 2]) if ply else np.zeros(len(keys), dtype=bool)
     terminal = won | (ply == game.num_cells)
     mark = PIECE[ply % 2]
     if game.gravity:
