@@ -308,7 +308,8 @@ class SearchTree:
                 backup(path, leaf.proven, created)
                 continue
             if one is not None:
-                (priors, v), actions = one(game, leaf.state), None
+                priors, v = one(game, leaf.state)
+                actions = None
             else:
                 priors, v, actions = evaluate_state(evaluator, game, leaf.state)
             expand(leaf, priors, actions, v)
@@ -400,7 +401,8 @@ class SearchTree:
                 policy[keep] = 1.0
                 return policy / policy.sum(), True
         alive = [(a, child) for a, child in tried if child.proven is None or child.proven[p] > LOSS]
-        for action, child in alive if any(child.n for _, child in alive) else tried:
+        counted = alive if any(child.n for _, child in alive) else tried  # every move proven lost: count them all
+        for action, child in counted:
             policy[action] = child.n
         return policy / policy.sum(), False
 
