@@ -145,10 +145,7 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
         """
         player = _seat_of(agent)
         to_move = agent == self.agent_selection and not self.terminations.get(agent, True)
-        if to_move:
-            mask = self.game.legal_mask(self.state)
-        else:
-            mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        mask = self.game.legal_mask(self.state) if to_move else np.zeros(self.game.num_actions, dtype=np.int8)
         return {"observation": self.game.observation(self.state, player), "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:

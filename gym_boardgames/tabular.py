@@ -256,8 +256,7 @@ def build_model(P: ModelLike) -> TabularModel:
                 pass
             raise ValueError(f"{where(k)}: expected (prob, next_state, reward, terminated) numbers") from None
         raise
-    prob, reward, terminated = table[:, 0], table[:, 2], table[:, 3] != 0
-    next_state = table[:, 1]
+    prob, next_state, reward, terminated = table[:, 0], table[:, 1], table[:, 2], table[:, 3] != 0
     checks = (
         (~((prob >= 0) & (prob <= 1 + PROBABILITY_TOLERANCE)), "the probability must be in [0, 1]"),
         (~np.isfinite(reward), "the reward must be finite"),

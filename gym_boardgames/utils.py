@@ -7,6 +7,7 @@ any work. The scripts' own parsers and up-front checks are in :mod:`gym_boardgam
 
 from __future__ import annotations
 
+import glob
 import importlib
 import os
 import sys
@@ -43,18 +44,13 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
 def _remove_dead_writers_temps(directory: str, base: str) -> None:
     """Delete ``.BASE.PID.*.tmp`` files in ``directory`` whose writer process no longer exists."""
     start = f".{base}."
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return  # the write itself will report the folder's problem
-    for name in names:
-        if not (name.startswith(start) and name.endswith(".tmp")):
-            continue
-        pid_text = name[len(start) :].split(".", 1)[0]
+    # An unreadable folder globs to nothing: the write itself will report the folder's problem.
+    for path in glob.glob(os.path.join(glob.escape(directory), glob.escape(start) + "*.tmp")):
+        pid_text = os.path.basename(path)[len(start) :].split(".", 1)[0]
         if not pid_text.isdigit() or _process_exists(int(pid_text)):
             continue  # a name without a pid is not ours to judge; a live writer is still writing
         try:
-            os.unlink(os.path.join(directory, name))
+            os.unlink(path)
         except OSError:
             pass  # another writer removed it first, or it is not ours to remove
 

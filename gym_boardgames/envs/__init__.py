@@ -13,7 +13,7 @@ from gym_boardgames.envs.connect import ConnectBoardEnv
 from gym_boardgames.envs.connectn import ConnectFourEnv, ConnectNEnv
 from gym_boardgames.envs.dots import DotsAndBoxesEnv
 from gym_boardgames.envs.tictactoe import TicTacToeEnv
-from gym_boardgames.rules.registry import row_of
+from gym_boardgames.rules.registry import GAMES, row_of
 
 __all__ = [
     "ConnectBoardEnv",
@@ -36,8 +36,6 @@ def board_env(game: Any, **keywords: Any) -> TwoPlayerEnv:
         **keywords: the sizes (with a name), and the two-player keywords (``opponent``, ``agent_player``,
             ``illegal_action``, ``render_mode``).
     """
-    from gym_boardgames.rules.registry import GAMES
-
     if isinstance(game, str):
         row = GAMES[game]
         game = row.make(**{key: keywords.pop(key) for key in row.options if key in keywords})

@@ -195,15 +195,11 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
             if opponent == "random":
                 return "random", self._random_move
             self._opponent_spec, self._named_agent = opponent, make_named_opponent(opponent, self.game)
-            return opponent, self._use_agent(self._named_agent)
-        policy = self._use_agent(opponent)
+            policy, self._opponent_reset = agent_hooks(self._named_agent)
+            return opponent, policy
+        policy, self._opponent_reset = agent_hooks(opponent)
         name = repr(opponent) if policy is not opponent else getattr(opponent, "__qualname__", repr(opponent))
         return name, policy
-
-    def _use_agent(self, agent: Any) -> OpponentPolicy:
-        """Return the agent's move function; remember its ``reset`` hook, if any."""
-        policy, self._opponent_reset = agent_hooks(agent)
-        return policy
 
     def _random_move(self, game: Any, state: Any) -> int:
         legal = game.legal_actions(state)
@@ -234,7 +230,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         if seed is not None and self._opponent_spec is not None and not reseed_opponent(self._named_agent, seed):
             # An agent that cannot reseed itself is built again: its whole random state comes from the seed.
             self._named_agent = make_named_opponent(self._opponent_spec, self.game, opponent_seed(seed))
-            self._opponent = self._use_agent(self._named_agent)
+            self._opponent, self._opponent_reset = agent_hooks(self._named_agent)
         self.state = self.game.initial_state()
         self.moves = []
         self._previous = None

@@ -185,7 +185,10 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         return blackjack_rules
 
     # One generator deals every card: Gymnasium's env's. This env's np_random is that same object, so seeding
-    # either seeds the deal (and Gymnasium's checker sees the generator it expects to move).
+    # either seeds the deal (and Gymnasium's checker sees the generator it expects to move). The checker inspects
+    # ``env.unwrapped._np_random`` (the attribute ``gymnasium.Env`` keeps for its subclasses), so the setter and
+    # ``reset`` point it at the generator that deals. The seed needs no copy: ``np_random_seed`` reads
+    # ``gymnasium_env``'s.
     @property
     def np_random(self) -> np.random.Generator:
         """The generator that deals the cards (the same object as ``gymnasium_env.np_random``)."""
@@ -193,17 +196,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
 
     @np_random.setter
     def np_random(self, value: np.random.Generator) -> None:
-        self.gymnasium_env.np_random = value
-        self._mirror_generator()
-
-    def _mirror_generator(self) -> None:
-        """Point this env's own ``_np_random`` at ``gymnasium_env``'s generator, read through its public property.
-
-        Gymnasium's env checker inspects ``env.unwrapped._np_random`` (the attribute ``gymnasium.Env`` keeps
-        for its subclasses), so it must be the generator that deals. The seed needs no copy: the
-        :attr:`np_random_seed` property reads ``gymnasium_env``'s.
-        """
-        self._np_random = self.gymnasium_env.np_random
+        self.gymnasium_env.np_random = self._np_random = value
 
     @property
     def np_random_seed(self) -> int:
@@ -258,7 +251,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         if "start_state" in options:  # checked before gymnasium_env is touched (None included)
             start = check_int('options["start_state"] (a non-terminal state index)', start, 0, TERMINAL - 1)
         raw, info = self.gymnasium_env.reset(seed=seed)
-        self._mirror_generator()
+        self._np_random = self.gymnasium_env.np_random
         if start is None:
             self._state = _DEAL_INDEX[raw]
         else:

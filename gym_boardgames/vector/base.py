@@ -158,7 +158,7 @@ class TwoPlayerVectorEnv(VectorEnv):
             self._agent_reset()
         if self.opponent is not None:
             self._agent = np.zeros(self.num_envs, dtype=np.int8)
-            self._start_games(None, side)
+            self._start_games(np.arange(self.num_envs), side)
             self._play_opponent()
         # A board so small that the opening move ends the game is restarted by the next step.
         self._done = self.batch.over.copy()
@@ -187,8 +187,7 @@ class TwoPlayerVectorEnv(VectorEnv):
         batch = self.batch
         restarting = self._done
         any_restart = bool(restarting.any())
-        legal = batch.is_legal(actions)
-        illegal = ~legal
+        illegal = ~batch.is_legal(actions)
         if any_restart:
             illegal &= ~restarting
         any_illegal = bool(illegal.any())
@@ -287,16 +286,10 @@ class TwoPlayerVectorEnv(VectorEnv):
             )
         return array
 
-    def _start_games(self, rows: np.ndarray | None, side: int | str) -> None:
-        """Draw the agent's side in the new games ``rows`` (None: all); the opponent's openings come after."""
-        if self._agent is None:
-            return
-        count = self.num_envs if rows is None else len(rows)
-        sides = self.np_random.integers(2, size=count, dtype=np.int8) if side == "random" else side
-        if rows is None:
-            self._agent[:] = sides
-        else:
-            self._agent[rows] = sides
+    def _start_games(self, rows: np.ndarray, side: int | str) -> None:
+        """Draw the agent's side in the new games ``rows``; the opponent's openings come after."""
+        if self._agent is not None:
+            self._agent[rows] = self.np_random.integers(2, size=len(rows), dtype=np.int8) if side == "random" else side
 
     def _build_agent(self, seed: int | None) -> None:
         """(Re)build the named opponent, seeded from ``reset``'s seed apart from ``np_random`` (None: entropy)."""
