@@ -111,10 +111,6 @@ def _connect_style(game: ConnectN) -> BoardStyle:
     return BoardStyle(("X", "O"), ("X", "O"), f"{game.rows},{game.cols},{game.n}-game")
 
 
-def _connect_n(rows: int = 6, cols: int = 7, n: int = 4, gravity: bool = True) -> ConnectN:
-    return ConnectN(rows, cols, n, gravity)
-
-
 _CONNECT = {
     "family": "connect",
     "style": _connect_style,
@@ -188,7 +184,7 @@ for _row in (
     BoardGame(
         "ConnectN",
         ConnectN,
-        _connect_n,
+        ConnectN,  # its defaults are Connect Four's, as the scripts' --game connectn documents
         ConnectN.config_names,
         **_CONNECT,
         env="gym_boardgames.envs.connectn:ConnectNEnv",
@@ -231,10 +227,7 @@ GAME_NAMES = tuple(name.lower() for name in GAMES)
 
 def row_of(game: Any) -> BoardGame | None:
     """Return the registry row of a rules object, or None for a game not registered (a user's own rules)."""
-    for cls in type(game).__mro__:
-        if cls in _BY_CLASS:
-            return _BY_CLASS[cls]
-    return None
+    return next((_BY_CLASS[cls] for cls in type(game).__mro__ if cls in _BY_CLASS), None)
 
 
 def family_of(game: Any) -> str | None:
