@@ -93,16 +93,11 @@ class PlayApp(PlaySession):
             self.mouse = event.pos
             self.click(event.pos)
         elif event.type == pygame.KEYDOWN:
+            commands = {pygame.K_h: "hints", pygame.K_u: "undo", pygame.K_r: "restart", pygame.K_s: "swap"}
             if event.key in (pygame.K_ESCAPE, pygame.K_q):
                 self.running = False
-            elif event.key == pygame.K_h:
-                self.toggle_hints()
-            elif event.key == pygame.K_u:
-                self.undo()
-            elif event.key == pygame.K_r:
-                self.restart()
-            elif event.key == pygame.K_s:
-                self.swap()
+            elif event.key in commands:
+                self.command(commands[event.key])
 
     # ---- drawing -----------------------------------------------------------------------------
 

@@ -33,6 +33,8 @@ MESSAGE_SECONDS = 2.5
 HINT_COLOURS = {"win": (22, 122, 58), "draw": (78, 78, 90), "loss": (186, 38, 38), "?": (92, 92, 106)}
 HINT_BADGE = (255, 255, 255)
 SOLVING = "solving the hints..."
+#: What :meth:`PlaySession.command` runs: the window's keys and the page's buttons.
+COMMANDS = ("hints", "undo", "restart", "swap")
 BACKGROUND = (246, 242, 233)
 
 
@@ -243,6 +245,10 @@ class PlaySession:
                 self._hints_pending = False
                 self.say("hints on" if self.show_hints else "hints off")
             self._touch()
+
+    def command(self, name: str) -> None:
+        """Run one of :data:`COMMANDS`: :meth:`toggle_hints`, :meth:`undo`, :meth:`restart` or :meth:`swap`."""
+        {"hints": self.toggle_hints, "undo": self.undo, "restart": self.restart, "swap": self.swap}[name]()
 
     def say(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
         """Show ``text`` in the status line for a while (the result of a finished game stays beside it)."""

@@ -43,12 +43,11 @@ from importlib import resources
 from typing import Any, TextIO
 
 from gym_boardgames.checks import check_int, check_number
-from gym_boardgames.play_session import HintProvider, PlaySession
+from gym_boardgames.play_session import COMMANDS, HintProvider, PlaySession
 from gym_boardgames.web.http import HttpError, PlayHTTPServer, PlayRequestHandler
 
 #: The longest a state request may wait for a change, in seconds.
 MAX_WAIT_SECONDS = 10.0
-COMMANDS = ("hints", "undo", "restart", "swap")
 
 #: Builds the session of a new game: ``(opponent name or None, the person's side) -> PlaySession``.
 SessionFactory = Callable[[str | None, int], PlaySession]
@@ -365,12 +364,7 @@ class PlayServer:
                 raise HttpError(
                     HTTPStatus.BAD_REQUEST, f"unknown command {command!r}: use one of {', '.join(COMMANDS)}"
                 )
-            {
-                "hints": game.session.toggle_hints,
-                "undo": game.session.undo,
-                "restart": game.session.restart,
-                "swap": game.session.swap,
-            }[command]()
+            game.session.command(command)
         else:
             raise HttpError(HTTPStatus.BAD_REQUEST, 'give {"click": [x, y]} or {"command": NAME}')
         return game.state()
