@@ -97,9 +97,7 @@ class PlaySession:
     @property
     def human_to_move(self) -> bool:
         """Whether the game is on and it is the person's turn."""
-        if self.env.episode_over:
-            return False
-        return self.both_sides or self.game.current_player(self.env.state) == self.human
+        return not self.env.episode_over and (self.both_sides or self.game.current_player(self.env.state) == self.human)
 
     @property
     def mover(self) -> int:
@@ -170,8 +168,7 @@ class PlaySession:
             labels = self._hint_labels(state)
         except Exception as error:  # shown; without a result the status would say "solving" forever
             labels = {}
-            with self.lock:
-                self.say(f"the hints failed: {error!r}", seconds=10)
+            self.say(f"the hints failed: {error!r}", seconds=10)
         with self.lock:
             if generation == self._generation:
                 self.hints = labels
@@ -190,8 +187,7 @@ class PlaySession:
             # move under the exact or searched label, and its value of the position for the person.
             priors, values = evaluate(self.game, [state])
             labels = {a: f"{label} {priors[0][a]:.0%}" for a, label in labels.items()}
-            with self.lock:
-                self.say(f"network: value {float(values[0]):+.2f} for you; % = its prior for each move", seconds=8)
+            self.say(f"network: value {float(values[0]):+.2f} for you; % = its prior for each move", seconds=8)
         return labels
 
     def play_human(self, action: int) -> None:

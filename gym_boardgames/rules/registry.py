@@ -264,13 +264,9 @@ def game_from_config(record: object) -> Any:
         ValueError: on a record that is not an object naming a class, or a config of the wrong length or with
             a bad value.
     """
-    if isinstance(record, dict) and "class" in record:
-        return _game_from_class(record["class"], record.get("config"))
-    raise ValueError(f"a game must be recorded as an object with 'class' and 'config', got {record!r}")
-
-
-def _game_from_class(class_name: object, config: object) -> Any:
-    """Return the rules object of class ``class_name`` with ``config``, or None for an unknown class."""
+    if not isinstance(record, dict) or "class" not in record:
+        raise ValueError(f"a game must be recorded as an object with 'class' and 'config', got {record!r}")
+    class_name, config = record["class"], record.get("config")
     rules = next((row.rules for row in GAMES.values() if row.rules.__name__ == class_name), None)
     if rules is None:
         return None
