@@ -65,9 +65,8 @@ class PlayApp(PlaySession):
         self.running = True
         self.frames = 0
         super().__init__(env, agent, human_player=human_player, hints=hints)
-        width, height = self.view.size
         self.pygame.display.init()
-        self.window = self.pygame.display.set_mode((width, height + HELP_HEIGHT))
+        self.window = self.pygame.display.set_mode((self.view.size[0], self.view.size[1] + HELP_HEIGHT))
         self.pygame.display.set_caption(title or env.window_title)
         self.clock = self.pygame.time.Clock()
 

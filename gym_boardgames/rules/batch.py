@@ -279,14 +279,12 @@ class ConnectNBatch(_Batch):
         return open_
 
     def play(self, actions: np.ndarray, moving: np.ndarray | None = None) -> None:
-        """Let the player to move in each game of ``moving`` play its action.
+        """Let the player to move in each game of ``moving`` play its action (see the module's conventions).
 
         Args:
             actions: ``(N,)`` integer array in ``0 .. num_actions - 1``, legal (:meth:`is_legal`) in every
-                moving game. Games outside ``moving`` are left exactly as they were.
-            moving: ``(N,)`` bool mask of the games that move, or None for all of them. With None, a game
-                whose action is illegal (a finished game, say) is left in an undefined state until it is
-                :meth:`reset`; no other game is affected.
+                moving game.
+            moving: ``(N,)`` bool mask of the games that move, or None for all of them.
         """
         game, tables = self.game, self.tables
         actions = actions.astype(np.intp, copy=False)
@@ -459,12 +457,11 @@ class DotsAndBoxesBatch(_Batch):
     def play(self, actions: np.ndarray, moving: np.ndarray | None = None) -> np.ndarray:
         """Let the player to move in each game of ``moving`` draw its edge; completing a box keeps the turn.
 
+        As every ``play`` (see the module's conventions), games outside ``moving`` are left as they were.
+
         Args:
             actions: ``(N,)`` integer array in ``0 .. num_actions - 1``, free edges in every moving game.
-                Games outside ``moving`` are left exactly as they were.
-            moving: ``(N,)`` bool mask of the games that move, or None for all of them. With None, a game
-                whose edge is already drawn is left in an undefined state until it is :meth:`reset`; no
-                other game is affected.
+            moving: ``(N,)`` bool mask of the games that move, or None for all of them.
 
         Returns:
             a new ``(N,)`` int8 array: boxes completed by each game's move (0, 1 or 2).
