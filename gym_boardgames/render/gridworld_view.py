@@ -129,9 +129,7 @@ class GridWorldView:
                 # A frame inside the cell marks a terminal even under the heat map's colour.
                 pygame.draw.rect(surface, TERMINAL_EDGE, rect.inflate(-cell // 6, -cell // 6), max(1, cell // 14))
             if s in marked_starts and cell >= 16:
-                pygame.draw.circle(
-                    surface, START_MARK, (rect.left + cell // 6, rect.top + cell // 6), max(2, cell // 14)
-                )
+                pygame.draw.circle(surface, START_MARK, rect.move(cell // 6, cell // 6).topleft, max(2, cell // 14))
         if cell >= 6:
             width = 1 if cell < 24 else 2
             rows, cols = self.shape
