@@ -353,8 +353,7 @@ class PlayServer:
             if (
                 not isinstance(point, list)
                 or len(point) != 2
-                or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in point)
-                or not all(-1e6 < v < 1e6 for v in point)
+                or not all(isinstance(v, int | float) and not isinstance(v, bool) and -1e6 < v < 1e6 for v in point)
             ):
                 raise HttpError(HTTPStatus.BAD_REQUEST, f"click must be [x, y] in the picture's pixels, got {point!r}")
             game.session.click((int(point[0]), int(point[1])))
