@@ -65,9 +65,8 @@ class PlayApp(PlaySession):
         self.running = True
         self.frames = 0
         super().__init__(env, agent, human_player=human_player, hints=hints)
-        width, height = self.view.size
         self.pygame.display.init()
-        self.window = self.pygame.display.set_mode((width, height + HELP_HEIGHT))
+        self.window = self.pygame.display.set_mode((self.view.size[0], self.view.size[1] + HELP_HEIGHT))
         self.pygame.display.set_caption(title or env.window_title)
         self.clock = self.pygame.time.Clock()
 
@@ -93,16 +92,11 @@ class PlayApp(PlaySession):
             self.mouse = event.pos
             self.click(event.pos)
         elif event.type == pygame.KEYDOWN:
+            commands = {pygame.K_h: "hints", pygame.K_u: "undo", pygame.K_r: "restart", pygame.K_s: "swap"}
             if event.key in (pygame.K_ESCAPE, pygame.K_q):
                 self.running = False
-            elif event.key == pygame.K_h:
-                self.toggle_hints()
-            elif event.key == pygame.K_u:
-                self.undo()
-            elif event.key == pygame.K_r:
-                self.restart()
-            elif event.key == pygame.K_s:
-                self.swap()
+            elif event.key in commands:
+                self.command(commands[event.key])
 
     # ---- drawing -----------------------------------------------------------------------------
 

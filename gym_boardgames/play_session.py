@@ -33,6 +33,8 @@ MESSAGE_SECONDS = 2.5
 HINT_COLOURS = {"win": (22, 122, 58), "draw": (78, 78, 90), "loss": (186, 38, 38), "?": (92, 92, 106)}
 HINT_BADGE = (255, 255, 255)
 SOLVING = "solving the hints..."
+#: What :meth:`PlaySession.command` runs: the window's keys and the page's buttons.
+COMMANDS = ("hints", "undo", "restart", "swap")
 BACKGROUND = (246, 242, 233)
 
 
@@ -95,9 +97,7 @@ class PlaySession:
     @property
     def human_to_move(self) -> bool:
         """Whether the game is on and it is the person's turn."""
-        if self.env.episode_over:
-            return False
-        return self.both_sides or self.game.current_player(self.env.state) == self.human
+        return not self.env.episode_over and (self.both_sides or self.game.current_player(self.env.state) == self.human)
 
     @property
     def mover(self) -> int:
@@ -168,8 +168,7 @@ class PlaySession:
             labels = self._hint_labels(state)
         except Exception as error:  # shown; without a result the status would say "solving" forever
             labels = {}
-            with self.lock:
-                self.say(f"the hints failed: {error!r}", seconds=10)
+            self.say(f"the hints failed: {error!r}", seconds=10)
         with self.lock:
             if generation == self._generation:
                 self.hints = labels
@@ -188,16 +187,8 @@ class PlaySession:
             # move under the exact or searched label, and its value of the position for the person.
             priors, values = evaluate(self.game, [state])
             labels = {a: f"{label} {priors[0][a]:.0%}" for a, label in labels.items()}
-            with self.lock:
-                self.say(f"network: value {float(values[0]):+.2f} for you; % = its prior for each move", seconds=8)
+            self.say(f"network: value {float(values[0]):+.2f} for you; % = its prior for each move", seconds=8)
         return labels
-
-    def play_human(self, action: int) -> None:
-        """Play the person's move ``action`` (assumed legal and the person's turn)."""
-        with self.lock:
-            self.hints = {}
-            self.env.step(action)
-            self._after_move()
 
     def click(self, pos: tuple[int, int]) -> None:
         """Play the move a click at pixel ``pos`` of the board means, or say in the status why not."""
@@ -211,7 +202,9 @@ class PlaySession:
                 if action is None:
                     self.say(reason)
                 else:
-                    self.play_human(action)
+                    self.hints = {}
+                    self.env.step(action)
+                    self._after_move()
 
     def undo(self) -> None:
         """Take back the person's last move and the agent's replies after it (one move when playing both)."""
@@ -243,6 +236,10 @@ class PlaySession:
                 self._hints_pending = False
                 self.say("hints on" if self.show_hints else "hints off")
             self._touch()
+
+    def command(self, name: str) -> None:
+        """Run one of :data:`COMMANDS`: :meth:`toggle_hints`, :meth:`undo`, :meth:`restart` or :meth:`swap`."""
+        {"hints": self.toggle_hints, "undo": self.undo, "restart": self.restart, "swap": self.swap}[name]()
 
     def say(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
         """Show ``text`` in the status line for a while (the result of a finished game stays beside it)."""
@@ -298,17 +295,17 @@ class PlaySession:
                 other = "other" if self.both_sides else "agent"
                 scores = f" - you {boxes[self.mover]}, {other} {boxes[1 - self.mover]}"
             turn = f"{you} to move" if self.both_sides else f"your move ({you})"
-            if self.show_hints and self._hints_pending:
-                return f"{turn}{scores} - {SOLVING}"
-            return f"{turn}{scores}"
+            solving = f" - {SOLVING}" if self.show_hints and self._hints_pending else ""
+            return f"{turn}{scores}{solving}"
 
     def draw_board(self, surface: Any, mouse: tuple[int, int] | None = None) -> None:
         """Draw the board, the status line, the hover under ``mouse`` and the hints on ``surface``."""
         with self.lock:
             surface.fill(BACKGROUND)
             self.view.draw(surface, self.env.state, self.env.marks()._replace(status=self.status()))
-            if mouse is not None and self.human_to_move:
-                self._draw_hover(surface, mouse)
+            action = self.action_at(mouse)[0] if mouse is not None and self.human_to_move else None
+            if action is not None:
+                self.view.draw_hover(surface, self.env.state, action, self.mover)
             if self.show_hints and self.human_to_move:
                 self._draw_hints(surface)
 
@@ -320,15 +317,6 @@ class PlaySession:
         self.pygame.image.save(surface, buffer, "board.png")
         return buffer.getvalue()
 
-    def _draw_hover(self, surface: Any, mouse: tuple[int, int]) -> None:
-        action, _ = self.action_at(mouse)
-        if action is not None:
-            self.view.draw_hover(surface, self.env.state, action, self.mover)
-
-    def hint_centre(self, action: int) -> tuple[int, int]:
-        """Return the pixel centre of ``action``'s hint label: its cell, its landing cell, or its edge's middle."""
-        return self.view.hint_centre(self.env.state, action)
-
     def _draw_hints(self, surface: Any) -> None:
         from gym_boardgames.render.primitives import fitted_text
 
@@ -336,7 +324,7 @@ class PlaySession:
         for action, label in self.hints.items():
             colour = HINT_COLOURS[label.split()[0]]
             text = fitted_text(label, (room, 2 * largest), colour, largest, bold=True)
-            badge = text.get_rect(center=self.hint_centre(action)).inflate(10, 6)
+            badge = text.get_rect(center=self.view.hint_centre(self.env.state, action)).inflate(10, 6)
             self.pygame.draw.rect(surface, HINT_BADGE, badge, border_radius=badge.height // 2)
             self.pygame.draw.rect(surface, colour, badge, width=2, border_radius=badge.height // 2)
             surface.blit(text, text.get_rect(center=badge.center))

@@ -89,6 +89,8 @@ class BlackjackView:
         step = CARD_W + 10 if len(labels) < 2 else min(CARD_W + 10, room // (len(labels) - 1))
         for i, label in enumerate(labels):
             rect = pygame.Rect(MARGIN + i * step, top + LABEL_HEIGHT, CARD_W, CARD_H)
+            pygame.draw.rect(surface, CARD_BACK if label is None else CARD_FACE, rect, border_radius=7)
+            pygame.draw.rect(surface, CARD_EDGE, rect, 2, border_radius=7)
             if label is None:
                 self._back(surface, rect)
             else:
@@ -96,8 +98,6 @@ class BlackjackView:
 
     @staticmethod
     def _face(surface: Any, rect: Any, label: str) -> None:
-        pygame.draw.rect(surface, CARD_FACE, rect, border_radius=7)
-        pygame.draw.rect(surface, CARD_EDGE, rect, 2, border_radius=7)
         ink = ACE_INK if label == "A" else CARD_INK
         big = font(44, bold=True).render(label, True, ink)
         surface.blit(big, big.get_rect(center=rect.center))
@@ -106,8 +106,6 @@ class BlackjackView:
 
     @staticmethod
     def _back(surface: Any, rect: Any) -> None:
-        pygame.draw.rect(surface, CARD_BACK, rect, border_radius=7)
-        pygame.draw.rect(surface, CARD_EDGE, rect, 2, border_radius=7)
         inner = rect.inflate(-14, -14)
         for offset in range(-inner.height, inner.width, 10):  # diagonal hatching, clipped to the inner frame
             start = (inner.left + max(0, offset), inner.top + max(0, -offset))

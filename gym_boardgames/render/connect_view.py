@@ -118,12 +118,9 @@ class ConnectView:
         for i, value in enumerate(state.board):
             rect = self.cell_rect(i)
             if value == 1:
-                thick_line(
-                    surface, X_COLOUR, (rect.left + pad, rect.top + pad), (rect.right - pad, rect.bottom - pad), stroke
-                )
-                thick_line(
-                    surface, X_COLOUR, (rect.right - pad, rect.top + pad), (rect.left + pad, rect.bottom - pad), stroke
-                )
+                inner = rect.inflate(-2 * pad, -2 * pad)
+                thick_line(surface, X_COLOUR, inner.topleft, inner.bottomright, stroke)
+                thick_line(surface, X_COLOUR, inner.topright, inner.bottomleft, stroke)
             elif value == 2:
                 pygame.draw.aacircle(surface, O_COLOUR, rect.center, self.cell // 2 - pad + stroke // 2, stroke)
 

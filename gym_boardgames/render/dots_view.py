@@ -92,8 +92,7 @@ class DotsView:
         if state is not None:
             for box, owner in enumerate(state.owners):
                 if owner:
-                    r, c = divmod(box, game.cols)
-                    x, y = self.dot_position(r, c)
+                    x, y = self.dot_position(*divmod(box, game.cols))
                     pygame.draw.rect(surface, BOX_TINTS[owner - 1], (x, y, self.spacing, self.spacing))
             drawers = marks.drawers or {}
             for edge in range(game.num_edges):

@@ -117,25 +117,19 @@ class GridWorldView:
         cell = self.cell
         walls, terminals, marked_starts = self.walls, self.terminals, self.marked_starts
         n = walls.size
-        colours = heat_colours(values, ~walls) if values is not None else None
+        colours = heat_colours(values, ~walls).tolist() if values is not None else None
         for s in range(n):
             rect = self.cell_rect(s)
             if walls[s]:
                 pygame.draw.rect(surface, WALL_CELL, rect)
                 continue
-            fill = (
-                tuple(int(x) for x in colours[s])
-                if colours is not None
-                else (TERMINAL_CELL if terminals[s] else FREE_CELL)
-            )
+            fill = colours[s] if colours is not None else TERMINAL_CELL if terminals[s] else FREE_CELL
             pygame.draw.rect(surface, fill, rect)
             if terminals[s] and cell >= 8:
                 # A frame inside the cell marks a terminal even under the heat map's colour.
                 pygame.draw.rect(surface, TERMINAL_EDGE, rect.inflate(-cell // 6, -cell // 6), max(1, cell // 14))
             if s in marked_starts and cell >= 16:
-                pygame.draw.circle(
-                    surface, START_MARK, (rect.left + cell // 6, rect.top + cell // 6), max(2, cell // 14)
-                )
+                pygame.draw.circle(surface, START_MARK, rect.move(cell // 6, cell // 6).topleft, max(2, cell // 14))
         if cell >= 6:
             width = 1 if cell < 24 else 2
             rows, cols = self.shape
@@ -186,14 +180,9 @@ class GridWorldView:
             thick_line(surface, ink, (x0, y0), (x1 - dx * head, y1 - dy * head), max(1.5, cell / 32))
         px, py = -dy, dx  # perpendicular, for the head's base
         base_x, base_y = x1 - dx * head * 1.4, y1 - dy * head * 1.4
+        wing = head * 0.8  # px and py are 0 or 1 in size, so px * wing is px * head * 0.8 exactly
         pygame.draw.polygon(
-            surface,
-            ink,
-            [
-                (x1, y1),
-                (base_x + px * head * 0.8, base_y + py * head * 0.8),
-                (base_x - px * head * 0.8, base_y - py * head * 0.8),
-            ],
+            surface, ink, [(x1, y1), (base_x + px * wing, base_y + py * wing), (base_x - px * wing, base_y - py * wing)]
         )
 
     def _agent(self, surface: Any, centre: tuple[int, int], filled: bool) -> None:

@@ -19,6 +19,11 @@ from gym_boardgames.tabular import best_actions, check_policy
 _ARROW_TEXT = ("^", "v", "<", ">")
 
 
+def _cell(symbol: str, marked: bool) -> str:
+    """A three-character cell: the symbol in brackets when marked (the last move, the agent), else in spaces."""
+    return f"[{symbol}]" if marked else f" {symbol} "
+
+
 def connect_text(game: Any, state: Any, last_cell: int | None, status: str, symbols: tuple[str, str]) -> str:
     """Return a Connect-N board as text, the last move's cell in brackets, then the status line.
 
@@ -37,16 +42,11 @@ def connect_text(game: Any, state: Any, last_cell: int | None, status: str, symb
     lines = []
     if game.gravity:
         lines.append(" ".join(f"{c:^3}" for c in range(game.cols)).rstrip())
-    separator = "+".join(["---"] * game.cols)
-    for r in range(game.rows):
-        cells = []
-        for c in range(game.cols):
-            i = r * game.cols + c
-            symbol = pieces[state.board[i]]
-            cells.append(f"[{symbol}]" if i == last_cell else f" {symbol} ")
-        lines.append("|".join(cells))
-        if r < game.rows - 1:
-            lines.append(separator)
+    rows = (
+        "|".join(_cell(pieces[state.board[i]], i == last_cell) for i in range(r * game.cols, (r + 1) * game.cols))
+        for r in range(game.rows)
+    )
+    lines.append(("\n" + "+".join(["---"] * game.cols) + "\n").join(rows))
     lines.append(status)
     return "\n".join(lines) + "\n"
 
@@ -100,19 +100,15 @@ def gridworld_text(env: Any, status: str, values: np.ndarray | None = None, poli
     """
     base = env.unwrapped
     cols = base.shape[1]
-    lines = []
-    for r, row in enumerate(base.desc):
-        cells = []
-        for c, char in enumerate(row):
-            cells.append(f"[{char}]" if r * cols + c == base.s else f" {char} ")
-        lines.append("".join(cells).rstrip())
+    lines = [
+        "".join(_cell(char, r * cols + c == base.s) for c, char in enumerate(row)).rstrip()
+        for r, row in enumerate(base.desc)
+    ]
     lines.append(status)
     if values is not None:
-        lines.append("values:")
-        lines.append(format_values(base, values))
+        lines += ["values:", format_values(base, values)]
     if policy is not None:
-        lines.append("policy:")
-        lines.append(format_policy(base, policy))
+        lines += ["policy:", format_policy(base, policy)]
     return "\n".join(lines) + "\n"
 
 
@@ -151,14 +147,8 @@ def format_policy(env: Any, policy: np.ndarray) -> str:
     """
     base = env.unwrapped
     array = check_policy(policy, base.nS, base.nA)
-    symbols = []
-    for s in range(base.nS):
-        if base.is_wall(s):
-            symbols.append(WALL)
-        elif base.is_terminal(s):
-            symbols.append(TERMINAL)
-        else:
-            symbols.append("".join(_ARROW_TEXT[a] for a in best_actions(array[s])))
+    arrows = ["".join(_ARROW_TEXT[a] for a in best_actions(row)) for row in array]
+    symbols = [WALL if base.is_wall(s) else TERMINAL if base.is_terminal(s) else arrows[s] for s in range(base.nS)]
     width = max(len(symbol) for symbol in symbols) + 2
     cols = base.shape[1]
     return "\n".join(

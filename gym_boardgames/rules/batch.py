@@ -35,15 +35,6 @@ from gym_boardgames.rules.dots import DotsAndBoxes, DotsState, dots_geometry
 _ONE = np.uint64(1)
 
 
-def _returns_of_winners(winner: np.ndarray) -> np.ndarray:
-    """``(N, 2)`` payoffs from ``(N,)`` winners: +1 to the winner, -1 to the other, 0 for -1 (draw or not over)."""
-    payoff = np.zeros((len(winner), 2))
-    won = np.flatnonzero(winner >= 0)
-    payoff[won, winner[won]] = 1.0
-    payoff[won, 1 - winner[won]] = -1.0
-    return payoff
-
-
 #: Largest memory, in bytes, that one batch's state arrays may take (``num_envs`` times the bytes of one
 #: game's arrays): 512 MiB. Tic-tac-toe fits millions of games, a 64x64 board with n=5 about 35,000.
 MAX_BATCH_BYTES = 512 * 2**20
@@ -63,6 +54,42 @@ def _check_num_envs(num_envs: object, bytes_per_game: int) -> int:
             f"at most {most} fit the documented limit of {MAX_BATCH_BYTES // 2**20} MiB (MAX_BATCH_BYTES)"
         )
     return int(num_envs)
+
+
+class _Batch:
+    """What both batches share: the size check, the flat buffers with a spare slot, and the payoffs."""
+
+    winner: np.ndarray
+
+    def __init__(self, game: ConnectN | DotsAndBoxes, num_envs: int, bytes_per_game: int) -> None:
+        self.game = game
+        self.num_envs = _check_num_envs(num_envs, bytes_per_game)
+        self.num_actions = game.num_actions
+        self.player = np.zeros(self.num_envs, dtype=np.int8)
+        self.over = np.zeros(self.num_envs, dtype=bool)
+
+    def _rows(self, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return a zero int8 buffer of ``N`` rows of ``width`` plus a spare slot, its ``(N, width)`` view, row starts.
+
+        Games that do not move write to the spare slot at the end (:meth:`_masked`): a masked move is one
+        unconditional scatter instead of a gather, a select and a scatter.
+        """
+        buffer = np.zeros(self.num_envs * width + 1, dtype=np.int8)
+        return buffer, buffer[:-1].reshape(self.num_envs, width), np.arange(self.num_envs, dtype=np.intp) * width
+
+    @staticmethod
+    def _masked(slots: np.ndarray, moving: np.ndarray | None, buffer: np.ndarray) -> np.ndarray:
+        """``slots`` of a :meth:`_rows` buffer, the spare slot for the games outside ``moving`` (None: all move)."""
+        return slots if moving is None else np.where(moving, slots, len(buffer) - 1)
+
+    def returns(self) -> np.ndarray:
+        """Return a new ``(N, 2)`` float64 array: per game, each player's payoff (0 while not over)."""
+        winner = self.winner
+        payoff = np.zeros((self.num_envs, 2))
+        won = np.flatnonzero(winner >= 0)
+        payoff[won, winner[won]] = 1.0
+        payoff[won, 1 - winner[won]] = -1.0
+        return payoff
 
 
 #: Actions per chunk of the random-move tables: a chunk's legal set is one of 2**12 codes.
@@ -173,16 +200,12 @@ def connect_tables(rows: int, cols: int, n: int, gravity: bool = False) -> Conne
     never = len(geometry.lines)
     line_bits[never] = ~np.uint64(0)  # more bits than the board has (or all of them): never complete
 
-    def completable(line: tuple[int, ...], cell: int) -> bool:
-        vertical = len(line) > 1 and line[1] - line[0] == cols
-        return not (gravity and vertical and cell != line[0])  # line[0] is the top of a vertical line
-
     # One pass over the lines' cells (a test of every line against every cell would be quadratic).
     on_cell: list[list[int]] = [[] for _ in range(cells)]
     for i, line in enumerate(geometry.lines):
-        for cell in line:
-            if completable(line, cell):
-                on_cell[cell].append(i)
+        vertical = len(line) > 1 and line[1] - line[0] == cols
+        for cell in line[:1] if gravity and vertical else line:  # line[0] is the top of a vertical line
+            on_cell[cell].append(i)
     on_cell = [lines or [never] for lines in on_cell]
     k = max(len(lines) for lines in on_cell)
     padded = np.array([lines + lines[:1] * (k - len(lines)) for lines in on_cell], dtype=np.intp)
@@ -192,7 +215,7 @@ def connect_tables(rows: int, cols: int, n: int, gravity: bool = False) -> Conne
     return ConnectTables(words, cell_bits, through)
 
 
-class ConnectNBatch:
+class ConnectNBatch(_Batch):
     """``num_envs`` positions of one :class:`~gym_boardgames.rules.connect.ConnectN` game, advanced in place.
 
     State arrays (read them, do not write them):
@@ -220,25 +243,12 @@ class ConnectNBatch:
         # Per game: board and heights (int8), player/winner/over/filled, two bitboards, and the win
         # check's (K, W) uint64 lines and bool hits.
         line_words = len(tables.through) * tables.words
-        per_game = game.num_cells + game.cols + 5 + 16 * tables.words + 9 * line_words + 16
-        self.game = game
-        self.num_envs = n = _check_num_envs(num_envs, per_game)
-        self.num_actions = game.num_actions
+        super().__init__(game, num_envs, game.num_cells + game.cols + 5 + 16 * tables.words + 9 * line_words + 16)
+        n = self.num_envs
         self.tables = tables
-        cells = game.num_cells
-        # Each flat buffer has one spare slot at the end: games that do not move write there, so a
-        # masked move is one unconditional scatter instead of a gather, a select and a scatter.
-        self._board_buffer = np.zeros(n * cells + 1, dtype=np.int8)
-        self._board_flat = self._board_buffer[:-1]
-        self.board = self._board_flat.reshape(n, cells)
-        self._heights_buffer = np.zeros(n * game.cols + 1, dtype=np.int8)
-        self.heights = self._heights_buffer[:-1].reshape(n, game.cols)
-        self._scratch_board, self._scratch_heights = n * cells, n * game.cols
-        self._board_base = np.arange(n, dtype=np.intp) * cells
-        self._heights_base = np.arange(n, dtype=np.intp) * game.cols
-        self.player = np.zeros(n, dtype=np.int8)
+        self._board_buffer, self.board, self._board_base = self._rows(game.num_cells)
+        self._heights_buffer, self.heights, self._heights_base = self._rows(game.cols)
         self._winner = np.full(n, -1, dtype=np.int8)
-        self.over = np.zeros(n, dtype=bool)
         self.filled = np.zeros(n, dtype=np.int16)
         self.mine = np.zeros((self.tables.words, n), dtype=np.uint64)
         self.theirs = np.zeros((self.tables.words, n), dtype=np.uint64)
@@ -250,14 +260,9 @@ class ConnectNBatch:
     def reset(self, indices: np.ndarray | None = None) -> None:
         """Put the empty board, player 0 to move, in the games ``indices`` (an index array; None: all)."""
         index = slice(None) if indices is None else indices
-        self.board[index] = EMPTY
-        self.heights[index] = 0
-        self.player[index] = 0
+        for array in (self.board, self.heights, self.player, self.over, self.filled, self.mine.T, self.theirs.T):
+            array[index] = 0  # EMPTY, False
         self._winner[index] = -1
-        self.over[index] = False
-        self.filled[index] = 0
-        self.mine[:, index] = 0
-        self.theirs[:, index] = 0
 
     def is_legal(self, actions: np.ndarray) -> np.ndarray:
         """Return a new ``(N,)`` bool array: whether each game's action (in range) is legal there.
@@ -267,21 +272,19 @@ class ConnectNBatch:
         """
         if self.game.gravity:
             # A column is open while it holds fewer than `rows` pieces.
-            open_ = self.heights.ravel().take(self._heights_base + actions) < self.game.rows
+            open_ = self._heights_buffer.take(self._heights_base + actions) < self.game.rows
         else:
-            open_ = self._board_flat.take(self._board_base + actions) == EMPTY
+            open_ = self._board_buffer.take(self._board_base + actions) == EMPTY
         open_ &= ~self.over
         return open_
 
     def play(self, actions: np.ndarray, moving: np.ndarray | None = None) -> None:
-        """Let the player to move in each game of ``moving`` play its action.
+        """Let the player to move in each game of ``moving`` play its action (see the module's conventions).
 
         Args:
             actions: ``(N,)`` integer array in ``0 .. num_actions - 1``, legal (:meth:`is_legal`) in every
-                moving game. Games outside ``moving`` are left exactly as they were.
-            moving: ``(N,)`` bool mask of the games that move, or None for all of them. With None, a game
-                whose action is illegal (a finished game, say) is left in an undefined state until it is
-                :meth:`reset`; no other game is affected.
+                moving game.
+            moving: ``(N,)`` bool mask of the games that move, or None for all of them.
         """
         game, tables = self.game, self.tables
         actions = actions.astype(np.intp, copy=False)
@@ -290,17 +293,12 @@ class ConnectNBatch:
             heights = self._heights_buffer.take(slots)
             # A full column (an illegal move) lands on a cell of its own board, not of the game above.
             cells = game.landing_cells(heights, actions)
-            if moving is not None:
-                slots = np.where(moving, slots, self._scratch_heights)
             heights += 1
-            self._heights_buffer.put(slots, heights)
+            self._heights_buffer.put(self._masked(slots, moving, self._heights_buffer), heights)
         else:
             cells = actions
-        spots = self._board_base + cells
-        if moving is not None:
-            spots = np.where(moving, spots, self._scratch_board)
         # The mover's piece is +1 in its own frame; then the whole board turns to the next player's.
-        self._board_buffer.put(spots, 1)
+        self._board_buffer.put(self._masked(self._board_base + cells, moving, self._board_buffer), 1)
         np.negative(self.board, out=self.board)
         mover_bits = tables.cell_bits.take(cells, axis=1)  # (W, N)
         mover_bits |= self.mine
@@ -328,13 +326,8 @@ class ConnectNBatch:
 
     def legal_mask(self) -> np.ndarray:
         """Return a new ``(N, num_actions)`` int8 array, 1 where the action is legal (all zeros at the end)."""
-        if self.game.gravity:
-            mask = (self.heights < self.game.rows).view(np.int8)
-        else:
-            mask = (self.board == EMPTY).view(np.int8)
-        ended = np.flatnonzero(self.over)
-        if len(ended):
-            mask[ended] = 0
+        mask = (self.heights < self.game.rows if self.game.gravity else self.board == EMPTY).view(np.int8)
+        mask[np.flatnonzero(self.over)] = 0
         return mask
 
     def observation(self, perspective: np.ndarray | None = None) -> np.ndarray:
@@ -355,10 +348,6 @@ class ConnectNBatch:
     def winner(self) -> np.ndarray:
         """A new ``(N,)`` int8 array: the player with ``n`` in a row in each game, -1 for a draw or a game not over."""
         return self._winner.copy()
-
-    def returns(self) -> np.ndarray:
-        """Return a new ``(N, 2)`` float64 array: per game, each player's payoff (0 while not over)."""
-        return _returns_of_winners(self._winner)
 
     # ---- conversion to and from the scalar rules -------------------------------------------------
 
@@ -421,7 +410,7 @@ def dots_tables(rows: int, cols: int) -> DotsTables:
     return DotsTables(first, second)
 
 
-class DotsAndBoxesBatch:
+class DotsAndBoxesBatch(_Batch):
     """``num_envs`` positions of one :class:`~gym_boardgames.rules.dots.DotsAndBoxes` game, advanced in place.
 
     State arrays (read them, do not write them):
@@ -444,34 +433,22 @@ class DotsAndBoxesBatch:
 
     def __init__(self, game: DotsAndBoxes, num_envs: int) -> None:
         # Per game: edges and owners (int8), sides (int16), scores, player, drawn, over and index bases.
-        per_game = game.num_edges + game.num_boxes + 2 * (game.num_boxes + 1) + 8 + 5 + 4 * 8
-        self.game = game
-        self.num_envs = n = _check_num_envs(num_envs, per_game)
-        self.num_actions = game.num_actions
+        super().__init__(game, num_envs, game.num_edges + game.num_boxes + 2 * (game.num_boxes + 1) + 8 + 5 + 4 * 8)
+        n, boxes = self.num_envs, game.num_boxes
         self.tables = dots_tables(game.rows, game.cols)
-        edges, boxes = game.num_edges, game.num_boxes
-        self._edges_buffer = np.zeros(n * edges + 1, dtype=np.int8)  # + a spare slot, as in ConnectNBatch
-        self.edges = self._edges_buffer[:-1].reshape(n, edges)
-        self._owners_buffer = np.zeros(n * boxes + 1, dtype=np.int8)
-        self.owners = self._owners_buffer[:-1].reshape(n, boxes)
+        self._edges_buffer, self.edges, self._edges_base = self._rows(game.num_edges)
+        self._owners_buffer, self.owners, self._owners_base = self._rows(boxes)
         self.sides = np.zeros((n, boxes + 1), dtype=np.int16)
-        self.player = np.zeros(n, dtype=np.int8)
         self.scores = np.zeros((n, 2), dtype=np.int16)
         self.drawn = np.zeros(n, dtype=np.int16)
-        self.over = np.zeros(n, dtype=bool)
         games = np.arange(n, dtype=np.intp)
-        self._edges_base, self._sides_base, self._owners_base = games * edges, games * (boxes + 1), games * boxes
-        self._score_base = games * 2
-        self._scratch_edges, self._scratch_owners = n * edges, n * boxes
+        self._sides_base, self._score_base = games * (boxes + 1), games * 2
 
     def reset(self, indices: np.ndarray | None = None) -> None:
         """Put the empty board, player 0 to move, in the games ``indices`` (an index array; None: all)."""
         index = slice(None) if indices is None else indices
-        for array in (self.edges, self.owners, self.sides, self.scores):
-            array[index] = 0
-        self.player[index] = 0
-        self.drawn[index] = 0
-        self.over[index] = False
+        for array in (self.edges, self.owners, self.sides, self.scores, self.player, self.drawn, self.over):
+            array[index] = 0  # False
 
     def is_legal(self, actions: np.ndarray) -> np.ndarray:
         """Return a new ``(N,)`` bool array: whether each game's edge (in range) is still free."""
@@ -480,23 +457,19 @@ class DotsAndBoxesBatch:
     def play(self, actions: np.ndarray, moving: np.ndarray | None = None) -> np.ndarray:
         """Let the player to move in each game of ``moving`` draw its edge; completing a box keeps the turn.
 
+        As every ``play`` (see the module's conventions), games outside ``moving`` are left as they were.
+
         Args:
             actions: ``(N,)`` integer array in ``0 .. num_actions - 1``, free edges in every moving game.
-                Games outside ``moving`` are left exactly as they were.
-            moving: ``(N,)`` bool mask of the games that move, or None for all of them. With None, a game
-                whose edge is already drawn is left in an undefined state until it is :meth:`reset`; no
-                other game is affected.
+            moving: ``(N,)`` bool mask of the games that move, or None for all of them.
 
         Returns:
             a new ``(N,)`` int8 array: boxes completed by each game's move (0, 1 or 2).
         """
         tables = self.tables
         actions = actions.astype(np.intp, copy=False)
-        spots = self._edges_base + actions
         step = np.int16(1) if moving is None else moving.astype(np.int16)
-        if moving is not None:
-            spots = np.where(moving, spots, self._scratch_edges)
-        self._edges_buffer.put(spots, 1)
+        self._edges_buffer.put(self._masked(self._edges_base + actions, moving, self._edges_buffer), 1)
         sides = self.sides.ravel()
         completed = np.zeros(self.num_envs, dtype=np.int8)
         for box_of_edge in (tables.first_box, tables.second_box):
@@ -549,10 +522,6 @@ class DotsAndBoxesBatch:
         out[:, :edges] = self.edges
         np.multiply(self.owners, (1 - 2 * perspective.astype(np.int8))[:, None], out=out[:, edges:])
         return out
-
-    def returns(self) -> np.ndarray:
-        """Return a new ``(N, 2)`` float64 array: per game, each player's payoff (0 while not over)."""
-        return _returns_of_winners(self.winner)
 
     # ---- conversion to and from the scalar rules -------------------------------------------------
 

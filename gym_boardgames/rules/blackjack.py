@@ -124,14 +124,7 @@ def decode(state: int) -> tuple[int, int, int]:
     Raises:
         ValueError: for ``TERMINAL`` (it has no observation) or an index out of range.
     """
-    state = check_int("decode's state (a non-terminal index)", state, 0, TERMINAL - 1)
-    if state >= NATURAL_OFFSET:
-        return (21, state - NATURAL_OFFSET + 1, 1)
-    if state >= SOFT_OFFSET:
-        row, col = divmod(state - SOFT_OFFSET, N_DEALER_CARDS)
-        return (SOFT_SUMS.start + row, col + 1, 1)
-    row, col = divmod(state - HARD_OFFSET, N_DEALER_CARDS)
-    return (HARD_SUMS.start + row, col + 1, 0)
+    return _all_observations()[check_int("decode's state (a non-terminal index)", state, 0, TERMINAL - 1)][:3]
 
 
 def is_natural_state(state: int) -> bool:
@@ -139,11 +132,12 @@ def is_natural_state(state: int) -> bool:
     return NATURAL_OFFSET <= state < TERMINAL
 
 
-def _all_observations() -> list[tuple[int, int, int, bool]]:
+@cache
+def _all_observations() -> tuple[tuple[int, int, int, bool], ...]:
     """Every ``(player_sum, dealer_card, usable_ace, natural)`` with a state, in index order."""
     out = [(t, d, 0, False) for t in HARD_SUMS for d in range(1, 11)]
     out += [(t, d, 1, False) for t in SOFT_SUMS for d in range(1, 11)]
-    return out + [(21, d, 1, True) for d in range(1, 11)]
+    return tuple(out + [(21, d, 1, True) for d in range(1, 11)])
 
 
 def _add_card(total: int, soft: bool, card: int) -> tuple[int, bool]:

@@ -183,10 +183,7 @@ class ConnectN(RulesByConfig):
                 for i in range(self.num_cells)
             ]
         order = sorted(range(self.num_actions), key=lambda a: (-weight[a], centre[a], a))
-        rank = [0] * self.num_actions
-        for position, action in enumerate(order):
-            rank[action] = position
-        return tuple(rank)
+        return tuple(np.argsort(order).tolist())  # the inverse permutation: each action's position in order
 
     # ---- the rules surface -------------------------------------------------------------------
 
@@ -221,9 +218,7 @@ class ConnectN(RulesByConfig):
 
     def is_legal(self, state: BoardState, action: int) -> bool:
         """Return whether ``action`` is legal in ``state`` (False for out-of-range actions)."""
-        if state.winner is not None or not isinstance(action, (int, np.integer)):
-            return False
-        if not 0 <= action < self.num_actions:
+        if state.winner is not None or not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_actions:
             return False
         return state.board[action] == EMPTY  # for gravity, cell `action` is the top of that column
 
@@ -245,12 +240,8 @@ class ConnectN(RulesByConfig):
         cell = self._drop(board, action) if self.gravity else action
         new_board = board[:cell] + _PIECE_BYTES[state.player] + board[cell + 1 :]
         full = self._full_line[PIECE[state.player]]
-        winner = None
-        for line in self.geometry.lines_through[cell]:
-            if line(new_board) == full:
-                winner = state.player
-                break
-        return BoardState(new_board, 1 - state.player, winner)
+        won = any(line(new_board) == full for line in self.geometry.lines_through[cell])
+        return BoardState(new_board, 1 - state.player, state.player if won else None)
 
     def is_terminal(self, state: BoardState) -> bool:
         """Return whether the game is over (a line of ``n`` or a full board)."""
@@ -346,12 +337,7 @@ class ConnectN(RulesByConfig):
         """
         if not 0 <= key < self.num_keys:
             raise ValueError(f"key {key} is out of range 0..{self.num_keys - 1}")
-        cells = []
-        for _ in range(self.num_cells):
-            key, v = divmod(key, 3)
-            cells.append(v)
-        board = bytes(cells)
-        return self.state_from_board(board)
+        return self.state_from_board(bytes(key // 3**i % 3 for i in range(self.num_cells)))
 
     def state_from_board(self, board: bytes | Sequence[int]) -> BoardState:
         """Build the state of a board given as ``rows * cols`` cell values (0 empty, 1, 2).

@@ -65,7 +65,6 @@ DRAW = -1
 _UNDRAWN_TO_ONE = bytes.maketrans(b"\x00\x01", b"\x01\x00")
 _TO_ASCII_BITS = bytes.maketrans(b"\x00\x01", b"01")
 _OWNER_BYTES = (b"\x01", b"\x02")
-_WIN_RETURNS = ((1.0, -1.0), (-1.0, 1.0))  # by winner
 
 
 class DotsState(NamedTuple):
@@ -194,9 +193,7 @@ class DotsAndBoxes(RulesByConfig):
 
     def is_legal(self, state: DotsState, action: int) -> bool:
         """Return whether ``action`` is a free edge (False for out-of-range actions)."""
-        if not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_edges:
-            return False
-        return not state.edges[action]
+        return isinstance(action, (int, np.integer)) and 0 <= action < self.num_edges and not state.edges[action]
 
     def apply(self, state: DotsState, action: int) -> DotsState:
         """Return the state after the player to move draws edge ``action``; ``state`` is not changed.
@@ -221,11 +218,6 @@ class DotsAndBoxes(RulesByConfig):
             owners = owners[:box] + _OWNER_BYTES[state.player] + owners[box + 1 :]
         return DotsState(edges, owners, state.player if completed else 1 - state.player)
 
-    def _completed(self, child: int, edge: int) -> list[int]:
-        """The boxes beside ``edge`` that are complete in the bitmask ``child`` (edge ``edge`` drawn)."""
-        masks = self.geometry.box_masks
-        return [box for box in self.geometry.edge_boxes[edge] if child & masks[box] == masks[box]]
-
     def is_terminal(self, state: DotsState) -> bool:
         """Return whether every edge is drawn."""
         return state.edges == self._all_edges
@@ -239,8 +231,7 @@ class DotsAndBoxes(RulesByConfig):
         if not self.is_terminal(state):
             raise ValueError("returns() is only defined at the end of the game")
         boxes0, boxes1 = self.scores(state)
-        winner = self.winner_of_margin(boxes0 - boxes1)
-        return (0.0, 0.0) if winner == DRAW else _WIN_RETURNS[winner]
+        return self.payoff_of_margin(boxes0 - boxes1, 0), self.payoff_of_margin(boxes1 - boxes0, 1)
 
     # ---- helpers beyond the rules surface ----------------------------------------------------
 
@@ -270,7 +261,8 @@ class DotsAndBoxes(RulesByConfig):
 
     def boxes_completed_by(self, state: DotsState, action: int) -> int:
         """Return how many boxes drawing the free edge ``action`` would complete (0, 1 or 2)."""
-        return len(self._completed(self.edge_key(state) | 1 << action, action))
+        child, masks = self.edge_key(state) | 1 << action, self.geometry.box_masks
+        return sum(child & masks[box] == masks[box] for box in self.geometry.edge_boxes[action])
 
     def observation(self, state: DotsState, player: int) -> np.ndarray:
         """Return a new int8 vector: the edges (0/1), then box owners from ``player``'s side (+1/-1/0)."""

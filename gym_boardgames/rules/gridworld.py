@@ -197,7 +197,4 @@ def _state_list(values: Any, n: int, what: str) -> list[int]:
         raise ValueError(f"{what}s must be an iterable of state indices, got {values!r:.80}") from None
     if len(items) > n:
         raise ValueError(f"more {what} states than the {n} cells of the grid")
-    states = []
-    for value in items:
-        states.append(check_int(f"a {what} state", value, 0, n - 1))
-    return states
+    return [check_int(f"a {what} state", value, 0, n - 1) for value in items]

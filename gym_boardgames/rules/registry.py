@@ -111,10 +111,6 @@ def _connect_style(game: ConnectN) -> BoardStyle:
     return BoardStyle(("X", "O"), ("X", "O"), f"{game.rows},{game.cols},{game.n}-game")
 
 
-def _connect_n(rows: int = 6, cols: int = 7, n: int = 4, gravity: bool = True) -> ConnectN:
-    return ConnectN(rows, cols, n, gravity)
-
-
 _CONNECT = {
     "family": "connect",
     "style": _connect_style,
@@ -188,7 +184,7 @@ for _row in (
     BoardGame(
         "ConnectN",
         ConnectN,
-        _connect_n,
+        ConnectN,  # its defaults are Connect Four's, as the scripts' --game connectn documents
         ConnectN.config_names,
         **_CONNECT,
         env="gym_boardgames.envs.connectn:ConnectNEnv",
@@ -231,10 +227,7 @@ GAME_NAMES = tuple(name.lower() for name in GAMES)
 
 def row_of(game: Any) -> BoardGame | None:
     """Return the registry row of a rules object, or None for a game not registered (a user's own rules)."""
-    for cls in type(game).__mro__:
-        if cls in _BY_CLASS:
-            return _BY_CLASS[cls]
-    return None
+    return next((_BY_CLASS[cls] for cls in type(game).__mro__ if cls in _BY_CLASS), None)
 
 
 def family_of(game: Any) -> str | None:
@@ -271,13 +264,9 @@ def game_from_config(record: object) -> Any:
         ValueError: on a record that is not an object naming a class, or a config of the wrong length or with
             a bad value.
     """
-    if isinstance(record, dict) and "class" in record:
-        return _game_from_class(record["class"], record.get("config"))
-    raise ValueError(f"a game must be recorded as an object with 'class' and 'config', got {record!r}")
-
-
-def _game_from_class(class_name: object, config: object) -> Any:
-    """Return the rules object of class ``class_name`` with ``config``, or None for an unknown class."""
+    if not isinstance(record, dict) or "class" not in record:
+        raise ValueError(f"a game must be recorded as an object with 'class' and 'config', got {record!r}")
+    class_name, config = record["class"], record.get("config")
     rules = next((row.rules for row in GAMES.values() if row.rules.__name__ == class_name), None)
     if rules is None:
         return None

@@ -51,20 +51,9 @@ class PlayRequestHandler(BaseHTTPRequestHandler):
 
     # ---- routing -----------------------------------------------------------------------------
 
-    def do_GET(self) -> None:  # noqa: N802  (http.server's name)
-        """The page, or a game's state."""
-        self._dispatch("GET")
-
-    def do_POST(self) -> None:  # noqa: N802
-        """A new game, or a click or command in one."""
-        self._dispatch("POST")
-
-    def do_DELETE(self) -> None:  # noqa: N802
-        """Free a game."""
-        self._dispatch("DELETE")
-
-    def _dispatch(self, method: str) -> None:
-        play = self.server.play
+    def _dispatch(self) -> None:
+        """GET the page or a game's state, POST a new game or a click or command in one, DELETE (free) a game."""
+        play, method = self.server.play, self.command
         try:
             parts = urlsplit(self.path)
             query = parse_qs(parts.query, keep_blank_values=True)
@@ -92,6 +81,9 @@ class PlayRequestHandler(BaseHTTPRequestHandler):
         except Exception as error:  # a bug of ours: one line in the log, a 500 to the client, no traceback
             play.log.write(f"play server: {method} {self._logged_path()!r} failed: {error!r}\n")
             self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": "internal error (see the server's log)"})
+
+    # http.server calls do_METHOD for a request: the three methods the routes take share the one router.
+    do_GET = do_POST = do_DELETE = _dispatch
 
     def _json_body(self) -> dict[str, Any]:
         play = self.server.play

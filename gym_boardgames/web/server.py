@@ -43,12 +43,11 @@ from importlib import resources
 from typing import Any, TextIO
 
 from gym_boardgames.checks import check_int, check_number
-from gym_boardgames.play_session import HintProvider, PlaySession
+from gym_boardgames.play_session import COMMANDS, HintProvider, PlaySession
 from gym_boardgames.web.http import HttpError, PlayHTTPServer, PlayRequestHandler
 
 #: The longest a state request may wait for a change, in seconds.
 MAX_WAIT_SECONDS = 10.0
-COMMANDS = ("hints", "undo", "restart", "swap")
 
 #: Builds the session of a new game: ``(opponent name or None, the person's side) -> PlaySession``.
 SessionFactory = Callable[[str | None, int], PlaySession]
@@ -354,8 +353,7 @@ class PlayServer:
             if (
                 not isinstance(point, list)
                 or len(point) != 2
-                or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in point)
-                or not all(-1e6 < v < 1e6 for v in point)
+                or not all(isinstance(v, int | float) and not isinstance(v, bool) and -1e6 < v < 1e6 for v in point)
             ):
                 raise HttpError(HTTPStatus.BAD_REQUEST, f"click must be [x, y] in the picture's pixels, got {point!r}")
             game.session.click((int(point[0]), int(point[1])))
@@ -365,12 +363,7 @@ class PlayServer:
                 raise HttpError(
                     HTTPStatus.BAD_REQUEST, f"unknown command {command!r}: use one of {', '.join(COMMANDS)}"
                 )
-            {
-                "hints": game.session.toggle_hints,
-                "undo": game.session.undo,
-                "restart": game.session.restart,
-                "swap": game.session.swap,
-            }[command]()
+            game.session.command(command)
         else:
             raise HttpError(HTTPStatus.BAD_REQUEST, 'give {"click": [x, y]} or {"command": NAME}')
         return game.state()
