@@ -240,8 +240,12 @@ class ConnectN(RulesByConfig):
         cell = self._drop(board, action) if self.gravity else action
         new_board = board[:cell] + _PIECE_BYTES[state.player] + board[cell + 1 :]
         full = self._full_line[PIECE[state.player]]
-        won = any(line(new_board) == full for line in self.geometry.lines_through[cell])
-        return BoardState(new_board, 1 - state.player, state.player if won else None)
+        winner = None
+        for line in self.geometry.lines_through[cell]:  # a loop, not any(): this is search's hot path
+            if line(new_board) == full:
+                winner = state.player
+                break
+        return BoardState(new_board, 1 - state.player, winner)
 
     def is_terminal(self, state: BoardState) -> bool:
         """Return whether the game is over (a line of ``n`` or a full board)."""
