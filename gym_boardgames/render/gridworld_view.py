@@ -141,7 +141,7 @@ class GridWorldView:
                 pygame.draw.line(surface, GRID_LINE, (self.left, y), (self.left + cols * cell, y), width)
 
         with_text = values is not None and cell >= MIN_TEXT_CELL
-        label_font = font(max(12, cell // 4)) if with_text else None
+        label_font = self._label_font(values, arrows is not None) if with_text else None
         for s in range(n):
             if walls[s]:
                 continue
@@ -151,13 +151,33 @@ class GridWorldView:
             if with_text:
                 label = label_font.render(_value_label(float(values[s])), True, ink)
                 surface.blit(label, label.get_rect(center=centre))
-                half_w, half_h = label.get_width() / 2 + 3, label.get_height() / 2 + 1
+                gap = self._label_gap()
+                half_w, half_h = label.get_width() / 2 + gap, label.get_height() / 2 + gap / 2
             if arrows is not None and cell >= MIN_ARROW_CELL and not terminals[s]:
                 for a in arrows[s]:
                     self._arrow(surface, centre, _DIRECTIONS[a], ink, half_h if a in (0, 1) else half_w)
         if current is not None:
             self._agent(surface, self.cell_rect(current).center, filled=values is None and arrows is None)
         draw_status_bar(surface, status, over=current is not None and bool(terminals[current]))
+
+    def _label_gap(self) -> float:
+        """The clear space (px) between a number and the arrows beside it."""
+        return max(3.0, self.cell / 16)
+
+    def _label_font(self, values: np.ndarray, with_arrows: bool) -> Any:
+        """The numbers' font: a quarter of the cell, a fifth beside arrows, smaller if the widest would touch them.
+
+        An arrow needs its head and as much shaft again between the gap after the number and its tip (see
+        :meth:`_arrow`); a number such as ``-20.0`` at a quarter of a 96 px cell left the arrows 3 px from it.
+        """
+        if not with_arrows:
+            return font(max(12, self.cell // 4))
+        size = max(12, self.cell // 5)
+        widest = max((_value_label(float(v)) for v in values), key=len)
+        room = 2 * (0.47 * self.cell - 2 * max(3.0, self.cell * 0.09) - self._label_gap())
+        while size > 12 and font(size).size(widest)[0] > room:
+            size -= 1
+        return font(size)
 
     @staticmethod
     def _ink(colour: Any) -> tuple[int, int, int]:

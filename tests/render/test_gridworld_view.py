@@ -51,3 +51,26 @@ def test_render_gridworld_draws_the_same_overlay_in_any_render_mode(random_polic
 
     assert corner(3) == corner(12) == (68, 1, 84)
     assert corner(0) == corner(15) == (253, 231, 37)
+
+
+def test_arrows_leave_clear_space_beside_the_numbers():
+    """A wide number (-20.0) with arrows to both sides: a few px of bare cell separate the number from each arrow."""
+    from gym_boardgames.envs.gridworld import render_gridworld
+
+    env = gym.make("GridWorld-v0")
+    env.reset(seed=0)
+    n_states = env.observation_space.n
+    values = np.full(n_states, -20.0)  # one value: every cell takes viridis' one colour, dark purple
+    policy = np.tile([0.0, 0.0, 0.5, 0.5], (n_states, 1))  # LEFT and RIGHT tied
+    frame = render_gridworld(env, values=values, policy=policy)
+    view = env.unwrapped.make_view()
+    rect = view.cell_rect(5)  # a cell in the middle of the grid, not a terminal
+    band = frame[rect.centery - 6 : rect.centery + 7, rect.left + 3 : rect.right - 3]
+    inked = (band != (68, 1, 84)).any(axis=2).any(axis=0)  # the columns where the number or an arrow drew
+    middle = len(inked) // 2
+    for side in (inked[middle:], inked[middle::-1]):  # centre to the right edge, centre to the left edge
+        runs, run = [], 0
+        for ink in side[: np.flatnonzero(side)[-1]]:  # up to the arrow's tip
+            run = 0 if ink else run + 1
+            runs.append(run)
+        assert max(runs) >= 5, f"the number and the arrow are {max(runs)} px apart"
