@@ -21,6 +21,7 @@ from gym_boardgames.cli import (
     OUT_HELP,
     add_game_flags,
     add_run_flags,
+    build_named,
     emit_summary,
     game_from_args,
     make_parser,
@@ -59,19 +60,10 @@ def build_players(args: argparse.Namespace) -> None:
             TD file of another game or an unreadable one, or exact alpha-beta on a board longer than its
             search can go.
     """
-    game = game_from_args(args)
-    agents = {}
-    for i, name in enumerate(args.agents):
-        # make_agent with the game checks the agent against it (agents.factory.make_agent), so every
-        # refusal comes here, before the first match, not at some agent's first move.
-        try:
-            agents[name] = make_agent(name, seed=args.seed + i, game=game)
-        except ValueError as error:
-            raise ValueError(f"--agents {name}: {error}") from None
-        except OSError as error:
-            reason = f"cannot read {error.filename}: {error.strerror}" if error.strerror else str(error)
-            raise ValueError(f"--agents {name}: {reason}") from None
-    args.made_game, args.players = game, agents
+    args.made_game = game = game_from_args(args)
+    # make_agent with the game checks the agent against it (agents.factory.make_agent), so every
+    # refusal comes here, before the first match, not at some agent's first move.
+    args.players = build_named("--agents", args.agents, lambda i, name: make_agent(name, seed=args.seed + i, game=game))
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -178,39 +178,34 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return cli.parse_checked(parser, argv, lambda args: cli.check_not_an_input(args.out, {"--exclude": args.exclude}))
 
 
+def _check_inputs(args: argparse.Namespace) -> set[bytes]:
+    """Check the solver extra and every player; return the boards of the --exclude files' positions.
+
+    Raises:
+        ValueError: (an ``ImportError`` for the extra) naming the flag and the player or file.
+    """
+    from agents.factory import make_agent
+    from agents.perfect_play import connect_four, load_labels
+
+    require_extra("solver", "bitbully", needed_for="labelling positions with the exact solver")
+    cli.build_named("--players", args.players, lambda _, name: make_agent(name, game=connect_four()))
+    labels = cli.build_named("--exclude", args.exclude, lambda _, path: load_labels(path))
+    return {state.board for label_set in labels.values() for state in label_set.states()}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = parse_args(argv)
-    try:
-        require_extra("solver", "bitbully", needed_for="labelling positions with the exact solver")
-    except ImportError as error:
-        print(f"label_connectfour.py: error: {error}", file=sys.stderr)
-        return 2
-    from agents.factory import make_agent
-    from agents.perfect_play import LabelSet, connect_four, grade, load_labels, save_labels
+    from agents.perfect_play import LabelSet, grade, load_labels, save_labels
 
-    game = connect_four()
-    for name in args.players:
-        try:
-            make_agent(name, game=game)
-        except (ValueError, OSError) as error:
-            print(f"label_connectfour.py: error: --players {name}: {error}", file=sys.stderr)
-            return 2
-    exclude: set[bytes] = set()
-    for path in args.exclude:
-        try:
-            exclude |= {s.board for s in load_labels(path).states()}
-        except (OSError, ValueError) as error:
-            print(f"label_connectfour.py: error: --exclude {path}: {error}", file=sys.stderr)
-            return 2
-    start = time.perf_counter()
     try:
+        exclude = _check_inputs(args)
+        start = time.perf_counter()
         moves, source, names = sample_positions(
             args.players, args.per_stage, args.noise, args.seed, exclude, lambda m: print(m, flush=True)
         )
-    except ValueError as error:
-        print(f"label_connectfour.py: error: {error}", file=sys.stderr)
-        return 2
+    except (ImportError, ValueError) as error:
+        cli.fail(str(error))
     sampled = time.perf_counter() - start
     print(f"sampled {len(moves)} positions in {sampled:.0f} s; scoring them", flush=True)
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
@@ -237,11 +232,10 @@ def main(argv: list[str] | None = None) -> int:
         "bytes": os.path.getsize(args.out),
         "sample_seconds": round(sampled, 1),
         "solve_seconds": round(solved, 1),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "load_average": cli.load_average(),
     }
     if best["best_score"] != 1.0:  # the solver's own moves must grade perfect: the file and the grader agree
-        print("label_connectfour.py: error: the solver's best moves do not grade perfect", file=sys.stderr)
-        return 1
+        cli.fail("the solver's best moves do not grade perfect", cli.EXIT_FAILED)
     print(f"wrote {args.out}: {len(labels)} positions ({summary['critical']} critical), {summary['bytes']:,} bytes")
     cli.emit_summary(summary, None, args.json)
     return 0

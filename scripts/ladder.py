@@ -24,6 +24,7 @@ from gym_boardgames.cli import (
     EXIT_FAILED,
     add_game_flags,
     add_run_flags,
+    build_named,
     check_new_output,
     check_output_path,
     emit_summary,
@@ -86,13 +87,7 @@ def check_files(args: argparse.Namespace) -> None:
 def build_players(args: argparse.Namespace) -> None:
     """Build the game and every agent against it (each refusal names the agent); read --results for that game."""
     args.made_game = game_from_args(args)
-    for name in args.agents:
-        try:
-            build_agent(name, args.seed, args.made_game)
-        except ValueError as error:
-            raise ValueError(f"--agents {name}: {error}") from None
-        except OSError as error:
-            raise ValueError(f"--agents {name}: cannot read {error.filename}: {error.strerror or error}") from None
+    build_named("--agents", args.agents, lambda _, name: build_agent(name, args.seed, args.made_game))
     args.blocks = read_results(args.results, args.made_game) if args.results else []
 
 
@@ -108,7 +103,6 @@ def plot(path: str, r: Ratings, order: list[int]) -> None:
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     save_figure(fig, path)
-    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> dict:

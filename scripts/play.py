@@ -77,7 +77,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="N",
         help="quit after N frames (about N/30 s), saving --screenshot (default: run until closed; 1 headless)",
     )
-    return parse_checked(parser, argv, _check_screenshot)
+    return parse_checked(parser, argv, _check_screenshot, _build)
 
 
 def _check_screenshot(args: argparse.Namespace) -> None:
@@ -87,6 +87,14 @@ def _check_screenshot(args: argparse.Namespace) -> None:
         raise ValueError(f"--port must be at most 65535, got {args.port}")
     if args.web and args.screenshot is not None:
         raise ValueError("--screenshot is the window's: the page needs no screen")
+
+
+def _build(args: argparse.Namespace) -> None:
+    """Set ``args.env``, ``args.opponent`` (``--opponent`` or the game's default) and ``args.agent``."""
+    args.env = make_env(args)
+    args.opponent = args.opponent or default_opponent(args.env.game)
+    build = lambda _, name: make_agent(name, seed=args.seed, game=args.env.game)  # noqa: E731
+    args.agent = cli.build_named("--opponent", [args.opponent], build)[args.opponent]
 
 
 def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
@@ -103,18 +111,7 @@ def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line, build the game and the agent of ``--opponent``, then open the window or the page."""
     args = parse_args(argv)
-    try:
-        env = make_env(args)
-    except ValueError as error:
-        cli.fail(f"{error}")
-    opponent = args.opponent or default_opponent(env.game)
-    try:
-        agent = make_agent(opponent, seed=args.seed, game=env.game)
-    except ValueError as error:
-        cli.fail(f"--opponent {opponent}: {error}")
-    except OSError as error:
-        reason = f"cannot read {error.filename}: {error.strerror}" if error.strerror else str(error)
-        cli.fail(f"--opponent {opponent}: {reason}")
+    env, opponent, agent = args.env, args.opponent, args.agent
     human = 0 if args.you == "first" else 1
     if args.web:
         serve_page(env, opponent, human, args)

@@ -87,7 +87,6 @@ def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
     ax.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, path, format="png", dpi=90)
-    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> int:

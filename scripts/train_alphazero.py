@@ -172,7 +172,6 @@ def _choose_outputs(args: argparse.Namespace) -> None:
     Raises:
         ValueError: one line naming the flag and the file.
     """
-    cli.check_tensorboard(args.tensorboard)
     own: set[str] = set()  # the resumed run's own files, which it may replace
     if args.resume is not None:
         state = resolve_state_path(args.resume)
@@ -231,10 +230,7 @@ def plot_curve(curve: list[Any], path: str, title: str) -> None:
             ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    try:
-        cli.save_figure(fig, path, format="png", dpi=90)
-    finally:
-        plt.close(fig)
+    cli.save_figure(fig, path, format="png", dpi=90)
 
 
 def tensorboard_logger(trainer: Any, board: cli.TensorBoardLog) -> Any:

@@ -43,7 +43,7 @@ from gym_boardgames import cli
 from gym_boardgames.cli import TensorBoardLog, positive_int, save_figure
 from gym_boardgames.rules.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
 from gym_boardgames.tabular import build_model
-from gym_boardgames.utils import progress_bar, write_text_atomic
+from gym_boardgames.utils import progress_bar, require_extra, write_text_atomic
 
 PLAYER_SUMS = range(12, 22)
 DEALER_CARDS = range(1, 11)
@@ -74,18 +74,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     cli.add_tensorboard_flag(parser, "the prediction errors and the exploring-starts return curve")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     cli.add_run_flags(parser, overwrite=True)
-    args = cli.parse_checked(parser, argv, _check_outputs, out="dir")
-    if args.out is not None:
-        cli.exit_without_extra("plot", "matplotlib", needed_for="--out")
-    return args
+    return cli.parse_checked(parser, argv, _check_outputs, out="dir")
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """Check --tensorboard and the files that will go in --out now, not after minutes of experiments."""
-    cli.check_tensorboard(args.tensorboard)
+    """Check the files that will go in --out, and the plot extra, now, not after minutes of experiments."""
     if args.out is not None and os.path.isdir(args.out):
         for name in OUT_FILES:
             cli.check_new_output(os.path.join(args.out, name), "--out", args.overwrite)
+    if args.out is not None:
+        require_extra("plot", "matplotlib", needed_for="--out")
 
 
 def stick_on_20() -> np.ndarray:
@@ -220,7 +218,6 @@ def figure_5_1(plt: Any, estimates: dict, exact: np.ndarray, budgets: list[int],
     fig.colorbar(image, ax=axes, shrink=0.6, label="V(s) of stick on 20 or 21")
     fig.suptitle("Figure 5.1: Monte Carlo prediction of the stick-on-20 policy (TabularBlackjack-v0)")
     save_figure(fig, path, dpi=110)
-    plt.close(fig)
 
 
 def figure_5_2(plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: np.ndarray, path: str) -> None:
@@ -242,7 +239,6 @@ def figure_5_2(plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: n
     fig.colorbar(image, ax=axes[:, 1:], shrink=0.6, label="value")
     fig.suptitle(f"Figure 5.2: Monte Carlo ES after {es['episodes']:,} episodes")
     save_figure(fig, path, dpi=110)
-    plt.close(fig)
 
 
 def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str) -> None:
@@ -268,7 +264,6 @@ def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str) -> 
     right.set_ylabel("optimum - exact return of greedy policy")
     right.set_title("MC exploring starts: return from the deal")
     save_figure(fig, path, dpi=110)
-    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

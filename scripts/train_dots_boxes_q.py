@@ -35,7 +35,7 @@ from typing import Any
 from agents.dots.study import run_solve, run_task, saved_files, shared_table, study_summary, study_tasks, table_file
 from gym_boardgames import cli
 from gym_boardgames.cli import positive_int
-from gym_boardgames.utils import progress_bar, write_text_atomic
+from gym_boardgames.utils import progress_bar, require_extra, write_text_atomic
 
 EXPERIMENTS = ("solve", "table1", "table2", "lr", "exact")
 
@@ -117,10 +117,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     cli.add_overwrite_flag(parser)
     # Everything that would fail after the experiments (minutes) fails now: the paths and the plot extra.
-    args = cli.parse_checked(parser, argv, _fill_budgets, _check_outputs)
-    if any(Path(out).suffix.lower() == ".png" for out in args.out):
-        cli.exit_without_extra("plot", "matplotlib", needed_for="--out .png")
-    return args
+    return cli.parse_checked(parser, argv, _fill_budgets, _check_outputs)
 
 
 def _fill_budgets(args: argparse.Namespace) -> None:
@@ -139,6 +136,8 @@ def _check_outputs(args: argparse.Namespace) -> None:
         if Path(args.save_dir).is_dir():  # a folder still to be created holds nothing to overwrite
             for name in saved_files(vars(args)):
                 cli.check_new_output(Path(args.save_dir) / name, "--save-dir", args.overwrite)
+    if any(Path(out).suffix.lower() == ".png" for out in args.out):
+        require_extra("plot", "matplotlib", needed_for="--out .png")
 
 
 # ---- reporting ---------------------------------------------------------------------------------
@@ -256,7 +255,6 @@ def write_png(path: str, summary: dict[str, Any]) -> None:
     ax.legend(fontsize=7)
     fig.tight_layout()
     cli.save_figure(fig, path, dpi=110)
-    plt.close(fig)
 
 
 # ---- main --------------------------------------------------------------------------------------

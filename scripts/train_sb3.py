@@ -80,7 +80,6 @@ def _check_outputs(args: argparse.Namespace) -> None:
     cli.default_output(args, f"sb3_tictactoe_{args.algo}.zip")
     if not args.out.endswith(".zip"):
         raise ValueError("--out must end with .zip (SB3 adds the suffix otherwise)")
-    cli.check_tensorboard(args.tensorboard)
 
 
 class IllegalMoveCounter(gym.Wrapper):

@@ -31,7 +31,7 @@ from agents.td import TDAgent, train_self_play
 from gym_boardgames import cli
 from gym_boardgames.cli import TensorBoardLog, positive_int, save_figure
 from gym_boardgames.rules import TicTacToe
-from gym_boardgames.utils import progress_bar
+from gym_boardgames.utils import progress_bar, require_extra
 
 SIDES = (("X (first)", "first"), ("O (second)", "second"))
 DEFAULT_OUT = "td_tictactoe.npz"
@@ -68,19 +68,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     cli.add_run_flags(parser, overwrite=True)
     # Everything that would fail after training fails now: the output paths and the plot extra.
-    args = cli.parse_checked(parser, argv, _check_outputs)
-    if args.plot is not None:
-        cli.exit_without_extra("plot", "matplotlib", needed_for="--plot")
-    return args
+    return cli.parse_checked(parser, argv, _check_outputs)
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
     cli.default_output(args, DEFAULT_OUT)
-    cli.check_tensorboard(args.tensorboard)
     if args.plot is not None:
         cli.check_new_output(args.plot, "--plot", args.overwrite)
         if os.path.abspath(args.plot) == os.path.abspath(args.out):
             raise ValueError(f"--plot {args.plot}: the same file as --out")
+        require_extra("plot", "matplotlib", needed_for="--plot")
 
 
 def plot_curve(plt, curve: list[dict], path: str, title: str) -> None:
@@ -103,10 +100,7 @@ def plot_curve(plt, curve: list[dict], path: str, title: str) -> None:
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    try:
-        save_figure(fig, path, format="png", dpi=100)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, format="png", dpi=100)
 
 
 def match_rows(result: MatchResult) -> dict[str, dict[str, int]]:
