@@ -25,15 +25,7 @@ import sys
 import time
 
 from agents.solver import SolveEstimate, estimate_solve, solve
-from gym_boardgames.cli import (
-    OUT_HELP,
-    add_game_flags,
-    add_run_flags,
-    emit_summary,
-    game_from_args,
-    make_parser,
-    parse_checked,
-)
+from gym_boardgames import cli
 from gym_boardgames.utils import peak_rss_mb
 
 RESULT_NAMES = {1.0: "first player wins", 0.0: "draw", -1.0: "second player wins"}
@@ -43,15 +35,15 @@ PROGRESS_SECONDS = 2.0
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = make_parser(__doc__)
-    add_game_flags(parser, positional=True)
-    add_run_flags(parser, seed="unused (solving is deterministic); kept for uniformity", out=OUT_HELP)
+    parser = cli.make_parser(__doc__)
+    cli.add_game_flags(parser, positional=True)
+    cli.add_run_flags(parser, seed="unused (solving is deterministic); kept for uniformity", out=cli.OUT_HELP)
     parser.add_argument(
         "--force",
         action="store_true",
         help="solve even when the estimate is over the limit (it may run for hours or exhaust memory)",
     )
-    return parse_checked(parser, argv)
+    return cli.parse_checked(parser, argv)
 
 
 def _count(number: int) -> str:
@@ -119,7 +111,7 @@ def main(argv: list[str] | None = None) -> dict:
     """Solve the game and return the summary (exit status 2 on a bad option or a refused size)."""
     args = parse_args(argv)
     try:
-        game = game_from_args(args)
+        game = cli.game_from_args(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
@@ -151,7 +143,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"{game!r}: {summary['result']} (value {value:+g} for the first player)")
     memory = "" if peak_mb is None else f", peak memory {peak_mb:,.0f} MB"
     print(f"{positions:,} reachable positions, solved in {seconds:.2f} s{memory}")
-    emit_summary(summary, args.out, args.json)
+    cli.emit_summary(summary, args.out, args.json)
     return summary
 
 

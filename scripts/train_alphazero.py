@@ -45,7 +45,6 @@ from typing import Any  # noqa: E402
 from agents.alphazero.checkpoint import model_path, read_settings, resolve_state_path  # noqa: E402
 from agents.alphazero.config import PRESETS, setting_fields  # noqa: E402
 from gym_boardgames import cli  # noqa: E402
-from gym_boardgames.cli import number_type  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
 
 
@@ -64,7 +63,7 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
             options = {"type": cli.int_type(*meta["bounds"])}
         else:
             low, high = meta["bounds"]
-            options = {"type": number_type(low, math.inf if high is None else high)}
+            options = {"type": cli.number_type(low, math.inf if high is None else high)}
         text = meta["help"].replace("%", "%%") + _per_game(setting.name)
         flag = _flag(setting.name)
         metavar = None if "choices" in meta else flag[2:].upper().replace("-", "_")  # choices show themselves

@@ -40,7 +40,6 @@ from agents._rng import make_rng
 from agents.dp import policy_evaluation, value_iteration
 from agents.mc import mc_control_es, mc_prediction
 from gym_boardgames import cli
-from gym_boardgames.cli import TensorBoardLog, positive_int, save_figure
 from gym_boardgames.rules.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
 from gym_boardgames.tabular import build_model
 from gym_boardgames.utils import progress_bar, require_extra, write_text_atomic
@@ -55,18 +54,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     parser = cli.make_parser(__doc__)
     parser.add_argument(
-        "--episodes", type=positive_int, nargs="+", default=[10_000, 500_000], help="Figure 5.1 budgets"
+        "--episodes", type=cli.positive_int, nargs="+", default=[10_000, 500_000], help="Figure 5.1 budgets"
     )
     parser.add_argument(
         "--curve-episodes",
-        type=positive_int,
+        type=cli.positive_int,
         nargs="*",
         default=[1_000, 3_000, 30_000, 100_000],
         help="extra budgets for the error-vs-episodes plot",
     )
     parser.add_argument("--es-episodes", type=cli.nonnegative_int, default=500_000, help="MC exploring-starts episodes")
     parser.add_argument(
-        "--es-every", type=positive_int, default=10_000, help="episodes between exact evaluations of the ES policy"
+        "--es-every", type=cli.positive_int, default=10_000, help="episodes between exact evaluations of the ES policy"
     )
     parser.add_argument("--no-timing", action="store_true", help="skip the bare Blackjack-v1 loop (halves the time)")
     cli.add_run_flags(parser, seed="seed of every run (each run draws its own from it)", json=None)
@@ -139,7 +138,7 @@ def predict(episodes: int, first_visit: bool, seed: int, show: bool) -> tuple[np
 
 
 def run_es(
-    args: argparse.Namespace, seed: int, model: Any, mu: np.ndarray, optimum: float, board: TensorBoardLog | None
+    args: argparse.Namespace, seed: int, model: Any, mu: np.ndarray, optimum: float, board: cli.TensorBoardLog | None
 ) -> dict[str, Any]:
     """MC exploring starts with the exact return of the greedy policy every ``--es-every`` episodes.
 
@@ -217,7 +216,7 @@ def figure_5_1(plt: Any, estimates: dict, exact: np.ndarray, budgets: list[int],
         heatmap(axes[row, -1], grid(exact, ace), f"exact (DP on P)\n{label}", -1, 1)
     fig.colorbar(image, ax=axes, shrink=0.6, label="V(s) of stick on 20 or 21")
     fig.suptitle("Figure 5.1: Monte Carlo prediction of the stick-on-20 policy (TabularBlackjack-v0)")
-    save_figure(fig, path, dpi=110)
+    cli.save_figure(fig, path, dpi=110)
 
 
 def figure_5_2(plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: np.ndarray, path: str) -> None:
@@ -238,7 +237,7 @@ def figure_5_2(plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: n
         heatmap(axes[row, 2], grid(optimal_values, ace), f"exact V* (value iteration on P, {label})", -1, 1)
     fig.colorbar(image, ax=axes[:, 1:], shrink=0.6, label="value")
     fig.suptitle(f"Figure 5.2: Monte Carlo ES after {es['episodes']:,} episodes")
-    save_figure(fig, path, dpi=110)
+    cli.save_figure(fig, path, dpi=110)
 
 
 def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str) -> None:
@@ -263,7 +262,7 @@ def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str) -> 
     right.set_xlabel("episodes")
     right.set_ylabel("optimum - exact return of greedy policy")
     right.set_title("MC exploring starts: return from the deal")
-    save_figure(fig, path, dpi=110)
+    cli.save_figure(fig, path, dpi=110)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -271,7 +270,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     show = not args.no_progress
     # Closed after the experiments; an error before that loses only unflushed points (its thread is a daemon).
-    board = TensorBoardLog(args.tensorboard) if args.tensorboard else None
+    board = cli.TensorBoardLog(args.tensorboard) if args.tensorboard else None
     rng = make_rng(args.seed)
     P, mu = blackjack_model()
     model = build_model(P)

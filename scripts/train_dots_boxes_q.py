@@ -34,7 +34,6 @@ from typing import Any
 
 from agents.dots.study import run_solve, run_task, saved_files, shared_table, study_summary, study_tasks, table_file
 from gym_boardgames import cli
-from gym_boardgames.cli import positive_int
 from gym_boardgames.utils import progress_bar, require_extra, write_text_atomic
 
 EXPERIMENTS = ("solve", "table1", "table2", "lr", "exact")
@@ -87,7 +86,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--endgame-k", type=cli.nonnegative_int, default=10, help="k of the strongest bot, endgame(k) (study: 10)"
     )
-    games = positive_int
+    games = cli.positive_int
     parser.add_argument("--train-games", type=games, help="training games per table (default and study: 5000)")
     parser.add_argument("--test-games", type=games, help="test games per table cell (default and study: 1000)")
     rate = cli.number_type(0, 1)
@@ -103,7 +102,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--exact-games", type=games, help="games of the exact agent against each bot (default 1000)")
     quick_help = "small budgets for a smoke test (budget options given still win): " + json.dumps(QUICK)
     parser.add_argument("--quick", action="store_true", help=quick_help)
-    parser.add_argument("--workers", type=positive_int, default=1, help="processes for the independent runs")
+    parser.add_argument("--workers", type=cli.positive_int, default=1, help="processes for the independent runs")
     parser.add_argument(
         "--save-dir",
         metavar="DIR",
