@@ -82,6 +82,7 @@ __all__ = [
     "release_reservations",
     "reserve_output",
     "save_figure",
+    "timed",
 ]
 
 #: The help of ``--json`` in most scripts.
@@ -275,6 +276,13 @@ def build_named(flag: str, names: Iterable[str], build: Callable[[int, str], Any
                 reason = f"cannot read {error.filename}: {error.strerror}"
             raise ValueError(f"{flag} {name}: {reason}".lstrip()) from None
     return built
+
+
+def timed(function: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float]:
+    """Call ``function(*args, **kwargs)``; return its result and the wall-clock seconds it took."""
+    start = time.perf_counter()
+    result = function(*args, **kwargs)
+    return result, time.perf_counter() - start
 
 
 def load_average() -> list[float]:

@@ -29,7 +29,6 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -91,9 +90,10 @@ def main(argv: list[str] | None = None) -> dict:
     def selfplay(evaluator, games: int, parallel: int):
         def run(seed: int) -> tuple[int, float]:
             sp = SelfPlayConfig(simulations=args.simulations, parallel_games=parallel)
-            start = time.perf_counter()
-            samples, _ = play_games(game, encoder, evaluator, games, sp, np.random.default_rng(seed))
-            return len(samples.values), time.perf_counter() - start
+            (samples, _), seconds = cli.timed(
+                play_games, game, encoder, evaluator, games, sp, np.random.default_rng(seed)
+            )
+            return len(samples.values), seconds
 
         return run
 
@@ -112,9 +112,8 @@ def main(argv: list[str] | None = None) -> dict:
             pools[workers].run(tasks_for(workers, workers, 999))
 
         def run(seed: int) -> tuple[int, float]:
-            start = time.perf_counter()
-            results = pools[workers].run(tasks_for(workers, args.worker_games, seed))
-            return sum(len(r[0].values) for r in results), time.perf_counter() - start
+            results, seconds = cli.timed(pools[workers].run, tasks_for(workers, args.worker_games, seed))
+            return sum(len(r[0].values) for r in results), seconds
 
         return run
 

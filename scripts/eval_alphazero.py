@@ -20,7 +20,6 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 
 from gym_boardgames import cli  # noqa: E402
 from gym_boardgames.utils import progress_bar  # noqa: E402
@@ -76,9 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     exact = None
     summary: dict = {"model": args.model, "game": repr(game), "simulations": args.simulations, "matches": {}}
     if solvable:
-        start = time.perf_counter()
-        exact = ExactValues(game)
-        print(f"solved {len(exact.values):,} positions in {time.perf_counter() - start:.1f} s", flush=True)
+        exact, seconds = cli.timed(ExactValues, game)
+        print(f"solved {len(exact.values):,} positions in {seconds:.1f} s", flush=True)
         if "exact" in args.against:
             opponents["exact"] = ExactPlayer(exact, seed=args.seed + 100)
         score_all = args.all_positions if args.all_positions is not None else cells <= 12
@@ -91,10 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     met: dict = {}
     for name, opponent in opponents.items():
         player = RecordingAgent(agent)
-        start = time.perf_counter()
         with progress_bar(args.games, f"vs {name}", enabled=not args.quiet) as bar:
-            result = play_match(game, player, opponent, args.games, seed=args.seed, progress=bar.update)
-        seconds = time.perf_counter() - start
+            result, seconds = cli.timed(
+                play_match, game, player, opponent, args.games, seed=args.seed, progress=bar.update
+            )
         summary["matches"][name] = {**result.as_dict(), "seconds": round(seconds, 1)}
         first, second = result.first, result.second
         print(

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 
 from agents.solver import SolveEstimate, estimate_solve, solve
 from gym_boardgames import cli
@@ -128,9 +127,7 @@ def main(argv: list[str] | None = None) -> dict:
         )
     sys.stdout.flush()  # the estimate shows before a long solve, even when stdout is a pipe
     progress = why is not None or estimate.seconds is None or estimate.seconds > PROGRESS_SECONDS
-    start = time.perf_counter()
-    value, positions = solve(game, progress=progress)
-    seconds = time.perf_counter() - start
+    (value, positions), seconds = cli.timed(solve, game, progress=progress)
     peak_mb = peak_rss_mb()
     summary = {
         "game": repr(game),

@@ -153,8 +153,8 @@ def run_es(
 
     env = gym.make("TabularBlackjack-v0")
     with progress_bar(args.es_episodes, "MC exploring starts", enabled=not args.no_progress) as bar:
-        start = time.perf_counter()
-        q, policy = mc_control_es(
+        (q, policy), seconds = cli.timed(
+            mc_control_es,
             env,
             args.es_episodes,
             seed=seed,
@@ -163,7 +163,6 @@ def run_es(
             callback=record,
             callback_every=min(args.es_every, max(args.es_episodes, 1)),
         )
-        seconds = time.perf_counter() - start
     final = float(mu @ policy_evaluation(model, policy, gamma=1.0, theta=1e-12))
     within = [n for n, value in curve if optimum - value <= WITHIN]
     # "Stays within": the first checkpoint after which every later one is within the target too.

@@ -24,7 +24,6 @@ import functools
 import io
 import math
 import sys
-import time
 from typing import Any
 
 import gymnasium as gym
@@ -138,13 +137,6 @@ def duration(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
-def timed(function: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
-    """Call ``function`` and return its result and the seconds it took."""
-    start = time.perf_counter()
-    result = function(*args, **kwargs)
-    return result, time.perf_counter() - start
-
-
 def rollouts(env: gym.Env, policy: np.ndarray, episodes: int, gamma: float, seed: int) -> dict[str, Any]:
     """Play ``episodes`` episodes of a deterministic ``policy`` in ``env``; summarise the discounted returns."""
     actions = policy.argmax(axis=1)
@@ -189,7 +181,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     base, gamma, theta = args.env.unwrapped, args.gamma, args.theta
     rows, cols = base.shape
     printable = base.nS <= MAX_PRINTED_CELLS
-    model, build_seconds = timed(build_model, base.P)
+    model, build_seconds = cli.timed(build_model, base.P)
     summary: dict[str, Any] = {
         "grid": f"{rows}x{cols}",
         "states": base.nS,
@@ -230,7 +222,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             jacobi: dict[str, Any] = {}
             uniform = dp.uniform_policy(model)
             evaluate = functools.partial(dp.policy_evaluation, model, uniform, gamma, theta, max_sweeps=args.max_sweeps)
-            V_random, seconds = timed(evaluate, info=gs)
+            V_random, seconds = cli.timed(evaluate, info=gs)
             if printable:  # the two-array comparison only where it is quick
                 evaluate(in_place=False, info=jacobi)
             greedy = dp.greedy_policy(model, V_random, gamma, split_ties=True)
@@ -252,7 +244,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for method in [m for m in args.methods if m in SOLVERS]:
             key, solver, limit, fields, title = SOLVERS[method]
             info: dict[str, Any] = {}
-            (policy, V), seconds = timed(solver, model, gamma, theta, info=info, **{limit: args.max_sweeps})
+            (policy, V), seconds = cli.timed(solver, model, gamma, theta, info=info, **{limit: args.max_sweeps})
             show(f"{title.format(**info, states=base.nS)} in {duration(seconds)}. Values and policy:", V, policy)
             summary[key] = {**{field: info[field] for field in fields}, "seconds": round(seconds, 4)}
             solutions[key] = V

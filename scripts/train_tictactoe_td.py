@@ -209,12 +209,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"both seats' tables saved to {args.out} (total {total_seconds:.1f} s)")
 
     summary = {
-        "episodes": args.episodes,
-        "alpha": args.alpha,
-        "alpha_final": args.alpha_final,
-        "epsilon": args.epsilon,
-        "epsilon_final": args.epsilon_final,
-        "seed": args.seed,
+        **{key: getattr(args, key) for key in ("episodes", "alpha", "alpha_final", "epsilon", "epsilon_final", "seed")},
         "train_seconds": round(train_seconds, 3),
         "curve_seconds": round(curve_seconds, 3),
         "total_seconds": round(total_seconds, 3),
