@@ -112,8 +112,7 @@ def sample_positions(
     game = connect_four()
     rng = np.random.default_rng(seed)
     agents = {name: make_agent(name, seed=seed + i, game=game) for i, name in enumerate(players)}
-    kept: list[list[int]] = [[] for _ in STAGES]
-    kept_sources: list[list[str]] = [[] for _ in STAGES]
+    kept: list[list[tuple[list[int], str]]] = [[] for _ in STAGES]  # per stage: each position's moves and game
     seen = set(exclude)
     games = stalled = 0
     while min(len(k) for k in kept) < per_stage:
@@ -139,27 +138,22 @@ def sample_positions(
             moves.append(action)
             state = game.apply(state, action)
         games += 1
-        by_stage: list[list[tuple[list[int], Any]]] = [[] for _ in STAGES]
-        for position in history:
-            by_stage[stage_index(len(position[0]))].append(position)
         new = False
-        for stage, candidates in enumerate(by_stage):
-            fresh = [c for c in candidates if c[1].board not in seen]
+        for stage in range(len(STAGES)):
+            fresh = [c for c in history if stage_index(len(c[0])) == stage and c[1].board not in seen]
             if len(kept[stage]) >= per_stage or not fresh:
                 continue
             position_moves, position = fresh[int(rng.integers(len(fresh)))]
             new = True
             seen.add(position.board)
-            kept[stage].append(position_moves)
-            kept_sources[stage].append(f"{first} vs {second}")
+            kept[stage].append((position_moves, f"{first} vs {second}"))
         stalled = 0 if new else stalled + 1
         if games % 50 == 0:
             log(f"{games} games: {[len(k) for k in kept]} positions per stage")
     log(f"{games} games played")
-    names = sorted({s for stage in kept_sources for s in stage})
-    moves_out = [m for stage in kept for m in stage]
-    source_out = [names.index(s) for stage in kept_sources for s in stage]
-    return moves_out, source_out, names
+    positions = [position for stage in kept for position in stage]
+    names = sorted({source for _, source in positions})
+    return [moves for moves, _ in positions], [names.index(source) for _, source in positions], names
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -92,8 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             runs[name] = curve_points(read_curve(path))
         except (OSError, ValueError) as error:
-            print(f"plot_training_curves.py: error: {error}", file=sys.stderr)
-            return 2
+            cli.fail(str(error))
     if args.out is not None:
         plot(runs, args.out)
         print(f"wrote {args.out}")
