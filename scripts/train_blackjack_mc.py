@@ -289,13 +289,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     estimates: dict[tuple[int, bool], np.ndarray] = {}
     errors: dict[str, dict[str, float]] = {"first_visit": {}, "every_visit": {}}
     for n in budgets:
-        for first_visit in (True, False):
+        for first_visit, kind in ((True, "first_visit"), (False, "every_visit")):
             timed = n == largest and first_visit and not args.no_timing
             if timed:  # half of the bare loop right before the timed run, half right after
                 bare_first = bare_loop(n // 2, timing_seed, show)
             values, cpu, wall = predict(n, first_visit, seeds[n], show)
             estimates[n, first_visit] = values
-            errors["first_visit" if first_visit else "every_visit"][str(n)] = rms(values, exact, states)
+            errors[kind][str(n)] = rms(values, exact, states)
             if n == largest and first_visit:
                 timing = {"episodes": n, "tabular_mc_cpu_s": round(cpu, 3), "tabular_mc_wall_s": round(wall, 3)}
                 if timed:
@@ -303,19 +303,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     timing.update(bare_blackjack_v1_cpu_s=round(bare, 3), ratio=round(cpu / bare, 3))
         first_err, every_err = errors["first_visit"][str(n)], errors["every_visit"][str(n)]
         if board is not None:
-            board.scalars(
-                {"prediction/rms_error_first_visit": first_err, "prediction/rms_error_every_visit": every_err}, n
-            )
+            board.scalars({f"prediction/rms_error_{kind}": errors[kind][str(n)] for kind in errors}, n)
         print(f"{n:>9,} episodes: RMS error (sums 12-21) first-visit {first_err:.4f}, every-visit {every_err:.4f}")
     identical = all(np.array_equal(estimates[n, True], estimates[n, False]) for n in budgets)
-    first_curve = [errors["first_visit"][str(n)] for n in budgets]
-    slope = float(np.polyfit(np.log(budgets), np.log(first_curve), 1)[0]) if len(budgets) > 1 else None
-    curve = {
+    curve: dict[str, Any] = {
         "episodes": budgets,
-        "first_visit": first_curve,
-        "every_visit": [errors["every_visit"][str(n)] for n in budgets],
-        "slope": slope,
+        **{kind: list(by_budget.values()) for kind, by_budget in errors.items()},
     }
+    slope = float(np.polyfit(np.log(budgets), np.log(curve["first_visit"]), 1)[0]) if len(budgets) > 1 else None
+    curve["slope"] = slope
     slope_text = "n/a (one budget)" if slope is None else f"{slope:.3f}"
     print(f"first-visit and every-visit estimates identical: {identical}; log-log slope of the error {slope_text}")
     if "ratio" in timing:
