@@ -82,22 +82,18 @@ def _check_screenshot(args: argparse.Namespace) -> None:
 
 
 def _build(args: argparse.Namespace) -> None:
-    """Set ``args.env``, ``args.opponent`` (``--opponent`` or the game's default) and ``args.agent``."""
-    args.env = make_env(args)
-    args.opponent = args.opponent or default_opponent(args.env.game)
-    build = lambda _, name: make_agent(name, seed=args.seed, game=args.env.game)  # noqa: E731
-    args.agent = cli.build_named("--opponent", [args.opponent], build)[args.opponent]
-
-
-def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
-    """Build the self-play env of the chosen game.
+    """Set ``args.env`` (the game's self-play env), ``args.opponent`` (or the game's default) and ``args.agent``.
 
     Raises:
-        ValueError: on a size the game does not take (``--rows`` for tictactoe) or outside its limits.
+        ValueError: a size the game does not take (``--rows`` for tictactoe) or outside its limits, or an
+            opponent that cannot play it, naming ``--opponent``.
     """
     # The registry validates the options and fills in the defaults (only for options not given: a 0 is
     # refused, never silently replaced).
-    return env_for_game(cli.game_from_args(args), opponent=None)
+    args.env = env_for_game(cli.game_from_args(args), opponent=None)
+    args.opponent = args.opponent or default_opponent(args.env.game)
+    build = lambda _, name: make_agent(name, seed=args.seed, game=args.env.game)  # noqa: E731
+    args.agent = cli.build_named("--opponent", [args.opponent], build)[args.opponent]
 
 
 def main(argv: list[str] | None = None) -> None:
