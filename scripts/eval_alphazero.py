@@ -66,9 +66,12 @@ def main(argv: list[str] | None = None) -> int:
         solvable = cells is not None and cells <= SOLVABLE_CELLS
         if "exact" in args.against and not solvable:
             raise ValueError(f"--against exact needs a board of at most {SOLVABLE_CELLS} cells")
-        # "exact" is made once the game is solved, below; its place in the order is kept.
-        build = lambda i, name: None if name == "exact" else make_agent(name, seed=args.seed + 1 + i, game=game)  # noqa: E731
-        opponents = cli.build_named("--against", args.against, build)
+        opponents = cli.build_named(
+            "--against",
+            args.against,
+            # "exact" is made once the game is solved, below; its place in the order is kept.
+            lambda i, name: None if name == "exact" else make_agent(name, seed=args.seed + 1 + i, game=game),
+        )
     except (OSError, ValueError) as error:  # SavedFileError is a ValueError naming the file
         cli.fail(str(error))
     print(f"{agent!r}", flush=True)
