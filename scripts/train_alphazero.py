@@ -98,9 +98,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     cli.add_run_flags(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     cli.add_overwrite_flag(parser)
-    # Every setting is checked here, before any worker starts.
-    checks = (_check_board, _choose_outputs, _check_settings)
-    return cli.parse_checked(parser, argv, *checks, out=None)  # _choose_outputs checks --out
+    # Every setting is checked here, before any worker starts (--out by _choose_outputs).
+    return cli.parse_checked(parser, argv, _check_board, _choose_outputs, _check_settings, out=None)
 
 
 def _check_board(args: argparse.Namespace) -> None:
