@@ -31,8 +31,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from typing import Any, Literal, NoReturn
 
 from gym_boardgames.checks import check_int, check_number
@@ -68,7 +67,6 @@ __all__ = [
     "default_output",
     "emit_summary",
     "fail",
-    "flag_errors",
     "free_path",
     "int_type",
     "load_average",
@@ -290,18 +288,6 @@ def load_average() -> list[float]:
     return [round(load, 2) for load in os.getloadavg()]
 
 
-@contextmanager
-def flag_errors(parser: argparse.ArgumentParser) -> Iterator[None]:
-    """Turn a ``ValueError`` or ``ImportError`` (a missing extra) raised inside into ``parser.error``.
-
-    The script then ends with status 2 and one line, ``SCRIPT: error: MESSAGE``, never a traceback.
-    """
-    try:
-        yield
-    except (ValueError, ImportError) as error:
-        parser.error(str(error))
-
-
 def parse_checked(
     parser: argparse.ArgumentParser,
     argv: list[str] | None,
@@ -315,10 +301,11 @@ def parse_checked(
     ``out=None`` leaves ``--out`` to the script's own checks. A given ``--tensorboard`` is checked next
     (:func:`check_tensorboard`). Then each of ``checks`` is called with the parsed arguments, in order (it may
     settle a default, e.g. :func:`default_output`). A ``ValueError`` or ``ImportError`` (a missing extra) from
-    any of them ends the script through ``parser.error`` (:func:`flag_errors`).
+    any of them ends the script through ``parser.error``: status 2 and one line, ``SCRIPT: error: MESSAGE``,
+    never a traceback.
     """
     args = parser.parse_args(argv)
-    with flag_errors(parser):
+    try:
         path = getattr(args, "out", None)
         if out is not None and isinstance(path, (str, os.PathLike)):
             if out == "file" and hasattr(args, "overwrite"):
@@ -328,6 +315,8 @@ def parse_checked(
         check_tensorboard(getattr(args, "tensorboard", None))
         for check in checks:
             check(args)
+    except (ValueError, ImportError) as error:
+        parser.error(str(error))
     return args
 
 
@@ -461,10 +450,6 @@ class TensorBoardLog:
         """Log each ``tag: value`` of ``values`` at ``step``."""
         for tag, value in values.items():
             self.scalar(tag, value, step)
-
-    def flush(self) -> None:
-        """Write the buffered events to the file now."""
-        self._writer.flush()
 
     def close(self) -> None:
         """Flush and close the event file."""
