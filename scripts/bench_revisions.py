@@ -163,9 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     load_end = os.getloadavg()
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; at end: {load_end[0]:.2f}")
     summary = {
-        "base": args.base,
-        "head": args.head,
-        "repeats": args.repeats,
+        **{key: getattr(args, key) for key in ("base", "head", "repeats")},
         "load_start": list(load),
         "load_end": list(load_end),
         "workloads": rows,

@@ -210,9 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         row[: len(m)] = m
     meta = {
         "command": "scripts/label_connectfour.py " + " ".join(sys.argv[1:] if argv is None else argv),
-        "players": args.players,
-        "noise": args.noise,
-        "seed": args.seed,
+        **{key: getattr(args, key) for key in ("players", "noise", "seed")},
         "solver": "BitBully (AGPL-3.0) with its default opening book",
     }
     labels = LabelSet(padded, np.array(scores, dtype=np.int8), np.array(source, dtype=np.uint8), tuple(names), meta)

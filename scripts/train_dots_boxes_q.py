@@ -267,9 +267,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "board": f"{args.rows}x{args.cols}",
         "tie_break": "second",
-        "seed": args.seed,
-        "endgame_k": args.endgame_k,
-        "experiments": args.experiments,
+        **{key: getattr(args, key) for key in ("seed", "endgame_k", "experiments")},
     }
     try:  # a board the rules refuse ends here, before any folder is made
         # The solve runs first, in this process, so its memory is measured before anything else grows.

@@ -301,9 +301,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"TensorBoard log in {args.tensorboard} (view it: tensorboard --logdir {args.tensorboard})")
 
     summary = {
-        "algo": args.algo,
-        "opponent": args.opponent,
-        "timesteps": args.timesteps,
+        **{key: getattr(args, key) for key in ("algo", "opponent", "timesteps")},
         "timesteps_done": steps_done,
         "n_envs": args.n_envs,
         "seed": args.seed,
