@@ -112,19 +112,17 @@ def bare_loop(episodes: int, seed: int, show: bool) -> float:
     """CPU seconds for ``episodes`` of Blackjack-v1 played by stick-on-20, with no learning at all."""
     env = gym.make("Blackjack-v1", sab=True)
     env.reset(seed=seed)
-    bar = progress_bar(episodes, "bare Blackjack-v1", enabled=show)
-    start = time.process_time()
-    for played in range(episodes):
-        obs, _ = env.reset()
-        done = False
-        while not done:
-            obs, _, terminated, truncated, _ = env.step(0 if obs[0] >= 20 else 1)
-            done = terminated or truncated
-        if played % 100 == 99:  # the bar is updated every 100 episodes, to keep its cost out of the timing
-            bar.update(100)
-    seconds = time.process_time() - start
-    bar.close()
-    return seconds
+    with progress_bar(episodes, "bare Blackjack-v1", enabled=show) as bar:
+        start = time.process_time()
+        for played in range(episodes):
+            obs, _ = env.reset()
+            done = False
+            while not done:
+                obs, _, terminated, truncated, _ = env.step(0 if obs[0] >= 20 else 1)
+                done = terminated or truncated
+            if played % 100 == 99:  # the bar is updated every 100 episodes, to keep its cost out of the timing
+                bar.update(100)
+        return time.process_time() - start
 
 
 def predict(episodes: int, first_visit: bool, seed: int, show: bool) -> tuple[np.ndarray, float, float]:
