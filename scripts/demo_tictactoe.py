@@ -69,8 +69,7 @@ def main(argv: list[str] | None = None) -> dict:
         returns.append(total)
     env.close()
     by_side = {
-        "X": {"win": outcomes["X"], "draw": outcomes["draw"], "loss": outcomes["O"]},
-        "O": {"win": outcomes["O"], "draw": outcomes["draw"], "loss": outcomes["X"]},
+        side: {"win": outcomes[side], "draw": outcomes["draw"], "loss": outcomes[other]} for side, other in ("XO", "OX")
     }
     summary = {"games": args.games, "self_play": args.self_play, "wins": outcomes, "by_side": by_side}
     print(f"{args.games} game(s): X won {outcomes['X']}, O won {outcomes['O']}, {outcomes['draw']} drawn")

@@ -55,12 +55,9 @@ def _count(number: int) -> str:
 
 def _size(nbytes: int) -> str:
     """Bytes as MB, GB or TB, or a power of ten past a petabyte."""
-    if nbytes < 2**30:
-        return f"{nbytes / 2**20:,.0f} MB"
-    if nbytes < 2**40:
-        return f"{nbytes / 2**30:,.1f} GB"
-    if nbytes < 2**50:
-        return f"{nbytes / 2**40:,.1f} TB"
+    for unit, power, digits in (("MB", 20, 0), ("GB", 30, 1), ("TB", 40, 1)):
+        if nbytes < 2 ** (power + 10):
+            return f"{nbytes / 2**power:,.{digits}f} {unit}"
     return f"{_count(nbytes)} bytes"
 
 
