@@ -31,8 +31,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from typing import Any, Literal, NoReturn
 
 from gym_boardgames.checks import check_int, check_number
@@ -46,7 +45,7 @@ from gym_boardgames.outputs import (
     release_reservations,
     reserve_output,
 )
-from gym_boardgames.utils import MissingExtraError, require_extra, write_bytes_atomic, write_text_atomic
+from gym_boardgames.utils import write_bytes_atomic, write_text_atomic
 
 __all__ = [
     "EXIT_FAILED",
@@ -60,17 +59,17 @@ __all__ = [
     "add_overwrite_flag",
     "add_run_flags",
     "add_tensorboard_flag",
+    "build_named",
     "check_new_output",
     "check_not_an_input",
     "check_output_path",
     "check_tensorboard",
     "default_output",
     "emit_summary",
-    "exit_without_extra",
     "fail",
-    "flag_errors",
     "free_path",
     "int_type",
+    "load_average",
     "lock_run",
     "make_parser",
     "nonnegative_int",
@@ -81,6 +80,7 @@ __all__ = [
     "release_reservations",
     "reserve_output",
     "save_figure",
+    "timed",
 ]
 
 #: The help of ``--json`` in most scripts.
@@ -257,16 +257,35 @@ def game_from_args(args: argparse.Namespace) -> Any:
     return row.make(**given)
 
 
-@contextmanager
-def flag_errors(parser: argparse.ArgumentParser) -> Iterator[None]:
-    """Turn a ``ValueError`` or ``ImportError`` (a missing extra) raised inside into ``parser.error``.
+def build_named(flag: str, names: Iterable[str], build: Callable[[int, str], Any]) -> dict[str, Any]:
+    """Return ``{name: build(index, name)}`` for each of ``names`` (agents, say), built before any work.
 
-    The script then ends with status 2 and one line, ``SCRIPT: error: MESSAGE``, never a traceback.
+    Raises:
+        ValueError: for the first name ``build`` refuses, ``FLAG NAME: REASON``: the builder's ``ValueError``
+            message, or for an ``OSError`` the file it cannot read and why (``NAME: REASON`` if ``flag`` is empty).
     """
-    try:
-        yield
-    except (ValueError, ImportError) as error:
-        parser.error(str(error))
+    built = {}
+    for index, name in enumerate(names):
+        try:
+            built[name] = build(index, name)
+        except (ValueError, OSError) as error:
+            reason = error
+            if isinstance(error, OSError) and error.strerror:
+                reason = f"cannot read {error.filename}: {error.strerror}"
+            raise ValueError(f"{flag} {name}: {reason}".lstrip()) from None
+    return built
+
+
+def timed(function: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float]:
+    """Call ``function(*args, **kwargs)``; return its result and the wall-clock seconds it took."""
+    start = time.perf_counter()
+    result = function(*args, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def load_average() -> list[float]:
+    """Return the system's load averages over 1, 5 and 15 minutes, to 2 decimals, for a summary."""
+    return [round(load, 2) for load in os.getloadavg()]
 
 
 def parse_checked(
@@ -279,33 +298,26 @@ def parse_checked(
 
     A given ``--out`` is checked first (:func:`check_output_path`): a file, or with ``out="dir"`` a folder;
     a file must also be new unless ``--overwrite`` is given, in scripts that take it (:func:`check_new_output`);
-    ``out=None`` leaves ``--out`` to the script's own checks. Then each of ``checks`` is called with the
-    parsed arguments, in order (it may settle a default, e.g. :func:`default_output`). A ``ValueError`` or
-    ``ImportError`` from any of them ends the script through ``parser.error`` (:func:`flag_errors`).
+    ``out=None`` leaves ``--out`` to the script's own checks. A given ``--tensorboard`` is checked next
+    (:func:`check_tensorboard`). Then each of ``checks`` is called with the parsed arguments, in order (it may
+    settle a default, e.g. :func:`default_output`). A ``ValueError`` or ``ImportError`` (a missing extra) from
+    any of them ends the script through ``parser.error``: status 2 and one line, ``SCRIPT: error: MESSAGE``,
+    never a traceback.
     """
     args = parser.parse_args(argv)
-    with flag_errors(parser):
+    try:
         path = getattr(args, "out", None)
         if out is not None and isinstance(path, (str, os.PathLike)):
             if out == "file" and hasattr(args, "overwrite"):
                 check_new_output(path, "--out", args.overwrite)
             else:
                 check_output_path(path, "--out", kind=out)
+        check_tensorboard(getattr(args, "tensorboard", None))
         for check in checks:
             check(args)
+    except (ValueError, ImportError) as error:
+        parser.error(str(error))
     return args
-
-
-def exit_without_extra(extra: str, module: str, needed_for: str) -> None:
-    """Import ``module`` now, or end the script with one line naming the extra (:func:`fail`, status 2).
-
-    :func:`gym_boardgames.utils.require_extra` words the message: ``error: --out needs matplotlib, the
-    'plot' extra: pip install -e ".[plot]"``.
-    """
-    try:
-        require_extra(extra, module, needed_for=needed_for)
-    except MissingExtraError as error:
-        fail(str(error))
 
 
 def add_overwrite_flag(parser: argparse.ArgumentParser) -> None:
@@ -350,12 +362,13 @@ def pyplot() -> Any:
 
 
 def save_figure(fig: Any, path: str | os.PathLike[str], **savefig_kwargs: Any) -> None:
-    """Save a matplotlib figure to ``path`` atomically.
+    """Save a matplotlib figure to ``path`` atomically, then close it (saved or not).
 
     The figure is rendered in memory, in ``format`` if given, else the one ``path``'s suffix names (PNG
     without a suffix), as ``fig.savefig(path)`` would choose; then
     :func:`gym_boardgames.utils.write_bytes_atomic` writes it (a temporary file in the same folder, then a
     rename). An error or a kill mid-save leaves the earlier file at ``path`` whole and no partial file behind.
+    The figure is closed either way, so pyplot does not keep it (the scripts draw each figure once).
 
     Args:
         fig: a ``matplotlib.figure.Figure``.
@@ -365,7 +378,11 @@ def save_figure(fig: Any, path: str | os.PathLike[str], **savefig_kwargs: Any) -
     suffix = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
     savefig_kwargs.setdefault("format", suffix or "png")
     buffer = io.BytesIO()
-    fig.savefig(buffer, **savefig_kwargs)
+    try:
+        fig.savefig(buffer, **savefig_kwargs)
+    finally:
+        if "matplotlib.pyplot" in sys.modules:  # a figure pyplot made is pyplot's until closed
+            sys.modules["matplotlib.pyplot"].close(fig)
     write_bytes_atomic(path, buffer.getvalue())
 
 
@@ -433,10 +450,6 @@ class TensorBoardLog:
         """Log each ``tag: value`` of ``values`` at ``step``."""
         for tag, value in values.items():
             self.scalar(tag, value, step)
-
-    def flush(self) -> None:
-        """Write the buffered events to the file now."""
-        self._writer.flush()
 
     def close(self) -> None:
         """Flush and close the event file."""

@@ -19,6 +19,7 @@ import contextlib
 import os
 import stat
 import tempfile
+from pathlib import PurePath
 from typing import Any, Literal
 
 __all__ = [
@@ -240,9 +241,7 @@ def check_output_path(path: str | os.PathLike[str], flag: str, kind: Literal["fi
                 raise ValueError(f"{flag} {text}: exists and is not a folder")
             _probe_writable(target, flag, text)
             return
-        ancestor = os.path.dirname(target)
-        while not os.path.lexists(ancestor):
-            ancestor = os.path.dirname(ancestor)
+        ancestor = next(str(path) for path in PurePath(target).parents if os.path.lexists(path))
         if not os.path.isdir(ancestor):
             raise ValueError(f"{flag} {text}: cannot create the folder, {ancestor} is not a folder")
         _probe_writable(ancestor, flag, text)
@@ -263,14 +262,9 @@ def _check_names(target: str, flag: str, text: str) -> None:
     A symbolic link in the path that is dangling, or part of a loop, makes ``exists`` say False, so it would
     pass as "not there yet" and fail at the final write.
     """
-    path = target
-    while True:
+    for path in (target, *map(str, PurePath(target).parents)):
         if os.path.islink(path) and not os.path.exists(path):
             raise ValueError(f"{flag} {text}: {path} is a symbolic link that leads nowhere (dangling, or a loop)")
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
     encoded = os.fsencode(target)
     folder = os.path.dirname(target)
     while not os.path.isdir(folder):

@@ -17,32 +17,23 @@ import itertools
 
 from agents.arena import play_match
 from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
-from gym_boardgames.cli import (
-    OUT_HELP,
-    add_game_flags,
-    add_run_flags,
-    emit_summary,
-    game_from_args,
-    make_parser,
-    parse_checked,
-    positive_int,
-)
+from gym_boardgames import cli
 from gym_boardgames.utils import progress_bar
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line and check it before the first match: the numbers, --out and every agent."""
-    parser = make_parser(__doc__)
-    add_game_flags(parser, default="tictactoe")
+    parser = cli.make_parser(__doc__)
+    cli.add_game_flags(parser, default="tictactoe")
     parser.add_argument(
         "--agents",
         nargs="+",
         default=["random", "alphabeta"],
         help=f"agents: {', '.join(AGENT_NAMES)}; on dots also {', '.join(DOTS_AGENT_NAMES)}",
     )
-    parser.add_argument("--games", type=positive_int, default=100, help="games per pair (seats alternate)")
-    add_run_flags(parser, seed="seed of the agents and the random players", out=OUT_HELP, overwrite=True)
-    return parse_checked(parser, argv, _two_agents, build_players)
+    parser.add_argument("--games", type=cli.positive_int, default=100, help="games per pair (seats alternate)")
+    cli.add_run_flags(parser, seed="seed of the agents and the random players", out=cli.OUT_HELP, overwrite=True)
+    return cli.parse_checked(parser, argv, _two_agents, build_players)
 
 
 def _two_agents(args: argparse.Namespace) -> None:
@@ -59,19 +50,12 @@ def build_players(args: argparse.Namespace) -> None:
             TD file of another game or an unreadable one, or exact alpha-beta on a board longer than its
             search can go.
     """
-    game = game_from_args(args)
-    agents = {}
-    for i, name in enumerate(args.agents):
-        # make_agent with the game checks the agent against it (agents.factory.make_agent), so every
-        # refusal comes here, before the first match, not at some agent's first move.
-        try:
-            agents[name] = make_agent(name, seed=args.seed + i, game=game)
-        except ValueError as error:
-            raise ValueError(f"--agents {name}: {error}") from None
-        except OSError as error:
-            reason = f"cannot read {error.filename}: {error.strerror}" if error.strerror else str(error)
-            raise ValueError(f"--agents {name}: {reason}") from None
-    args.made_game, args.players = game, agents
+    args.made_game = game = cli.game_from_args(args)
+    # make_agent with the game checks the agent against it (agents.factory.make_agent), so every
+    # refusal comes here, before the first match, not at some agent's first move.
+    args.players = cli.build_named(
+        "--agents", args.agents, lambda i, name: make_agent(name, seed=args.seed + i, game=game)
+    )
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -97,7 +81,7 @@ def main(argv: list[str] | None = None) -> dict:
     for key, (first, second) in cells.items():
         print(f"{key:<{name}}  {first:>{widths[0]}}  {second:>{widths[1]}}")
     summary = {"game": repr(game), "games_per_pair": args.games, "seed": args.seed, "results": results}
-    emit_summary(summary, args.out, args.json)
+    cli.emit_summary(summary, args.out, args.json)
     if args.out and not args.json:
         print(f"summary written to {args.out}")
     return summary

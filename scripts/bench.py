@@ -292,16 +292,13 @@ def main(argv: list[str] | None = None) -> dict:
     from gym_boardgames.cli import emit_summary
     from gym_boardgames.utils import peak_rss_mb
 
-    if args.play:  # the default opponents' replies, the browser's round trip, the window's close
+    if args.play or args.resets:
         from peers.play import play_timings
-
-        timings = play_timings()
-        emit_summary(timings, args.out, print_json=True)
-        return timings
-    if args.resets:  # a named opponent is reseeded, not built again, at each seeded reset
         from peers.resets import reset_timings
 
-        timings = reset_timings(args.repeats, 200 if args.quick else 2_000)
+        # --play: the default opponents' replies, the browser's round trip, the window's close; --resets: a named
+        # opponent is reseeded, not built again, at each seeded reset.
+        timings = play_timings() if args.play else reset_timings(args.repeats, 200 if args.quick else 2_000)
         emit_summary(timings, args.out, print_json=True)
         return timings
     pgx_state = "not requested (use --compare)"

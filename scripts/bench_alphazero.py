@@ -29,12 +29,10 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from gym_boardgames import cli  # noqa: E402
-from gym_boardgames.cli import positive_int  # noqa: E402
 from gym_boardgames.rules.registry import make_game  # noqa: E402
 from gym_boardgames.utils import require_extra  # noqa: E402
 
@@ -44,12 +42,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = cli.make_parser(__doc__)
     parser.add_argument("--game", choices=("tictactoe", "connectfour"), default="connectfour", help="the board")
     parser.add_argument("--model", help="a saved AlphaZero model of the game (default: a fresh 32x3 network)")
-    parser.add_argument("--simulations", type=positive_int, default=50, help="simulations per move")
-    parser.add_argument("--parallel-games", type=positive_int, default=128, help="games at once when batched")
-    parser.add_argument("--batched-games", type=positive_int, default=128, help="games per batched run")
-    parser.add_argument("--single-games", type=positive_int, default=4, help="games per one-at-a-time run")
-    parser.add_argument("--worker-games", type=positive_int, default=256, help="games per worker-pool run")
-    parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs per workload (median)")
+    parser.add_argument("--simulations", type=cli.positive_int, default=50, help="simulations per move")
+    parser.add_argument("--parallel-games", type=cli.positive_int, default=128, help="games at once when batched")
+    parser.add_argument("--batched-games", type=cli.positive_int, default=128, help="games per batched run")
+    parser.add_argument("--single-games", type=cli.positive_int, default=4, help="games per one-at-a-time run")
+    parser.add_argument("--worker-games", type=cli.positive_int, default=256, help="games per worker-pool run")
+    parser.add_argument("--repeats", type=cli.positive_int, default=3, help="timed runs per workload (median)")
     parser.add_argument("--no-workers", action="store_true", help="skip the worker-pool workloads")
     cli.add_run_flags(parser, out=cli.OUT_HELP, json="print the one-line JSON summary last")
     return cli.parse_checked(parser, argv, _check)
@@ -92,9 +90,10 @@ def main(argv: list[str] | None = None) -> dict:
     def selfplay(evaluator, games: int, parallel: int):
         def run(seed: int) -> tuple[int, float]:
             sp = SelfPlayConfig(simulations=args.simulations, parallel_games=parallel)
-            start = time.perf_counter()
-            samples, _ = play_games(game, encoder, evaluator, games, sp, np.random.default_rng(seed))
-            return len(samples.values), time.perf_counter() - start
+            (samples, _), seconds = cli.timed(
+                play_games, game, encoder, evaluator, games, sp, np.random.default_rng(seed)
+            )
+            return len(samples.values), seconds
 
         return run
 
@@ -113,9 +112,8 @@ def main(argv: list[str] | None = None) -> dict:
             pools[workers].run(tasks_for(workers, workers, 999))
 
         def run(seed: int) -> tuple[int, float]:
-            start = time.perf_counter()
-            results = pools[workers].run(tasks_for(workers, args.worker_games, seed))
-            return sum(len(r[0].values) for r in results), time.perf_counter() - start
+            results, seconds = cli.timed(pools[workers].run, tasks_for(workers, args.worker_games, seed))
+            return sum(len(r[0].values) for r in results), seconds
 
         return run
 

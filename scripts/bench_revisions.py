@@ -34,7 +34,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gym_boardgames.cli import add_run_flags, emit_summary, make_parser, parse_checked, positive_int
+from gym_boardgames import cli
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -125,15 +125,15 @@ def run_workload(code: str, root: Path) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments, time every workload on both revisions, print a table (and the JSON summary)."""
-    parser = make_parser(__doc__.split("\n\n")[0])
+    parser = cli.make_parser(__doc__.split("\n\n")[0])
     parser.add_argument("base", help="the revision to compare against (A), e.g. a commit or tag")
     parser.add_argument("head", nargs="?", default="HEAD", help="the revision under test (B) (default HEAD)")
-    parser.add_argument("--repeats", type=positive_int, default=5, help="interleaved repeats per revision")
+    parser.add_argument("--repeats", type=cli.positive_int, default=5, help="interleaved repeats per revision")
     parser.add_argument(
         "--workloads", nargs="+", choices=list(WORKLOADS), default=list(WORKLOADS), help="the workloads to time"
     )
-    add_run_flags(parser, out="also write the JSON summary (medians and ratios) to this file")
-    args = parse_checked(parser, argv)
+    cli.add_run_flags(parser, out="also write the JSON summary (medians and ratios) to this file")
+    args = cli.parse_checked(parser, argv)
     for revision in (args.base, args.head):
         found = subprocess.run(
             ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", revision + "^{commit}"], capture_output=True
@@ -163,14 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     load_end = os.getloadavg()
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; at end: {load_end[0]:.2f}")
     summary = {
-        "base": args.base,
-        "head": args.head,
-        "repeats": args.repeats,
+        **{key: getattr(args, key) for key in ("base", "head", "repeats")},
         "load_start": list(load),
         "load_end": list(load_end),
         "workloads": rows,
     }
-    emit_summary(summary, args.out, args.json)
+    cli.emit_summary(summary, args.out, args.json)
     return 0
 
 

@@ -16,7 +16,7 @@ import gymnasium as gym
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from gym_boardgames.cli import OUT_HELP, add_run_flags, emit_summary, make_parser, parse_checked, positive_int
+from gym_boardgames import cli
 
 
 def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bool) -> tuple[float, int]:
@@ -36,14 +36,14 @@ def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bo
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = make_parser(__doc__)
+    parser = cli.make_parser(__doc__)
     parser.add_argument(
-        "--games", type=positive_int, default=1, help="number of games (boards are printed for the first)"
+        "--games", type=cli.positive_int, default=1, help="number of games (boards are printed for the first)"
     )
     parser.add_argument("--self-play", action="store_true", help="play both sides instead of facing the opponent")
     parser.add_argument("--agent-player", default="0", choices=["0", "1", "random"], help="the agent's side")
-    add_run_flags(parser, seed="seed of the env and of the agent's moves", out=OUT_HELP)
-    return parse_checked(parser, argv)
+    cli.add_run_flags(parser, seed="seed of the env and of the agent's moves", out=cli.OUT_HELP)
+    return cli.parse_checked(parser, argv)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -69,8 +69,7 @@ def main(argv: list[str] | None = None) -> dict:
         returns.append(total)
     env.close()
     by_side = {
-        "X": {"win": outcomes["X"], "draw": outcomes["draw"], "loss": outcomes["O"]},
-        "O": {"win": outcomes["O"], "draw": outcomes["draw"], "loss": outcomes["X"]},
+        side: {"win": outcomes[side], "draw": outcomes["draw"], "loss": outcomes[other]} for side, other in ("XO", "OX")
     }
     summary = {"games": args.games, "self_play": args.self_play, "wins": outcomes, "by_side": by_side}
     print(f"{args.games} game(s): X won {outcomes['X']}, O won {outcomes['O']}, {outcomes['draw']} drawn")
@@ -81,7 +80,7 @@ def main(argv: list[str] | None = None) -> dict:
         summary["mean_return"] = float(np.mean(returns))
         print(f"the agent: {agent_record['win']} won, {agent_record['draw']} drawn, {agent_record['loss']} lost")
     summary["seed"] = args.seed
-    emit_summary(summary, args.out, args.json)
+    cli.emit_summary(summary, args.out, args.json)
     return summary
 
 

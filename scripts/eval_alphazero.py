@@ -20,9 +20,8 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 
-from gym_boardgames.cli import add_run_flags, emit_summary, int_type, make_parser, positive_int  # noqa: E402
+from gym_boardgames import cli  # noqa: E402
 from gym_boardgames.utils import progress_bar  # noqa: E402
 
 #: Largest board (cells) the layered solver handles in seconds to a minute here.
@@ -31,21 +30,21 @@ SOLVABLE_CELLS = 20
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
-    parser = make_parser(__doc__)
+    parser = cli.make_parser(__doc__)
     parser.add_argument("model", help="a model file, or the name of a shipped one: tictactoe, connectfour")
     from agents.alphazero.agent import MAX_SIMULATIONS
 
-    simulations = int_type(0, MAX_SIMULATIONS)
+    simulations = cli.int_type(0, MAX_SIMULATIONS)
     parser.add_argument("--simulations", type=simulations, default=50, help="search player's simulations")
     parser.add_argument("--against", nargs="+", default=["random"], help="opponents: agent names or 'exact'")
-    parser.add_argument("--games", type=positive_int, default=100, help="games per opponent (seats alternate)")
+    parser.add_argument("--games", type=cli.positive_int, default=100, help="games per opponent (seats alternate)")
     parser.add_argument(
         "--all-positions",
         action="store_true",
         default=None,
         help="score every position (default: on boards of at most 12 cells)",
     )
-    add_run_flags(parser, seed="seed of the players' tie-breaks")
+    cli.add_run_flags(parser, seed="seed of the players' tie-breaks")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser.parse_args(argv)
 
@@ -58,43 +57,30 @@ def main(argv: list[str] | None = None) -> int:
     from agents.arena import play_match
     from agents.factory import make_agent
     from agents.grading import ExactValues, optimal_move_rate
-    from agents.persistence import SavedFileError
 
+    load = load_pretrained if args.model in PRETRAINED and not os.path.exists(args.model) else AlphaZeroAgent.load
     try:
-        if args.model in PRETRAINED and not os.path.exists(args.model):
-            agent = load_pretrained(args.model, n_simulations=args.simulations, seed=args.seed)
-        else:
-            agent = AlphaZeroAgent.load(args.model, n_simulations=args.simulations, seed=args.seed)
-    except (OSError, SavedFileError) as error:
-        print(f"eval_alphazero.py: error: {error}", file=sys.stderr)
-        return 2
-    game = agent.game
-    cells = getattr(game, "num_cells", None)
-    solvable = cells is not None and cells <= SOLVABLE_CELLS
-    if "exact" in args.against and not solvable:
-        print(
-            f"eval_alphazero.py: error: --against exact needs a board of at most {SOLVABLE_CELLS} cells",
-            file=sys.stderr,
+        agent = load(args.model, n_simulations=args.simulations, seed=args.seed)
+        game = agent.game
+        cells = getattr(game, "num_cells", None)
+        solvable = cells is not None and cells <= SOLVABLE_CELLS
+        if "exact" in args.against and not solvable:
+            raise ValueError(f"--against exact needs a board of at most {SOLVABLE_CELLS} cells")
+        opponents = cli.build_named(
+            "--against",
+            args.against,
+            # "exact" is made once the game is solved, below; its place in the order is kept.
+            lambda i, name: None if name == "exact" else make_agent(name, seed=args.seed + 1 + i, game=game),
         )
-        return 2
-    opponents = {}
-    for i, name in enumerate(args.against):
-        if name == "exact":
-            continue
-        try:
-            opponents[name] = make_agent(name, seed=args.seed + 1 + i, game=game)
-        except (ValueError, OSError) as error:
-            print(f"eval_alphazero.py: error: --against {name}: {error}", file=sys.stderr)
-            return 2
+    except (OSError, ValueError) as error:  # SavedFileError is a ValueError naming the file
+        cli.fail(str(error))
     print(f"{agent!r}", flush=True)
     exact = None
     summary: dict = {"model": args.model, "game": repr(game), "simulations": args.simulations, "matches": {}}
     if solvable:
-        start = time.perf_counter()
-        exact = ExactValues(game)
-        print(f"solved {len(exact.values):,} positions in {time.perf_counter() - start:.1f} s", flush=True)
+        exact, seconds = cli.timed(ExactValues, game)
+        print(f"solved {len(exact.values):,} positions in {seconds:.1f} s", flush=True)
         if "exact" in args.against:
-            opponents = {name: opponents.get(name) for name in args.against}
             opponents["exact"] = ExactPlayer(exact, seed=args.seed + 100)
         score_all = args.all_positions if args.all_positions is not None else cells <= 12
         if score_all:
@@ -106,11 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     met: dict = {}
     for name, opponent in opponents.items():
         player = RecordingAgent(agent)
-        bar = progress_bar(args.games, f"vs {name}", enabled=not args.quiet)
-        start = time.perf_counter()
-        result = play_match(game, player, opponent, args.games, seed=args.seed, progress=bar.update)
-        bar.close()
-        seconds = time.perf_counter() - start
+        with progress_bar(args.games, f"vs {name}", enabled=not args.quiet) as bar:
+            result, seconds = cli.timed(
+                play_match, game, player, opponent, args.games, seed=args.seed, progress=bar.update
+            )
         summary["matches"][name] = {**result.as_dict(), "seconds": round(seconds, 1)}
         first, second = result.first, result.second
         print(
@@ -125,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         rate = optimal_move_rate(exact, greedy_moves(agent.evaluator, game), states)
         summary["raw_network_optimal_met"] = {"positions": len(states), "rate": rate}
         print(f"raw network: optimal move in {100 * rate:.2f}% of the {len(states):,} positions met in these games")
-    summary["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    emit_summary(summary, None, args.json)
+    summary["load_average"] = cli.load_average()
+    cli.emit_summary(summary, None, args.json)
     return 0
 
 

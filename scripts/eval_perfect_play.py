@@ -159,23 +159,20 @@ def grade_tictactoe(args: argparse.Namespace) -> int:
 
     game = TicTacToe()
     agents = _make_players(args, game)
-    if agents is None:
-        return 2
     exact = ExactValues(game)
     states = exact.non_terminal_states()
     summary: dict[str, Any] = {"game": "tictactoe", "positions": len(states), "players": {}}
     lines = ["| player | optimal moves | losing moves |", "|---|---|---|"]
     for name, agent in agents.items():
         reset = reset_hook(agent)
-        bar = progress_bar(len(states), name, enabled=not args.quiet)
         start = time.perf_counter()
         moves = []
-        for state in states:
-            if reset is not None:
-                reset()  # its tree from another position would not apply
-            moves.append(player_moves(agent, game, state))
-            bar.update(1)
-        bar.close()
+        with progress_bar(len(states), name, enabled=not args.quiet) as bar:
+            for state in states:
+                if reset is not None:
+                    reset()  # its tree from another position would not apply
+                moves.append(player_moves(agent, game, state))
+                bar.update(1)
         audit = grade_moves(exact, states, moves)
         summary["players"][name] = {
             "optimal_moves": round(audit.optimal_share, 6),
@@ -186,23 +183,24 @@ def grade_tictactoe(args: argparse.Namespace) -> int:
         lines.append(f"| `{name}` | {100 * audit.optimal_share:.1f}% | {audit.losing:,} |")
     print(f"{len(states):,} non-terminal positions of tic-tac-toe, graded by the exact solver:")
     print("\n".join(lines))
-    summary["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    cli.emit_summary(summary, args.out, args.json)
-    return 0
+    return _finish(summary, args)
 
 
-def _make_players(args: argparse.Namespace, game: Any) -> dict[str, Any] | None:
-    """Build every named player for ``game`` (player ``i`` seeded ``--seed + i``), or print why not and return None."""
+def _make_players(args: argparse.Namespace, game: Any) -> dict[str, Any]:
+    """Build every named player for ``game`` (player ``i`` seeded ``--seed + i``), or end the script saying why."""
     from agents.factory import make_agent
 
-    agents = {}
-    for i, name in enumerate(args.players):
-        try:
-            agents[name] = make_agent(name, seed=args.seed + i, game=game)
-        except (ValueError, OSError) as error:
-            print(f"eval_perfect_play.py: error: {name}: {error}", file=sys.stderr)
-            return None
-    return agents
+    try:
+        return cli.build_named("", args.players, lambda i, name: make_agent(name, seed=args.seed + i, game=game))
+    except ValueError as error:
+        cli.fail(str(error))
+
+
+def _finish(summary: dict[str, Any], args: argparse.Namespace) -> int:
+    """Add the load average to ``summary``, write and print it as asked (--out, --json); return status 0."""
+    summary["load_average"] = cli.load_average()
+    cli.emit_summary(summary, args.out, args.json)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,11 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         path = shipped_labels_path(args.labels) if args.labels in SHIPPED else args.labels
         labels = load_labels(path)
     except (OSError, ValueError) as error:
-        print(f"eval_perfect_play.py: error: --labels: {error}", file=sys.stderr)
-        return 2
+        cli.fail(f"--labels: {error}")
     agents = _make_players(args, game)
-    if agents is None:
-        return 2
     if args.per_stage is not None:
         rng = np.random.default_rng(args.seed)
         stages = labels.stages()
@@ -240,18 +235,15 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict[str, Any] = {"labels": path, "positions": len(labels), "players": {}}
     reports = {}
     for name, agent in agents.items():
-        bar = progress_bar(len(labels), name, enabled=not args.quiet)
         start = time.perf_counter()
-        moves = agent_moves(agent, labels, progress=bar.update, states=states)
-        bar.close()
+        with progress_bar(len(labels), name, enabled=not args.quiet) as bar:
+            moves = agent_moves(agent, labels, progress=bar.update, states=states)
         reports[name] = grade(labels, moves)
         summary["players"][name] = {**reports[name], "seconds": round(time.perf_counter() - start, 1)}
         if args.solver_games:
-            bar = progress_bar(args.solver_games, f"{name} vs solver", enabled=not args.quiet)
             player = FreshSearch(agent) if args.fresh_search else agent
-            games = solver_games(player, args.solver_games, args.seed, bar)
-            bar.close()
-            summary["players"][name]["solver_games"] = games
+            with progress_bar(args.solver_games, f"{name} vs solver", enabled=not args.quiet) as bar:
+                summary["players"][name]["solver_games"] = solver_games(player, args.solver_games, args.seed, bar)
     critical = int(labels.critical().sum())
     print(f"{len(labels):,} positions ({critical:,} critical) of {path}:")
     print(format_report(reports))
@@ -262,9 +254,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"`{name}` as first player vs the solver: {record} (win/draw/loss)")
             for lost in games["not_won"]:
                 print(f"  not won: {lost['moves']} (first result-changing move at ply {lost['first_mistake_ply']})")
-    summary["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    cli.emit_summary(summary, args.out, args.json)
-    return 0
+    return _finish(summary, args)
 
 
 if __name__ == "__main__":

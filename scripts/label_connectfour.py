@@ -112,8 +112,7 @@ def sample_positions(
     game = connect_four()
     rng = np.random.default_rng(seed)
     agents = {name: make_agent(name, seed=seed + i, game=game) for i, name in enumerate(players)}
-    kept: list[list[int]] = [[] for _ in STAGES]
-    kept_sources: list[list[str]] = [[] for _ in STAGES]
+    kept: list[list[tuple[list[int], str]]] = [[] for _ in STAGES]  # per stage: each position's moves and game
     seen = set(exclude)
     games = stalled = 0
     while min(len(k) for k in kept) < per_stage:
@@ -139,27 +138,22 @@ def sample_positions(
             moves.append(action)
             state = game.apply(state, action)
         games += 1
-        by_stage: list[list[tuple[list[int], Any]]] = [[] for _ in STAGES]
-        for position in history:
-            by_stage[stage_index(len(position[0]))].append(position)
         new = False
-        for stage, candidates in enumerate(by_stage):
-            fresh = [c for c in candidates if c[1].board not in seen]
+        for stage in range(len(STAGES)):
+            fresh = [c for c in history if stage_index(len(c[0])) == stage and c[1].board not in seen]
             if len(kept[stage]) >= per_stage or not fresh:
                 continue
             position_moves, position = fresh[int(rng.integers(len(fresh)))]
             new = True
             seen.add(position.board)
-            kept[stage].append(position_moves)
-            kept_sources[stage].append(f"{first} vs {second}")
+            kept[stage].append((position_moves, f"{first} vs {second}"))
         stalled = 0 if new else stalled + 1
         if games % 50 == 0:
             log(f"{games} games: {[len(k) for k in kept]} positions per stage")
     log(f"{games} games played")
-    names = sorted({s for stage in kept_sources for s in stage})
-    moves_out = [m for stage in kept for m in stage]
-    source_out = [names.index(s) for stage in kept_sources for s in stage]
-    return moves_out, source_out, names
+    positions = [position for stage in kept for position in stage]
+    names = sorted({source for _, source in positions})
+    return [moves for moves, _ in positions], [names.index(source) for _, source in positions], names
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -178,39 +172,34 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return cli.parse_checked(parser, argv, lambda args: cli.check_not_an_input(args.out, {"--exclude": args.exclude}))
 
 
+def _check_inputs(args: argparse.Namespace) -> set[bytes]:
+    """Check the solver extra and every player; return the boards of the --exclude files' positions.
+
+    Raises:
+        ValueError: (an ``ImportError`` for the extra) naming the flag and the player or file.
+    """
+    from agents.factory import make_agent
+    from agents.perfect_play import connect_four, load_labels
+
+    require_extra("solver", "bitbully", needed_for="labelling positions with the exact solver")
+    cli.build_named("--players", args.players, lambda _, name: make_agent(name, game=connect_four()))
+    labels = cli.build_named("--exclude", args.exclude, lambda _, path: load_labels(path))
+    return {state.board for label_set in labels.values() for state in label_set.states()}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = parse_args(argv)
-    try:
-        require_extra("solver", "bitbully", needed_for="labelling positions with the exact solver")
-    except ImportError as error:
-        print(f"label_connectfour.py: error: {error}", file=sys.stderr)
-        return 2
-    from agents.factory import make_agent
-    from agents.perfect_play import LabelSet, connect_four, grade, load_labels, save_labels
+    from agents.perfect_play import LabelSet, grade, load_labels, save_labels
 
-    game = connect_four()
-    for name in args.players:
-        try:
-            make_agent(name, game=game)
-        except (ValueError, OSError) as error:
-            print(f"label_connectfour.py: error: --players {name}: {error}", file=sys.stderr)
-            return 2
-    exclude: set[bytes] = set()
-    for path in args.exclude:
-        try:
-            exclude |= {s.board for s in load_labels(path).states()}
-        except (OSError, ValueError) as error:
-            print(f"label_connectfour.py: error: --exclude {path}: {error}", file=sys.stderr)
-            return 2
-    start = time.perf_counter()
     try:
+        exclude = _check_inputs(args)
+        start = time.perf_counter()
         moves, source, names = sample_positions(
             args.players, args.per_stage, args.noise, args.seed, exclude, lambda m: print(m, flush=True)
         )
-    except ValueError as error:
-        print(f"label_connectfour.py: error: {error}", file=sys.stderr)
-        return 2
+    except (ImportError, ValueError) as error:
+        cli.fail(str(error))
     sampled = time.perf_counter() - start
     print(f"sampled {len(moves)} positions in {sampled:.0f} s; scoring them", flush=True)
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
@@ -221,9 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         row[: len(m)] = m
     meta = {
         "command": "scripts/label_connectfour.py " + " ".join(sys.argv[1:] if argv is None else argv),
-        "players": args.players,
-        "noise": args.noise,
-        "seed": args.seed,
+        **{key: getattr(args, key) for key in ("players", "noise", "seed")},
         "solver": "BitBully (AGPL-3.0) with its default opening book",
     }
     labels = LabelSet(padded, np.array(scores, dtype=np.int8), np.array(source, dtype=np.uint8), tuple(names), meta)
@@ -237,11 +224,10 @@ def main(argv: list[str] | None = None) -> int:
         "bytes": os.path.getsize(args.out),
         "sample_seconds": round(sampled, 1),
         "solve_seconds": round(solved, 1),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "load_average": cli.load_average(),
     }
     if best["best_score"] != 1.0:  # the solver's own moves must grade perfect: the file and the grader agree
-        print("label_connectfour.py: error: the solver's best moves do not grade perfect", file=sys.stderr)
-        return 1
+        cli.fail("the solver's best moves do not grade perfect", cli.EXIT_FAILED)
     print(f"wrote {args.out}: {len(labels)} positions ({summary['critical']} critical), {summary['bytes']:,} bytes")
     cli.emit_summary(summary, None, args.json)
     return 0

@@ -20,29 +20,14 @@ import os
 from agents.factory import AGENT_NAMES
 from agents.ladder import ANCHOR, Budget, block_runner, build_agent, pairs, read_results, run_ladder, write_results
 from agents.rating import Ratings
-from gym_boardgames.cli import (
-    EXIT_FAILED,
-    add_game_flags,
-    add_run_flags,
-    check_new_output,
-    check_output_path,
-    emit_summary,
-    fail,
-    game_from_args,
-    make_parser,
-    number_type,
-    parse_checked,
-    positive_int,
-    pyplot,
-    save_figure,
-)
+from gym_boardgames import cli
 from gym_boardgames.utils import progress_bar, require_extra
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line and check it all before the first game: agents, --results, --plot, extras."""
-    parser = make_parser(__doc__)
-    add_game_flags(parser, default="tictactoe")
+    parser = cli.make_parser(__doc__)
+    cli.add_game_flags(parser, default="tictactoe")
     parser.add_argument(
         "--agents",
         nargs="+",
@@ -50,16 +35,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help=f"agents, {ANCHOR} among them: {', '.join(AGENT_NAMES)}, module:Class or file.py:Class",
     )
     parser.add_argument("--results", metavar="FILE", help="the ladder's results (JSON lines), read and extended")
-    width = number_type(0, math.inf, low_open=True)
+    width = cli.number_type(0, math.inf, low_open=True)
     parser.add_argument("--target-width", type=width, default=100.0, help="stop at 95%% intervals this narrow (Elo)")
-    parser.add_argument("--max-games", type=positive_int, default=200, help="games per pair at most, all runs'")
-    parser.add_argument("--max-total", type=positive_int, help="games this run at most (default: no limit)")
-    parser.add_argument("--block", type=positive_int, default=10, help="games a pair plays between two fits")
-    parser.add_argument("--workers", type=positive_int, help="processes playing games (default: one per core)")
+    parser.add_argument("--max-games", type=cli.positive_int, default=200, help="games per pair at most, all runs'")
+    parser.add_argument("--max-total", type=cli.positive_int, help="games this run at most (default: no limit)")
+    parser.add_argument("--block", type=cli.positive_int, default=10, help="games a pair plays between two fits")
+    parser.add_argument("--workers", type=cli.positive_int, help="processes playing games (default: one per core)")
     parser.add_argument("--ray-address", help="play the games as Ray tasks on this cluster (rllib extra)")
     parser.add_argument("--plot", metavar="PNG", help="draw the ladder with its intervals (plot extra)")
-    add_run_flags(parser, seed="seed of every agent (with the pair's names and block number)", overwrite=True)
-    return parse_checked(parser, argv, check_agents, check_files, build_players, out=None)
+    cli.add_run_flags(parser, seed="seed of every agent (with the pair's names and block number)", overwrite=True)
+    return cli.parse_checked(parser, argv, check_agents, check_files, build_players, out=None)
 
 
 def check_agents(args: argparse.Namespace) -> None:
@@ -76,29 +61,23 @@ def check_files(args: argparse.Namespace) -> None:
     """Check the extras, --plot (new unless --overwrite) and --results (writable) before any game."""
     if args.plot is not None:
         require_extra("plot", "matplotlib", needed_for="--plot")
-        check_new_output(args.plot, "--plot", args.overwrite)
+        cli.check_new_output(args.plot, "--plot", args.overwrite)
     if args.ray_address is not None:
         require_extra("rllib", "ray", needed_for="--ray-address")
     if args.results is not None:
-        check_output_path(args.results, "--results")
+        cli.check_output_path(args.results, "--results")
 
 
 def build_players(args: argparse.Namespace) -> None:
     """Build the game and every agent against it (each refusal names the agent); read --results for that game."""
-    args.made_game = game_from_args(args)
-    for name in args.agents:
-        try:
-            build_agent(name, args.seed, args.made_game)
-        except ValueError as error:
-            raise ValueError(f"--agents {name}: {error}") from None
-        except OSError as error:
-            raise ValueError(f"--agents {name}: cannot read {error.filename}: {error.strerror or error}") from None
+    args.made_game = cli.game_from_args(args)
+    cli.build_named("--agents", args.agents, lambda _, name: build_agent(name, args.seed, args.made_game))
     args.blocks = read_results(args.results, args.made_game) if args.results else []
 
 
 def plot(path: str, r: Ratings, order: list[int]) -> None:
     """Draw each agent's rating and 95% interval, the strongest on top, and save it to ``path``."""
-    plt = pyplot()
+    plt = cli.pyplot()
     fig, ax = plt.subplots(figsize=(7, 1 + 0.4 * len(order)))
     y = range(len(order))[::-1]
     elo = [r.elo[i] for i in order]
@@ -107,8 +86,7 @@ def plot(path: str, r: Ratings, order: list[int]) -> None:
     ax.set_xlabel(f"Elo ({ANCHOR} = 0), 95% intervals")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    save_figure(fig, path)
-    plt.close(fig)
+    cli.save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -129,9 +107,9 @@ def main(argv: list[str] | None = None) -> dict:
         with progress_bar(bar_total, "ladder") as bar, block_runner(game, workers, args.ray_address) as run:
             ratings, new = run_ladder(game, names, args.blocks, budget, args.seed, run, save, bar.update)
     except ConnectionError as error:
-        fail(str(error))
+        cli.fail(str(error))
     except (ValueError, OSError) as error:  # an agent's illegal move, a full disk: the finished rounds are saved
-        fail(str(error), EXIT_FAILED)
+        cli.fail(str(error), cli.EXIT_FAILED)
     order = sorted(range(len(names)), key=lambda i: -ratings.elo[i])
     games, this_run = int(ratings.games.sum()) // 2, sum(block.games for block in new)
     print(f"{game!r}: {games:,} games ({this_run:,} this run), {ANCHOR} at 0 Elo")
@@ -149,7 +127,7 @@ def main(argv: list[str] | None = None) -> dict:
         "played": this_run,
         "ratings": {names[i]: ratings.as_dict()[names[i]] for i in order},
     }
-    emit_summary(summary, None, args.json)
+    cli.emit_summary(summary, None, args.json)
     return summary
 
 

@@ -25,16 +25,6 @@ import os
 from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, default_opponent, make_agent, suggested_opponents
 from agents.hints import hint_labels
 from gym_boardgames import cli
-from gym_boardgames.cli import (
-    add_game_flags,
-    add_run_flags,
-    check_output_path,
-    game_from_args,
-    make_parser,
-    nonnegative_int,
-    parse_checked,
-    positive_int,
-)
 from gym_boardgames.envs import TwoPlayerEnv, env_for_game
 from gym_boardgames.play import KEYS_HELP, PlayApp, no_screen_reason
 
@@ -44,18 +34,18 @@ OPPONENTS = f"{', '.join(AGENT_NAMES)}; for dots also {', '.join(DOTS_AGENT_NAME
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line (default ``sys.argv[1:]``)."""
-    parser = make_parser(
+    parser = cli.make_parser(
         "Play a board game against an agent with the mouse (click a cell, a column or an edge), in a window or,\n"
         "with --web, in a browser page. Keys: " + KEYS_HELP + ".",
     )
-    add_game_flags(parser, positional=True)
+    cli.add_game_flags(parser, positional=True)
     parser.add_argument(
         "--opponent",
         help=f"the agent you play: {OPPONENTS} (default: one that answers at once: alphabeta on tictactoe, "
         "alphazero on connectfour, exact on dots 3x3, mcts elsewhere)",
     )
     parser.add_argument("--you", choices=["first", "second"], default="first", help="your side")
-    add_run_flags(parser, seed="seed of the agent", json=None)
+    cli.add_run_flags(parser, seed="seed of the agent", json=None)
     parser.add_argument(
         "--screenshot",
         metavar="FILE",
@@ -65,7 +55,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     web = parser.add_argument_group("browser page")
     web.add_argument("--web", action="store_true", help="serve the game as a browser page and print its URL")
     web.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1, this machine)")
-    web.add_argument("--port", type=nonnegative_int, default=8765, help="the port (default: 8765; 0 picks a free one)")
+    web.add_argument(
+        "--port", type=cli.nonnegative_int, default=8765, help="the port (default: 8765; 0 picks a free one)"
+    )
     web.add_argument(
         "--allow-remote",
         action="store_true",
@@ -73,48 +65,41 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--max-frames",
-        type=positive_int,
+        type=cli.positive_int,
         metavar="N",
         help="quit after N frames (about N/30 s), saving --screenshot (default: run until closed; 1 headless)",
     )
-    return parse_checked(parser, argv, _check_screenshot)
+    return cli.parse_checked(parser, argv, _check_screenshot, _build)
 
 
 def _check_screenshot(args: argparse.Namespace) -> None:
     if args.screenshot is not None:
-        check_output_path(args.screenshot, "--screenshot")
+        cli.check_output_path(args.screenshot, "--screenshot")
     if args.port > 65535:
         raise ValueError(f"--port must be at most 65535, got {args.port}")
     if args.web and args.screenshot is not None:
         raise ValueError("--screenshot is the window's: the page needs no screen")
 
 
-def make_env(args: argparse.Namespace) -> TwoPlayerEnv:
-    """Build the self-play env of the chosen game.
+def _build(args: argparse.Namespace) -> None:
+    """Set ``args.env`` (the game's self-play env), ``args.opponent`` (or the game's default) and ``args.agent``.
 
     Raises:
-        ValueError: on a size the game does not take (``--rows`` for tictactoe) or outside its limits.
+        ValueError: a size the game does not take (``--rows`` for tictactoe) or outside its limits, or an
+            opponent that cannot play it, naming ``--opponent``.
     """
     # The registry validates the options and fills in the defaults (only for options not given: a 0 is
     # refused, never silently replaced).
-    return env_for_game(game_from_args(args), opponent=None)
+    args.env = env_for_game(cli.game_from_args(args), opponent=None)
+    args.opponent = args.opponent or default_opponent(args.env.game)
+    build = lambda _, name: make_agent(name, seed=args.seed, game=args.env.game)  # noqa: E731
+    args.agent = cli.build_named("--opponent", [args.opponent], build)[args.opponent]
 
 
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line, build the game and the agent of ``--opponent``, then open the window or the page."""
     args = parse_args(argv)
-    try:
-        env = make_env(args)
-    except ValueError as error:
-        cli.fail(f"{error}")
-    opponent = args.opponent or default_opponent(env.game)
-    try:
-        agent = make_agent(opponent, seed=args.seed, game=env.game)
-    except ValueError as error:
-        cli.fail(f"--opponent {opponent}: {error}")
-    except OSError as error:
-        reason = f"cannot read {error.filename}: {error.strerror}" if error.strerror else str(error)
-        cli.fail(f"--opponent {opponent}: {reason}")
+    env, opponent, agent = args.env, args.opponent, args.agent
     human = 0 if args.you == "first" else 1
     if args.web:
         serve_page(env, opponent, human, args)

@@ -14,37 +14,29 @@ import argparse
 import sys
 from typing import Any
 
-from gym_boardgames.cli import (
-    add_run_flags,
-    check_not_an_input,
-    emit_summary,
-    make_parser,
-    parse_checked,
-    pyplot,
-    save_figure,
-)
+from gym_boardgames import cli
 from gym_boardgames.utils import require_extra
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
-    parser = make_parser(__doc__)
+    parser = cli.make_parser(__doc__)
     parser.add_argument("runs", nargs="+", help="model files (or their .train.npz training states)")
     parser.add_argument("--names", nargs="+", help="a name per run for the legend (default: the file names)")
-    add_run_flags(
+    cli.add_run_flags(
         parser,
         out="the PNG to write (needs matplotlib, the plot extra)",
         json="print the curves as one JSON line last",
         overwrite=True,
     )
-    return parse_checked(parser, argv, _check)
+    return cli.parse_checked(parser, argv, _check)
 
 
 def _check(args: argparse.Namespace) -> None:
     from agents.alphazero.checkpoint import model_path, resolve_state_path
 
     run_files = [p for run in args.runs for p in (resolve_state_path(run), model_path(resolve_state_path(run)))]
-    check_not_an_input(args.out, {"a run's model or training state": run_files})
+    cli.check_not_an_input(args.out, {"a run's model or training state": run_files})
     if args.names is not None and len(args.names) != len(args.runs):
         raise ValueError(f"--names needs one name per run ({len(args.runs)}), got {len(args.names)}")
     if args.names is not None and len(set(args.names)) != len(args.names):
@@ -73,7 +65,7 @@ def curve_points(curve: list[Any]) -> dict[str, list[list[float]]]:
 
 def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
     """Draw every run's metrics over training minutes (one colour per run, one line style per metric)."""
-    plt = pyplot()
+    plt = cli.pyplot()
     styles = {"outcome kept": "o-", "outcome kept (critical)": "s--", "optimal moves": "o-"}
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for index, (name, metrics) in enumerate(runs.items()):
@@ -86,8 +78,7 @@ def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    save_figure(fig, path, format="png", dpi=90)
-    plt.close(fig)
+    cli.save_figure(fig, path, format="png", dpi=90)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,15 +92,14 @@ def main(argv: list[str] | None = None) -> int:
         try:
             runs[name] = curve_points(read_curve(path))
         except (OSError, ValueError) as error:
-            print(f"plot_training_curves.py: error: {error}", file=sys.stderr)
-            return 2
+            cli.fail(str(error))
     if args.out is not None:
         plot(runs, args.out)
         print(f"wrote {args.out}")
     for name, metrics in runs.items():
         last = {label: points[-1] for label, points in metrics.items() if points}
         print(f"{name}: " + ", ".join(f"{label} {v:.1f}% at {m:.0f} min" for label, (m, v) in last.items()))
-    emit_summary({"runs": runs}, None, args.json)
+    cli.emit_summary({"runs": runs}, None, args.json)
     return 0
 
 

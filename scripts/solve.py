@@ -22,18 +22,9 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 
 from agents.solver import SolveEstimate, estimate_solve, solve
-from gym_boardgames.cli import (
-    OUT_HELP,
-    add_game_flags,
-    add_run_flags,
-    emit_summary,
-    game_from_args,
-    make_parser,
-    parse_checked,
-)
+from gym_boardgames import cli
 from gym_boardgames.utils import peak_rss_mb
 
 RESULT_NAMES = {1.0: "first player wins", 0.0: "draw", -1.0: "second player wins"}
@@ -43,15 +34,15 @@ PROGRESS_SECONDS = 2.0
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = make_parser(__doc__)
-    add_game_flags(parser, positional=True)
-    add_run_flags(parser, seed="unused (solving is deterministic); kept for uniformity", out=OUT_HELP)
+    parser = cli.make_parser(__doc__)
+    cli.add_game_flags(parser, positional=True)
+    cli.add_run_flags(parser, seed="unused (solving is deterministic); kept for uniformity", out=cli.OUT_HELP)
     parser.add_argument(
         "--force",
         action="store_true",
         help="solve even when the estimate is over the limit (it may run for hours or exhaust memory)",
     )
-    return parse_checked(parser, argv)
+    return cli.parse_checked(parser, argv)
 
 
 def _count(number: int) -> str:
@@ -64,12 +55,9 @@ def _count(number: int) -> str:
 
 def _size(nbytes: int) -> str:
     """Bytes as MB, GB or TB, or a power of ten past a petabyte."""
-    if nbytes < 2**30:
-        return f"{nbytes / 2**20:,.0f} MB"
-    if nbytes < 2**40:
-        return f"{nbytes / 2**30:,.1f} GB"
-    if nbytes < 2**50:
-        return f"{nbytes / 2**40:,.1f} TB"
+    for unit, power, digits in (("MB", 20, 0), ("GB", 30, 1), ("TB", 40, 1)):
+        if nbytes < 2 ** (power + 10):
+            return f"{nbytes / 2**power:,.{digits}f} {unit}"
     return f"{_count(nbytes)} bytes"
 
 
@@ -119,7 +107,7 @@ def main(argv: list[str] | None = None) -> dict:
     """Solve the game and return the summary (exit status 2 on a bad option or a refused size)."""
     args = parse_args(argv)
     try:
-        game = game_from_args(args)
+        game = cli.game_from_args(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
@@ -136,9 +124,7 @@ def main(argv: list[str] | None = None) -> dict:
         )
     sys.stdout.flush()  # the estimate shows before a long solve, even when stdout is a pipe
     progress = why is not None or estimate.seconds is None or estimate.seconds > PROGRESS_SECONDS
-    start = time.perf_counter()
-    value, positions = solve(game, progress=progress)
-    seconds = time.perf_counter() - start
+    (value, positions), seconds = cli.timed(solve, game, progress=progress)
     peak_mb = peak_rss_mb()
     summary = {
         "game": repr(game),
@@ -151,7 +137,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"{game!r}: {summary['result']} (value {value:+g} for the first player)")
     memory = "" if peak_mb is None else f", peak memory {peak_mb:,.0f} MB"
     print(f"{positions:,} reachable positions, solved in {seconds:.2f} s{memory}")
-    emit_summary(summary, args.out, args.json)
+    cli.emit_summary(summary, args.out, args.json)
     return summary
 
 

@@ -45,7 +45,6 @@ from typing import Any  # noqa: E402
 from agents.alphazero.checkpoint import model_path, read_settings, resolve_state_path  # noqa: E402
 from agents.alphazero.config import PRESETS, setting_fields  # noqa: E402
 from gym_boardgames import cli  # noqa: E402
-from gym_boardgames.cli import number_type  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
 
 
@@ -64,7 +63,7 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
             options = {"type": cli.int_type(*meta["bounds"])}
         else:
             low, high = meta["bounds"]
-            options = {"type": number_type(low, math.inf if high is None else high)}
+            options = {"type": cli.number_type(low, math.inf if high is None else high)}
         text = meta["help"].replace("%", "%%") + _per_game(setting.name)
         flag = _flag(setting.name)
         metavar = None if "choices" in meta else flag[2:].upper().replace("-", "_")  # choices show themselves
@@ -99,9 +98,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     cli.add_run_flags(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     cli.add_overwrite_flag(parser)
-    # Every setting is checked here, before any worker starts.
-    checks = (_check_board, _choose_outputs, _check_settings)
-    return cli.parse_checked(parser, argv, *checks, out=None)  # _choose_outputs checks --out
+    # Every setting is checked here, before any worker starts (--out by _choose_outputs).
+    return cli.parse_checked(parser, argv, _check_board, _choose_outputs, _check_settings, out=None)
 
 
 def _check_board(args: argparse.Namespace) -> None:
@@ -172,7 +170,6 @@ def _choose_outputs(args: argparse.Namespace) -> None:
     Raises:
         ValueError: one line naming the flag and the file.
     """
-    cli.check_tensorboard(args.tensorboard)
     own: set[str] = set()  # the resumed run's own files, which it may replace
     if args.resume is not None:
         state = resolve_state_path(args.resume)
@@ -231,10 +228,7 @@ def plot_curve(curve: list[Any], path: str, title: str) -> None:
             ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    try:
-        cli.save_figure(fig, path, format="png", dpi=90)
-    finally:
-        plt.close(fig)
+    cli.save_figure(fig, path, format="png", dpi=90)
 
 
 def tensorboard_logger(trainer: Any, board: cli.TensorBoardLog) -> Any:

@@ -40,10 +40,9 @@ from agents._rng import make_rng
 from agents.dp import policy_evaluation, value_iteration
 from agents.mc import mc_control_es, mc_prediction
 from gym_boardgames import cli
-from gym_boardgames.cli import TensorBoardLog, positive_int, save_figure
 from gym_boardgames.rules.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
 from gym_boardgames.tabular import build_model
-from gym_boardgames.utils import progress_bar, write_text_atomic
+from gym_boardgames.utils import progress_bar, require_extra, write_text_atomic
 
 PLAYER_SUMS = range(12, 22)
 DEALER_CARDS = range(1, 11)
@@ -55,18 +54,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     parser = cli.make_parser(__doc__)
     parser.add_argument(
-        "--episodes", type=positive_int, nargs="+", default=[10_000, 500_000], help="Figure 5.1 budgets"
+        "--episodes", type=cli.positive_int, nargs="+", default=[10_000, 500_000], help="Figure 5.1 budgets"
     )
     parser.add_argument(
         "--curve-episodes",
-        type=positive_int,
+        type=cli.positive_int,
         nargs="*",
         default=[1_000, 3_000, 30_000, 100_000],
         help="extra budgets for the error-vs-episodes plot",
     )
     parser.add_argument("--es-episodes", type=cli.nonnegative_int, default=500_000, help="MC exploring-starts episodes")
     parser.add_argument(
-        "--es-every", type=positive_int, default=10_000, help="episodes between exact evaluations of the ES policy"
+        "--es-every", type=cli.positive_int, default=10_000, help="episodes between exact evaluations of the ES policy"
     )
     parser.add_argument("--no-timing", action="store_true", help="skip the bare Blackjack-v1 loop (halves the time)")
     cli.add_run_flags(parser, seed="seed of every run (each run draws its own from it)", json=None)
@@ -74,18 +73,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     cli.add_tensorboard_flag(parser, "the prediction errors and the exploring-starts return curve")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     cli.add_run_flags(parser, overwrite=True)
-    args = cli.parse_checked(parser, argv, _check_outputs, out="dir")
-    if args.out is not None:
-        cli.exit_without_extra("plot", "matplotlib", needed_for="--out")
-    return args
+    return cli.parse_checked(parser, argv, _check_outputs, out="dir")
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """Check --tensorboard and the files that will go in --out now, not after minutes of experiments."""
-    cli.check_tensorboard(args.tensorboard)
+    """Check the files that will go in --out, and the plot extra, now, not after minutes of experiments."""
     if args.out is not None and os.path.isdir(args.out):
         for name in OUT_FILES:
             cli.check_new_output(os.path.join(args.out, name), "--out", args.overwrite)
+    if args.out is not None:
+        require_extra("plot", "matplotlib", needed_for="--out")
 
 
 def stick_on_20() -> np.ndarray:
@@ -115,19 +112,17 @@ def bare_loop(episodes: int, seed: int, show: bool) -> float:
     """CPU seconds for ``episodes`` of Blackjack-v1 played by stick-on-20, with no learning at all."""
     env = gym.make("Blackjack-v1", sab=True)
     env.reset(seed=seed)
-    bar = progress_bar(episodes, "bare Blackjack-v1", enabled=show)
-    start = time.process_time()
-    for played in range(episodes):
-        obs, _ = env.reset()
-        done = False
-        while not done:
-            obs, _, terminated, truncated, _ = env.step(0 if obs[0] >= 20 else 1)
-            done = terminated or truncated
-        if played % 100 == 99:  # the bar is updated every 100 episodes, to keep its cost out of the timing
-            bar.update(100)
-    seconds = time.process_time() - start
-    bar.close()
-    return seconds
+    with progress_bar(episodes, "bare Blackjack-v1", enabled=show) as bar:
+        start = time.process_time()
+        for played in range(episodes):
+            obs, _ = env.reset()
+            done = False
+            while not done:
+                obs, _, terminated, truncated, _ = env.step(0 if obs[0] >= 20 else 1)
+                done = terminated or truncated
+            if played % 100 == 99:  # the bar is updated every 100 episodes, to keep its cost out of the timing
+                bar.update(100)
+        return time.process_time() - start
 
 
 def predict(episodes: int, first_visit: bool, seed: int, show: bool) -> tuple[np.ndarray, float, float]:
@@ -141,7 +136,7 @@ def predict(episodes: int, first_visit: bool, seed: int, show: bool) -> tuple[np
 
 
 def run_es(
-    args: argparse.Namespace, seed: int, model: Any, mu: np.ndarray, optimum: float, board: TensorBoardLog | None
+    args: argparse.Namespace, seed: int, model: Any, mu: np.ndarray, optimum: float, board: cli.TensorBoardLog | None
 ) -> dict[str, Any]:
     """MC exploring starts with the exact return of the greedy policy every ``--es-every`` episodes.
 
@@ -156,8 +151,8 @@ def run_es(
 
     env = gym.make("TabularBlackjack-v0")
     with progress_bar(args.es_episodes, "MC exploring starts", enabled=not args.no_progress) as bar:
-        start = time.perf_counter()
-        q, policy = mc_control_es(
+        (q, policy), seconds = cli.timed(
+            mc_control_es,
             env,
             args.es_episodes,
             seed=seed,
@@ -166,7 +161,6 @@ def run_es(
             callback=record,
             callback_every=min(args.es_every, max(args.es_episodes, 1)),
         )
-        seconds = time.perf_counter() - start
     final = float(mu @ policy_evaluation(model, policy, gamma=1.0, theta=1e-12))
     within = [n for n, value in curve if optimum - value <= WITHIN]
     # "Stays within": the first checkpoint after which every later one is within the target too.
@@ -219,8 +213,7 @@ def figure_5_1(plt: Any, estimates: dict, exact: np.ndarray, budgets: list[int],
         heatmap(axes[row, -1], grid(exact, ace), f"exact (DP on P)\n{label}", -1, 1)
     fig.colorbar(image, ax=axes, shrink=0.6, label="V(s) of stick on 20 or 21")
     fig.suptitle("Figure 5.1: Monte Carlo prediction of the stick-on-20 policy (TabularBlackjack-v0)")
-    save_figure(fig, path, dpi=110)
-    plt.close(fig)
+    cli.save_figure(fig, path, dpi=110)
 
 
 def figure_5_2(plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: np.ndarray, path: str) -> None:
@@ -241,8 +234,7 @@ def figure_5_2(plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: n
         heatmap(axes[row, 2], grid(optimal_values, ace), f"exact V* (value iteration on P, {label})", -1, 1)
     fig.colorbar(image, ax=axes[:, 1:], shrink=0.6, label="value")
     fig.suptitle(f"Figure 5.2: Monte Carlo ES after {es['episodes']:,} episodes")
-    save_figure(fig, path, dpi=110)
-    plt.close(fig)
+    cli.save_figure(fig, path, dpi=110)
 
 
 def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str) -> None:
@@ -267,8 +259,7 @@ def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str) -> 
     right.set_xlabel("episodes")
     right.set_ylabel("optimum - exact return of greedy policy")
     right.set_title("MC exploring starts: return from the deal")
-    save_figure(fig, path, dpi=110)
-    plt.close(fig)
+    cli.save_figure(fig, path, dpi=110)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -276,7 +267,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     show = not args.no_progress
     # Closed after the experiments; an error before that loses only unflushed points (its thread is a daemon).
-    board = TensorBoardLog(args.tensorboard) if args.tensorboard else None
+    board = cli.TensorBoardLog(args.tensorboard) if args.tensorboard else None
     rng = make_rng(args.seed)
     P, mu = blackjack_model()
     model = build_model(P)
@@ -296,13 +287,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     estimates: dict[tuple[int, bool], np.ndarray] = {}
     errors: dict[str, dict[str, float]] = {"first_visit": {}, "every_visit": {}}
     for n in budgets:
-        for first_visit in (True, False):
+        for first_visit, kind in ((True, "first_visit"), (False, "every_visit")):
             timed = n == largest and first_visit and not args.no_timing
             if timed:  # half of the bare loop right before the timed run, half right after
                 bare_first = bare_loop(n // 2, timing_seed, show)
             values, cpu, wall = predict(n, first_visit, seeds[n], show)
             estimates[n, first_visit] = values
-            errors["first_visit" if first_visit else "every_visit"][str(n)] = rms(values, exact, states)
+            errors[kind][str(n)] = rms(values, exact, states)
             if n == largest and first_visit:
                 timing = {"episodes": n, "tabular_mc_cpu_s": round(cpu, 3), "tabular_mc_wall_s": round(wall, 3)}
                 if timed:
@@ -310,19 +301,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     timing.update(bare_blackjack_v1_cpu_s=round(bare, 3), ratio=round(cpu / bare, 3))
         first_err, every_err = errors["first_visit"][str(n)], errors["every_visit"][str(n)]
         if board is not None:
-            board.scalars(
-                {"prediction/rms_error_first_visit": first_err, "prediction/rms_error_every_visit": every_err}, n
-            )
+            board.scalars({f"prediction/rms_error_{kind}": errors[kind][str(n)] for kind in errors}, n)
         print(f"{n:>9,} episodes: RMS error (sums 12-21) first-visit {first_err:.4f}, every-visit {every_err:.4f}")
     identical = all(np.array_equal(estimates[n, True], estimates[n, False]) for n in budgets)
-    first_curve = [errors["first_visit"][str(n)] for n in budgets]
-    slope = float(np.polyfit(np.log(budgets), np.log(first_curve), 1)[0]) if len(budgets) > 1 else None
-    curve = {
+    curve: dict[str, Any] = {
         "episodes": budgets,
-        "first_visit": first_curve,
-        "every_visit": [errors["every_visit"][str(n)] for n in budgets],
-        "slope": slope,
+        **{kind: list(by_budget.values()) for kind, by_budget in errors.items()},
     }
+    slope = float(np.polyfit(np.log(budgets), np.log(curve["first_visit"]), 1)[0]) if len(budgets) > 1 else None
+    curve["slope"] = slope
     slope_text = "n/a (one budget)" if slope is None else f"{slope:.3f}"
     print(f"first-visit and every-visit estimates identical: {identical}; log-log slope of the error {slope_text}")
     if "ratio" in timing:

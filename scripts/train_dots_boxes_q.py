@@ -34,8 +34,7 @@ from typing import Any
 
 from agents.dots.study import run_solve, run_task, saved_files, shared_table, study_summary, study_tasks, table_file
 from gym_boardgames import cli
-from gym_boardgames.cli import positive_int
-from gym_boardgames.utils import progress_bar, write_text_atomic
+from gym_boardgames.utils import progress_bar, require_extra, write_text_atomic
 
 EXPERIMENTS = ("solve", "table1", "table2", "lr", "exact")
 
@@ -87,7 +86,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--endgame-k", type=cli.nonnegative_int, default=10, help="k of the strongest bot, endgame(k) (study: 10)"
     )
-    games = positive_int
+    games = cli.positive_int
     parser.add_argument("--train-games", type=games, help="training games per table (default and study: 5000)")
     parser.add_argument("--test-games", type=games, help="test games per table cell (default and study: 1000)")
     rate = cli.number_type(0, 1)
@@ -103,7 +102,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--exact-games", type=games, help="games of the exact agent against each bot (default 1000)")
     quick_help = "small budgets for a smoke test (budget options given still win): " + json.dumps(QUICK)
     parser.add_argument("--quick", action="store_true", help=quick_help)
-    parser.add_argument("--workers", type=positive_int, default=1, help="processes for the independent runs")
+    parser.add_argument("--workers", type=cli.positive_int, default=1, help="processes for the independent runs")
     parser.add_argument(
         "--save-dir",
         metavar="DIR",
@@ -117,10 +116,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     cli.add_overwrite_flag(parser)
     # Everything that would fail after the experiments (minutes) fails now: the paths and the plot extra.
-    args = cli.parse_checked(parser, argv, _fill_budgets, _check_outputs)
-    if any(Path(out).suffix.lower() == ".png" for out in args.out):
-        cli.exit_without_extra("plot", "matplotlib", needed_for="--out .png")
-    return args
+    return cli.parse_checked(parser, argv, _fill_budgets, _check_outputs)
 
 
 def _fill_budgets(args: argparse.Namespace) -> None:
@@ -139,6 +135,8 @@ def _check_outputs(args: argparse.Namespace) -> None:
         if Path(args.save_dir).is_dir():  # a folder still to be created holds nothing to overwrite
             for name in saved_files(vars(args)):
                 cli.check_new_output(Path(args.save_dir) / name, "--save-dir", args.overwrite)
+    if any(Path(out).suffix.lower() == ".png" for out in args.out):
+        require_extra("plot", "matplotlib", needed_for="--out .png")
 
 
 # ---- reporting ---------------------------------------------------------------------------------
@@ -256,7 +254,6 @@ def write_png(path: str, summary: dict[str, Any]) -> None:
     ax.legend(fontsize=7)
     fig.tight_layout()
     cli.save_figure(fig, path, dpi=110)
-    plt.close(fig)
 
 
 # ---- main --------------------------------------------------------------------------------------
@@ -270,9 +267,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "board": f"{args.rows}x{args.cols}",
         "tie_break": "second",
-        "seed": args.seed,
-        "endgame_k": args.endgame_k,
-        "experiments": args.experiments,
+        **{key: getattr(args, key) for key in ("seed", "endgame_k", "experiments")},
     }
     try:  # a board the rules refuse ends here, before any folder is made
         # The solve runs first, in this process, so its memory is measured before anything else grows.

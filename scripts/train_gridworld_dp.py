@@ -20,10 +20,10 @@ Examples:
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import math
 import sys
-import time
 from typing import Any
 
 import gymnasium as gym
@@ -32,7 +32,6 @@ import numpy as np
 import gym_boardgames  # noqa: F401  (registers GridWorld-v0)
 from agents import dp
 from gym_boardgames import cli
-from gym_boardgames.cli import nonnegative_int, positive_int
 from gym_boardgames.render.text import format_policy, format_values
 from gym_boardgames.rules.gridworld import load_map
 from gym_boardgames.tabular import build_model
@@ -72,9 +71,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = cli.make_parser(__doc__)
     grid = parser.add_argument_group("the grid")
     grid.add_argument(
-        "--rows", type=positive_int, help="grid rows (default 4); terminals in the top-left and bottom-right"
+        "--rows", type=cli.positive_int, help="grid rows (default 4); terminals in the top-left and bottom-right"
     )
-    grid.add_argument("--cols", type=positive_int, help="grid columns (default 4)")
+    grid.add_argument("--cols", type=cli.positive_int, help="grid columns (default 4)")
     grid.add_argument(
         "--map", metavar="FILE", help="a map file instead: rows of '.' free, '#' wall, 'T' terminal, 'S' start"
     )
@@ -95,10 +94,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="comma-separated subset of random (policy evaluation), pi, vi, async (default: all)",
     )
     solve.add_argument(
-        "--max-sweeps", type=positive_int, default=1_000_000, help="give up a sweep loop after this many"
+        "--max-sweeps", type=cli.positive_int, default=1_000_000, help="give up a sweep loop after this many"
     )
     parser.add_argument(
-        "--episodes", type=nonnegative_int, default=1000, help="rollouts of the optimal policy to check V* (0: none)"
+        "--episodes",
+        type=cli.nonnegative_int,
+        default=1000,
+        help="rollouts of the optimal policy to check V* (0: none)",
     )
     cli.add_run_flags(
         parser,
@@ -135,22 +137,13 @@ def duration(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
-def timed(function: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
-    """Call ``function`` and return its result and the seconds it took."""
-    start = time.perf_counter()
-    result = function(*args, **kwargs)
-    return result, time.perf_counter() - start
-
-
 def rollouts(env: gym.Env, policy: np.ndarray, episodes: int, gamma: float, seed: int) -> dict[str, Any]:
     """Play ``episodes`` episodes of a deterministic ``policy`` in ``env``; summarise the discounted returns."""
     actions = policy.argmax(axis=1)
     returns = np.empty(episodes)
     truncated_episodes = 0
-    state, _ = env.reset(seed=seed)
     for i in range(episodes):
-        if i:
-            state, _ = env.reset()
+        state, _ = env.reset(seed=seed if i == 0 else None)
         total, discount, done = 0.0, 1.0, False
         while not done:
             state, reward, terminated, truncated, _ = env.step(int(actions[state]))
@@ -174,8 +167,7 @@ def save_png(path: str, panels: list[np.ndarray]) -> None:
     from gym_boardgames.render.pygame_canvas import import_pygame
 
     pygame = import_pygame()
-    gap = np.empty((panels[0].shape[0], 12, 3), np.uint8)
-    gap[:] = BACKGROUND
+    gap = np.full((panels[0].shape[0], 12, 3), BACKGROUND, np.uint8)
     joined = np.concatenate([part for panel in panels for part in (panel, gap)][:-1], axis=1)
     surface = pygame.surfarray.make_surface(np.ascontiguousarray(joined.transpose(1, 0, 2)))
     buffer = io.BytesIO()
@@ -189,7 +181,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     base, gamma, theta = args.env.unwrapped, args.gamma, args.theta
     rows, cols = base.shape
     printable = base.nS <= MAX_PRINTED_CELLS
-    model, build_seconds = timed(build_model, base.P)
+    model, build_seconds = cli.timed(build_model, base.P)
     summary: dict[str, Any] = {
         "grid": f"{rows}x{cols}",
         "states": base.nS,
@@ -226,16 +218,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     panels: list[tuple[np.ndarray, np.ndarray, str]] = []
     try:
         if "random" in args.methods:
-            uniform = dp.uniform_policy(model)
             gs: dict[str, Any] = {}
             jacobi: dict[str, Any] = {}
-            V_random, seconds = timed(
-                dp.policy_evaluation, model, uniform, gamma, theta, max_sweeps=args.max_sweeps, info=gs
-            )
+            uniform = dp.uniform_policy(model)
+            evaluate = functools.partial(dp.policy_evaluation, model, uniform, gamma, theta, max_sweeps=args.max_sweeps)
+            V_random, seconds = cli.timed(evaluate, info=gs)
             if printable:  # the two-array comparison only where it is quick
-                dp.policy_evaluation(
-                    model, uniform, gamma, theta, in_place=False, max_sweeps=args.max_sweeps, info=jacobi
-                )
+                evaluate(in_place=False, info=jacobi)
             greedy = dp.greedy_policy(model, V_random, gamma, split_ties=True)
             two_array = f"; two-array sweeps: {jacobi['sweeps']}" if jacobi else ""
             show(
@@ -255,7 +244,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for method in [m for m in args.methods if m in SOLVERS]:
             key, solver, limit, fields, title = SOLVERS[method]
             info: dict[str, Any] = {}
-            (policy, V), seconds = timed(solver, model, gamma, theta, info=info, **{limit: args.max_sweeps})
+            (policy, V), seconds = cli.timed(solver, model, gamma, theta, info=info, **{limit: args.max_sweeps})
             show(f"{title.format(**info, states=base.nS)} in {duration(seconds)}. Values and policy:", V, policy)
             summary[key] = {**{field: info[field] for field in fields}, "seconds": round(seconds, 4)}
             solutions[key] = V

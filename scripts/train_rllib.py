@@ -28,7 +28,6 @@ import time
 import numpy as np
 
 from gym_boardgames import cli
-from gym_boardgames.cli import add_run_flags, emit_summary, make_parser, positive_int
 
 ENV_NAME = "gym_boardgames/TicTacToe-v0"
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -64,21 +63,21 @@ def runner_torch_threads(_runner: object) -> int:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = make_parser(__doc__)
+    parser = cli.make_parser(__doc__)
     parser.add_argument("--address", default=None, help="Ray address: none starts a local instance; 'auto' joins one")
-    parser.add_argument("--env-runners", type=positive_int, default=2, help="parallel env runners (Ray actors)")
-    parser.add_argument("--iterations", type=positive_int, default=20, help="PPO training iterations")
-    parser.add_argument("--batch", type=positive_int, default=4000, help="env steps per training iteration")
+    parser.add_argument("--env-runners", type=cli.positive_int, default=2, help="parallel env runners (Ray actors)")
+    parser.add_argument("--iterations", type=cli.positive_int, default=20, help="PPO training iterations")
+    parser.add_argument("--batch", type=cli.positive_int, default=4000, help="env steps per training iteration")
     parser.add_argument(
-        "--eval-games", type=positive_int, default=1000, help="greedy games against random after training"
+        "--eval-games", type=cli.positive_int, default=1000, help="greedy games against random after training"
     )
     parser.add_argument(
         "--threads",
-        type=positive_int,
+        type=cli.positive_int,
         default=1,
         help="PyTorch/BLAS threads of the learner (this process) and of each env runner (default 1)",
     )
-    add_run_flags(parser, seed="seed of RLlib and of the evaluation")
+    cli.add_run_flags(parser, seed="seed of RLlib and of the evaluation")
     return parser.parse_args(argv)
 
 
@@ -150,7 +149,7 @@ def main(argv: list[str] | None = None) -> dict:
         "torch_threads": torch.get_num_threads(),
         "env_runner_torch_threads": sorted(runner_threads),
     }
-    emit_summary(summary, None, args.json)
+    cli.emit_summary(summary, None, args.json)
     return summary
 
 

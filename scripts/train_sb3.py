@@ -80,7 +80,6 @@ def _check_outputs(args: argparse.Namespace) -> None:
     cli.default_output(args, f"sb3_tictactoe_{args.algo}.zip")
     if not args.out.endswith(".zip"):
         raise ValueError("--out must end with .zip (SB3 adds the suffix otherwise)")
-    cli.check_tensorboard(args.tensorboard)
 
 
 class IllegalMoveCounter(gym.Wrapper):
@@ -92,10 +91,9 @@ class IllegalMoveCounter(gym.Wrapper):
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Step the env and count an illegal move."""
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        if info.get("illegal_action"):
-            self.illegal_moves += 1
-        return observation, reward, terminated, truncated, info
+        step = self.env.step(action)
+        self.illegal_moves += bool(step[-1].get("illegal_action"))
+        return step
 
 
 def make_env(opponent: str, seed: int) -> gym.Env:
@@ -146,13 +144,11 @@ def make_model(algo: str, venv: Any, seed: int, tensorboard: str | None = None) 
 
     ``tensorboard`` is SB3's ``tensorboard_log`` folder (None: no TensorBoard logging).
     """
-    if algo == "dqn":
-        from stable_baselines3 import DQN as Algorithm
-    elif algo == "ppo":
-        from stable_baselines3 import PPO as Algorithm
-    else:
-        from sb3_contrib import MaskablePPO as Algorithm
-    return Algorithm(
+    import sb3_contrib
+    import stable_baselines3
+
+    algorithm = {"dqn": stable_baselines3.DQN, "ppo": stable_baselines3.PPO, "maskableppo": sb3_contrib.MaskablePPO}
+    return algorithm[algo](
         "MlpPolicy",
         venv,
         policy_kwargs={"net_arch": [128, 128]},
@@ -221,16 +217,14 @@ class SB3Agent:
     def act(self, game: Any, state: Any) -> int:
         """Return the policy's greedy move for the player to move in ``state``."""
         observation = game.observation(state, game.current_player(state))
-        if self.masked:
-            action, _ = self.model.predict(observation, deterministic=True, action_masks=game.legal_mask(state))
-        else:
-            action, _ = self.model.predict(observation, deterministic=True)
+        masks = {"action_masks": game.legal_mask(state)} if self.masked else {}
+        action, _ = self.model.predict(observation, deterministic=True, **masks)
         move = int(np.asarray(action).reshape(-1)[0])
         self.moves += 1
         if not game.is_legal(state, move):
             self.illegal_moves += 1
-            if self._clean_game:
-                self.illegal_games, self._clean_game = self.illegal_games + 1, False
+            self.illegal_games += self._clean_game  # the game's first illegal move counts it
+            self._clean_game = False
             return int(game.legal_actions(state)[0])
         return move
 
@@ -307,9 +301,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"TensorBoard log in {args.tensorboard} (view it: tensorboard --logdir {args.tensorboard})")
 
     summary = {
-        "algo": args.algo,
-        "opponent": args.opponent,
-        "timesteps": args.timesteps,
+        **{key: getattr(args, key) for key in ("algo", "opponent", "timesteps")},
         "timesteps_done": steps_done,
         "n_envs": args.n_envs,
         "seed": args.seed,

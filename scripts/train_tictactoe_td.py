@@ -29,9 +29,8 @@ from agents.minimax import AlphaBetaAgent
 from agents.solver import position_values
 from agents.td import TDAgent, train_self_play
 from gym_boardgames import cli
-from gym_boardgames.cli import TensorBoardLog, positive_int, save_figure
 from gym_boardgames.rules import TicTacToe
-from gym_boardgames.utils import progress_bar
+from gym_boardgames.utils import progress_bar, require_extra
 
 SIDES = (("X (first)", "first"), ("O (second)", "second"))
 DEFAULT_OUT = "td_tictactoe.npz"
@@ -42,7 +41,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = cli.make_parser(__doc__)
     step, share = cli.number_type(0, 1, low_open=True), cli.number_type(0, 1)
     for flag, kind, default, text in (
-        ("--episodes", positive_int, 100_000, "self-play training games"),
+        ("--episodes", cli.positive_int, 100_000, "self-play training games"),
         ("--alpha", step, 0.8, "step size at the first episode, in (0, 1]"),
         ("--alpha-final", step, 0.05, "step size at the last episode (linear decay; = --alpha: constant)"),
         ("--epsilon", share, 0.5, "exploration probability at the first episode"),
@@ -64,23 +63,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         ("--eval-games", 1000, "games against random from each side"),
         ("--alphabeta-games", 200, "games against alpha-beta from each side"),
     ):
-        parser.add_argument(flag, type=positive_int, default=default, help=text)
+        parser.add_argument(flag, type=cli.positive_int, default=default, help=text)
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     cli.add_run_flags(parser, overwrite=True)
     # Everything that would fail after training fails now: the output paths and the plot extra.
-    args = cli.parse_checked(parser, argv, _check_outputs)
-    if args.plot is not None:
-        cli.exit_without_extra("plot", "matplotlib", needed_for="--plot")
-    return args
+    return cli.parse_checked(parser, argv, _check_outputs)
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
     cli.default_output(args, DEFAULT_OUT)
-    cli.check_tensorboard(args.tensorboard)
     if args.plot is not None:
         cli.check_new_output(args.plot, "--plot", args.overwrite)
         if os.path.abspath(args.plot) == os.path.abspath(args.out):
             raise ValueError(f"--plot {args.plot}: the same file as --out")
+        require_extra("plot", "matplotlib", needed_for="--plot")
 
 
 def plot_curve(plt, curve: list[dict], path: str, title: str) -> None:
@@ -103,10 +99,7 @@ def plot_curve(plt, curve: list[dict], path: str, title: str) -> None:
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    try:
-        save_figure(fig, path, format="png", dpi=100)
-    finally:
-        plt.close(fig)
+    cli.save_figure(fig, path, format="png", dpi=100)
 
 
 def match_rows(result: MatchResult) -> dict[str, dict[str, int]]:
@@ -126,7 +119,7 @@ def main(argv: list[str] | None = None) -> dict:
     solved = position_values(game)  # the game-theoretic value of every reachable position (5478)
     curve: list[dict] = []
     curve_seconds = 0.0
-    board = TensorBoardLog(args.tensorboard) if args.tensorboard else None
+    board = cli.TensorBoardLog(args.tensorboard) if args.tensorboard else None
 
     def record(done: int, agent: TDAgent, _other: TDAgent) -> None:
         nonlocal curve_seconds
@@ -216,12 +209,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"both seats' tables saved to {args.out} (total {total_seconds:.1f} s)")
 
     summary = {
-        "episodes": args.episodes,
-        "alpha": args.alpha,
-        "alpha_final": args.alpha_final,
-        "epsilon": args.epsilon,
-        "epsilon_final": args.epsilon_final,
-        "seed": args.seed,
+        **{key: getattr(args, key) for key in ("episodes", "alpha", "alpha_final", "epsilon", "epsilon_final", "seed")},
         "train_seconds": round(train_seconds, 3),
         "curve_seconds": round(curve_seconds, 3),
         "total_seconds": round(total_seconds, 3),

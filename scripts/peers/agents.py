@@ -7,7 +7,6 @@ empty board.
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -54,12 +53,11 @@ def time_agents(compare: bool, repeats: int) -> dict[str, float]:
         compare: also time OpenSpiel's agents (see :func:`agent_moves`).
         repeats: timed moves per agent (5 if fewer); the median is returned.
     """
+    from gym_boardgames.cli import timed
+
     moves = agent_moves(compare)
     runs: dict[str, list[float]] = {name: [] for name in moves}
     for i in [0, *range(max(repeats, 5))]:
         for name, prepare in moves.items():
-            move = prepare(i)
-            start = time.perf_counter()
-            move()
-            runs[name].append(time.perf_counter() - start)
+            runs[name].append(timed(prepare(i))[1])  # prepare (build the agent) untimed, then the move, timed
     return {name: statistics.median(values[1:]) * 1000 for name, values in runs.items()}
