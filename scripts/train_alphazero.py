@@ -43,7 +43,7 @@ from dataclasses import asdict  # noqa: E402
 from typing import Any  # noqa: E402
 
 from agents.alphazero.checkpoint import model_path, read_settings, resolve_state_path  # noqa: E402
-from agents.alphazero.config import PRESETS, setting_fields  # noqa: E402
+from agents.alphazero.config import PRESETS, is_integer_setting, setting_fields  # noqa: E402
 from gym_boardgames import cli  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
 
@@ -59,7 +59,7 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
         meta = setting.metadata
         if "choices" in meta:
             options: dict[str, Any] = {"choices": meta["choices"]}
-        elif setting.type == "int":
+        elif is_integer_setting(setting.name):
             options = {"type": cli.int_type(*meta["bounds"])}
         else:
             low, high = meta["bounds"]

@@ -31,7 +31,7 @@ import numpy as np
 
 from agents.alphazero.config import MAX_SEED, NetConfig, TrainConfig
 from agents.alphazero.encoding import recorded_game
-from agents.alphazero.replay import MAX_REPLAY_BYTES, replay_bytes
+from agents.alphazero.replay import check_replay_window
 from agents.alphazero.selfplay import Samples
 from agents.persistence import ArraySpec, SavedFileError, load_npz, parse_json, save_npz
 from gym_boardgames.checks import check_int, check_number
@@ -289,11 +289,7 @@ def _settings(version: int, meta: dict[str, Any]) -> tuple[Any, Any, TrainConfig
     net = config.net_config(encoder)
     if meta.get("net") != net.to_dict():
         raise ValueError(f"network {meta.get('net')} does not match the training settings {net.to_dict()}")
-    if replay_bytes(config.replay_window, encoder) > MAX_REPLAY_BYTES:
-        raise ValueError(
-            f"its replay window of {config.replay_window:,} positions would take more than "
-            f"{MAX_REPLAY_BYTES / 2**30:.0f} GiB"
-        )
+    check_replay_window(config.replay_window, encoder)
     return game, encoder, config, net
 
 

@@ -15,7 +15,9 @@ run cannot change.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import typing
 from collections.abc import Callable
 from dataclasses import MISSING, Field, asdict, dataclass, field, fields
 from typing import Any
@@ -52,6 +54,12 @@ def one_of(choices: tuple[str, ...], default: str, help: str) -> Any:
     return field(default=default, metadata={"choices": choices, "help": help})
 
 
+@functools.cache
+def _annotations(settings_class: type) -> dict[str, Any]:
+    """The fields' types of a settings class, resolved (this module's postponed annotations are strings)."""
+    return typing.get_type_hints(settings_class)
+
+
 def check_bounds(settings: Any, prefix: str = "") -> None:
     """Check every :func:`bounded` and :func:`one_of` field of the dataclass ``settings``.
 
@@ -64,7 +72,7 @@ def check_bounds(settings: Any, prefix: str = "") -> None:
             raise ValueError(f"{setting.name} must be one of {', '.join(setting.metadata['choices'])}, got {value!r}")
         if "bounds" in setting.metadata:
             low, high = setting.metadata["bounds"]
-            if setting.type == "int":
+            if _annotations(type(settings))[setting.name] is int:
                 check_int(prefix + setting.name, value, low, high)
             else:
                 check_number(prefix + setting.name, value, low, math.inf if high is None else high)
@@ -213,7 +221,7 @@ class TrainConfig:
     weight_decay: float = bounded(0.0, 10.0, 1e-4, "AdamW weight decay (the loss's L2 term)")
     batch_size: int = bounded(1, 65_536, 256, "samples per gradient step")
     epochs: float = bounded(0.0, 1e6, 4.0, "gradient samples per new position (steps = epochs * new / batch_size)")
-    # and MAX_REPLAY_BYTES, with the game's encoding
+    # The window is bounded here and by its memory with the game's encoding (replay.check_replay_window).
     replay_window: int = bounded(1, 100_000_000, 50_000, "positions kept for training (the most recent)")
     workers: int = bounded(1, MAX_WORKERS, 1, "self-play processes (1: in this process)")
     eval_every: int = bounded(0, 10_000_000, 1, "iterations between evaluations (0: never)")
@@ -337,6 +345,11 @@ def setting_fields() -> list[Field[Any]]:
     train = list(fields(TrainConfig))
     at = [f.name for f in train].index("selfplay")
     return [*train[:at], *fields(SelfPlayConfig), *train[at + 1 :]]
+
+
+def is_integer_setting(name: str) -> bool:
+    """Return whether the setting ``name`` (one of :func:`setting_fields`) holds an ``int``, by its annotation."""
+    return _annotations(SelfPlayConfig if name in _SELFPLAY else TrainConfig)[name] is int
 
 
 # Per-game presets, chosen by the runs recorded in docs/agents/alphazero.md; a flag given overrides one setting.

@@ -2,7 +2,8 @@
 
 Its memory is float32 planes, policies and values for every kept position, so it grows with the board.
 :func:`replay_bytes` gives the most it takes at once from the settings and the game's encoding, and a run (or a
-resumed training state) asking for more than :data:`MAX_REPLAY_BYTES` is refused before anything is allocated.
+resumed training state) asking for more than :data:`MAX_REPLAY_BYTES` is refused before anything is allocated
+(:func:`check_replay_window`, the one check).
 """
 
 from __future__ import annotations
@@ -29,6 +30,21 @@ def replay_bytes(window: int, encoder: BoardEncoder) -> int:
     """
     planes, rest = math.prod(encoder.shape), encoder.num_actions + 1
     return window * (2 * 4 * (planes + rest) + planes)
+
+
+def check_replay_window(window: int, encoder: BoardEncoder) -> None:
+    """Refuse a replay window of ``window`` positions whose :func:`replay_bytes` exceed :data:`MAX_REPLAY_BYTES`.
+
+    Raises:
+        ValueError: naming the window, what it would take, the limit and the largest window within it.
+    """
+    needed = replay_bytes(window, encoder)
+    if needed > MAX_REPLAY_BYTES:
+        raise ValueError(
+            f"a replay window of {window:,} positions takes {needed / 2**30:.1f} GiB, more than the "
+            f"{MAX_REPLAY_BYTES / 2**30:.0f} GiB limit: use at most {MAX_REPLAY_BYTES // replay_bytes(1, encoder):,} "
+            "positions"
+        )
 
 
 class ReplayWindow:

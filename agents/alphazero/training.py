@@ -47,7 +47,7 @@ from agents.alphazero.checkpoint import (
 )
 from agents.alphazero.config import TrainConfig
 from agents.alphazero.encoding import encoder_for
-from agents.alphazero.replay import MAX_REPLAY_BYTES, ReplayWindow, replay_bytes
+from agents.alphazero.replay import ReplayWindow, check_replay_window
 from agents.alphazero.selfplay import GameSummary, Samples, play_games
 from agents.alphazero.workers import SelfPlayPool, make_forward, selfplay_tasks
 from gym_boardgames.utils import require_extra
@@ -95,13 +95,7 @@ class Trainer:
         self.on_game = on_game
         self.on_iteration: Callable[[CurvePoint], None] | None = None
         self.encoder = encoder_for(game)
-        needed = replay_bytes(config.replay_window, self.encoder)
-        if needed > MAX_REPLAY_BYTES:
-            most = MAX_REPLAY_BYTES // replay_bytes(1, self.encoder)
-            raise ValueError(
-                f"a replay window of {config.replay_window:,} positions of {game!r} takes {needed / 2**30:.1f} GiB, "
-                f"more than the {MAX_REPLAY_BYTES / 2**30:.0f} GiB limit: use at most {most:,} positions"
-            )
+        check_replay_window(config.replay_window, self.encoder)
         self.net_config = config.net_config(self.encoder)
         torch.set_num_threads(config.threads)
         torch.manual_seed(config.seed)

@@ -153,7 +153,7 @@ def test_bad_training_states_are_refused_naming_the_file(tmp_path, arrays, meta,
     ("settings", "message"),
     [
         ({"value_hidden": 16}, "does not match the training settings"),
-        ({"replay_window": 90_000_000}, "would take more than 4 GiB"),
+        ({"replay_window": 90_000_000}, "more than the 4 GiB limit"),
         ({"workers": 10**6}, "workers must be an integer"),
         ({"epsilon": 0.1}, "unknown training settings"),
     ],

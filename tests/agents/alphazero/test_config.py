@@ -113,3 +113,21 @@ def test_the_presets_are_checked_settings_per_game():
         "temperature_moves": 6,
     }
     assert PRESETS["tictactoe"].replace(games=8).games == 8 and PRESETS["tictactoe"].games == 16
+
+
+def test_check_bounds_reads_the_resolved_annotation_not_its_text():
+    """A settings class whose annotations are real types (no postponed annotations, as here) is checked the same."""
+    from dataclasses import dataclass
+
+    from agents.alphazero.config import bounded, check_bounds
+
+    @dataclass
+    class Plain:
+        count: int = bounded(0, 10, 1)
+        rate: float = bounded(0.0, 1.0, 0.5)
+
+    check_bounds(Plain(count=3, rate=0.25))
+    with pytest.raises(ValueError, match="count must be an integer"):
+        check_bounds(Plain(count=2.5))  # an int setting refuses a float even when its type is not the string "int"
+    with pytest.raises(ValueError, match="rate"):
+        check_bounds(Plain(rate=2.0))

@@ -1,9 +1,10 @@
 """agents.alphazero.replay: the window keeps the most recent samples, oldest first, in the memory it announces."""
 
 import numpy as np
+import pytest
 
 from agents.alphazero.encoding import encoder_for
-from agents.alphazero.replay import MAX_REPLAY_BYTES, ReplayWindow, replay_bytes
+from agents.alphazero.replay import MAX_REPLAY_BYTES, ReplayWindow, check_replay_window, replay_bytes
 from agents.alphazero.selfplay import Samples
 from gym_boardgames.rules import ConnectN, TicTacToe
 
@@ -48,3 +49,12 @@ def test_ordered_samples_are_views_until_the_window_wraps():
     ordered = window.ordered()  # wrapped: oldest first, a copy
     assert ordered.values.tolist() == [1.0, 2.0, 3.0, 4.0]
     assert not np.shares_memory(ordered.planes, window.planes)
+
+
+def test_check_replay_window_refuses_a_window_over_the_memory_limit():
+    """The one check the Trainer and a read training state both call: the largest window passes, one more does not."""
+    encoder = encoder_for(ConnectN(rows=6, cols=7, n=4, gravity=True))
+    most = MAX_REPLAY_BYTES // replay_bytes(1, encoder)
+    check_replay_window(most, encoder)
+    with pytest.raises(ValueError, match=f"more than the 4 GiB limit: use at most {most:,} positions"):
+        check_replay_window(most + 1, encoder)
