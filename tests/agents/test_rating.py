@@ -38,8 +38,9 @@ def test_known_ratings_are_recovered_within_their_intervals():
             results.append((names[i], names[j], score, 1000))
     ratings = fit_ratings(names, results)
     assert np.all((ratings.low <= true) & (true <= ratings.high)), (ratings.elo, ratings.width)
-    # Interval widths in Elo (seeded games, no clock): 1,000 games a pair pin each rating to tens of points.
-    assert np.all(ratings.width[1:] < 100) and np.all(ratings.width[1:] > 20)
+    # The 95% intervals' widths are Elo points of seeded games (no clock): 1,000 games a pair pin each rating to tens.
+    elo_interval_widths = ratings.width[1:]
+    assert np.all(elo_interval_widths < 100) and np.all(elo_interval_widths > 20)
     assert list(np.argsort(ratings.elo)) == [1, 0, 2, 3, 4]
 
 
