@@ -1,7 +1,8 @@
 """Agents by name, as the scripts and ``play.py`` take them on the command line.
 
 Names: ``random``, ``alphabeta[:DEPTH]``, ``mcts[:SIMULATIONS]``, ``td:FILE`` (a saved TD player),
-``alphazero[:FILE][:SIMULATIONS]`` (the shipped AlphaZero model of the game, or a saved one), and for
+``alphazero[:FILE][:SIMULATIONS]`` (the shipped AlphaZero model of the game, or a saved one), ``perfect``
+(the exact solver's play on Connect Four and smaller gravity boards with four in a row), and for
 Dots and Boxes the study's bots ``first_available``, ``always4never3``, ``endgame:K`` and ``exact`` (optimal
 play from the solved table: ``endgame`` over every edge).
 """
@@ -14,7 +15,9 @@ from agents._rng import SeedLike, make_rng
 from gym_boardgames.checks import check_int
 from gym_boardgames.opponents import UnknownAgentError
 
-AGENT_NAMES = ("random", "alphabeta[:DEPTH]", "mcts[:SIMULATIONS]", "td:FILE", "alphazero[:FILE][:SIMULATIONS]")
+AGENT_NAMES = (
+    "random", "alphabeta[:DEPTH]", "mcts[:SIMULATIONS]", "td:FILE", "alphazero[:FILE][:SIMULATIONS]", "perfect"
+)
 #: Simulations per move of ``alphazero`` when the name gives none.
 ALPHAZERO_SIMULATIONS = 200
 DOTS_AGENT_NAMES = ("first_available", "always4never3", "endgame:K", "exact")
@@ -71,7 +74,8 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None, *, table: Any
             simulations) or ``"mcts:200"``, ``"td:path/to/file.npz"``; for Dots and Boxes also
             ``"first_available"``, ``"always4never3"``, ``"endgame:10"`` and ``"exact"``; ``"alphazero"`` (the
             shipped model of ``game``, 200 simulations), ``"alphazero:50"``, ``"alphazero:model.npz"`` or
-            ``"alphazero:model.npz:50"`` (0 simulations: the raw network's most probable move).
+            ``"alphazero:model.npz:50"`` (0 simulations: the raw network's most probable move); ``"perfect"``
+            (Connect Four and smaller gravity boards with four in a row: the exact solver's best move).
         seed: seeds the agent's tie-breaking and exploration.
         game: the rules object the agent will play; needed for ``"exact"`` (the board size). Given, it
             also lets every agent be checked against the game before any match: Dots and Boxes bots are
@@ -136,6 +140,10 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
             raise SavedFileError(arg, f"holds tables for {stored!r}, not for {game!r} ({error})") from None
     if kind == "alphazero":
         return _alphazero(spec, arg, rng, game)
+    if kind == "perfect" and not arg:
+        from agents.connect_four_solver import PerfectAgent
+
+        return PerfectAgent(rng)
     if kind in ("first_available", "always4never3", "endgame", "exact"):
         from gym_boardgames.rules.registry import family_of
 

@@ -301,3 +301,19 @@ def position_values(game: Any) -> dict[int, int]:
             for k, v in zip(layer_k.tolist(), layer_v.tolist(), strict=True)
         }
     return {game.key(state): int(value) for state, value in _solve_generic(game).items()}
+
+
+def score_moves(game: Any, state: Any, max_nodes: int | None = None) -> dict[int, int]:
+    """Return the exact score of every legal move of a Connect Four (or smaller gravity, four in a row) position.
+
+    ``{column: score}``, for the player to move, in Pascal Pons' convention: a win with your next stone scores
+    ``(cells + 1 - ply) // 2``, one less per further stone it needs; 0 a draw; a loss the negative of the
+    opponent's win. The search is :mod:`agents.connect_four_solver`'s (compiled with the ``solver`` extra).
+
+    Raises:
+        ValueError: if the solver cannot play ``game``, naming the boards it plays, or the game is over.
+        agents.connect_four_solver.SearchBudgetExceeded: if ``max_nodes`` positions were searched first.
+    """
+    from agents.connect_four_solver import score_moves as exact_scores
+
+    return exact_scores(game, state, max_nodes)

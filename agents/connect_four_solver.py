@@ -1,0 +1,459 @@
+"""An exact Connect Four solver: negamax with alpha-beta on bitboards, after Pascal Pons' published method.
+
+The position is two integers, as in Pons' write-up: ``mine`` (the stones of the player to move) and ``mask``
+(every stone), each column taking ``rows + 1`` bits from the bottom, the spare top bit keeping columns apart
+so that one shift moves every stone one cell in a direction. On top of plain alpha-beta the search has:
+
+* **no losing moves**: a move under an opponent's threat, or a move that leaves one of two forced blocks
+  unplayed, is never tried, and a position with no other move is scored as lost at once;
+* **move ordering by threats**: the children are tried by how many winning cells the move creates for the
+  mover (centre columns first among equals);
+* **a transposition table** of lower and upper bounds, keyed by ``mine + mask`` (unique per position);
+* **null-window iterative deepening**: :func:`solve_bits` narrows ``[min, max]`` with searches of window
+  ``[m, m + 1]``, trying 0 and half the range early because most positions are near-draws or quick results;
+* **an opening book** on the standard 6x7 board (:mod:`agents.opening_book`): a position with 12 stones is
+  read, not searched, so early positions cost a search of at most 12 plies.
+
+Scores follow Pons (and the label files of :mod:`agents.perfect_play`), for the player to move with ``ply``
+stones on a board of ``cells``: a win with the player's next stone scores ``(cells + 1 - ply) // 2``, one
+less for each further stone of theirs it needs; a draw scores 0; a loss is the negative of the opponent's
+win score. So the largest score is the fastest win, and among losses the least negative is the slowest.
+
+The kernels are plain Python on integers and numpy arrays. With numba installed (the ``solver`` extra) they are
+compiled once and cached on disk; without it, or with ``NUMBA_DISABLE_JIT=1``, the same functions run as
+Python, correct and about a hundred times slower (``scripts/bench.py`` measures both).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+import numpy as np
+
+from agents._rng import Seeded
+
+try:  # the `solver` extra: compile the kernels, cache them beside this module (or in NUMBA_CACHE_DIR)
+    from numba import njit
+
+    _jit: Any = njit(cache=True, nogil=True)
+    COMPILED = os.environ.get("NUMBA_DISABLE_JIT", "0") in ("", "0")
+except ImportError:  # pragma: no cover - exercised in a venv without numba
+
+    def _jit(function: Any) -> Any:
+        return function
+
+    COMPILED = False
+
+#: Entries of the transposition table: a prime, so that ``key % size`` spreads the keys (Pons uses 2**23 + 9).
+TABLE_SIZE = 8_388_617
+#: Marks a bound the table does not hold (scores lie in -21..21 on 6x7).
+_NO_LOWER, _NO_UPPER = -100, 100
+# Slots of the counters array: nodes searched, the node limit (0: none), set to 1 when the limit stopped it.
+_NODES, _LIMIT, _STOPPED = 0, 1, 2
+
+
+@_jit
+def _popcount(bits: int) -> int:
+    count = 0
+    while bits:
+        bits &= bits - 1
+        count += 1
+    return count
+
+
+@_jit
+def _winning_cells(stones: int, mask: int, rows: int, board_mask: int) -> int:
+    """Return the empty cells where ``stones`` would make four in a row (playable now or not)."""
+    # Vertical: three stones straight below.
+    found = (stones << 1) & (stones << 2) & (stones << 3)
+    # Horizontal and both diagonals: a shift of rows + 1, rows or rows + 2 bits is one step along the line.
+    for step in (rows + 1, rows, rows + 2):
+        pair = (stones << step) & (stones << 2 * step)
+        found |= pair & (stones << 3 * step)  # three to one side
+        found |= pair & (stones >> step)  # two on one side, one on the other
+        pair = (stones >> step) & (stones >> 2 * step)
+        found |= pair & (stones << step)
+        found |= pair & (stones >> 3 * step)
+    return found & (board_mask ^ mask)
+
+
+@_jit
+def _half_toward_zero(value: int) -> int:
+    """``value / 2`` rounded toward zero (Pons' C++ division), not down as ``//`` rounds."""
+    return value // 2 if value >= 0 else -((-value) // 2)
+
+
+@_jit
+def _book_score(mine: int, mask: int, rows: int, cols: int, book_keys: np.ndarray, book_scores: np.ndarray) -> int:
+    """Return the book's score of a 12-stone 6x7 position for the player to move, or -100 if it has none.
+
+    The book (:mod:`agents.opening_book`) keys a position by a code read column by column, bottom to top:
+    ``10`` for a first-player stone, ``11`` for a second-player stone, ``0`` closing each column, and one
+    trailing ``0``; 12 stones make exactly 32 bits. The position or its mirror image may be stored.
+    """
+    for mirrored in range(2):
+        code = 0
+        for index in range(cols):
+            column = cols - 1 - index if mirrored else index
+            for row in range(rows):
+                cell = 1 << (column * (rows + 1) + row)
+                if not mask & cell:
+                    break
+                code = (code << 2) | (2 if mine & cell else 3)  # with 12 stones the mover moved first
+            code <<= 1
+        code <<= 1
+        if code >= 1 << 31:
+            code -= 1 << 32  # the keys are stored as signed 32-bit integers
+        at = np.searchsorted(book_keys, code)
+        if at < len(book_keys) and book_keys[at] == code:
+            stored = int(book_scores[at])
+            if stored == 0:
+                return 0
+            # Stored: 100 - d for a win of the mover in d plies (the winning stone included), -(100 - d) for a
+            # loss; the winning stone is then stone number 12 + d of the game.
+            plies = 100 - abs(stored)
+            score = (rows * cols + 1 - (12 + plies - 1)) // 2
+            return score if stored > 0 else -score
+    return -100
+
+
+@_jit
+def _negamax(
+    mine: int,
+    mask: int,
+    ply: int,
+    alpha: int,
+    beta: int,
+    rows: int,
+    cols: int,
+    bottom: int,
+    board_mask: int,
+    order: np.ndarray,
+    table_keys: np.ndarray,
+    table_lower: np.ndarray,
+    table_upper: np.ndarray,
+    book_keys: np.ndarray,
+    book_scores: np.ndarray,
+    counters: np.ndarray,
+) -> int:
+    """Return the score of a position whose mover cannot win at once, exactly when it lies in (alpha, beta).
+
+    Otherwise the result is a bound: ``alpha`` (or less) means the score is at most that, a result at or
+    above ``beta`` means at least that.
+    """
+    counters[_NODES] += 1
+    if counters[_LIMIT] and counters[_NODES] > counters[_LIMIT]:
+        counters[_STOPPED] = 1
+        return 0
+    cells = rows * cols
+    opponent = mine ^ mask
+    playable = (mask + bottom) & board_mask
+    threats = _winning_cells(opponent, mask, rows, board_mask)
+    forced = playable & threats
+    if forced:
+        if forced & (forced - 1):
+            return -((cells - ply) // 2)  # two threats to block: the opponent wins with the next stone
+        playable = forced
+    safe = playable & ~(threats >> 1)  # never play under an opponent's winning cell
+    if safe == 0:
+        return -((cells - ply) // 2)
+    if ply >= cells - 2:
+        return 0  # neither side can win with the last two stones
+    lowest = -((cells - 2 - ply) // 2)  # the opponent cannot win with their next stone
+    if alpha < lowest:
+        alpha = lowest
+        if alpha >= beta:
+            return alpha
+    highest = (cells - 1 - ply) // 2  # the mover cannot win with this stone
+    key = mine + mask
+    slot = key % TABLE_SIZE
+    if table_keys[slot] == key:
+        upper = int(table_upper[slot])
+        if upper < highest:
+            highest = upper
+        lower = int(table_lower[slot])
+        if lower > alpha:
+            alpha = lower
+    if beta > highest:
+        beta = highest
+        if alpha >= beta:
+            return beta
+    if alpha >= beta:
+        return alpha
+    if ply == 12 and len(book_keys):
+        known = _book_score(mine, mask, rows, cols, book_keys, book_scores)
+        if known != -100:
+            return known
+
+    # Order the safe moves by the winning cells they create, centre columns first among equals.
+    count = 0
+    for rank in range(cols):
+        column = cols // 2 + (1 - 2 * (rank % 2)) * ((rank + 1) // 2)
+        move = safe & (((1 << rows) - 1) << (column * (rows + 1)))
+        if move:
+            value = _popcount(_winning_cells(mine | move, mask, rows, board_mask))
+            at = count
+            while at > 0 and (order[ply, at - 1] >> 8) < value:
+                order[ply, at] = order[ply, at - 1]
+                at -= 1
+            order[ply, at] = (value << 8) | column
+            count += 1
+
+    for index in range(count):
+        column = int(order[ply, index]) & 0xFF
+        move = safe & (((1 << rows) - 1) << (column * (rows + 1)))
+        score = -_negamax(
+            opponent, mask | move, ply + 1, -beta, -alpha, rows, cols, bottom, board_mask, order,
+            table_keys, table_lower, table_upper, book_keys, book_scores, counters,
+        )  # fmt: skip
+        if counters[_STOPPED]:
+            return 0
+        if score >= beta:
+            if table_keys[slot] != key:
+                table_keys[slot] = key
+                table_upper[slot] = _NO_UPPER
+            table_lower[slot] = score
+            return score
+        if score > alpha:
+            alpha = score
+    if table_keys[slot] != key:
+        table_keys[slot] = key
+        table_lower[slot] = _NO_LOWER
+    table_upper[slot] = alpha
+    return alpha
+
+
+@_jit
+def solve_bits(
+    mine: int,
+    mask: int,
+    ply: int,
+    rows: int,
+    cols: int,
+    table_keys: np.ndarray,
+    table_lower: np.ndarray,
+    table_upper: np.ndarray,
+    book_keys: np.ndarray,
+    book_scores: np.ndarray,
+    counters: np.ndarray,
+) -> int:
+    """Return the exact score of a position that is not over, for the player to move (see the module).
+
+    Stops early, returning 0 with ``counters[2]`` set to 1, once ``counters[0]`` passes a non-zero ``counters[1]``.
+    """
+    cells = rows * cols
+    bottom = 0
+    for column in range(cols):
+        bottom |= 1 << (column * (rows + 1))
+    board_mask = bottom * ((1 << rows) - 1)
+    playable = (mask + bottom) & board_mask
+    if _winning_cells(mine, mask, rows, board_mask) & playable:
+        return (cells + 1 - ply) // 2
+    order = np.zeros((cells + 1, cols), dtype=np.int64)
+    low = -((cells - ply) // 2)
+    high = (cells + 1 - ply) // 2
+    while low < high:
+        middle = low + (high - low) // 2
+        # Probe near 0 and near the ends first: most positions are close draws or short wins.
+        if middle <= 0 and _half_toward_zero(low) < middle:
+            middle = _half_toward_zero(low)
+        elif middle >= 0 and _half_toward_zero(high) > middle:
+            middle = _half_toward_zero(high)
+        result = _negamax(
+            mine, mask, ply, middle, middle + 1, rows, cols, bottom, board_mask, order,
+            table_keys, table_lower, table_upper, book_keys, book_scores, counters,
+        )  # fmt: skip
+        if counters[_STOPPED]:
+            return 0
+        if result <= middle:
+            high = result
+        else:
+            low = result
+    return low
+
+
+class SearchBudgetExceeded(RuntimeError):
+    """The search passed its node limit before it had the exact answer."""
+
+
+def check_solvable(game: Any) -> None:
+    """Raise ``ValueError`` unless ``game`` is a gravity board with four in a row that fits the bitboard.
+
+    The bitboard takes ``rows + 1`` bits a column in a signed 64-bit integer, so ``(rows + 1) * cols <= 63``:
+    6x7 (Connect Four), 7x7 and 6x8 fit; so does every smaller board.
+    """
+    from gym_boardgames.rules.registry import family_of
+
+    if family_of(game) != "connect" or not game.gravity or game.n != 4:
+        raise ValueError(f"the exact solver plays gravity boards with four in a row (Connect Four and smaller), not {game!r}")
+    if (game.rows + 1) * game.cols > 63:
+        raise ValueError(
+            f"the exact solver needs (rows + 1) * cols <= 63 bits; {game.rows}x{game.cols} needs "
+            f"{(game.rows + 1) * game.cols}: use a board of 6x7 or smaller"
+        )
+
+
+def to_bits(game: Any, state: Any) -> tuple[int, int, int]:
+    """Return ``(mine, mask, ply)``: the bitboards of a ConnectN state (see the module) and its stone count."""
+    rows, cols = game.rows, game.cols
+    mine = mask = 0
+    stone = state.player + 1
+    for index, cell in enumerate(state.board):
+        if cell:
+            row, column = divmod(index, cols)
+            bit = 1 << (column * (rows + 1) + rows - 1 - row)  # board row 0 is the top
+            mask |= bit
+            if cell == stone:
+                mine |= bit
+    return mine, mask, int(mask.bit_count())
+
+
+class ConnectFourSolver:
+    """Exact scores of positions of one board (see the module); not safe to share between threads.
+
+    Args:
+        rows: board height (the game's ``rows``).
+        cols: board width.
+        book: read the 12-ply opening book on 6x7 when the ``solver`` extra provides it.
+        table_size: entries of the transposition table (about 10 bytes each); a prime spreads keys best.
+
+    Attributes:
+        nodes: positions searched since the solver was made.
+    """
+
+    def __init__(self, rows: int = 6, cols: int = 7, book: bool = True, table_size: int = TABLE_SIZE) -> None:
+        if table_size != TABLE_SIZE:
+            raise ValueError(f"table_size is fixed at {TABLE_SIZE} (the compiled kernels use it), got {table_size}")
+        self.rows, self.cols = rows, cols
+        self.table_keys = np.full(TABLE_SIZE, -1, dtype=np.int64)
+        self.table_lower = np.full(TABLE_SIZE, _NO_LOWER, dtype=np.int8)
+        self.table_upper = np.full(TABLE_SIZE, _NO_UPPER, dtype=np.int8)
+        opening = None
+        if book and (rows, cols) == (6, 7):
+            from agents.opening_book import default_book
+
+            opening = default_book()
+        self.book = opening
+        self._book_codes = opening.codes if opening else np.zeros(0, dtype=np.int32)
+        self._book_scores = opening.scores if opening else np.zeros(0, dtype=np.int8)
+        self.nodes = 0
+
+    def __repr__(self) -> str:
+        book = "12-ply book" if self.book else "no book"
+        return f"ConnectFourSolver({self.rows}x{self.cols}, {book}, {'compiled' if COMPILED else 'pure Python'})"
+
+    def solve_bits(self, mine: int, mask: int, ply: int, max_nodes: int | None = None) -> int:
+        """Return the exact score of a position, given as bitboards, that is not over.
+
+        Raises:
+            SearchBudgetExceeded: if ``max_nodes`` positions were searched first.
+        """
+        counters = np.array([0, max_nodes or 0, 0], dtype=np.int64)
+        score = solve_bits(
+            mine, mask, ply, self.rows, self.cols, self.table_keys, self.table_lower, self.table_upper,
+            self._book_codes, self._book_scores, counters,
+        )  # fmt: skip
+        self.nodes += int(counters[_NODES])
+        if counters[_STOPPED]:
+            raise SearchBudgetExceeded(f"no exact answer within {max_nodes} positions")
+        return int(score)
+
+    def score_moves(self, game: Any, state: Any, max_nodes: int | None = None) -> dict[int, int]:
+        """Return ``{column: score}`` for every legal column of ``state``, for the player to move.
+
+        ``max_nodes`` bounds the positions searched over all the columns.
+
+        Raises:
+            ValueError: if the game is over, or ``game`` is not this solver's board.
+            SearchBudgetExceeded: if the bound is reached first.
+        """
+        if (game.rows, game.cols) != (self.rows, self.cols):
+            raise ValueError(f"this solver is for {self.rows}x{self.cols} boards, not {game.rows}x{game.cols}")
+        if game.is_terminal(state):
+            raise ValueError("the game is over: no move to score")
+        mine, mask, ply = to_bits(game, state)
+        rows, cells = self.rows, self.rows * self.cols
+        board_mask = sum(((1 << rows) - 1) << (c * (rows + 1)) for c in range(self.cols))
+        wins = _winning_cells(mine, mask, rows, board_mask)
+        scores = {}
+        spent = 0
+        for column in game.legal_actions(state):
+            column_bits = ((1 << rows) - 1) << (column * (rows + 1))
+            move = (mask + (1 << (column * (rows + 1)))) & column_bits
+            if move & wins:
+                scores[column] = (cells + 1 - ply) // 2
+            elif ply + 1 == cells:
+                scores[column] = 0  # the last stone, not a win: a draw
+            else:
+                left = None if max_nodes is None else max(max_nodes - spent, 1)
+                before = self.nodes
+                scores[column] = -self.solve_bits(mine ^ mask, mask | move, ply + 1, left)
+                spent += self.nodes - before
+        return scores
+
+    def solve(self, game: Any, state: Any, max_nodes: int | None = None) -> int:
+        """Return the exact score of ``state`` for the player to move (the best of :meth:`score_moves`)."""
+        if game.is_terminal(state):
+            raise ValueError("the game is over: no score for the player to move")
+        mine, mask, ply = to_bits(game, state)
+        return self.solve_bits(mine, mask, ply, max_nodes)
+
+
+_SHARED: dict[tuple[int, int], tuple[ConnectFourSolver, threading.Lock]] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_solver(game: Any) -> tuple[ConnectFourSolver, threading.Lock]:
+    """Return this process's solver of ``game``'s board and the lock to hold while using it.
+
+    One transposition table (about 84 MB) per board size serves every agent, hint and label of the process,
+    and what one search learns speeds up the next.
+
+    Raises:
+        ValueError: if ``game`` is not a board the solver plays (:func:`check_solvable`).
+    """
+    check_solvable(game)
+    with _SHARED_LOCK:
+        entry = _SHARED.get((game.rows, game.cols))
+        if entry is None:
+            entry = _SHARED[game.rows, game.cols] = (ConnectFourSolver(game.rows, game.cols), threading.Lock())
+    return entry
+
+
+def score_moves(game: Any, state: Any, max_nodes: int | None = None) -> dict[int, int]:
+    """Return ``{column: exact score}`` for the legal moves of ``state`` (see the module for the scores).
+
+    Raises:
+        ValueError: if ``game`` is not a board the solver plays, or the game is over.
+        SearchBudgetExceeded: if ``max_nodes`` positions were searched first.
+    """
+    solver, lock = shared_solver(game)
+    with lock:
+        return solver.score_moves(game, state, max_nodes)
+
+
+class PerfectAgent(Seeded):
+    """Perfect play on Connect Four and smaller gravity boards: the move of best exact score.
+
+    The best score is the quickest win, else a draw, else the slowest loss; among equally good moves the
+    agent's generator picks, so seeded games vary and repeat.
+
+    Args:
+        seed: an int, a ``numpy.random.Generator`` or None.
+    """
+
+    def check(self, game: Any) -> None:
+        """Raise ``ValueError`` if the solver cannot play ``game`` (see :func:`check_solvable`)."""
+        check_solvable(game)
+
+    def act(self, game: Any, state: Any) -> int:
+        """Return one of the best-scored columns of ``state``."""
+        scores = score_moves(game, state)
+        top = max(scores.values())
+        best = sorted(column for column, score in scores.items() if score == top)
+        return best[int(self.rng.integers(len(best)))]
+
+    def __repr__(self) -> str:
+        return "PerfectAgent()"
