@@ -287,7 +287,9 @@ def check_solvable(game: Any) -> None:
     from gym_boardgames.rules.registry import family_of
 
     if family_of(game) != "connect" or not game.gravity or game.n != 4:
-        raise ValueError(f"the exact solver plays gravity boards with four in a row (Connect Four and smaller), not {game!r}")
+        raise ValueError(
+            f"the exact solver plays gravity boards with four in a row (Connect Four and smaller), not {game!r}"
+        )
     if (game.rows + 1) * game.cols > 63:
         raise ValueError(
             f"the exact solver needs (rows + 1) * cols <= 63 bits; {game.rows}x{game.cols} needs "
