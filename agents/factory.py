@@ -16,7 +16,12 @@ from gym_boardgames.checks import check_int
 from gym_boardgames.opponents import UnknownAgentError
 
 AGENT_NAMES = (
-    "random", "alphabeta[:DEPTH]", "mcts[:SIMULATIONS]", "td:FILE", "alphazero[:FILE][:SIMULATIONS]", "perfect"
+    "random",
+    "alphabeta[:DEPTH]",
+    "mcts[:SIMULATIONS]",
+    "td:FILE",
+    "alphazero[:FILE][:SIMULATIONS]",
+    "perfect",
 )
 #: Simulations per move of ``alphazero`` when the name gives none.
 ALPHAZERO_SIMULATIONS = 200
