@@ -5,10 +5,14 @@ step for all of them), adds their positions to a replay window, trains the netwo
 batches of it (loss (z - v)^2 - pi . log p, L2 as weight decay), saves the model (--out, playable without
 PyTorch) and the training state beside it (OUT.train.npz, for --resume), and evaluates it: the share of
 optimal moves of the raw network where the game can be solved (tic-tac-toe), and the search player's score
-against random play and against MCTS with random rollouts. The learning curve (losses and scores over
-wall-clock time) goes to a PNG (--plot) when matplotlib is installed (the plot extra), and with
---tensorboard DIR to TensorBoard: every iteration's losses and self-play positions per second, every
-evaluation's scores (the tensorboard extra).
+against random play and against MCTS with random rollouts; on Connect Four the raw network's share of moves
+that keep the game's value on the shipped label sets, and the search player's score as first player against
+the exact solver (--perfect-games). Each evaluation that beats the run's best selection score (the sum of
+those shares: agents.alphazero.checkpoint.selection_score) writes that network to OUT.kept.npz, so the run
+keeps its best network, not only its last. --init MODEL starts a new run from a model's weights. The
+learning curve (losses and scores over wall-clock time) goes to a PNG (--plot) when matplotlib is installed
+(the plot extra), and with --tensorboard DIR to TensorBoard: every iteration's losses and self-play
+positions per second, every evaluation's scores (the tensorboard extra).
 
 An existing model (--out, its OUT.train.npz, the curve PNG) is never replaced without --overwrite; without
 --out a second run saves to alphazero_GAME_2.npz and so on. --resume keeps saving to the run's own files.
@@ -42,7 +46,13 @@ from collections.abc import Callable  # noqa: E402
 from dataclasses import asdict  # noqa: E402
 from typing import Any  # noqa: E402
 
-from agents.alphazero.checkpoint import model_path, read_settings, resolve_state_path  # noqa: E402
+from agents.alphazero.checkpoint import (  # noqa: E402
+    kept_model_path,
+    model_path,
+    read_settings,
+    resolve_state_path,
+    selection_score,
+)
 from agents.alphazero.config import PRESETS, is_integer_setting, setting_fields  # noqa: E402
 from gym_boardgames import cli  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
@@ -93,6 +103,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         json=None,
     )
     parser.add_argument("--resume", help="continue from a training state (OUT.train.npz or its model file)")
+    parser.add_argument(
+        "--init",
+        metavar="MODEL",
+        help="a new run starts from this model's weights (a model file, or 'shipped': the game's shipped model) "
+        "instead of random ones; its network must have the run's shape",
+    )
     parser.add_argument("--plot", help="learning-curve PNG (default OUT_curve.png when matplotlib is installed)")
     cli.add_tensorboard_flag(parser, "each iteration's losses and positions/s and each evaluation's scores")
     cli.add_run_flags(parser)
@@ -150,7 +166,34 @@ def _check_settings(args: argparse.Namespace) -> None:
     if replay_bytes(args.config.replay_window, encoder) > MAX_REPLAY_BYTES:
         most = MAX_REPLAY_BYTES // replay_bytes(1, encoder)
         raise ValueError(f"--replay-window {args.config.replay_window:,} is too large for this game: at most {most:,}")
-    args.config.net_config(encoder)
+    net = args.config.net_config(encoder)
+    if args.config.perfect_games:
+        from agents.connect_four_solver import check_solvable
+
+        try:
+            check_solvable(args.made_game)
+            require_extra("solver", "numba", needed_for="--perfect-games")
+        except (ValueError, MissingExtraError) as error:
+            games = args.config.perfect_games
+            raise ValueError(f"--perfect-games {games}: {error} (or give --perfect-games 0)") from None
+    args.init_agent = None
+    if args.init is not None:
+        if args.resume is not None:
+            raise ValueError("--init: a resumed run continues its own network; give --init only to a new run")
+        from agents.alphazero.agent import AlphaZeroAgent, load_pretrained, pretrained_name
+
+        if args.init == "shipped":
+            name = pretrained_name(args.made_game)
+            if name is None:
+                raise ValueError(f"--init shipped: no shipped model for {args.made_game!r}; give a model file")
+            args.init_agent = load_pretrained(name)
+        else:
+            args.init_agent = AlphaZeroAgent.load(args.init, game=args.made_game)
+        if args.init_agent.config != net:
+            raise ValueError(
+                f"--init {args.init}: its network is {args.init_agent.config}, the settings make {net} "
+                "(give the model's --channels/--blocks/... flags)"
+            )
 
 
 def _show(value: Any) -> str:
@@ -174,7 +217,7 @@ def _choose_outputs(args: argparse.Namespace) -> None:
     if args.resume is not None:
         state = resolve_state_path(args.resume)
         model = model_path(state)
-        own = {os.path.abspath(p) for p in (model, state, _default_plot(model))}
+        own = {os.path.abspath(p) for p in (model, state, kept_model_path(model), _default_plot(model))}
         if args.out is None:
             args.out = model
     cli.default_output(args, f"alphazero_{args.game}.npz")
@@ -187,13 +230,13 @@ def _choose_outputs(args: argparse.Namespace) -> None:
             args.plot = _default_plot(args.out)
         except MissingExtraError:
             pass
-    outputs = [("--out", args.out), ("--out", resolve_state_path(args.out))]
+    outputs = [("--out", args.out), ("--out", resolve_state_path(args.out)), ("--out", kept_model_path(args.out))]
     if args.plot is not None:
         outputs.append(("--plot" if args.plot_given else "--out", args.plot))
     for flag, path in outputs:
         cli.check_new_output(path, flag, args.overwrite or os.path.abspath(path) in own)
-    if args.plot is not None and os.path.abspath(args.plot) in {os.path.abspath(p) for _, p in outputs[:2]}:
-        raise ValueError(f"--plot {args.plot}: the same file as the model or its training state")
+    if args.plot is not None and os.path.abspath(args.plot) in {os.path.abspath(p) for _, p in outputs[:3]}:
+        raise ValueError(f"--plot {args.plot}: the same file as the model, its training state or its kept model")
 
 
 def _default_plot(model: str) -> str:
@@ -277,6 +320,9 @@ def main(argv: list[str] | None = None) -> int:
             trainer = Trainer.resume(args.resume, out=args.out, ray_address=args.ray_address, log=log, **args.changes)
         else:
             trainer = Trainer(args.made_game, args.config, args.out, ray_address=args.ray_address, log=log)
+            if args.init_agent is not None:
+                trainer.start_from(args.init_agent)
+                print(f"starting from the weights of {args.init}", flush=True)
     except (OSError, ValueError, ConnectionError) as error:  # SavedFileError is a ValueError naming the file
         print(f"train_alphazero.py: error: {error}", file=sys.stderr)
         return 2
@@ -331,6 +377,16 @@ def main(argv: list[str] | None = None) -> int:
         plot_curve(curve, args.plot, f"AlphaZero on {trainer.game!r}")
     curve_note = f", curve {args.plot}" if args.plot else ""
     print(f"saved {args.out} (training state {resolve_state_path(args.out)}){curve_note}")
+    kept = max(
+        ((score, point) for point in curve if (score := selection_score(point)) is not None),
+        key=lambda pair: pair[0],
+        default=None,
+    )
+    if kept is not None:
+        print(
+            f"kept {kept_model_path(args.out)}: the network of iteration {kept[1].iteration}, "
+            f"selection score {kept[0]:.3f} (the best evaluated)"
+        )
     summary = {
         "game": repr(trainer.game),
         "iterations": trainer.iteration,
@@ -341,6 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         "selfplay_positions_per_second": round(trainer.positions / max(trainer.selfplay_seconds, 1e-9), 1),
         "last": asdict(curve[-1]) if curve else None,
         "out": args.out,
+        "kept": None if kept is None else {"iteration": kept[1].iteration, "selection_score": round(kept[0], 4)},
         "plot": args.plot,
     }
     cli.emit_summary(summary, None, args.json)

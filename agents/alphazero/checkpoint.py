@@ -130,6 +130,33 @@ def training_state_path(model_path: str) -> str:
     return f"{root}.train{ext or '.npz'}"
 
 
+def kept_model_path(model_path: str) -> str:
+    """Return where a run keeps its best evaluated network: ``X.npz`` -> ``X.kept.npz`` (:func:`selection_score`)."""
+    root, ext = os.path.splitext(os.fspath(model_path))
+    return f"{root}.kept{ext or '.npz'}"
+
+
+def selection_score(point: CurvePoint) -> float | None:
+    """Return the score by which a run keeps its best evaluated network, or None if the point measured nothing.
+
+    The sum of what the evaluation measured, each a share in [0, 1]: the score against the exact solver as first
+    player (``scores["perfect"]``: wins plus half the draws), the mean over the shipped Connect Four label sets of
+    the raw network's outcome-kept shares (all positions and critical ones), and the optimal-move rate on
+    solved games. Games against the solver come first on purpose: the label sets grade single moves, and a
+    network can gain on them while it loses whole games against perfect defence.
+    """
+    parts = []
+    if "perfect" in point.scores:
+        parts.append(point.scores["perfect"])
+    shares = [] if point.outcome_kept is None else [point.outcome_kept, point.outcome_kept_critical]
+    shares += [share for pair in point.outcome_kept_other.values() for share in pair]
+    if shares:
+        parts.append(sum(shares) / len(shares))
+    if point.optimal_rate is not None:
+        parts.append(point.optimal_rate)
+    return sum(parts) if parts else None
+
+
 def model_path(state_path: str) -> str:
     """Return the model beside a training state (``X.train.npz`` -> ``X.npz``), the inverse of the above."""
     return state_path[: -len(".train.npz")] + ".npz"

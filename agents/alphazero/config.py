@@ -228,6 +228,13 @@ class TrainConfig:
     eval_games: int = bounded(0, 100_000, 10, "games against each baseline per evaluation")
     eval_simulations: int = bounded(0, 1_000_000, 50, "the search player's simulations at evaluation and gating")
     baseline_simulations: int = bounded(1, 1_000_000, 200, "simulations of the MCTS baseline (random rollouts)")
+    perfect_games: int = bounded(
+        0,
+        1000,
+        0,
+        "first-player games of the search player (eval_simulations) against the exact solver per evaluation "
+        "(Connect Four and smaller gravity boards; needs the solver extra)",
+    )
     gate_games: int = bounded(0, 100_000, 0, "games against the best network before adopting a new one (0: off)")
     gate_threshold: float = bounded(0.0, 1.0, 0.55, "score (wins + draws / 2) a new network needs to be adopted")
     # The run ends with the iteration that crosses the limit (an iteration is never cut short).
@@ -367,13 +374,17 @@ _CONNECTFOUR = TrainConfig(
     time_limit=7200.0,
     eval_every=10,
     eval_games=0,
+    eval_simulations=200,
+    perfect_games=8,
 )
 # Connect Four's progress is graded against perfect play (the label sets) at each evaluation, so it plays no
 # baseline games; its games start after up to 16 random moves, so that the network also learns the positions of
 # the off-path label set (positions of random games). The other boards start from its settings: a 20-minute
 # budget, games against the baselines (they have no label set), no random openings (not measured there), and
 # for Dots and Boxes' many moves (24 edges on 3x3) less concentrated root noise and fewer exploratory moves.
-_OTHER_BOARDS = _CONNECTFOUR.replace(time_limit=1200.0, eval_games=10, random_opening_moves=0)
+_OTHER_BOARDS = _CONNECTFOUR.replace(
+    time_limit=1200.0, eval_games=10, eval_simulations=50, perfect_games=0, random_opening_moves=0
+)
 #: The training script's settings for each game before any flag: every setting a 2-core CPU runs well.
 PRESETS: dict[str, TrainConfig] = {
     "tictactoe": TrainConfig(

@@ -39,10 +39,12 @@ from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator
 from agents.alphazero.checkpoint import (
     CurvePoint,
     TrainingState,
+    kept_model_path,
     model_path,
     read_training_state,
     resolve_state_path,
     save_training_state,
+    selection_score,
     training_state_path,
 )
 from agents.alphazero.config import TrainConfig
@@ -54,6 +56,8 @@ from gym_boardgames.utils import require_extra
 
 #: Iterations between log lines when a run has no evaluations.
 LOG_EVERY = 10
+#: The exact solver's first seed in the games of an evaluation (``perfect_games``): apart from the 0-49 of grading.
+PERFECT_SEED_BASE = 10_000
 
 
 class Trainer:
@@ -111,6 +115,33 @@ class Trainer:
         self.selfplay_seconds = 0.0
         self.curve: list[CurvePoint] = []
         self._exact: Any = None
+        if config.perfect_games:
+            from agents.connect_four_solver import check_solvable
+
+            check_solvable(game)  # before any work: the games against the solver need a board it plays
+            # The pure-Python path is exact but far too slow to play a few games at every evaluation.
+            require_extra("solver", "numba", needed_for="perfect_games (games against the exact solver)")
+
+    def start_from(self, agent: AlphaZeroAgent) -> None:
+        """Train on from ``agent``'s network (a shipped or saved model) instead of random weights.
+
+        Only the weights are taken: the optimizer, the replay window and the learning-rate schedule start afresh.
+
+        Raises:
+            ValueError: if the agent plays another game or its network has another shape than the settings'.
+        """
+        if agent.game != self.game:
+            raise ValueError(f"the model plays {agent.game!r}, not {self.game!r}")
+        if agent.config != self.net_config:
+            raise ValueError(f"the model's network is {agent.config}, the settings make {self.net_config}")
+        from agents.alphazero.torch_model import load_params
+
+        load_params(self.model, agent.params)
+
+    def kept_score(self) -> float | None:
+        """Return the best :func:`~agents.alphazero.checkpoint.selection_score` of the run so far (the kept one's)."""
+        scores = [score for score in map(selection_score, self.curve) if score is not None]
+        return max(scores, default=None)
 
     # ---- the loop ------------------------------------------------------------------------------
 
@@ -173,12 +204,15 @@ class Trainer:
             config.eval_every and (self.iteration % config.eval_every == 0 or self.iteration == config.iterations)
         )
         eval_seconds = 0.0
+        kept = False
         if evaluated:
             eval_start = time.perf_counter()
             self._evaluate(point)
             eval_seconds = time.perf_counter() - eval_start
+            best_so_far, score = self.kept_score(), selection_score(point)
+            kept = score is not None and (best_so_far is None or score > best_so_far)
         self.curve.append(point)
-        self.save()
+        self.save(keep=kept)
         if self.on_iteration is not None:
             self.on_iteration(point)
         results = f"{sum(s.result > 0 for s in summaries)}/{sum(s.result == 0 for s in summaries)}/"
@@ -199,6 +233,8 @@ class Trainer:
             message += ", " + ", ".join(f"vs {k} {100 * v:.0f}%" for k, v in point.scores.items())
         if adopted is not None:
             message += f", gate {'adopted' if adopted else 'kept the best'}"
+        if kept:
+            message += f", kept (selection score {selection_score(point):.3f})"
         if evaluated:
             message += f" (evaluation {eval_seconds:.1f} s, not counted)"
         # One line per evaluation (or every LOG_EVERY iterations without them), so a run's log stays short.
@@ -303,6 +339,8 @@ class Trainer:
             from agents.grading import optimal_move_rate
 
             point.optimal_rate = optimal_move_rate(exact, greedy_moves(self.agent(0).evaluator, self.game))
+        if config.perfect_games:
+            point.scores["perfect"] = self._perfect_play_score()
         if config.eval_games:
             baselines = {"random": "random", f"mcts{config.baseline_simulations}": None}
             for name, opponent in baselines.items():
@@ -311,6 +349,23 @@ class Trainer:
                 player = self.agent(config.eval_simulations, seed=config.seed + self.iteration)
                 total = play_match(self.game, player, opponent, config.eval_games, seed=config.seed).total
                 point.scores[name] = (total.win + total.draw / 2) / config.eval_games
+
+    def _perfect_play_score(self) -> float:
+        """Play ``perfect_games`` games as first player against the exact solver; return wins plus half the draws.
+
+        The solver's seeds start at :data:`PERFECT_SEED_BASE`, apart from the seeds 0-49 that the shipped model
+        is graded on (``scripts/eval_perfect_play.py``), so that choosing a network never looks at those games.
+        """
+        from agents.arena import play_game
+        from agents.connect_four_solver import PerfectAgent
+
+        config = self.config
+        points = 0.0
+        for index in range(config.perfect_games):
+            player = self.agent(config.eval_simulations, seed=config.seed + index)
+            first, _ = play_game(self.game, player, PerfectAgent(PERFECT_SEED_BASE + index))
+            points += (first + 1) / 2
+        return points / config.perfect_games
 
     def _label_sets(self) -> dict[str, Any]:
         """Every shipped Connect Four label set by name if the game is Connect Four 6x7, else none (loaded once)."""
@@ -336,8 +391,12 @@ class Trainer:
 
     # ---- files ---------------------------------------------------------------------------------
 
-    def save(self) -> None:
-        """Write the training state and then the model (``out``), each atomically.
+    def save(self, keep: bool = False) -> None:
+        """Write the training state and then the model (``out``), each atomically; with ``keep``, the kept model too.
+
+        The kept model (:func:`~agents.alphazero.checkpoint.kept_model_path`) is the evaluated network of best
+        :func:`~agents.alphazero.checkpoint.selection_score`; it is written before the state, so a state never
+        records a kept network that is not on disk (a resumed run finds its best score in the saved curve).
 
         The state holds the model's parameters too, so it is written first: a crash or a full disk between
         the two writes leaves a state that resumes (and rewrites the model), never a model newer than its
@@ -370,8 +429,11 @@ class Trainer:
             curve=self.curve,
             best_params=self.best_params,
         )
+        model = AlphaZeroAgent(self.game, self.net_config, params, n_simulations=0, meta=state.run_info())
+        if keep:
+            model.save(kept_model_path(self.out))
         save_training_state(training_state_path(self.out), state)
-        AlphaZeroAgent(self.game, self.net_config, params, n_simulations=0, meta=state.run_info()).save(self.out)
+        model.save(self.out)
 
     def adam_arrays(self) -> dict[str, np.ndarray]:
         """Return Adam's state as the training state keeps it, by parameter name (:class:`TrainingState`)."""
