@@ -188,7 +188,10 @@ def _check_settings(args: argparse.Namespace) -> None:
                 raise ValueError(f"--init shipped: no shipped model for {args.made_game!r}; give a model file")
             args.init_agent = load_pretrained(name)
         else:
-            args.init_agent = AlphaZeroAgent.load(args.init, game=args.made_game)
+            try:
+                args.init_agent = AlphaZeroAgent.load(args.init, game=args.made_game)
+            except OSError as error:
+                raise ValueError(f"--init: {error}") from None
         if args.init_agent.config != net:
             raise ValueError(
                 f"--init {args.init}: its network is {args.init_agent.config}, the settings make {net} "

@@ -119,10 +119,12 @@ RUNS = {
         ["--eval-games", "2", "--baseline-simulations", "5"],
         {"eval/optimal_moves", "eval/score_vs_random", "eval/score_vs_mcts5"},
     ),
-    # Connect Four is graded on every shipped label set (outcome kept) and plays no baseline games by default
+    # Connect Four is graded on every shipped label set (outcome kept) and in games against the exact solver, and
+    # plays no baseline games by default
     "connectfour": (
-        ["--workers", "1"],
-        {f"eval/outcome_kept{part}{on}" for part in ("", "_critical") for on in ("", "_heldout", "_random")},
+        ["--workers", "1", "--perfect-games", "1", "--eval-simulations", "2"],
+        {f"eval/outcome_kept{part}{on}" for part in ("", "_critical") for on in ("", "_heldout", "_random")}
+        | {"eval/score_vs_perfect"},
     ),
 }
 

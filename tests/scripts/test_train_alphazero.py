@@ -211,6 +211,11 @@ def test_the_applied_settings_train_and_are_saved_with_the_run(tmp_path, capsys)
         (["--out", "/nonexistent/dir/model.npz"], "--out"),
         pytest.param(["--resume", "/nonexistent/state.train.npz"], "--resume", marks=pytest.mark.slow),
         pytest.param(["--game", "connectn", "--rows", "100"], "at most 64", marks=pytest.mark.slow),
+        # games against the exact solver need a board it plays
+        (["--game", "tictactoe", "--perfect-games", "2"], "--perfect-games 2: the exact solver plays gravity boards"),
+        (["--game", "connectfour", "--init", "shipped", "--channels", "8"], "--init shipped: its network is"),
+        (["--game", "connectn", "--rows", "5", "--cols", "5", "--init", "shipped"], "--init shipped: no shipped model"),
+        (["--init", "/nonexistent/model.npz"], "/nonexistent/model.npz"),
     ],
 )
 def test_bad_input_is_one_line_and_status_2_before_any_work(tmp_path, args, message):
@@ -432,3 +437,25 @@ def test_the_time_bar_runs_to_whichever_end_comes_first(monkeypatch, tmp_path, i
     # Before an iteration ends there is no rate: the bar's opening and the first two games count to the time limit.
     assert bar.totals[:3] == [time_limit] * 3 and set(bar.totals[3:]) == {ends}
     assert bar.n == ends - 10  # the last iteration's seconds come after its last game
+
+
+def test_init_starts_a_new_run_from_the_models_weights_and_refuses_a_resumed_run(tmp_path):
+    """--init shipped: the first network is the shipped one (a learning rate of ~0 keeps it), not random weights."""
+    import numpy as np
+
+    from agents.alphazero.agent import AlphaZeroAgent, load_pretrained
+
+    out = tmp_path / "m.npz"
+    result = run(*TINY, "--game", "tictactoe", "--init", "shipped", "--lr", "1e-8", "--eval-every", "0", "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert "starting from the weights of shipped" in result.stdout
+    shipped, trained = load_pretrained("tictactoe").params, AlphaZeroAgent.load(out).params
+    # The learned weights stay put (batch norm's running statistics follow the new batches whatever the rate).
+    learned = [k for k in shipped if "running_" not in k]
+    assert all(np.allclose(trained[k], shipped[k], atol=1e-6) for k in learned)
+    fresh = tmp_path / "fresh.npz"
+    assert run(*TINY, "--game", "tictactoe", "--lr", "1e-8", "--eval-every", "0", "--out", fresh).returncode == 0
+    fresh_params = AlphaZeroAgent.load(fresh).params
+    assert max(float(np.abs(fresh_params[k] - shipped[k]).max()) for k in learned) > 0.1  # random weights
+    again = run("--resume", out, "--init", "shipped", "--quiet", cwd=tmp_path)
+    assert again.returncode == 2 and "--init: a resumed run continues its own network" in again.stderr

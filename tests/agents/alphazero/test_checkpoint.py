@@ -40,8 +40,9 @@ def contents(path):
 
 def rewritten(header, arrays):
     """What saving a state read from the version 1 file writes: the same game record, the settings
-    ``games_per_iteration`` named ``games`` (version 3) and ``n_simulations`` ``simulations`` (4), and the
-    learning curve moved from the header into the array ``curve`` (its JSON's bytes, version 2)."""
+    ``games_per_iteration`` named ``games`` (version 3) and ``n_simulations`` ``simulations`` (4), settings
+    added since at their defaults (``perfect_games`` 0), and the learning curve moved from the header into
+    the array ``curve`` (its JSON's bytes, version 2)."""
     assert header["meta"]["game"] == GAME_RECORD and header["version"] == 1
     meta = {k: v for k, v in header["meta"].items() if k != "curve"}
     training = {("games" if k == "games_per_iteration" else k): v for k, v in meta["training"].items()}
@@ -49,6 +50,8 @@ def rewritten(header, arrays):
     selfplay = {("simulations" if k == "n_simulations" else k): v for k, v in training["selfplay"].items()}
     assert selfplay != training["selfplay"]  # version 4's name
     training["selfplay"] = selfplay
+    assert "perfect_games" not in training
+    training["perfect_games"] = 0
     curve = json.dumps(header["meta"]["curve"], separators=(",", ":")).encode()
     meta = {**meta, "game": GAME_RECORD, "training": training}
     return {**header, "version": TRAIN_VERSION, "meta": meta}, {

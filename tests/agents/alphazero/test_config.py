@@ -104,7 +104,10 @@ def test_the_presets_are_checked_settings_per_game():
     assert sorted(PRESETS) == ["connectfour", "connectn", "dotsandboxes", "tictactoe"]
     connectfour = PRESETS["connectfour"].settings()
     assert connectfour["random_opening_moves"] == 16 and connectfour["time_limit"] == 7200
-    others = {"time_limit": 1200.0, "eval_games": 10, "random_opening_moves": 0}
+    # Connect Four plays 8 games against the exact solver at each evaluation; no other board has that solver.
+    assert connectfour["perfect_games"] == 8 and connectfour["eval_simulations"] == 200
+    others = {"time_limit": 1200.0, "eval_games": 10, "random_opening_moves": 0, "perfect_games": 0}
+    others["eval_simulations"] = 50
     assert PRESETS["connectn"].settings() == {**connectfour, **others}
     assert PRESETS["dotsandboxes"].settings() == {
         **connectfour,
