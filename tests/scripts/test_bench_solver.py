@@ -1,0 +1,143 @@
+"""bench.py --solver: the exact solver timed beside BitBully by ply band, every position's scores compared.
+
+No timing is asserted. The summary must count every disagreement (with the label file, with BitBully, between
+the pure-Python and the compiled path), divide the right medians, and say "not installed" without BitBully.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from script_helpers import load_script  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+NO_MOVE = -128
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return load_script("bench")
+
+
+def position(band, ours_ms, bitbully_ms=None, python_ms=None, wrong=()):
+    """A timed position whose scores agree everywhere except in the sources named in ``wrong``."""
+    scores = [1, 0, -1, NO_MOVE, 2, 0, -3]
+    entry = {"band": band, "moves": [3] * len(band), "labels": list(scores), "ours": list(scores), "ours_ms": ours_ms}
+    for name, ms in (("bitbully", bitbully_ms), ("python", python_ms)):
+        if ms is not None:
+            entry[name], entry[f"{name}_ms"] = list(scores), ms
+    for name in wrong:
+        entry[name] = [s + 1 if s != NO_MOVE else s for s in scores]
+    return entry
+
+
+def test_summary_counts_every_disagreement_and_divides_the_medians(bench):
+    positions = [
+        position("0-5", 10.0, 5.0, wrong=("bitbully",)),
+        position("0-5", 30.0, 10.0),
+        position("0-5", 2_500.0, 20.0, wrong=("labels",)),
+        position("24+", 1.0, 2.0, python_ms=50.0, wrong=("python",)),
+        position("24+", 3.0, 2.0, python_ms=70.0),
+    ]
+    summary = bench.summarise_solver(positions)
+    assert summary["disagreements"] == {"ours_vs_labels": 1, "ours_vs_bitbully": 1, "python_vs_compiled": 1}
+    assert summary["over_2s"] == {"ours": 1, "bitbully": 0}
+    opening = summary["bands"]["0-5"]
+    assert opening["ours"] == {"positions": 3, "median_ms": 30.0, "max_ms": 2_500.0}
+    assert opening["bitbully"] == {"positions": 3, "median_ms": 10.0, "max_ms": 20.0}
+    assert (opening["ours_over_bitbully_median"], opening["ours_over_bitbully_max"]) == (3.0, 125.0)
+    assert opening["python"] == {"positions": 0}
+    late = summary["bands"]["24+"]
+    assert late["python"]["median_ms"] == 60.0 and late["python"]["over_compiled_median"] == 30.0
+    assert summary["bands"]["12-17"] == {"positions": 0, "ours": {"positions": 0}, "python": {"positions": 0}}
+    assert summary["overall"]["ours"]["median_ms"] == 10.0 and summary["overall"]["bitbully"]["median_ms"] == 5.0
+    assert summary["overall"]["ours_over_bitbully_median"] == 2.0
+    assert [p["ours_ms"] for p in summary["slowest"]] == [2_500.0, 30.0, 10.0]
+
+
+def test_summary_without_bitbully_has_no_ratio_and_no_bitbully_count(bench):
+    summary = bench.summarise_solver([position("6-11", 1.0), position("6-11", 2.0)])
+    assert summary["disagreements"]["ours_vs_bitbully"] is None
+    assert "bitbully" not in summary["bands"]["6-11"] and "ours_over_bitbully_median" not in summary["overall"]
+
+
+BANDS = [(0, "0-5"), (5, "0-5"), (6, "6-11"), (17, "12-17"), (23, "18-23"), (41, "24+")]
+
+
+@pytest.mark.parametrize(("ply", "band"), BANDS)
+def test_plies_fall_in_their_band(bench, ply, band):
+    assert bench.band_of(ply) == band
+
+
+def test_the_pure_python_sample_takes_cheap_late_positions_round_robin(bench):
+    positions = [{"band": band, "ours_nodes": nodes} for band in ("6-11", "12-17", "24+") for nodes in (10, 10**6, 20)]
+    order = bench._python_order(positions, per_band=2, seed=0)
+    bands = [positions[i]["band"] for i in order]
+    assert bands == ["24+", "12-17", "24+", "12-17"]  # no opening band; late bands first, one of each in turn
+    assert all(positions[i]["ours_nodes"] <= bench.PYTHON_MAX_NODES for i in order)
+
+
+def test_the_section_counts_the_disagreements_of_its_own_runs(bench, monkeypatch):
+    """The section itself, with a BitBully and a pure-Python child that each get one position wrong."""
+    pytest.importorskip("numba", reason="the solver extra: the compiled path")
+
+    def bitbully(state):
+        scores = fake_scores(state)
+        return scores if sum(state.board) else {column: score + 1 for column, score in scores.items()}
+
+    def fake_scores(state):
+        from agents.connect_four_solver import score_moves
+        from agents.perfect_play import connect_four
+
+        return score_moves(connect_four(), state)
+
+    def child(mode, moves, env, budget_s=0.0):
+        if mode == "start":
+            return {"compiled": True, "import_s": 0.1, "solver_s": 0.1, "first_call_s": 0.1}
+        assert env == {"NUMBA_DISABLE_JIT": "1"}
+        rows = [bench._as_row(fake_scores(bench._state(m))) for m in moves]
+        rows[0] = [s - 1 if s != NO_MOVE else s for s in rows[0]]
+        return {"compiled": False, "positions": [{"ms": 1.0, "scores": row} for row in rows]}
+
+    monkeypatch.setattr(bench, "_bitbully", lambda: (bitbully, "fake"))
+    monkeypatch.setattr(bench, "_run_child", child)
+    args = bench.parse_args(["--solver", "--solver-positions", "12", "--solver-python", "1", "--num-envs"])
+    real_positions = bench.solver_positions
+    empty_board = {"set": "test", "moves": [], "ply": 0, "labels": [-2, -1, 0, 1, 0, -1, -2]}
+    monkeypatch.setattr(bench, "solver_positions", lambda *a: [empty_board, *real_positions(*a)])
+    summary = bench.solver_timings(args)
+    assert summary["positions"] == 13 and sum(b["positions"] for b in summary["bands"].values()) == 13
+    assert summary["disagreements"] == {"ours_vs_labels": 0, "ours_vs_bitbully": 1, "python_vs_compiled": 1}
+    assert summary["bitbully"] == "fake" and summary["overall"]["bitbully"]["positions"] == 13
+    assert summary["python_path"]["jit_disabled"] is True
+
+
+@pytest.mark.slow
+def test_the_command_line_section_without_bitbully(tmp_path):
+    """A tiny run in a fresh interpreter, BitBully hidden: the compile, the cached start, the pure-Python path."""
+    hidden = tmp_path / "hide"
+    hidden.mkdir()
+    (hidden / "bitbully.py").write_text("raise ImportError('hidden by the test')\n")
+    out = tmp_path / "solver.json"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench.py"), "--solver", "--solver-positions", "6",
+         "--solver-python", "1", "--solver-python-budget", "5", "--num-envs", "--json", "--out", str(out)],
+        capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(hidden)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout.splitlines()[-1])
+    assert json.loads(out.read_text()) == summary
+    assert summary["bitbully"] == "not installed" and summary["disagreements"]["ours_vs_bitbully"] is None
+    assert summary["positions"] == 6 and summary["disagreements"]["ours_vs_labels"] == 0
+    assert summary["disagreements"]["python_vs_compiled"] == 0 and summary["python_path"]["jit_disabled"] is True
+    assert summary["overall"]["python"]["positions"] >= 1
+    assert set(summary["start"]) == {"compile", "cached"}
+    assert all(entry["first_call_s"] > 0 for entry in summary["start"].values())
+    assert summary["load_average_start"] and summary["load_average_end"]
