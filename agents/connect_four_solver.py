@@ -106,7 +106,8 @@ def _book_score(mine: int, mask: int, rows: int, cols: int, book_keys: np.ndarra
         code <<= 1
         if code >= 1 << 31:
             code -= 1 << 32  # the keys are stored as signed 32-bit integers
-        at = np.searchsorted(book_keys, code)
+        # As an int32 scalar: given a Python int, numpy would convert the whole 4-million-key array first.
+        at = np.searchsorted(book_keys, np.int32(code))
         if at < len(book_keys) and book_keys[at] == code:
             stored = int(book_scores[at])
             if stored == 0:
