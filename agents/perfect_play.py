@@ -1,11 +1,14 @@
 """Grading a Connect Four player against perfect play, on positions whose every move an exact solver scored.
 
-Connect Four 6x7 is too big for this project's own solvers, so the truth comes from a *label set*: a few
-thousand positions, each stored as the columns played from the empty board, with the exact score of every
-legal move. ``scripts/label_connectfour.py`` builds such sets with an exact solver from PyPI (BitBully, an
-optional extra); the shipped sets (:func:`shipped_labels_path`) let anyone grade a player with numpy alone.
+Connect Four 6x7 is too big to solve whole, so the truth comes from a *label set*: a few thousand positions,
+each stored as the columns played from the empty board, with the exact score of every legal move.
+``scripts/label_connectfour.py`` builds such sets with this project's exact solver
+(:mod:`agents.connect_four_solver`, fast with the ``solver`` extra; ``--crosscheck`` compares every position
+with BitBully's). The shipped sets (:func:`shipped_labels_path`) were scored by BitBully, and our solver gives
+every one of their scores again (``tests/agents/test_connect_four_solver.py``); they let anyone grade a
+player with numpy alone.
 
-Scores are Pascal Pons' (as BitBully reports them), from the side to move: positive is a win, larger the
+Scores are Pascal Pons' (as both solvers report them), from the side to move: positive is a win, larger the
 sooner; 0 a draw; negative a loss, more negative the sooner. A full column has no score (:data:`NO_MOVE`).
 
 For a chosen move, three questions:

@@ -8,11 +8,12 @@ positions where its move keeps the result (win, draw or loss), on the critical p
 changes it), per stage, and the share of best-scored moves. --per-stage N grades a seeded sample of N
 positions per stage, for slow players.
 
---solver-games N also plays N games as first player against the exact solver (BitBully, the `solver`
-extra, AGPL-3.0, installed separately), which picks at random among its best moves. The first player
-wins Connect Four under perfect play, so perfect play wins every game; a lost or drawn game reports the
-ply of the player's first move that changed the result. --fresh-search makes the player drop its search
-tree before every move of those games (no tree reuse), to see what reuse changes.
+--solver-games N also plays N games as first player against the exact solver (the agent `perfect`,
+agents.connect_four_solver, fast with the `solver` extra: numba and the opening book), which picks at
+random among its best moves. The first player wins Connect Four under perfect play, so perfect play wins
+every game; a lost or drawn game reports the ply of the player's first move that changed the result.
+--fresh-search makes the player drop its search tree before every move of those games (no tree reuse), to
+see what reuse changes.
 
 --game tictactoe grades the players on tic-tac-toe instead, which is solved here in a second: the share of
 its 4,520 reachable non-terminal positions where the player's move is optimal (keeps the game value; a
@@ -79,7 +80,8 @@ def _check_solver(args: argparse.Namespace) -> None:
     labels = shipped_labels_path(args.labels) if args.labels in SHIPPED else args.labels
     cli.check_not_an_input(args.out, {"--labels": labels})
     if args.solver_games:
-        require_extra("solver", "bitbully", needed_for="--solver-games")
+        # Exact without them too, but about a hundred times slower: minutes a move in the opening.
+        require_extra("solver", "numba", "bitbully_databases", needed_for="--solver-games")
 
 
 #: The Connect Four flags --game tictactoe refuses, each with how to tell it was given.
@@ -109,24 +111,26 @@ class FreshSearch:
         return int(self._act(game, state))
 
 
-def solver_games(agent: Any, games: int, seed: int, progress: Any) -> dict[str, Any]:
-    """Play ``games`` games with ``agent`` first against the exact solver; return results and first mistakes.
+#: The agent name of the solver games' opponent (agents.connect_four_solver.PerfectAgent).
+SOLVER = "perfect"
 
-    Game ``i`` gives the solver the seed ``seed + i`` (its choice among equally scored moves), so the games
-    are the solver's different lines, and each one replays alone from its seed (``solver_seeds``).
+
+def solver_games(agent: Any, solver: Any, games: int, seed: int, progress: Any) -> dict[str, Any]:
+    """Play ``games`` games with ``agent`` first against ``solver``; return results and first mistakes.
+
+    Game ``i`` reseeds the solver (a seeded perfect player) with ``seed + i``, its choice among equally
+    scored moves, so the games are its different lines, and each one replays alone from its seed
+    (``solver_seeds``). The exact scores also judge the player's moves.
     """
-    from label_connectfour import SolverPlayer
-
     from agents.arena import play_game
+    from agents.connect_four_solver import score_moves
     from agents.perfect_play import connect_four
 
     game = connect_four()
-    solver = SolverPlayer(seed=seed)
-    judge = SolverPlayer(seed=seed)
     results = {"win": 0, "draw": 0, "loss": 0}
     first_mistakes: list[dict[str, Any]] = []
     for index in range(games):
-        solver.rng = np.random.default_rng(seed + index)
+        solver.reseed(seed + index)
         moves: list[int] = []
         mistakes: list[int] = []  # plies of the player's moves that changed the result
 
@@ -134,7 +138,7 @@ def solver_games(agent: Any, games: int, seed: int, progress: Any) -> dict[str, 
             state: Any, action: int, _child: Any, moves: list[int] = moves, mistakes: list[int] = mistakes
         ) -> None:
             if game.current_player(state) == 0 and not mistakes:
-                scores = judge.scores(state)
+                scores = score_moves(game, state)
                 if np.sign(scores[action]) != np.sign(max(scores.values())):
                     mistakes.append(len(moves))
             moves.append(action)
@@ -148,7 +152,13 @@ def solver_games(agent: Any, games: int, seed: int, progress: Any) -> dict[str, 
                 {"moves": "".join(map(str, moves)), "first_mistake_ply": mistake, "seed": seed + index}
             )
         progress.update(1)
-    return {**results, "games": games, "solver_seeds": [seed, seed + games - 1], "not_won": first_mistakes}
+    return {
+        **results,
+        "games": games,
+        "solver": SOLVER,
+        "solver_seeds": [seed, seed + games - 1],
+        "not_won": first_mistakes,
+    }
 
 
 def grade_tictactoe(args: argparse.Namespace) -> int:
@@ -208,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.game == "tictactoe":
         return grade_tictactoe(args)
+    from agents.factory import make_agent
     from agents.perfect_play import (
         SHIPPED,
         STAGES,
@@ -226,6 +237,15 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         cli.fail(f"--labels: {error}")
     agents = _make_players(args, game)
+    solver = None
+    if args.solver_games:
+        try:
+            built = cli.build_named(
+                "--solver-games", [SOLVER], lambda _, name: make_agent(name, seed=args.seed, game=game)
+            )
+            solver = built[SOLVER]
+        except ValueError as error:
+            cli.fail(str(error))
     if args.per_stage is not None:
         rng = np.random.default_rng(args.seed)
         stages = labels.stages()
@@ -243,7 +263,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.solver_games:
             player = FreshSearch(agent) if args.fresh_search else agent
             with progress_bar(args.solver_games, f"{name} vs solver", enabled=not args.quiet) as bar:
-                summary["players"][name]["solver_games"] = solver_games(player, args.solver_games, args.seed, bar)
+                summary["players"][name]["solver_games"] = solver_games(
+                    player, solver, args.solver_games, args.seed, bar
+                )
     critical = int(labels.critical().sum())
     print(f"{len(labels):,} positions ({critical:,} critical) of {path}:")
     print(format_report(reports))

@@ -5,22 +5,27 @@ Games are played between players of different strengths, drawn at random per gam
 replaced by a uniformly random one with probability --noise so that even deterministic players
 diverge. From each game one position per stage (plies 0-7, 8-15, 16-23, 24+) is kept while that stage
 still needs positions; a position already kept (or in an --exclude file) is not taken twice. Every
-legal move of every kept position is then scored by BitBully with its opening book.
+legal move of every kept position is then scored by this project's exact solver
+(agents.connect_four_solver, with the 12-ply opening book of bitbully-databases), in --workers processes
+that each keep their own solver and transposition table.
 
-The solver is an optional extra under the AGPL-3.0 (`pip install -e ".[solver]"`): only this script and
-the games against it in eval_perfect_play.py import it, never the package. The label files it writes are
-plain data that the package grades players with, numpy alone (agents/perfect_play.py).
+The solver needs the `solver` extra (numba, and bitbully-databases for the book; both MIT:
+`pip install -e ".[solver]"`). --crosscheck also scores every position with BitBully and stops at the
+first disagreement; BitBully is under the AGPL-3.0, in the `crosscheck` extra, and only this script
+imports it (SolverPlayer), never the package. The label files are plain data that the package grades
+players with, numpy alone (agents/perfect_play.py); the file's metadata names the solver that scored it.
 
-The shipped sets were made by (about 8 minutes each on 2 cores):
+The shipped sets were made by (with BitBully, before our solver; about 8 minutes each on 2 cores):
 
     python scripts/label_connectfour.py --per-stage 800 --seed 0 --out agents/data/connectfour_labels.npz
     python scripts/label_connectfour.py --per-stage 250 --seed 1 \\
         --exclude agents/data/connectfour_labels.npz --out agents/data/connectfour_heldout.npz
-    python scripts/label_connectfour.py --per-stage 250 --seed 2 --players random --noise 0 \
-        --exclude agents/data/connectfour_labels.npz agents/data/connectfour_heldout.npz \
+    python scripts/label_connectfour.py --per-stage 250 --seed 2 --players random --noise 0 \\
+        --exclude agents/data/connectfour_labels.npz agents/data/connectfour_heldout.npz \\
         --out agents/data/connectfour_random.npz
 
 The last is the off-path set: positions of uniformly random games, which no trained player would reach.
+Our solver scores all 5,200 of their positions exactly as BitBully did (tests/agents/test_connect_four_solver.py).
 """
 
 from __future__ import annotations
@@ -45,14 +50,17 @@ DEFAULT_PLAYERS = ["random", "mcts:100", "mcts:1000", "alphabeta:2", "alphabeta:
 
 
 class SolverPlayer:
-    """A perfect Connect Four player (BitBully): a uniformly random move among the best-scored ones.
+    """A perfect Connect Four player by BitBully (AGPL-3.0): a uniformly random move among the best-scored ones.
+
+    The --crosscheck of this script's labels, and a second perfect player for the ladder; the package's own is
+    the agent ``perfect`` (agents.connect_four_solver.PerfectAgent).
 
     Args:
         seed: seeds the choice among equally scored moves.
     """
 
     def __init__(self, seed: int | None = None) -> None:
-        require_extra("solver", "bitbully", needed_for="the exact Connect Four solver")
+        require_extra("crosscheck", "bitbully", needed_for="BitBully's solver")
         from bitbully import BitBully
 
         self.solver = BitBully()
@@ -77,7 +85,9 @@ class SolverPlayer:
         return best[int(self.rng.integers(len(best)))]
 
 
-_WORKER: SolverPlayer | None = None
+#: A worker process's BitBully player when --crosscheck asks for it (built on its first position).
+_CROSSCHECK: SolverPlayer | None = None
+_CROSSCHECKING = False
 
 
 #: The most positions per stage (the solver scores each: 100,000 a stage is hours of work).
@@ -86,19 +96,48 @@ MAX_PER_STAGE = 100_000
 MAX_STALLED_GAMES = 1_000
 
 
-def _score_task(moves: list[int]) -> list[int]:
-    """Score one position (a worker process keeps one solver and its transposition table)."""
-    global _WORKER
+def _start_worker(crosscheck: bool) -> None:
+    """Set up a worker process: whether it scores each position with BitBully too."""
+    global _CROSSCHECKING
+    _CROSSCHECKING = crosscheck
+
+
+def _score_task(moves: list[int]) -> tuple[list[int], list[int] | None]:
+    """Return one position's scores by our solver and, with --crosscheck, by BitBully (else None).
+
+    A worker process keeps one solver and its transposition table (``shared_solver``), and one BitBully.
+    """
+    global _CROSSCHECK
+    from agents.connect_four_solver import score_moves
     from agents.perfect_play import COLS, NO_MOVE, connect_four
 
-    if _WORKER is None:
-        _WORKER = SolverPlayer()
     game = connect_four()
     state = game.initial_state()
     for column in moves:
         state = game.apply(state, column)
-    scores = _WORKER.scores(state)
-    return [scores.get(c, NO_MOVE) for c in range(COLS)]
+    scores = score_moves(game, state)
+    row = [scores.get(c, NO_MOVE) for c in range(COLS)]
+    if _CROSSCHECKING:
+        if _CROSSCHECK is None:
+            _CROSSCHECK = SolverPlayer()
+        theirs = _CROSSCHECK.scores(state)
+        return row, [theirs.get(c, NO_MOVE) for c in range(COLS)]
+    return row, None
+
+
+def solver_name(crosscheck: bool) -> str:
+    """Return how the labels were scored, for the file's metadata (the solver, its book, the cross-check)."""
+    from importlib.metadata import version
+
+    from agents.connect_four_solver import COMPILED
+
+    name = (
+        f"agents.connect_four_solver ({'numba-compiled' if COMPILED else 'pure Python'}) with the 12-ply book of "
+        f"bitbully-databases {version('bitbully-databases')}"
+    )
+    if crosscheck:
+        name += f", every position checked against BitBully {version('bitbully')} (AGPL-3.0)"
+    return name
 
 
 def sample_positions(
@@ -168,12 +207,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--exclude", nargs="+", default=[], help="label files whose positions are not taken again (held-out sets)"
     )
     parser.add_argument("--workers", type=cli.int_type(1, 64), default=2, help="solver processes")
+    parser.add_argument(
+        "--crosscheck",
+        action="store_true",
+        help="also score every position with BitBully (the crosscheck extra, AGPL-3.0); stop at a disagreement",
+    )
     cli.add_run_flags(parser, seed="seed of the games", overwrite=True)
     return cli.parse_checked(parser, argv, lambda args: cli.check_not_an_input(args.out, {"--exclude": args.exclude}))
 
 
 def _check_inputs(args: argparse.Namespace) -> set[bytes]:
-    """Check the solver extra and every player; return the boards of the --exclude files' positions.
+    """Check the extras and every player; return the boards of the --exclude files' positions.
 
     Raises:
         ValueError: (an ``ImportError`` for the extra) naming the flag and the player or file.
@@ -181,7 +225,10 @@ def _check_inputs(args: argparse.Namespace) -> set[bytes]:
     from agents.factory import make_agent
     from agents.perfect_play import connect_four, load_labels
 
-    require_extra("solver", "bitbully", needed_for="labelling positions with the exact solver")
+    # Without numba and the book the solver is exact but about a hundred times slower: hours for a label set.
+    require_extra("solver", "numba", "bitbully_databases", needed_for="labelling positions with the exact solver")
+    if args.crosscheck:
+        require_extra("crosscheck", "bitbully", needed_for="--crosscheck")
     cli.build_named("--players", args.players, lambda _, name: make_agent(name, game=connect_four()))
     labels = cli.build_named("--exclude", args.exclude, lambda _, path: load_labels(path))
     return {state.board for label_set in labels.values() for state in label_set.states()}
@@ -190,7 +237,7 @@ def _check_inputs(args: argparse.Namespace) -> set[bytes]:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = parse_args(argv)
-    from agents.perfect_play import LabelSet, grade, load_labels, save_labels
+    from agents.perfect_play import NO_MOVE, LabelSet, grade, load_labels, save_labels
 
     try:
         exclude = _check_inputs(args)
@@ -202,8 +249,16 @@ def main(argv: list[str] | None = None) -> int:
         cli.fail(str(error))
     sampled = time.perf_counter() - start
     print(f"sampled {len(moves)} positions in {sampled:.0f} s; scoring them", flush=True)
-    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        scores = pool.map(_score_task, moves, chunksize=8)
+    with multiprocessing.get_context("spawn").Pool(args.workers, _start_worker, (args.crosscheck,)) as pool:
+        scores = []
+        for position, (ours, theirs) in zip(moves, pool.imap(_score_task, moves, chunksize=8), strict=True):
+            if theirs is not None and theirs != ours:
+                cli.fail(
+                    f"--crosscheck: the solvers disagree after the moves {position}: ours scores {ours}, "
+                    f"BitBully {theirs} (columns 0-6, {NO_MOVE}: full)",
+                    cli.EXIT_FAILED,
+                )
+            scores.append(ours)
     solved = time.perf_counter() - start - sampled
     padded = np.full((len(moves), 42), 255, dtype=np.uint8)
     for row, m in zip(padded, moves, strict=True):
@@ -211,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     meta = {
         "command": "scripts/label_connectfour.py " + " ".join(sys.argv[1:] if argv is None else argv),
         **{key: getattr(args, key) for key in ("players", "noise", "seed")},
-        "solver": "BitBully (AGPL-3.0) with its default opening book",
+        "solver": solver_name(args.crosscheck),
     }
     labels = LabelSet(padded, np.array(scores, dtype=np.int8), np.array(source, dtype=np.uint8), tuple(names), meta)
     save_labels(args.out, labels)
@@ -224,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         "bytes": os.path.getsize(args.out),
         "sample_seconds": round(sampled, 1),
         "solve_seconds": round(solved, 1),
+        "solver": meta["solver"],
         "load_average": cli.load_average(),
     }
     if best["best_score"] != 1.0:  # the solver's own moves must grade perfect: the file and the grader agree

@@ -1,15 +1,26 @@
-"""scripts/eval_perfect_play.py and scripts/label_connectfour.py end to end (the solver parts when it is installed)."""
+"""scripts/eval_perfect_play.py and scripts/label_connectfour.py end to end.
+
+The solver parts need the `solver` extra (numba and the opening book: our solver at full speed); --crosscheck
+needs the `crosscheck` extra (BitBully).
+"""
 
 import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from agents.perfect_play import load_labels
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from script_helpers import load_script  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
-HAS_SOLVER = importlib.util.find_spec("bitbully") is not None
+HAS_SOLVER = all(importlib.util.find_spec(name) for name in ("numba", "bitbully_databases"))
+HAS_BITBULLY = importlib.util.find_spec("bitbully") is not None
 
 
 def run(script, *args):
@@ -48,24 +59,87 @@ def test_bad_players_and_label_files_fail_in_one_line(tmp_path):
 @pytest.mark.skipif(HAS_SOLVER, reason="checks the message shown without the solver extra")
 def test_solver_games_need_the_solver_extra():
     done = run("eval_perfect_play.py", "random", "--solver-games", "1")
-    assert done.returncode == 2 and "solver" in done.stderr
+    assert done.returncode == 2 and "--solver-games needs" in done.stderr and "'solver' extra" in done.stderr
+    done = run("label_connectfour.py", "--out", "never.npz")
+    assert done.returncode == 2 and "'solver' extra" in done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.skipif(not HAS_SOLVER, reason="the solver extra (bitbully, AGPL-3.0) is not installed")
+@pytest.mark.skipif(not HAS_SOLVER, reason="the solver extra (numba, bitbully-databases) is not installed")
 @pytest.mark.slow
 def test_solver_games_and_a_small_label_file(tmp_path):
     done = run("eval_perfect_play.py", "random", "--per-stage", "2", "--solver-games", "2", "--quiet", "--json")
     assert done.returncode == 0, done.stderr
     games = json.loads(done.stdout.splitlines()[-1])["players"]["random"]["solver_games"]
     assert games["games"] == 2 and games["loss"] == 2  # a random first player loses to perfect play
+    assert games["solver"] == "perfect"
     assert all(lost["first_mistake_ply"] is not None for lost in games["not_won"])
     assert games["solver_seeds"] == [0, 1] and [lost["seed"] for lost in games["not_won"]] == [0, 1]  # one each
+    done = run("eval_perfect_play.py", "alphabeta:4", "--per-stage", "1", "--solver-games", "1", "--quiet", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["players"]["alphabeta:4"]["solver_games"]["win"] == 0
     out = tmp_path / "labels.npz"
     done = run("label_connectfour.py", "--per-stage", "3", "--players", "random", "--out", str(out), "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.splitlines()[-1])["positions"] == 12
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["positions"] == 12 and summary["solver"].startswith("agents.connect_four_solver (numba-compiled)")
+    labels = load_labels(out)  # the loader checks every score against the rules
+    assert labels.meta["solver"] == summary["solver"] and "BitBully" not in summary["solver"]
     done = run("label_connectfour.py", "--per-stage", "3", "--out", str(out))
     assert done.returncode == 2 and "pass --overwrite" in done.stderr
+
+
+@pytest.mark.skipif(HAS_BITBULLY, reason="checks the message shown without the crosscheck extra")
+def test_crosscheck_needs_the_crosscheck_extra(tmp_path):
+    done = run("label_connectfour.py", "--out", str(tmp_path / "labels.npz"), "--crosscheck")
+    assert done.returncode == 2 and "--crosscheck needs bitbully, the 'crosscheck' extra" in done.stderr
+    assert not (tmp_path / "labels.npz").exists()
+
+
+@pytest.mark.skipif(not (HAS_SOLVER and HAS_BITBULLY), reason="needs the solver and crosscheck extras")
+@pytest.mark.slow
+def test_crosscheck_agrees_with_bitbully_and_is_recorded(tmp_path):
+    out = tmp_path / "labels.npz"
+    done = run(
+        "label_connectfour.py", "--per-stage", "3", "--players", "random", "--crosscheck", "--out", str(out), "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "checked against BitBully" in load_labels(out).meta["solver"]
+
+
+@pytest.mark.skipif(not HAS_SOLVER, reason="the solver extra (numba, bitbully-databases) is not installed")
+def test_crosscheck_stops_at_the_first_disagreement(tmp_path, monkeypatch, capsys):
+    module = load_script("label_connectfour")
+
+    class WrongBitBully:
+        def scores(self, state):
+            from agents.connect_four_solver import score_moves
+            from agents.perfect_play import connect_four
+
+            return {column: score + 1 for column, score in score_moves(connect_four(), state).items()}
+
+    class InProcessPool:  # the workers' code, run here, where the fake BitBully is
+        def __init__(self, workers, initializer, initargs):
+            initializer(*initargs)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def imap(self, task, items, chunksize):
+            return map(task, items)
+
+    monkeypatch.setattr(module, "SolverPlayer", WrongBitBully)
+    monkeypatch.setattr(module, "require_extra", lambda *args, **kwargs: None)
+    monkeypatch.setattr(module.multiprocessing, "get_context", lambda method: SimpleNamespace(Pool=InProcessPool))
+    out = tmp_path / "labels.npz"
+    with pytest.raises(SystemExit) as info:
+        module.main(["--per-stage", "1", "--players", "random", "--crosscheck", "--out", str(out)])
+    assert info.value.code == 1
+    error = capsys.readouterr().err
+    assert "--crosscheck: the solvers disagree after the moves [" in error and "BitBully [" in error
+    assert not out.exists()
 
 
 def test_tictactoe_grades_every_position_against_the_exact_solver(tmp_path):
