@@ -57,18 +57,18 @@ one (scripts/peers/resets.py's docstring), --repeats times 2,000 resets (200 wit
 
 Solver (--solver, alone): the exact Connect Four solver (agents.connect_four_solver), compiled, beside BitBully
 (when installed; "not installed" otherwise) on the same positions of the shipped label sets (agents/data/
-connectfour_*.npz, all 5,200 positions with --solver-all, else a seeded sample of --solver-positions), in turn, one
-solver of each kept for the whole run (their tables carry over, as when a grader uses them). A position's time
-is that of scoring all its legal moves (ConnectFourSolver.score_moves, BitBully's score_all_moves), reported by
-plies on the board (0-5, 6-11, 12-17, 18-23, 24+): median and max ms, ours/BitBully of the medians and of the
-maxima. Every position's scores are compared with BitBully's and with the label file's; the disagreements are
-counted. The pure-Python path (NUMBA_DISABLE_JIT=1, a child process) is timed on the bands from 12 plies on
-only, --solver-python positions per band that the compiled search settled in at most 20,000 nodes, late bands
-first, until --solver-python-budget seconds are spent: a position of fewer plies reads the opening book, and
-there each probe costs the pure-Python path about 15 ms (numpy's searchsorted given a Python int converts the
-4.2-million-entry array), so one opening position took 164 s. The start: a child process with an empty
-NUMBA_CACHE_DIR (the compile), then a second with the same folder (the cached start): the solver module's
-import, making the solver (its table and the book), and its first call.
+connectfour_*.npz, all 5,200 positions with --solver-all, else a seeded sample of --solver-positions), in turn,
+one solver of each kept for the whole run (their tables carry over, as when a grader uses them). A position's
+time is that of scoring all its legal moves (ConnectFourSolver.score_moves, BitBully's score_all_moves),
+reported by plies on the board (0-5, 6-11, 12-17, 18-23, 24+): median and max ms, ours/BitBully of the medians
+and of the maxima. Every position's scores are compared with BitBully's and with the label file's; the
+disagreements are counted. The pure-Python path (NUMBA_DISABLE_JIT=1, a child process) is timed on the bands
+from 12 plies on only, --solver-python positions per band that the compiled search settled in at most 20,000
+nodes, late bands first, until --solver-python-budget seconds are spent: a position of fewer plies searches
+longer and reads the opening book, where each probe cost the pure-Python path about 15 ms until 69db3b9 (numpy's
+searchsorted given a Python int converted the 4.2-million-entry array; one opening position took 164 s). The
+start: a child process with an empty NUMBA_CACHE_DIR (the compile), then a second with the same folder (the
+cached start): the solver module's import, making the solver (its table and the book), and its first call.
 
 --compare needs the 'bench' extra (pettingzoo, open-spiel); pgx (pip install pgx, which pulls jax) is
 timed when it imports and runs, and skipped with the reason otherwise.
