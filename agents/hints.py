@@ -1,7 +1,44 @@
 """The hints of the play window and the browser page: what each legal move leads to, for the player to move.
 
 :func:`hint_labels` is the hint provider ``(game, state, player) -> {action: label}`` that
-:class:`gym_boardgames.play_session.PlaySession` takes; ``scripts/play.py`` hands it to both front ends.
+:class:`gym_boardgames.play_session.PlaySession` takes; ``scripts/play.py`` hands it to both front ends. It
+returns a :class:`~gym_boardgames.play_session.HintLabels`, which also says how the labels were found
+(``source``): ``"exact"`` or ``"search estimate"``. The front ends show it beside the labels.
+
+Exact labels on Connect Four
+----------------------------
+On Connect Four, and on every board :func:`agents.connect_four_solver.check_solvable` accepts, each column is
+labelled with its exact outcome under best play on both sides (the winner wins as fast as it can, the loser
+holds out as long as it can), counted in the mover's own moves, this one included (:func:`exact_label`):
+
+* ``"win in N"``: the mover's N-th stone from now (this move's is the first) completes four, whatever the
+  opponent does; ``"win in 1"`` is a win with this very stone.
+* ``"loss in N"``: the opponent's N-th stone from now completes four, however the mover defends; the mover
+  makes N moves first, this one included. ``"loss in 1"``: the opponent wins with its very next stone.
+* ``"draw"``: the board fills up.
+
+With ``ply`` stones on a board of ``cells`` cells, the solver's score ``s`` of a column (Pons' convention: a
+win with the next stone scores ``(cells + 1 - ply) // 2``, one less for each further stone of the winner's;
+a loss is minus the opponent's win score, counted from the position after the move) gives
+
+* ``s > 0``: ``N = (cells + 1 - ply) // 2 - s + 1``;
+* ``s < 0``: ``N = (cells - ply) // 2 + s + 1``.
+
+On the empty 6x7 board: column 3 is ``"win in 21"`` (the 41st stone of the game), columns 2 and 4 ``"draw"``,
+1 and 5 ``"loss in 21"`` (the 42nd stone), 0 and 6 ``"loss in 20"`` (the 40th).
+
+The search is bounded by :func:`hint_node_budget` positions, about two seconds. A position it cannot solve in
+that budget (rare: the hardest ones, 12 to 17 stones, take about a second here) gets the searched labels of
+the other boards instead, with the source ``"search estimate"`` (and, against a network opponent, the network's
+priors: :class:`~gym_boardgames.play_session.PlaySession` then names the source ``"network estimate"``).
+
+Other games
+-----------
+Dots and Boxes up to 26 edges (3x3 boxes included) reads the exact solved table
+(:func:`agents.dots.layer_table.solved_table`: the shipped one on 3x3). Other small games (at most 16 cells,
+or 12 edges) are searched to the end, so the labels are the game-theoretic results ``"win"``, ``"draw"`` and
+``"loss"`` (source ``"exact"``). Larger ones are searched :data:`SHALLOW_DEPTH` plies deep: a forced win or loss
+within that horizon is labelled, anything else is ``"?"`` (source ``"search estimate"``).
 """
 
 from __future__ import annotations
@@ -9,6 +46,8 @@ from __future__ import annotations
 from typing import Any
 
 from agents.minimax import alphabeta
+from gym_boardgames.checks import check_int
+from gym_boardgames.play_session import EXACT, SEARCH_ESTIMATE, HintLabels
 from gym_boardgames.rules.common import value_for
 from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.rules.registry import family_of
@@ -16,20 +55,45 @@ from gym_boardgames.rules.registry import family_of
 #: Boards up to this many cells (or edges + 4) are searched to the end; larger ones :data:`SHALLOW_DEPTH` plies.
 EXACT_SEARCH_SIZE = 16
 SHALLOW_DEPTH = 4
+#: The exact Connect Four hints' node budget, compiled (numba): about 2 s at the 2.0-3.3 million positions a
+#: second measured on a quiet 2-core machine (a fresh transposition table, positions of 12 to 17 stones).
+SOLVER_HINT_NODES = 5_000_000
+#: The same budget without numba, where the solver searches about 33,000 positions a second.
+SOLVER_HINT_NODES_PURE_PYTHON = 60_000
 _LABELS = {1.0: "win", 0.0: "draw", -1.0: "loss"}
 
 
-def hint_labels(game: Any, state: Any, player: int) -> dict[int, str]:
-    """Return, for each legal move of ``player`` in ``state``, ``"win"``, ``"draw"``, ``"loss"`` or ``"?"``.
+def hint_labels(game: Any, state: Any, player: int, *, max_nodes: int | None = None) -> HintLabels:
+    """Return the label of each legal move of ``player`` in ``state``, and how the labels were found.
 
-    Dots and Boxes up to 26 edges (3x3 boxes included) uses the exact solved table
-    (:func:`agents.dots.layer_table.solved_table`: the shipped one on 3x3). Other small games (at most 16
-    cells, or 12 edges) are searched to the end, so the labels are the game-theoretic results. Larger ones
-    are searched a few plies deep: a forced win or loss within that horizon is labelled, anything else is
-    ``"?"``.
+    Connect Four and the boards the exact solver plays get ``"win in N"``, ``"draw"`` or ``"loss in N"``
+    (see the module for N) when the solver finishes within ``max_nodes`` positions; other games, and a
+    position the solver does not finish, get ``"win"``, ``"draw"``, ``"loss"`` or ``"?"`` (see the module).
+
+    Args:
+        game: the rules object.
+        state: a position that is not over.
+        player: the player to move in ``state``: the labels are that player's results.
+        max_nodes: the solver's budget of positions (default :func:`hint_node_budget`).
+
+    Returns:
+        ``{action: label}`` with ``source`` ``"exact"`` (every label is the game-theoretic result) or
+        ``"search estimate"`` (a depth-limited search; ``"?"`` where it found no forced result).
+
+    Raises:
+        ValueError: if ``max_nodes`` is below 1, or the solver is asked for another player than the mover.
     """
+    if max_nodes is not None:
+        check_int("max_nodes", max_nodes, 1)
     if family_of(game) == "dots" and game.num_edges <= 26:
-        return _dots_hint_labels(game, state, player)
+        return HintLabels(_dots_hint_labels(game, state, player), EXACT)
+    if _solver_plays(game):
+        from agents.connect_four_solver import SearchBudgetExceeded
+
+        try:
+            return HintLabels(exact_connect_labels(game, state, player, max_nodes), EXACT)
+        except SearchBudgetExceeded:
+            pass  # too hard for the budget: the searched labels below, named as an estimate
 
     size = getattr(game, "num_cells", None) or getattr(game, "num_edges", 0) + 4
     depth = None if size <= EXACT_SEARCH_SIZE else SHALLOW_DEPTH
@@ -43,11 +107,62 @@ def hint_labels(game: Any, state: Any, player: int) -> dict[int, str]:
             child_value = alphabeta(game, child, depth=depth, seed=0, table=table if depth is None else None)[0]
             value = value_for(player, child_value, game.current_player(child))
         labels[action] = "win" if value >= 1 else "loss" if value <= -1 else "draw" if depth is None else "?"
-    return labels
+    return HintLabels(labels, EXACT if depth is None else SEARCH_ESTIMATE)
+
+
+def hint_node_budget() -> int:
+    """Return the default node budget of the exact hints: about two seconds, compiled or not (see the constants)."""
+    from agents.connect_four_solver import COMPILED
+
+    return SOLVER_HINT_NODES if COMPILED else SOLVER_HINT_NODES_PURE_PYTHON
+
+
+def exact_label(score: int, cells: int, ply: int) -> str:
+    """Return the label of a move's exact solver score (see the module): ``"win in N"``, ``"draw"`` or ``"loss in N"``.
+
+    Args:
+        score: the move's score for the mover, in Pons' convention (:mod:`agents.connect_four_solver`).
+        cells: the board's cells.
+        ply: the stones on the board before the move.
+    """
+    if score > 0:
+        return f"win in {(cells + 1 - ply) // 2 - score + 1}"
+    if score < 0:
+        return f"loss in {(cells - ply) // 2 + score + 1}"
+    return "draw"
+
+
+def exact_connect_labels(game: Any, state: Any, player: int, max_nodes: int | None = None) -> dict[int, str]:
+    """Return ``{column: exact label}`` for the mover of a position on a board the solver plays.
+
+    Raises:
+        ValueError: if ``player`` is not the mover, or the solver does not play ``game``.
+        agents.connect_four_solver.SearchBudgetExceeded: if ``max_nodes`` (default :func:`hint_node_budget`)
+            positions were searched before every column was solved.
+    """
+    from agents.connect_four_solver import score_moves
+
+    if player != game.current_player(state):
+        raise ValueError(f"the exact hints are the mover's: player {player} is not to move")
+    scores = score_moves(game, state, hint_node_budget() if max_nodes is None else max_nodes)
+    ply = sum(1 for cell in state.board if cell)
+    return {column: exact_label(score, game.rows * game.cols, ply) for column, score in scores.items()}
+
+
+def _solver_plays(game: Any) -> bool:
+    if family_of(game) != "connect" or not getattr(game, "gravity", False):
+        return False  # decided without importing the solver (and numba)
+    from agents.connect_four_solver import check_solvable
+
+    try:
+        check_solvable(game)
+    except ValueError:
+        return False
+    return True
 
 
 def _dots_hint_labels(game: DotsAndBoxes, state: Any, player: int) -> dict[int, str]:
-    """Exact hints for Dots and Boxes from the solved layer table."""
+    """Exact hints for Dots and Boxes from the solved table."""
     from agents.dots.layer_table import solved_table
 
     table = solved_table(game.rows, game.cols)

@@ -15,7 +15,7 @@ shared with the browser page; this module adds the window, its keys and its even
 This module never imports ``agents`` (the env package sits below the algorithms) and never reads the command
 line: :class:`PlayApp` takes the env, the agent and the hint provider as objects. ``scripts/play.py`` parses
 the command line, builds the agent with ``agents.factory.make_agent`` and hands it over with its exact and
-searched hints (``agents.hints.hint_labels``).
+searched hints (``agents.hints.hint_labels``: "win in N" / "draw" / "loss in N" on Connect Four).
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ class PlayApp(PlaySession):
         human_player: the side the human plays, 0 (moves first) or 1.
         screenshot: a PNG path written when a game ends and on exit.
         title: the window caption.
-        hints: the hint provider the H key shows, or None (then every move is labelled ``"?"``).
+        hints: the hint provider the H key shows, or None (then every move is labelled ``"?"``); the status line
+            names how the labels were found (``hints: exact``, ``hints: search estimate``...).
     """
 
     def __init__(

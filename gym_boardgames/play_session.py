@@ -16,15 +16,40 @@ from __future__ import annotations
 import io
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gym_boardgames.envs.base import TwoPlayerEnv
 from gym_boardgames.opponents import as_policy
 from gym_boardgames.render.pygame_canvas import import_pygame
 
-#: A hint provider: ``(game, state, player) -> {legal action: label}``, each label ``"win"``, ``"draw"``,
-#: ``"loss"`` or ``"?"`` (unknown) for the mover's result after that action.
+#: How a hint provider found its labels (:attr:`HintLabels.source`): every label the game-theoretic result...
+EXACT = "exact"
+#: ...or a depth-limited search's, ``"?"`` beyond its horizon.
+SEARCH_ESTIMATE = "search estimate"
+#: What :attr:`PlaySession.hint_source` says of estimated labels a network opponent added its priors to.
+NETWORK_ESTIMATE = "network estimate"
+
+
+class HintLabels(dict[int, str]):
+    """A hint provider's ``{legal action: label}``, and how the labels were found (:attr:`source`).
+
+    A plain ``dict`` in every other respect, so a provider that returns a plain one still works (its source
+    is then unknown, ``""``, and the front ends name none).
+
+    Args:
+        labels: ``{legal action: label}``.
+        source: :data:`EXACT` or :data:`SEARCH_ESTIMATE`.
+    """
+
+    def __init__(self, labels: Mapping[int, str], source: str) -> None:
+        super().__init__(labels)
+        self.source = source
+
+
+#: A hint provider: ``(game, state, player) -> {legal action: label}`` for the mover's result after each
+#: action: ``"win"``, ``"draw"``, ``"loss"`` or ``"?"`` (unknown), which may be followed by more words
+#: (``"win in 3"``; the first word picks the colour). Returning :class:`HintLabels` also says how they were found.
 HintProvider = Callable[[Any, Any, int], dict[int, str]]
 
 MESSAGE_SECONDS = 2.5
@@ -47,7 +72,8 @@ class PlaySession:
             person on both sides. If it also has ``evaluate(game, states) -> (priors, values)`` (a
             network), the hints add its priors and value.
         human_player: the side the person plays, 0 (moves first) or 1; ignored without an agent.
-        hints: the hint provider, or None (then every move is labelled ``"?"``).
+        hints: the hint provider, or None (then every move is labelled ``"?"``). If it returns
+            :class:`HintLabels`, :attr:`hint_source` and the status line say how the labels were found.
 
     Raises:
         ValueError: if ``human_player`` is not 0 or 1, or ``env`` has a built-in opponent (it would move too).
@@ -68,6 +94,9 @@ class PlaySession:
         self.view = env.make_view()
         self.show_hints = False
         self.hints: dict[int, str] = {}
+        #: How :attr:`hints` were found: :data:`EXACT`, :data:`SEARCH_ESTIMATE`, :data:`NETWORK_ESTIMATE`
+        #: (estimated labels with a network's priors), or ``""`` (no hints yet, or a provider that does not say).
+        self.hint_source = ""
         self.message, self.message_until = "", 0.0
         #: Bumped at every change a viewer must redraw (a move, the hints, a message): the page waits on it.
         self.version = 0
@@ -113,7 +142,7 @@ class PlaySession:
             self.env.reset(seed=0)
             for action in moves:
                 self.env.step(action)
-            self.hints = {}
+            self._clear_hints()
             self._after_move()
 
     def _after_move(self) -> None:
@@ -122,7 +151,7 @@ class PlaySession:
             self._on_game_over()
             return
         if self.human_to_move:
-            self.hints = {}
+            self._clear_hints()
             if self.show_hints:
                 self._request_hints()
         else:
@@ -139,6 +168,9 @@ class PlaySession:
     def _start_worker(self, target: Callable[[int, Any], None]) -> None:
         thread = threading.Thread(target=target, args=(self._generation, self.env.state), daemon=True)
         thread.start()
+
+    def _clear_hints(self) -> None:
+        self.hints, self.hint_source = {}, ""
 
     def _request_hints(self) -> None:
         self._hints_pending = True
@@ -167,28 +199,35 @@ class PlaySession:
         try:
             labels = self._hint_labels(state)
         except Exception as error:  # shown; without a result the status would say "solving" forever
-            labels = {}
+            labels = HintLabels({}, "")
             self.say(f"the hints failed: {error!r}", seconds=10)
         with self.lock:
             if generation == self._generation:
-                self.hints = labels
+                self.hints, self.hint_source = dict(labels), labels.source
                 self._hints_pending = False
                 self._touch()
 
-    def _hint_labels(self, state: Any) -> dict[int, str]:
+    def _hint_labels(self, state: Any) -> HintLabels:
+        """Return the provider's labels of ``state`` with their source; a network opponent adds its priors."""
         player = self.game.current_player(state)
         if self.hint_provider is not None:
             labels = self.hint_provider(self.game, state, player)
         else:
             labels = dict.fromkeys(self.game.legal_actions(state), "?")
+        source = getattr(labels, "source", "")
         evaluate = getattr(self.agent, "evaluate", None)
         if callable(evaluate):
             # A network opponent (AlphaZero) also shows what it thinks of the person's moves: its prior per
-            # move under the exact or searched label, and its value of the position for the person.
+            # move under the exact or searched label, and its value of the position for the person. Labels
+            # that are not exact are then the network's estimate, searched labels and priors together.
             priors, values = evaluate(self.game, [state])
             labels = {a: f"{label} {priors[0][a]:.0%}" for a, label in labels.items()}
-            self.say(f"network: value {float(values[0]):+.2f} for you; % = its prior for each move", seconds=8)
-        return labels
+            source = source if source == EXACT else NETWORK_ESTIMATE
+            self.say(
+                f"hints: {source}; network: value {float(values[0]):+.2f} for you, % = its prior for each move",
+                seconds=8,
+            )
+        return HintLabels(labels, source)
 
     def click(self, pos: tuple[int, int]) -> None:
         """Play the move a click at pixel ``pos`` of the board means, or say in the status why not."""
@@ -202,7 +241,7 @@ class PlaySession:
                 if action is None:
                     self.say(reason)
                 else:
-                    self.hints = {}
+                    self._clear_hints()
                     self.env.step(action)
                     self._after_move()
 
@@ -295,8 +334,12 @@ class PlaySession:
                 other = "other" if self.both_sides else "agent"
                 scores = f" - you {boxes[self.mover]}, {other} {boxes[1 - self.mover]}"
             turn = f"{you} to move" if self.both_sides else f"your move ({you})"
-            solving = f" - {SOLVING}" if self.show_hints and self._hints_pending else ""
-            return f"{turn}{scores}{solving}"
+            hints = ""
+            if self.show_hints and self._hints_pending:
+                hints = f" - {SOLVING}"
+            elif self.show_hints and self.hint_source:
+                hints = f" - hints: {self.hint_source}"
+            return f"{turn}{scores}{hints}"
 
     def draw_board(self, surface: Any, mouse: tuple[int, int] | None = None) -> None:
         """Draw the board, the status line, the hover under ``mouse`` and the hints on ``surface``."""
@@ -323,8 +366,12 @@ class PlaySession:
         largest, room = self.view.hint_size  # labels scale with the board, shrunk to fit (as "draw 11%" needs)
         for action, label in self.hints.items():
             colour = HINT_COLOURS[label.split()[0]]
-            text = fitted_text(label, (room, 2 * largest), colour, largest, bold=True)
+            # On two lines a network's prior goes below the result: "win in 19" over "86%", not "19 86%".
+            result, _, prior = label.rpartition(" ")
+            text = f"{result}\n{prior}" if prior.endswith("%") else label
+            text = fitted_text(text, (room, 2 * largest), colour, largest, bold=True)
             badge = text.get_rect(center=self.view.hint_centre(self.env.state, action)).inflate(10, 6)
-            self.pygame.draw.rect(surface, HINT_BADGE, badge, border_radius=badge.height // 2)
-            self.pygame.draw.rect(surface, colour, badge, width=2, border_radius=badge.height // 2)
+            radius = min(badge.height // 2, 14)  # a pill on one line; on two, round ends would cut the text's corners
+            self.pygame.draw.rect(surface, HINT_BADGE, badge, border_radius=radius)
+            self.pygame.draw.rect(surface, colour, badge, width=2, border_radius=radius)
             surface.blit(text, text.get_rect(center=badge.center))

@@ -4,12 +4,16 @@ Examples:
   python scripts/play.py tictactoe
   python scripts/play.py connectfour --you second
   python scripts/play.py connectfour --opponent mcts:2000
+  python scripts/play.py connectfour --opponent perfect                 # the exact solver: perfect play
   python scripts/play.py connectn --rows 9 --cols 9 --n 5 --no-gravity --opponent alphabeta:2
   python scripts/play.py dotsandboxes --web
   python scripts/play.py dotsandboxes --web --port 8765          # on a remote machine: ssh -L 8765:127.0.0.1:8765 HOST
 
 Without ``--opponent`` each game gets an agent that replies at once (``agents.factory.default_opponent``):
 perfect alpha-beta on tic-tac-toe, the shipped network on Connect Four, the solved table on Dots and Boxes 3x3.
+``--opponent perfect`` plays Connect Four perfectly with the exact solver (and every gravity board with four in a
+row its bitboard holds, ``(rows + 1) * cols <= 63``); on Connect Four most replies take milliseconds, the hardest
+about a second. The hints (H) on those boards are exact: "win in N", "draw" or "loss in N" (``agents.hints``).
 
 The window is :class:`gym_boardgames.play.PlayApp`; the page is served by :mod:`gym_boardgames.web`. This script
 parses the command line, builds the game and the agent (``agents.factory.make_agent``) and hands them the
@@ -42,7 +46,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--opponent",
         help=f"the agent you play: {OPPONENTS} (default: one that answers at once: alphabeta on tictactoe, "
-        "alphazero on connectfour, exact on dots 3x3, mcts elsewhere)",
+        "alphazero on connectfour, exact on dots 3x3, mcts elsewhere; perfect: the exact solver, for gravity "
+        "boards with four in a row up to (rows + 1) * cols <= 63, connectfour included)",
     )
     parser.add_argument("--you", choices=["first", "second"], default="first", help="your side")
     cli.add_run_flags(parser, seed="seed of the agent", json=None)

@@ -29,7 +29,8 @@ def load_play_script():
     return module
 
 
-hint_labels = load_play_script().hint_labels
+PLAY_SCRIPT = load_play_script()
+hint_labels = PLAY_SCRIPT.hint_labels
 
 
 class Lowest:
@@ -214,6 +215,52 @@ def test_play_script_rejects_bad_opponents():
     assert result.returncode != 0 and "plays Dots and Boxes only" in result.stderr
 
 
+def test_play_script_builds_the_perfect_opponent_where_the_solver_plays():
+    from agents.connect_four_solver import PerfectAgent
+
+    args = PLAY_SCRIPT.parse_args(["connectfour", "--opponent", "perfect", "--seed", "1"])
+    assert isinstance(args.agent, PerfectAgent) and args.opponent == "perfect"
+    args = PLAY_SCRIPT.parse_args(["connectn", "--rows", "5", "--cols", "5", "--opponent", "perfect"])
+    assert isinstance(args.agent, PerfectAgent)
+
+
+@pytest.mark.parametrize(
+    "flags, reason",
+    [
+        (["tictactoe"], "gravity boards with four in a row"),
+        (["connectn", "--rows", "7", "--cols", "9"], "(rows + 1) * cols <= 63"),
+        (["connectn", "--no-gravity"], "gravity boards with four in a row"),
+    ],
+)
+def test_play_script_refuses_perfect_where_the_solver_cannot_play_in_one_line(flags, reason, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        PLAY_SCRIPT.parse_args([*flags, "--opponent", "perfect"])
+    error = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and ": error: --opponent perfect: " in error[-1]  # argparse names sys.argv[0]
+    assert reason in error[-1]
+
+
+@pytest.mark.parametrize(
+    "game, offered",
+    [
+        ("connectfour", ["alphazero", "perfect", "alphazero:0"]),  # the network stays the default
+        (("connectn", 4, 5), ["mcts", "perfect", "mcts:200"]),  # small enough to solve from the empty board at once
+        (("connectn", 4, 7), ["mcts", "mcts:200", "alphabeta:4"]),  # seconds from the empty board: left to the CLI
+        ("tictactoe", ["alphabeta", "alphazero", "alphazero:0"]),  # not a board the solver plays
+    ],
+)
+def test_the_page_offers_perfect_second_where_the_solver_answers_quickly(game, offered):
+    from agents.connect_four_solver import COMPILED
+    from gym_boardgames.rules import ConnectN, TicTacToe
+
+    if not COMPILED and "perfect" in offered:
+        pytest.skip("perfect is offered only with the compiled solver (the solver extra)")
+    rules = {"connectfour": ConnectN(6, 7, 4, True), "tictactoe": TicTacToe()}.get(game) or ConnectN(*game[1:], 4, True)
+    names = PLAY_SCRIPT.suggested_opponents(rules)
+    assert names[:3] == offered and PLAY_SCRIPT.default_opponent(rules) == offered[0]
+    assert len(names) == len(set(names)) and names[-1] == "random"
+
+
 def test_play_script_serves_the_page_and_prints_its_url():
     """--web: the URL with its token is printed, the page answers on loopback, Ctrl-C ends it cleanly."""
     import signal
@@ -296,10 +343,46 @@ def test_a_network_opponent_adds_its_priors_and_value_to_the_hints(close_after):
     show_hints(app)
     priors, _ = agent.evaluate(env.game, [env.state])
     assert set(app.hints) == set(range(7))
+    exact = {0: "loss in 20", 1: "loss in 21", 2: "draw", 3: "win in 21", 4: "draw", 5: "loss in 21", 6: "loss in 20"}
+    for action, label in app.hints.items():
+        assert label == f"{exact[action]} {priors[0][action]:.0%}"  # the exact result, then the network's prior
+    assert app.hint_source == "exact" and app.message.startswith("hints: exact; network: value ")
+
+
+def test_past_the_solver_budget_the_hints_are_the_networks_estimate(close_after):
+    import functools
+
+    from agents.alphazero import load_pretrained
+
+    env = ConnectNEnv(6, 7, 4, True, opponent=None)
+    agent = load_pretrained("connectfour", n_simulations=20, seed=0)
+    app = PlayApp(env, agent, human_player=0, hints=functools.partial(hint_labels, max_nodes=1))
+    close_after(app)
+    app.restart([3, 3])
+    show_hints(app)
+    priors, _ = agent.evaluate(env.game, [env.state])
     for action, label in app.hints.items():
         kind, percent = label.split()
-        assert kind in ("win", "draw", "loss", "?") and percent == f"{priors[0][action]:.0%}"
-    assert app.message.startswith("network: value ")
+        assert kind in ("win", "loss", "?") and percent == f"{priors[0][action]:.0%}"
+    assert app.hint_source == "network estimate"
+    assert app.message.startswith("hints: network estimate; network: value ")
+    app.message_until = 0.0
+    assert app.status() == "your move (Red) - hints: network estimate"
+
+
+def test_exact_connect_four_hints_in_the_window_against_the_solver(close_after):
+    env = ConnectNEnv(6, 7, 4, True, opponent=None)
+    app = PlayApp(env, PLAY_SCRIPT.make_agent("perfect", seed=0, game=env.game), human_player=1, hints=hint_labels)
+    close_after(app)
+    app.wait_for_agent()
+    assert env.moves == [(0, 3)]  # the solver opens in the centre, the only winning move
+    show_hints(app)
+    # Every reply loses (Pons' scores -4 -2 -2 -1 -2 -2 -4); stacking the centre holds out longest, to Red's 21st stone.
+    assert app.hints == {
+        0: "loss in 17", 1: "loss in 19", 2: "loss in 19", 3: "loss in 20", 4: "loss in 19", 5: "loss in 19",
+        6: "loss in 17",
+    }  # fmt: skip
+    assert app.status() == "your move (Yellow) - hints: exact"
 
 
 def test_without_a_hint_provider_every_move_is_unknown(close_after):

@@ -11,7 +11,13 @@ import pytest
 pytest.importorskip("pygame")
 
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
-from gym_boardgames.play_session import PlaySession  # noqa: E402
+from gym_boardgames.play_session import (  # noqa: E402
+    EXACT,
+    NETWORK_ESTIMATE,
+    SEARCH_ESTIMATE,
+    HintLabels,
+    PlaySession,
+)
 
 HANG_GUARD_S = 600
 
@@ -150,3 +156,54 @@ def test_hints_without_a_provider_are_unknown_and_a_network_adds_its_priors():
     session.toggle_hints()
     settle(session)
     assert session.hints == {a: "? 11%" for a in range(9)}
+
+
+def provider(source, label="draw"):
+    """A hint provider that labels every move ``label`` and says the labels are ``source``."""
+    return lambda game, state, player: HintLabels(dict.fromkeys(game.legal_actions(state), label), source)
+
+
+def test_the_status_names_how_the_hints_were_found():
+    session = PlaySession(ConnectNEnv(opponent=None), Lowest(), hints=provider(EXACT, "win in 21"))
+    assert session.hint_source == ""
+    session.toggle_hints()
+    settle(session)
+    assert session.hints == dict.fromkeys(range(7), "win in 21") and type(session.hints) is dict
+    assert session.hint_source == EXACT and session.status() == "your move (Red) - hints: exact"
+    session.toggle_hints()  # hidden hints name no source
+    assert session.status() == "hints off"
+    session.message_until = 0.0
+    assert session.status() == "your move (Red)"
+
+
+def test_a_move_clears_the_source_until_the_next_hints_arrive():
+    session = PlaySession(ConnectNEnv(opponent=None), Gated(), hints=provider(SEARCH_ESTIMATE, "?"))
+    session.toggle_hints()
+    settle(session)
+    assert session.hint_source == SEARCH_ESTIMATE
+    session.click(session.view.cell_rect(3).center)  # the agent thinks until released: no hints meanwhile
+    assert session.agent.started.wait(HANG_GUARD_S)
+    assert session.hints == {} and session.hint_source == "" and "hints:" not in session.status()
+    session.agent.release.set()
+    settle(session)
+    assert session.hint_source == SEARCH_ESTIMATE and session.status().endswith(" - hints: search estimate")
+
+
+def test_a_network_turns_estimated_hints_into_its_estimate_and_keeps_exact_ones_exact():
+    searched = PlaySession(ConnectNEnv(opponent=None), Network(), hints=provider(SEARCH_ESTIMATE, "?"))
+    searched.toggle_hints()
+    settle(searched)
+    assert searched.hint_source == NETWORK_ESTIMATE and searched.hints[0] == "? 14%"
+    assert searched.status().startswith("hints: network estimate; network: value +0.25 for you")
+    exact = PlaySession(ConnectNEnv(opponent=None), Network(), hints=provider(EXACT, "loss in 20"))
+    exact.toggle_hints()
+    settle(exact)
+    assert exact.hint_source == EXACT and exact.hints[0] == "loss in 20 14%"
+    assert exact.status().startswith("hints: exact; network: value +0.25 for you")
+
+
+def test_a_provider_of_a_plain_dict_names_no_source():
+    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), hints=lambda game, state, player: {4: "win"})
+    session.toggle_hints()
+    settle(session)
+    assert session.hints == {4: "win"} and session.hint_source == "" and session.status() == "your move (X)"

@@ -9,9 +9,11 @@ pygame = pytest.importorskip("pygame")
 
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
 from gym_boardgames.play import PlayApp  # noqa: E402
+from gym_boardgames.play_session import EXACT, HintLabels  # noqa: E402
 from gym_boardgames.render.primitives import STATUS_BAR, STATUS_HEIGHT, draw_status_bar  # noqa: E402
 
-NETWORK_MESSAGE_START = "network: value "
+#: Without a hint provider a network's hints are its estimate (its priors over unknown labels).
+NETWORK_MESSAGE_START = "hints: network estimate; network: value "
 
 
 class Network:
@@ -117,7 +119,7 @@ def test_the_network_message_fits_the_tictactoe_status_line(apps):
 @pytest.mark.parametrize(
     "text",
     [
-        "network: value +0.10 for you; % = its prior for each move",
+        "hints: network estimate; network: value +0.10 for you, % = its prior for each move",
         "your move (Blue) - you 12, agent 11 - solving the hints...",
         "an_unbroken_line_of_text_far_too_long_for_any_status_bar_of_a_small_board_" * 3,
     ],
@@ -168,6 +170,57 @@ def test_every_hint_label_reads_against_its_backdrop(env, apps):
     for action in app.hints:
         x, y = label_centre(app, action)
         assert contrast(image[y - 4 : y + 5, x - 10 : x + 11]) >= 4.5
+
+
+def test_exact_connect_four_labels_read_and_the_status_bar_names_them_exact(apps):
+    labels = ["loss in 20", "loss in 21", "draw", "win in 21", "draw", "loss in 21", "loss in 20"]
+    app = PlayApp(ConnectNEnv(opponent=None), Lowest(), human_player=0,
+                  hints=lambda game, state, player: HintLabels(dict(enumerate(labels)), EXACT))  # fmt: skip
+    apps.append(app)
+    press(app, "h")
+    wait_for_hints(app)
+    app.mouse = (-100, -100)
+    app.draw()
+    image = pixels(app.window)
+    for action in app.hints:
+        x, y = label_centre(app, action)
+        assert contrast(image[y - 4 : y + 5, x - 10 : x + 11]) >= 4.5, f"the label of column {action} is hard to read"
+    assert app.status() == "your move (Red) - hints: exact"
+    # The window's status bar is that line, as the status bar draws it.
+    width, height = app.view.size
+    expected = pygame.Surface((width, height))
+    draw_status_bar(expected, app.status(), over=False)
+    bar = slice(height - STATUS_HEIGHT, height)
+    assert (image[bar] == pixels(expected)[bar]).all()
+
+
+def test_a_network_prior_goes_on_its_own_line_below_the_exact_result(apps, monkeypatch):
+    from gym_boardgames.render import primitives
+
+    drawn = []
+
+    def recording(text, *args, **kwargs):
+        drawn.append(text)
+        return fitted_text(text, *args, **kwargs)
+
+    fitted_text = primitives.fitted_text
+    monkeypatch.setattr(primitives, "fitted_text", recording)
+    exact = HintLabels(dict.fromkeys(range(7), "loss in 20"), EXACT)
+    app = PlayApp(ConnectNEnv(opponent=None), Network(), human_player=0, hints=lambda game, state, player: exact)
+    apps.append(app)
+    press(app, "h")
+    wait_for_hints(app)
+    drawn.clear()
+    app.draw()
+    assert app.hints[6] == "loss in 20 25%"  # the label keeps one line; the drawing breaks it before the prior
+    assert "loss in 20\n25%" in drawn and "loss in 20\n4%" in drawn
+    # Two lines split at the newline ("loss in" over "20 4%" without it); on one line it is a space.
+    assert primitives._split_in_two("loss in 20\n4%") == ["loss in 20", "4%"]
+    assert primitives._split_in_two("loss in 20 4%") == ["loss in", "20 4%"]
+    two = fitted_text("loss in 20\n4%", (75, 50), (0, 0, 0), 25, bold=True)
+    assert two.get_height() > fitted_text("loss in 20", (75, 50), (0, 0, 0), 25, bold=True).get_height()
+    one, spaced = fitted_text("a\nb", (500, 50), (0, 0, 0), 25), fitted_text("a b", (500, 50), (0, 0, 0), 25)
+    assert one.get_size() == spaced.get_size() and (pixels(one) == pixels(spaced)).all()
 
 
 # ---- hints that take a while ----------------------------------------------------------------------

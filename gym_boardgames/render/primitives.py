@@ -41,9 +41,10 @@ def fitted_text(
 ) -> Any:
     """Render ``text`` as large as it fits in ``size`` (width, height), on a transparent surface.
 
-    Tried in this order: one line, shrinking down to three quarters of ``largest``; two lines split at a
-    space, from ``largest`` down to ``smallest``; one line down to ``smallest``; at last one line at
-    ``smallest`` cut short with "...". A text wider than its bar is never cut at both ends.
+    Tried in this order: one line, shrinking down to three quarters of ``largest``; two lines split at the
+    text's newline (which is a space on one line) or else at a space, from ``largest`` down to ``smallest``;
+    one line down to ``smallest``; at last one line at ``smallest`` cut short with "...". A text wider than
+    its bar is never cut at both ends.
 
     Args:
         text: the text.
@@ -59,6 +60,7 @@ def fitted_text(
     """
     width, height = size
     halves = _split_in_two(text)
+    text = text.replace("\n", " ")
     attempts = [(s, [text]) for s in range(largest, max(smallest, largest * 3 // 4) - 1, -1)]
     attempts += [(s, halves) for s in range(largest, smallest - 1, -1) if halves]
     attempts += [(s, [text]) for s in range(max(smallest, largest * 3 // 4) - 1, smallest - 1, -1)]
@@ -74,7 +76,10 @@ def fitted_text(
 
 
 def _split_in_two(text: str) -> list[str] | None:
-    """Split ``text`` at the space that makes the longer half shortest, or None if it has no space."""
+    """Split ``text`` at its newline, else at the space that makes the longer half shortest, else return None."""
+    if "\n" in text:
+        first, _, rest = text.partition("\n")
+        return [first, rest.replace("\n", " ")]
     spaces = [i for i, char in enumerate(text) if char == " "]
     if not spaces:
         return None

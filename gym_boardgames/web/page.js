@@ -41,6 +41,9 @@
     document.body.dataset.thinking = state.thinking;
     document.body.dataset.moves = state.moves;
     $("hints").setAttribute("aria-pressed", state.hints);
+    // How the labels on the board were found: "exact" (solved) or an estimate ("network estimate", ...).
+    $("hint-source").textContent = state.hint_source ? `hints: ${state.hint_source}` : "";
+    $("hint-source").dataset.source = document.body.dataset.hintSource = state.hint_source;
     if (!fresh) return;
     board.src = state.frame;
     if (pendingClick && state.agent_moves > pendingClick.agentMoves) {

@@ -91,6 +91,8 @@ class _Game:
                 "both_sides": session.both_sides,
                 "opponent": self.opponent,
                 "hints": session.show_hints,
+                # How the labels shown were found ("exact", "search estimate", "network estimate"), or "".
+                "hint_source": session.hint_source if session.show_hints and session.human_to_move else "",
                 "moves": len(session.env.moves),
                 "agent_moves": session.agent_moves,
                 "think_seconds": session.last_think_seconds,

@@ -11,6 +11,7 @@ import base64
 import io
 import os
 import shutil
+from functools import partial
 
 import pytest
 
@@ -80,9 +81,9 @@ class Lowest:
 def serve_page():
     servers = []
 
-    def start(make_env, human=0):
+    def start(make_env, human=0, hints=hint_labels):
         def new_session(opponent, side):
-            return PlaySession(make_env(), None if opponent is None else Lowest(), human_player=side, hints=hint_labels)
+            return PlaySession(make_env(), None if opponent is None else Lowest(), human_player=side, hints=hints)
 
         server = PlayServer(new_session, ["lowest"], default_human=human, log=io.StringIO()).start()
         servers.append(server)
@@ -174,6 +175,10 @@ def test_connect_four_column_click_drops_a_disc_and_the_agent_replies(browser, s
     assert page.session.env.state.board[5 * 7 + 3] == 1 and page.shows_the_session()
     page.press("hints")
     page.wait(lambda: page.session.hints and page.data("version") == str(page.session.version))
+    # Exact labels from the solver, drawn on the board, and the page says they are exact.
+    assert page.session.hints[3] == "win in 17" and page.shows_the_session()
+    page.wait(lambda: page.data("hintSource") == "exact")
+    assert page.browser.find_element("id", "hint-source").text == "hints: exact"
     page.press("undo")
     page.wait_for_moves(0)
     for round_ in range(1, 4):  # column 3 three times; the agent keeps filling column 0
@@ -182,6 +187,17 @@ def test_connect_four_column_click_drops_a_disc_and_the_agent_replies(browser, s
     page.click_board(view.cell_rect(3).center)
     page.wait(lambda: page.data("over") == "true")
     assert game.is_terminal(page.session.env.state) and page.status().startswith("You win!")
+
+
+def test_connect_four_hints_past_the_solver_budget_are_named_an_estimate(browser, serve_page):
+    page = Page(browser, serve_page(lambda: ConnectNEnv(opponent=None), hints=partial(hint_labels, max_nodes=1)))
+    page.press("hints")
+    page.wait(lambda: page.data("hintSource") == "search estimate")
+    assert page.browser.find_element("id", "hint-source").text == "hints: search estimate"
+    assert set(page.session.hints.values()) == {"?"} and page.shows_the_session()
+    page.press("hints")
+    page.wait(lambda: page.data("hintSource") == "")
+    assert page.browser.find_element("id", "hint-source").text == ""
 
 
 def test_dots_edges_extra_turns_undo_hints_and_the_result(browser, serve_page):

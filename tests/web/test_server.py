@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("pygame")
 
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
-from gym_boardgames.play_session import PlaySession  # noqa: E402
+from gym_boardgames.play_session import EXACT, HintLabels, PlaySession  # noqa: E402
 from gym_boardgames.rules.registry import make_game  # noqa: E402
 from gym_boardgames.web import PlayServer, serve  # noqa: E402
 from gym_boardgames.web import server as server_module  # noqa: E402
@@ -350,6 +350,29 @@ def test_commands_undo_restart_swap_and_hints(make_server):
     assert state["agent_moves"] == 2
     state = request(server, "POST", path, {"command": "restart"})[1]
     assert state["human"] == 1
+
+
+def test_the_state_says_how_the_shown_hints_were_found(make_server):
+    release = threading.Event()
+
+    def exact_hints(game, state, player):
+        assert release.wait(HANG_GUARD_S)
+        return HintLabels(dict.fromkeys(game.legal_actions(state), "draw"), EXACT)
+
+    def new_session(opponent, human):
+        return PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=human, hints=exact_hints)
+
+    server = make_server(new_session)
+    game = new_game(server)
+    path = f"/api/games/{game['id']}"
+    assert game["hint_source"] == ""
+    state = request(server, "POST", path, {"command": "hints"})[1]
+    assert state["hints"] is True and state["hint_source"] == ""  # still solving: no labels, no source
+    release.set()
+    state = wait_until(server, state, lambda s: "solving" not in s["status"])
+    assert state["hint_source"] == "exact" and state["status"] == "your move (X) - hints: exact"
+    state = request(server, "POST", path, {"command": "hints"})[1]
+    assert state["hints"] is False and state["hint_source"] == ""  # hidden hints name no source
 
 
 def test_both_sides_and_the_result(make_server):
