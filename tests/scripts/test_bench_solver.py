@@ -26,6 +26,14 @@ def bench():
     return load_script("bench")
 
 
+@pytest.fixture(scope="module")
+def solver(bench):
+    """The section's module, scripts/peers/solver.py (loading bench.py put its folder on the path)."""
+    import peers.solver
+
+    return peers.solver
+
+
 def position(band, ours_ms, bitbully_ms=None, python_ms=None, wrong=()):
     """A timed position whose scores agree everywhere except in the sources named in ``wrong``."""
     scores = [1, 0, -1, NO_MOVE, 2, 0, -3]
@@ -38,7 +46,7 @@ def position(band, ours_ms, bitbully_ms=None, python_ms=None, wrong=()):
     return entry
 
 
-def test_summary_counts_every_disagreement_and_divides_the_medians(bench):
+def test_summary_counts_every_disagreement_and_divides_the_medians(solver):
     positions = [
         position("0-5", 10.0, 5.0, wrong=("bitbully",)),
         position("0-5", 30.0, 10.0),
@@ -46,7 +54,7 @@ def test_summary_counts_every_disagreement_and_divides_the_medians(bench):
         position("24+", 1.0, 2.0, python_ms=50.0, wrong=("python",)),
         position("24+", 3.0, 2.0, python_ms=70.0),
     ]
-    summary = bench.summarise_solver(positions)
+    summary = solver.summarise_solver(positions)
     assert summary["disagreements"] == {"ours_vs_labels": 1, "ours_vs_bitbully": 1, "python_vs_compiled": 1}
     assert summary["over_2s"] == {"ours": 1, "bitbully": 0}
     opening = summary["bands"]["0-5"]
@@ -62,8 +70,8 @@ def test_summary_counts_every_disagreement_and_divides_the_medians(bench):
     assert [p["ours_ms"] for p in summary["slowest"]] == [2_500.0, 30.0, 10.0]
 
 
-def test_summary_without_bitbully_has_no_ratio_and_no_bitbully_count(bench):
-    summary = bench.summarise_solver([position("6-11", 1.0), position("6-11", 2.0)])
+def test_summary_without_bitbully_has_no_ratio_and_no_bitbully_count(solver):
+    summary = solver.summarise_solver([position("6-11", 1.0), position("6-11", 2.0)])
     assert summary["disagreements"]["ours_vs_bitbully"] is None
     assert "bitbully" not in summary["bands"]["6-11"] and "ours_over_bitbully_median" not in summary["overall"]
 
@@ -72,19 +80,19 @@ BANDS = [(0, "0-5"), (5, "0-5"), (6, "6-11"), (17, "12-17"), (23, "18-23"), (41,
 
 
 @pytest.mark.parametrize(("ply", "band"), BANDS)
-def test_plies_fall_in_their_band(bench, ply, band):
-    assert bench.band_of(ply) == band
+def test_plies_fall_in_their_band(solver, ply, band):
+    assert solver.band_of(ply) == band
 
 
-def test_the_pure_python_sample_takes_cheap_late_positions_round_robin(bench):
+def test_the_pure_python_sample_takes_cheap_late_positions_round_robin(solver):
     positions = [{"band": band, "ours_nodes": nodes} for band in ("6-11", "12-17", "24+") for nodes in (10, 10**6, 20)]
-    order = bench._python_order(positions, per_band=2, seed=0)
+    order = solver._python_order(positions, per_band=2, seed=0)
     bands = [positions[i]["band"] for i in order]
     assert bands == ["24+", "12-17", "24+", "12-17"]  # no opening band; late bands first, one of each in turn
-    assert all(positions[i]["ours_nodes"] <= bench.PYTHON_MAX_NODES for i in order)
+    assert all(positions[i]["ours_nodes"] <= solver.PYTHON_MAX_NODES for i in order)
 
 
-def test_the_section_counts_the_disagreements_of_its_own_runs(bench, monkeypatch):
+def test_the_section_counts_the_disagreements_of_its_own_runs(bench, solver, monkeypatch):
     """The section itself, with a BitBully and a pure-Python child that each get one position wrong."""
     pytest.importorskip("numba", reason="the solver extra: the compiled path")
 
@@ -102,17 +110,17 @@ def test_the_section_counts_the_disagreements_of_its_own_runs(bench, monkeypatch
         if mode == "start":
             return {"compiled": True, "import_s": 0.1, "solver_s": 0.1, "first_call_s": 0.1}
         assert env == {"NUMBA_DISABLE_JIT": "1"}
-        rows = [bench._as_row(fake_scores(bench._state(m))) for m in moves]
+        rows = [solver._as_row(fake_scores(solver._state(m))) for m in moves]
         rows[0] = [s - 1 if s != NO_MOVE else s for s in rows[0]]
         return {"compiled": False, "positions": [{"ms": 1.0, "scores": row} for row in rows]}
 
-    monkeypatch.setattr(bench, "_bitbully", lambda: (bitbully, "fake"))
-    monkeypatch.setattr(bench, "_run_child", child)
+    monkeypatch.setattr(solver, "_bitbully", lambda: (bitbully, "fake"))
+    monkeypatch.setattr(solver, "_run_child", child)
     args = bench.parse_args(["--solver", "--solver-positions", "12", "--solver-python", "1", "--num-envs"])
-    real_positions = bench.solver_positions
+    real_positions = solver.solver_positions
     empty_board = {"set": "test", "moves": [], "ply": 0, "labels": [-2, -1, 0, 1, 0, -1, -2]}
-    monkeypatch.setattr(bench, "solver_positions", lambda *a: [empty_board, *real_positions(*a)])
-    summary = bench.solver_timings(args)
+    monkeypatch.setattr(solver, "solver_positions", lambda *a: [empty_board, *real_positions(*a)])
+    summary = solver.solver_timings(args)
     assert summary["positions"] == 13 and sum(b["positions"] for b in summary["bands"].values()) == 13
     assert summary["disagreements"] == {"ours_vs_labels": 0, "ours_vs_bitbully": 1, "python_vs_compiled": 1}
     assert summary["bitbully"] == "fake" and summary["overall"]["bitbully"]["positions"] == 13
