@@ -294,7 +294,7 @@ def check_solvable(game: Any) -> None:
     if (game.rows + 1) * game.cols > 63:
         raise ValueError(
             f"the exact solver needs (rows + 1) * cols <= 63 bits; {game.rows}x{game.cols} needs "
-            f"{(game.rows + 1) * game.cols}: use a board of 6x7 or smaller"
+            f"{(game.rows + 1) * game.cols}: use 6x7 (Connect Four), 7x7, 6x8 or a smaller board"
         )
 
 
@@ -351,8 +351,11 @@ class ConnectFourSolver:
         """Return the exact score of a position, given as bitboards, that is not over.
 
         Raises:
+            ValueError: if ``max_nodes`` is not a positive int or None.
             SearchBudgetExceeded: if ``max_nodes`` positions were searched first.
         """
+        if max_nodes is not None and (type(max_nodes) is not int or max_nodes < 1):
+            raise ValueError(f"max_nodes must be a positive int or None (no limit), got {max_nodes!r}")
         counters = np.array([0, max_nodes or 0, 0], dtype=np.int64)
         score = solve_bits(
             mine, mask, ply, self.rows, self.cols, self.table_keys, self.table_lower, self.table_upper,

@@ -188,7 +188,7 @@ def test_check_solvable_refuses_other_games_naming_the_boards_it_plays():
     for game in (TicTacToe(), ConnectN(6, 7, 5, True), ConnectN(6, 7, 4, False)):
         with pytest.raises(ValueError, match=r"gravity boards with four in a row \(Connect Four and smaller\)"):
             make_agent("perfect", game=game)
-    with pytest.raises(ValueError, match=r"8x8 needs 72.*6x7 or smaller"):
+    with pytest.raises(ValueError, match=r"8x8 needs 72.*6x7 \(Connect Four\), 7x7, 6x8 or a smaller board"):
         PerfectAgent(seed=0).check(ConnectN(8, 8, 4, True))
     for board in ((6, 7), (7, 7), (6, 8), (4, 4)):
         check_solvable(ConnectN(*board, 4, True))  # accepted
@@ -319,3 +319,12 @@ def test_scores_agree_with_bitbully_on_random_positions():
         theirs = {int(c): int(s) for c, s in solver.score_all_moves(board).items()}
         assert score_moves(GAME, state) == theirs, moves
         checked += 1
+
+
+@pytest.mark.parametrize("bad", [0, -5, 2.5, "100"])
+def test_a_node_budget_that_is_not_a_positive_int_is_refused_not_read_as_no_limit(bad):
+    from agents.connect_four_solver import ConnectFourSolver
+
+    game = connect_four()
+    with pytest.raises(ValueError, match="max_nodes must be a positive int or None"):
+        ConnectFourSolver(book=False).solve(game, game.initial_state(), max_nodes=bad)
