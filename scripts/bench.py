@@ -156,7 +156,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--solver-positions", type=runs, default=70, help="--solver: the seeded sample's size")
     parser.add_argument(
-        "--solver-python", type=sizes, default=3, help="--solver: pure-Python positions per band of 12+ plies (0: none)"
+        "--solver-python", type=sizes, default=3, help="--solver: pure-Python positions per ply band (0: none)"
     )
     parser.add_argument(
         "--solver-python-budget",

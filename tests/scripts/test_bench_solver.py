@@ -84,11 +84,11 @@ def test_plies_fall_in_their_band(solver, ply, band):
     assert solver.band_of(ply) == band
 
 
-def test_the_pure_python_sample_takes_cheap_late_positions_round_robin(solver):
+def test_the_pure_python_sample_takes_cheap_positions_of_every_band_late_bands_first(solver):
     positions = [{"band": band, "ours_nodes": nodes} for band in ("6-11", "12-17", "24+") for nodes in (10, 10**6, 20)]
     order = solver._python_order(positions, per_band=2, seed=0)
     bands = [positions[i]["band"] for i in order]
-    assert bands == ["24+", "12-17", "24+", "12-17"]  # no opening band; late bands first, one of each in turn
+    assert bands == ["24+", "12-17", "6-11", "24+", "12-17", "6-11"]  # late bands first, one of each in turn
     assert all(positions[i]["ours_nodes"] <= solver.PYTHON_MAX_NODES for i in order)
 
 
