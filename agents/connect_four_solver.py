@@ -80,6 +80,15 @@ def _winning_cells(stones: int, mask: int, rows: int, board_mask: int) -> int:
 
 
 @_jit
+def _board_masks(rows: int, cols: int) -> tuple[int, int]:
+    """Return ``(bottom, board)``: the bottom cell of every column, and every cell of the board."""
+    bottom = 0
+    for column in range(cols):
+        bottom |= 1 << (column * (rows + 1))
+    return bottom, bottom * ((1 << rows) - 1)
+
+
+@_jit
 def _half_toward_zero(value: int) -> int:
     """``value / 2`` rounded toward zero (Pons' C++ division), not down as ``//`` rounds."""
     return value // 2 if value >= 0 else -((-value) // 2)
@@ -245,10 +254,7 @@ def solve_bits(
     Stops early, returning 0 with ``counters[2]`` set to 1, once ``counters[0]`` passes a non-zero ``counters[1]``.
     """
     cells = rows * cols
-    bottom = 0
-    for column in range(cols):
-        bottom |= 1 << (column * (rows + 1))
-    board_mask = bottom * ((1 << rows) - 1)
+    bottom, board_mask = _board_masks(rows, cols)
     playable = (mask + bottom) & board_mask
     if _winning_cells(mine, mask, rows, board_mask) & playable:
         return (cells + 1 - ply) // 2
@@ -320,15 +326,12 @@ class ConnectFourSolver:
         rows: board height (the game's ``rows``).
         cols: board width.
         book: read the 12-ply opening book on 6x7 when the ``solver`` extra provides it.
-        table_size: entries of the transposition table (about 10 bytes each); a prime spreads keys best.
 
     Attributes:
         nodes: positions searched since the solver was made.
     """
 
-    def __init__(self, rows: int = 6, cols: int = 7, book: bool = True, table_size: int = TABLE_SIZE) -> None:
-        if table_size != TABLE_SIZE:
-            raise ValueError(f"table_size is fixed at {TABLE_SIZE} (the compiled kernels use it), got {table_size}")
+    def __init__(self, rows: int = 6, cols: int = 7, book: bool = True) -> None:
         self.rows, self.cols = rows, cols
         self.table_keys = np.full(TABLE_SIZE, -1, dtype=np.int64)
         self.table_lower = np.full(TABLE_SIZE, _NO_LOWER, dtype=np.int8)
@@ -381,8 +384,7 @@ class ConnectFourSolver:
             raise ValueError("the game is over: no move to score")
         mine, mask, ply = to_bits(game, state)
         rows, cells = self.rows, self.rows * self.cols
-        board_mask = sum(((1 << rows) - 1) << (c * (rows + 1)) for c in range(self.cols))
-        wins = _winning_cells(mine, mask, rows, board_mask)
+        wins = _winning_cells(mine, mask, rows, _board_masks(rows, self.cols)[1])
         scores = {}
         spent = 0
         for column in game.legal_actions(state):

@@ -48,10 +48,10 @@ from typing import Any  # noqa: E402
 
 from agents.alphazero.checkpoint import (  # noqa: E402
     kept_model_path,
+    kept_point,
     model_path,
     read_settings,
     resolve_state_path,
-    selection_score,
 )
 from agents.alphazero.config import PRESETS, is_integer_setting, setting_fields  # noqa: E402
 from gym_boardgames import cli  # noqa: E402
@@ -380,11 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         plot_curve(curve, args.plot, f"AlphaZero on {trainer.game!r}")
     curve_note = f", curve {args.plot}" if args.plot else ""
     print(f"saved {args.out} (training state {resolve_state_path(args.out)}){curve_note}")
-    kept = max(
-        ((score, point) for point in curve if (score := selection_score(point)) is not None),
-        key=lambda pair: pair[0],
-        default=None,
-    )
+    kept = kept_point(curve)
     if kept is not None:
         print(
             f"kept {kept_model_path(args.out)}: the network of iteration {kept[1].iteration}, "

@@ -157,6 +157,12 @@ def selection_score(point: CurvePoint) -> float | None:
     return sum(parts) if parts else None
 
 
+def kept_point(curve: list[CurvePoint]) -> tuple[float, CurvePoint] | None:
+    """Return the best :func:`selection_score` of ``curve`` and its point (the kept network's), or None."""
+    scored = [(score, point) for point in curve if (score := selection_score(point)) is not None]
+    return max(scored, key=lambda pair: pair[0], default=None)
+
+
 def model_path(state_path: str) -> str:
     """Return the model beside a training state (``X.train.npz`` -> ``X.npz``), the inverse of the above."""
     return state_path[: -len(".train.npz")] + ".npz"

@@ -40,6 +40,7 @@ from agents.alphazero.checkpoint import (
     CurvePoint,
     TrainingState,
     kept_model_path,
+    kept_point,
     model_path,
     read_training_state,
     resolve_state_path,
@@ -140,8 +141,8 @@ class Trainer:
 
     def kept_score(self) -> float | None:
         """Return the best :func:`~agents.alphazero.checkpoint.selection_score` of the run so far (the kept one's)."""
-        scores = [score for score in map(selection_score, self.curve) if score is not None]
-        return max(scores, default=None)
+        kept = kept_point(self.curve)
+        return None if kept is None else kept[0]
 
     # ---- the loop ------------------------------------------------------------------------------
 
@@ -234,7 +235,7 @@ class Trainer:
         if adopted is not None:
             message += f", gate {'adopted' if adopted else 'kept the best'}"
         if kept:
-            message += f", kept (selection score {selection_score(point):.3f})"
+            message += f", kept (selection score {score:.3f})"
         if evaluated:
             message += f" (evaluation {eval_seconds:.1f} s, not counted)"
         # One line per evaluation (or every LOG_EVERY iterations without them), so a run's log stays short.
