@@ -40,6 +40,8 @@ from gym_boardgames.checks import check_number
 ELO_PER_NAT = 400 / math.log(10)
 #: The two-sided 95% point of the normal distribution.
 Z95 = 1.959963984540054
+#: The most games one result may claim: counts are exact in float64 up to 2**53.
+MAX_GAMES = 2**53
 
 
 @dataclass(frozen=True)
@@ -94,36 +96,36 @@ def fit_ratings(
 
     Raises:
         ValueError: if ``anchor`` is not in ``names``, a name repeats, ``prior_draws <= 0``, or a result is
-            impossible.
+            impossible (a pair of one agent, NaN, a score outside ``[0, games]``, games above ``MAX_GAMES``).
     """
     index = {name: i for i, name in enumerate(names)}
     if len(index) != len(names) or anchor not in index:
         raise ValueError(f"names must be distinct and include the anchor {anchor!r}, got {list(names)}")
     check_number("prior_draws", prior_draws, 0, math.inf, low_open=True)
     k, a0 = len(names), index[anchor]
-    score, count = np.zeros((k, k)), np.zeros((k, k))  # score[i, j]: i's score against j in count[i, j] games
+    # score[i, j]: i's score against j, so i and j played score[i, j] + score[j, i] games
+    score, games = np.zeros((k, k)), np.zeros(k)
     for a, b, s, n in results:
         if a in index and b in index:
-            if a == b or not 0 <= s <= n:
-                raise ValueError(f"impossible result: {a} scored {s} in {n} games against {b}")
+            if a == b or not 0 <= s <= n <= MAX_GAMES:  # NaN fails every comparison
+                raise ValueError(
+                    f"impossible result: {a} scored {s} in {n} games against {b}, wanted 0 <= score <= games <= 2**53"
+                )
             i, j = index[a], index[b]
             score[[i, j], [j, i]] += (s, n - s)
-            count[[i, j], [j, i]] += n
-    games = count.sum(1)
-    for table, virtual in ((score, prior_draws / 2), (count, prior_draws)):  # the prior's draws with the anchor
-        table[:, a0] += virtual
-        table[a0, :] += virtual
-        np.fill_diagonal(table, 0)
-    free = np.arange(k) != a0
-    theta = np.zeros(k)
+            games[[i, j]] += n
+    score[:, a0] += prior_draws / 2  # the prior's draws with the anchor
+    score[a0, :] += prior_draws / 2
+    np.fill_diagonal(score, 0)
+    free, theta = np.arange(k) != a0, np.zeros(k)
 
     def log_likelihood(t: np.ndarray) -> float:
         return float(-(score * np.logaddexp(0, t[None, :] - t[:, None])).sum())
 
     def information(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p = 1 / (1 + np.exp(t[None, :] - t[:, None]))
-        w = count * p * (1 - p)
-        return (score - count * p).sum(1)[free], (np.diag(w.sum(1)) - w)[np.ix_(free, free)]
+        p = 1 / (1 + np.exp(t[None, :] - t[:, None]))  # p.T = 1 - p, without its rounding near p = 1
+        w = (score + score.T) * p * p.T
+        return (score * p.T - score.T * p).sum(1)[free], (np.diag(w.sum(1)) - w)[np.ix_(free, free)]
 
     current = log_likelihood(theta)
     for _ in range(100):

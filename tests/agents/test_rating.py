@@ -1,11 +1,12 @@
 """agents.rating: the Bradley-Terry fit gives the textbook answer, recovers known ratings, and stays finite."""
 
 import math
+import re
 
 import numpy as np
 import pytest
 
-from agents.rating import ELO_PER_NAT, Z95, fit_ratings
+from agents.rating import ELO_PER_NAT, MAX_GAMES, Z95, fit_ratings
 
 
 def test_two_agents_get_the_elo_difference_of_their_score_and_its_binomial_interval():
@@ -53,6 +54,17 @@ def test_straight_wins_give_a_finite_rating_that_more_wins_raise():
     assert -1500 < lost.elo[1] < -400
 
 
+@pytest.mark.parametrize("n", [10, 10**12, 10**15, MAX_GAMES])
+def test_straight_wins_or_losses_get_the_exact_rating_of_n_games_and_one_virtual_draw(n):
+    # With the prior, x scored n + 1/2 of n + 1 against the anchor: p = (n + 1/2) / (n + 1), log-odds ln(2n + 1).
+    # Fitted with 1 - p rounded near p = 1, 10**12 wins came out 0.006 Elo off, 10**15 16 Elo, 2**53 singular.
+    half = Z95 * ELO_PER_NAT / math.sqrt((n + 0.5) * 0.5 / (n + 1))  # the information is (n + 1) p (1 - p)
+    for score, sign in ((n, 1), (0, -1)):
+        ratings = fit_ratings(["random", "x"], [("x", "random", score, n)])
+        assert ratings.elo[1] == pytest.approx(sign * ELO_PER_NAT * math.log(2 * n + 1), abs=1e-6)
+        assert ratings.high[1] - ratings.elo[1] == pytest.approx(half, rel=1e-9)
+
+
 def test_an_agent_without_games_sits_at_zero_with_the_priors_wide_interval():
     ratings = fit_ratings(["random", "x", "new"], [("x", "random", 30, 40)])
     assert ratings.elo[2] == pytest.approx(0, abs=1e-9)
@@ -67,8 +79,28 @@ def test_an_agent_without_games_sits_at_zero_with_the_priors_wide_interval():
         (["random", "a", "a"], [], 1.0, "distinct"),
         (["random", "a"], [], 0.0, "prior_draws"),
         (["random", "a"], [("a", "random", 5, 4)], 1.0, "impossible result: a scored 5 in 4 games"),
+        (["random", "a"], [("a", "a", 1, 2)], 1.0, "impossible result: a scored 1 in 2 games against a"),
     ],
 )
 def test_bad_input_is_refused(names, results, prior, message):
     with pytest.raises(ValueError, match=message):
         fit_ratings(names, results, prior_draws=prior)
+
+
+@pytest.mark.parametrize(
+    ("score", "games"),
+    [
+        (5, math.inf),  # was fitted to NaN ratings
+        (math.inf, math.inf),
+        (5, MAX_GAMES + 2),  # counts past 2**53 are not exact in float64
+        (math.nan, 10),
+        (5, math.nan),
+        (-1, 10),
+        (0, -1),
+    ],
+)
+def test_a_result_that_is_not_finite_or_outside_zero_to_games_is_refused_naming_its_pair(score, games):
+    results = [("a", "random", 3, 4), ("b", "a", score, games), ("c", "random", 1, 2)]
+    claimed = f"b scored {score} in {games} games against a, wanted 0 <= score <= games <= 2**53"
+    with pytest.raises(ValueError, match=re.escape(f"impossible result: {claimed}")):
+        fit_ratings(["random", "a", "b", "c"], results)
