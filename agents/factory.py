@@ -1,31 +1,57 @@
-"""Agents by name, as the scripts and ``play.py`` take them on the command line.
+"""Agents by name: the one table of agent kinds, and the builder every surface reaches through it.
 
-Names: ``random``, ``alphabeta[:DEPTH]``, ``mcts[:SIMULATIONS]``, ``td:FILE`` (a saved TD player),
-``alphazero[:FILE][:SIMULATIONS]`` (the shipped AlphaZero model of the game, or a saved one), ``perfect``
-(the exact solver's play on Connect Four and smaller gravity boards with four in a row), and for
-Dots and Boxes the study's bots ``first_available``, ``always4never3``, ``endgame:K`` and ``exact`` (optimal
-play from the solved table: ``endgame`` over every edge).
+:data:`AGENT_KINDS` lists every name form with what it plays; help texts, errors and the docs' lists come
+from it (:func:`agent_forms`). A name whose first part is not a kind is a user's agent, ``module:Class`` or
+``path/to/file.py:Class`` (:func:`gym_boardgames.opponents.load_user_agent`). Surfaces build agents through
+:func:`gym_boardgames.opponents.make_opponent`, which calls :func:`make_agent` and guards user code.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from agents._rng import SeedLike, make_rng
 from gym_boardgames.checks import check_int
-from gym_boardgames.opponents import UnknownAgentError
+from gym_boardgames.opponents import USER_FORMS, UnknownAgentError, load_user_agent
 
-AGENT_NAMES = (
-    "random",
-    "alphabeta[:DEPTH]",
-    "mcts[:SIMULATIONS]",
-    "td:FILE",
-    "alphazero[:FILE][:SIMULATIONS]",
-    "perfect",
-)
+
+class AgentKind(NamedTuple):
+    """One kind of agent name: its form (``alphabeta[:DEPTH]``), what it is, and the games it plays."""
+
+    form: str
+    summary: str
+    dots_only: bool = False
+
+
+#: Every kind of agent name, by its first part. The Dots and Boxes bots come last.
+AGENT_KINDS = {
+    kind.form.partition("[")[0].partition(":")[0]: kind
+    for kind in (
+        AgentKind("random", "uniformly random legal moves"),
+        AgentKind("alphabeta[:DEPTH]", "alpha-beta search: exact, or DEPTH plies with a heuristic"),
+        AgentKind("mcts[:SIMULATIONS]", "Monte Carlo tree search (default 1000 simulations)"),
+        AgentKind("td:FILE", "a saved TD player (train_tictactoe_td.py)"),
+        AgentKind("alphazero[:FILE][:SIMULATIONS]", "the shipped or a saved AlphaZero network (default 200)"),
+        AgentKind("perfect", "the exact Connect Four solver (gravity boards, four in a row)"),
+        AgentKind("first_available", "the first free edge", dots_only=True),
+        AgentKind("always4never3", "takes every box, never offers a third side", dots_only=True),
+        AgentKind("endgame:K", "always4never3, then exact play in the last K moves", dots_only=True),
+        AgentKind("exact", "exact play from the solved table", dots_only=True),
+    )
+}
 #: Simulations per move of ``alphazero`` when the name gives none.
 ALPHAZERO_SIMULATIONS = 200
-DOTS_AGENT_NAMES = ("first_available", "always4never3", "endgame:K", "exact")
+
+
+def agent_forms(dots: bool | None = None, user: bool = True) -> list[str]:
+    """Return the name forms of :data:`AGENT_KINDS`, then the user forms (``module:Class``, ``file.py:Class``).
+
+    Args:
+        dots: True for Dots and Boxes (every kind), False for other games (no Dots bots), None for all.
+        user: include the user forms.
+    """
+    forms = [kind.form for kind in AGENT_KINDS.values() if dots is not False or not kind.dots_only]
+    return forms + list(USER_FORMS) if user else forms
 
 
 def default_opponent(game: Any) -> str:
@@ -96,7 +122,7 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None, *, table: Any
     """Return the agent named by ``spec``.
 
     Args:
-        spec: ``"random"``, ``"alphabeta"`` (exact) or ``"alphabeta:4"`` (4 plies), ``"mcts"`` (1000
+        spec: a form of :data:`AGENT_KINDS` or a user's ``module:Class`` / ``file.py:Class``: ``"random"``, ``"alphabeta"`` (exact) or ``"alphabeta:4"`` (4 plies), ``"mcts"`` (1000
             simulations) or ``"mcts:200"``, ``"td:path/to/file.npz"``; for Dots and Boxes also
             ``"first_available"``, ``"always4never3"``, ``"endgame:10"`` and ``"exact"``; ``"alphazero"`` (the
             shipped model of ``game``, 200 simulations), ``"alphazero:50"``, ``"alphazero:model.npz"`` or
@@ -119,6 +145,10 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None, *, table: Any
             file or is for another game).
         OSError: if a ``td:`` file cannot be read (``FileNotFoundError`` if it does not exist).
     """
+    kind, _, arg = spec.partition(":")
+    if arg and kind not in AGENT_KINDS:  # a user's agent: an int seed, as a user's class most likely expects
+        user_seed = seed if seed is None or isinstance(seed, int) else int(make_rng(seed).integers(2**32))
+        return load_user_agent(spec, user_seed)
     agent = _build(spec, make_rng(seed), game, table)
     check = getattr(agent, "check", None)
     if game is not None and callable(check):
@@ -174,7 +204,7 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
         from gym_boardgames.rules.registry import family_of
 
         if game is not None and family_of(game) != "dots":
-            raise ValueError(f"{spec!r} plays Dots and Boxes only; for {game!r} use one of {', '.join(AGENT_NAMES)}")
+            raise ValueError(f"{spec!r} plays Dots and Boxes only; for {game!r} use one of {', '.join(agent_forms(False))}")
         from agents.dots.bots import EndgameBot, make_bot
 
         if kind == "exact" and not arg:
@@ -184,7 +214,7 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
         if kind == "endgame":
             _count(arg, "K (the last moves played exactly)", spec)
         return make_bot(spec, seed=rng, table=table)
-    raise UnknownAgentError(f"unknown agent {spec!r}: use one of {', '.join(AGENT_NAMES + DOTS_AGENT_NAMES)}")
+    raise UnknownAgentError(f"unknown agent {spec!r}: use one of {', '.join(agent_forms())}")
 
 
 def _alphazero(spec: str, arg: str, rng: Any, game: Any) -> Any:

@@ -1,64 +1,69 @@
-"""Turn an agent into a policy, once: the rule every opponent slot of this project follows.
+"""Opponents: one object that plays, whatever the agent was given as, and the one boundary around user code.
 
-An agent is either an object with ``act(game, state) -> int`` (it plays with ``act``) or a plain callable
-``(game, state) -> int`` (it is its own policy). An agent may also have ``reset()``, called when a game
-starts, so that it can drop per-game memory (MCTS reuses its search tree within a game).
+An *agent* is an object with ``act(game, state) -> int`` or a plain callable ``(game, state) -> int``; it may
+also have ``reset()`` (called when a game starts), ``reseed(generator)`` and ``check(game)``. It is given as:
 
-The envs (through :mod:`gym_boardgames.envs.contract`) and the game loops of ``agents.arena`` take their
-opponents through these two functions.
+* a name of the agent table (``"alphabeta:4"``, ``"mcts:200"``, ``"perfect"``...), built by
+  :data:`FACTORY`, loaded on first use as Gymnasium loads an entry point, so this module never imports
+  ``agents`` (it needs the standard library only);
+* a user's class or function: ``"module:Class"`` or ``"path/to/file.py:Class"`` (a class is called with
+  ``seed=`` if it takes one; anything else callable is the agent itself);
+* an object or a callable.
 
-Agent *names* (``opponent="alphabeta:4"``) are built by a provider that another package registers, the way
-Gymnasium finds env plugins: an entry point in the group :data:`PROVIDER_GROUP` naming a function
-``(name, game=..., seed=...) -> agent``, which raises :class:`UnknownAgentError` on a name it does not know,
-``ValueError`` on a bad parameter, and may list its name forms in a ``names`` attribute. An env builds its named
-opponent once and, at each seeded reset, calls its ``reseed(seed)`` if it has one (else builds it again).
-This project's ``agents`` package registers ``agents.provider:make_opponent`` in its ``pyproject.toml``.
-:func:`opponent_provider` finds it on the first use of a name, so this module never imports ``agents``: it
-needs only the standard library, imports in no time and sits below every layer that takes an agent.
+:func:`make_opponent` turns any of them into an :class:`Opponent` (act, reset, reseed), the one thing the
+single env, the vector env, the play server, the arena and the ladder play against. User code is called
+through :class:`Opponent`'s guard: any exception it raises, ``SystemExit`` included, becomes one
+:class:`AgentError` line naming the agent and what it was doing, and with ``move_time`` a move that takes
+longer becomes that line too. Ctrl-C (``KeyboardInterrupt``) is never caught.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.util
+import inspect
+import os
+import threading
+import zlib
 from collections.abc import Callable
 from typing import Any
 
 __all__ = [
-    "OWN_PROVIDER",
-    "PROVIDER_GROUP",
+    "FACTORY",
+    "AgentError",
+    "Opponent",
     "Policy",
     "UnknownAgentError",
     "as_policy",
-    "opponent_provider",
+    "load_user_agent",
+    "make_opponent",
+    "opponent_error",
+    "opponent_seed",
     "reset_hook",
 ]
 
-#: The entry-point group of the function that builds an agent from its name, for the envs' ``opponent=``.
-PROVIDER_GROUP = "gym_boardgames.opponents"
-
-#: This package's own provider: preferred over any other package's entry point in the group.
-OWN_PROVIDER = "agents.provider:make_opponent"
+#: The function that builds an agent from a name of the agent table, ``(spec, seed=, game=) -> agent``.
+FACTORY = "agents.factory:make_agent"
+#: The forms a user's agent takes, for help texts and errors.
+USER_FORMS = ("module:Class", "file.py:Class")
 
 #: A move function: ``(game, state) -> action``.
 Policy = Callable[[Any, Any], int]
+# The spawn key that separates an opponent's random stream from the env's own np_random stream.
+_OPPONENT_STREAM = 0x6F7070
 
 
 class UnknownAgentError(ValueError):
-    """An agent name that no provider knows; the message lists the valid names.
+    """An agent name that the agent table does not know; the message lists the valid forms."""
 
-    The provider raises it and the envs catch it by type, so a bad parameter of a known name (another
-    ``ValueError``) is told apart without reading any message.
-    """
+
+class AgentError(ValueError):
+    """A user's agent failed: it raised, exited or ran out of time. The message is one line naming it."""
 
 
 def as_policy(agent: Any) -> Policy:
     """Return the move function of ``agent``: its ``act`` method, or ``agent`` itself if it is a callable.
-
-    Args:
-        agent: an object with ``act(game, state) -> int``, or a callable ``(game, state) -> int``.
-
-    Returns:
-        a callable ``(game, state) -> int``.
 
     Raises:
         ValueError: if ``agent`` has no callable ``act`` and is not callable itself.
@@ -77,31 +82,245 @@ def reset_hook(agent: Any) -> Callable[[], Any] | None:
     return reset if callable(reset) else None
 
 
-@functools.cache
-def opponent_provider() -> Callable[..., Any] | None:
-    """Return the function that builds an agent from its name, registered in :data:`PROVIDER_GROUP`, or None.
+def opponent_seed(seed: int) -> Any:
+    """Return the generator of an opponent for an env reset with ``seed``, apart from the env's ``np_random``.
 
-    The entry points are read and the provider imported on the first call only (the result is cached), so
-    importing an env costs nothing until an opponent is named. This package's own provider
-    (:data:`OWN_PROVIDER`) is used whenever it is installed, so another package that registers the group
-    cannot take over ``opponent="alphabeta"``; without it, the entry point whose name sorts first is used,
-    and :func:`gym_boardgames.envs.contract.make_named_opponent` contains what it does.
+    A child of ``seed`` (``numpy.random.SeedSequence`` with a spawn key), so seeding the opponent draws
+    nothing from ``np_random``: a seeded episode replays exactly.
+    """
+    import numpy as np
+
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_OPPONENT_STREAM, 0)))
+
+
+def is_user_spec(spec: str) -> bool:
+    """Whether ``spec`` names a user's agent (``module:Class`` or ``file.py:Class``), not an agent of the table."""
+    from agents.factory import AGENT_KINDS
+
+    head, sep, _ = spec.partition(":")
+    return bool(sep) and head not in AGENT_KINDS
+
+
+class Opponent:
+    """One built agent, as every surface plays it: :meth:`act`, :meth:`reset`, :meth:`reseed`, :meth:`check`.
+
+    Args:
+        agent: the agent (an object with ``act`` or a callable).
+        name: how messages name it (the spec it was built from, or the object's name).
+        user: call it through the guard (any exception becomes an :class:`AgentError`); the project's own
+            agents are called directly.
+        move_time: seconds a move may take (None: no limit), applied to any agent.
+        rebuild: ``seed -> agent``, to build it again for :meth:`reseed` when it has no ``reseed`` itself.
+    """
+
+    def __init__(
+        self,
+        agent: Any,
+        name: str,
+        *,
+        user: bool = False,
+        move_time: float | None = None,
+        rebuild: Callable[[Any], Any] | None = None,
+    ) -> None:
+        if move_time is not None and not move_time > 0:
+            raise ValueError(f"move_time must be a number of seconds > 0 or None, got {move_time!r}")
+        self.name, self.user, self.move_time, self._rebuild = name, user, move_time, rebuild
+        #: Built from a name: :meth:`reseed` gives it the whole random state of a seed.
+        self.rebuildable = rebuild is not None
+        self._set(agent)
+
+    def _set(self, agent: Any) -> None:
+        self.agent = agent
+        try:
+            self._act = as_policy(agent)
+        except ValueError:
+            raise AgentError(f"agent {self.name} is {agent!r}: it needs act(game, state) -> int or to be callable")
+        self._reset = reset_hook(agent)
+
+    def act(self, game: Any, state: Any) -> int:
+        """Return the agent's move in ``state``.
+
+        Raises:
+            AgentError: a user's agent raised or exited, or any agent took longer than ``move_time``.
+        """
+        if self.move_time is None and not self.user:
+            return self._act(game, state)
+        return self._call("act", self._act, game, state, limit=self.move_time)
+
+    def reset(self) -> None:
+        """Tell the agent a game starts (its ``reset()``, if it has one)."""
+        if self._reset is not None:
+            self._call("reset", self._reset)
+
+    def reseed(self, seed: int) -> None:
+        """Make the agent play as one built with :func:`opponent_seed` of ``seed`` would (an env's seeded reset).
+
+        Its own ``reseed(generator)`` if it has one; else it is built again if it was built from a name; a
+        user's object without ``reseed`` is left as it is.
+        """
+        reseed = getattr(self.agent, "reseed", None)
+        if callable(reseed):
+            self._call("reseed", reseed, opponent_seed(seed))
+        elif self._rebuild is not None:
+            self._set(self._rebuild(opponent_seed(seed)))
+
+    def check(self, game: Any) -> None:
+        """Ask the agent whether it can play ``game`` (its ``check(game)``, if it has one), before any match."""
+        check = getattr(self.agent, "check", None)
+        if callable(check):
+            self._call("check", check, game)
+
+    def _call(self, what: str, function: Callable[..., Any], *args: Any, limit: float | None = None) -> Any:
+        """Call ``function(*args)``; a user's failure or a move past ``limit`` seconds becomes an AgentError."""
+        if limit is not None:
+            return self._call_limited(what, function, args, limit)
+        if not self.user:
+            return function(*args)
+        try:
+            return function(*args)
+        except (Exception, SystemExit) as error:  # user code may raise anything, or exit: one line, never a traceback
+            raise AgentError(f"agent {self.name}: its {what}() raised {_describe(error)}") from None
+
+    def _call_limited(self, what: str, function: Callable[..., Any], args: tuple[Any, ...], limit: float) -> Any:
+        """Run ``function`` in a daemon thread and wait ``limit`` seconds: a hang cannot hold the caller."""
+        box: list[Any] = []
+
+        def run() -> None:
+            try:
+                box.append((True, self._call(what, function, *args)))
+            except BaseException as error:  # noqa: BLE001  (carried to the caller's thread, raised there)
+                box.append((False, error))
+
+        thread = threading.Thread(target=run, name=f"agent {self.name}", daemon=True)
+        thread.start()
+        thread.join(limit)
+        if not box:
+            raise AgentError(f"agent {self.name}: its {what}() did not answer within {limit:g} s (--move-time)")
+        ok, value = box[0]
+        if ok:
+            return value
+        raise value
+
+    def __repr__(self) -> str:
+        return f"Opponent({self.name})"
+
+
+def _describe(error: BaseException) -> str:
+    """``SystemExit(0)`` -> ``SystemExit: 0``: the exception's type and message, on one line."""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def make_opponent(agent: Any, game: Any, seed: Any = None, *, move_time: float | None = None) -> Opponent:
+    """Return ``agent`` as an :class:`Opponent` for ``game``, checked against the game before any move.
+
+    A name reaches the factory in one call from here (:data:`FACTORY`).
+
+    Args:
+        agent: a name of the agent table, ``"module:Class"``, ``"file.py:Class"``, an object with ``act``,
+            a callable, or an :class:`Opponent` (returned as it is).
+        game: the rules object it will play.
+        seed: seeds an agent built here (an int, a ``numpy.random.Generator`` or None).
+        move_time: seconds a move may take (None: no limit).
 
     Raises:
-        ImportError: if the registered provider cannot be imported (e.g. another top-level package named
-            ``agents``, such as the OpenAI Agents SDK, shadows this project's).
+        UnknownAgentError: a name the table does not know (the message lists the valid forms).
+        ValueError: a bad parameter of a known name; an :class:`AgentError` for a user's agent that cannot be
+            loaded, built or checked, or that is no agent.
+        OSError: a saved agent's file cannot be read.
     """
-    from importlib.metadata import entry_points
+    if isinstance(agent, Opponent):
+        return agent
+    if not isinstance(agent, str):
+        if not callable(agent) and not callable(getattr(agent, "act", None)):
+            raise UnknownAgentError(f"{agent!r} is not an agent: it needs act(game, state) -> int or to be callable")
+        name = getattr(agent, "__qualname__", None) or type(agent).__name__
+        opponent = Opponent(agent, name, user=True, move_time=move_time)
+    else:
+        build = _factory()
+        opponent = Opponent(
+            build(agent, seed=seed, game=game),
+            agent,
+            user=is_user_spec(agent),
+            move_time=move_time,
+            rebuild=lambda generator: build(agent, seed=generator, game=game),
+        )
+    if opponent.user:  # the table's agents were checked by the factory
+        opponent.check(game)
+    return opponent
 
-    found = sorted(entry_points(group=PROVIDER_GROUP), key=lambda point: (point.value != OWN_PROVIDER, point.name))
-    if not found:
-        return None
-    point = found[0]
+
+def opponent_error(name: str, error: ValueError) -> ValueError:
+    """Return the env's wording of a failure to build the opponent ``name``, listing every opponent form.
+
+    An unknown name stays an :class:`UnknownAgentError`; a bad parameter becomes ``bad opponent NAME:
+    REASON``; a saved file's or a user's own error (a subclass of ``ValueError``) names itself already.
+    """
     try:
-        return point.load()
+        from agents.factory import agent_forms
+
+        names = f"an agent name ({', '.join(agent_forms())}), "
+    except ImportError:
+        names = ""
+    forms = f"'random', None (self-play), {names}an object with act(game, state) -> int, or a callable"
+    if isinstance(error, UnknownAgentError):
+        return UnknownAgentError(f"unknown opponent {name!r}: use {forms}")
+    if type(error) is ValueError:
+        return ValueError(f"bad opponent {name!r}: {error}; valid opponents are {forms}")
+    return error
+
+
+@functools.cache
+def _factory() -> Callable[..., Any]:
+    """Load :data:`FACTORY` (once), as Gymnasium loads an entry point."""
+    module, _, attribute = FACTORY.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attribute)
     except (ImportError, AttributeError) as error:
         raise ImportError(
-            f"the agent-name provider {point.value!r} (entry point {point.name!r} in group {PROVIDER_GROUP!r}) could "
-            f"not be imported ({error}); another top-level package named `agents` (such as the OpenAI Agents SDK) "
-            "can shadow the one installed with gym-boardgames"
+            f"agent names need {FACTORY} ({error}); another top-level package named `agents` (such as the OpenAI "
+            "Agents SDK) can shadow the one installed with gym-boardgames"
         ) from error
+
+
+def load_user_agent(spec: str, seed: Any = None) -> Any:
+    """Build the user's agent ``spec`` (``module:Class`` or ``path/to/file.py:Class``) with ``seed``.
+
+    A class is called with ``seed=`` if its constructor takes one, else with no argument; any other callable
+    is the agent itself (a policy ``(game, state) -> int``).
+
+    Raises:
+        AgentError: one line: no such file, module or attribute, or the module or constructor raised or exited.
+    """
+    source, _, attribute = spec.rpartition(":")
+    found = _user_attribute(source, attribute)
+    if not inspect.isclass(found):
+        return found
+    try:
+        takes_seed = "seed" in inspect.signature(found).parameters
+    except (TypeError, ValueError):
+        takes_seed = False
+    try:
+        return found(seed=seed) if takes_seed else found()
+    except (Exception, SystemExit) as error:  # the user's constructor may raise anything, or exit
+        raise AgentError(f"agent {spec}: its constructor raised {_describe(error)}") from None
+
+
+@functools.cache  # a worker loads a user's module once, not once per game
+def _user_attribute(source: str, attribute: str) -> Any:
+    """The attribute ``attribute`` of the module ``source``: an importable module's name or a ``.py`` file."""
+    spec = f"{source}:{attribute}"
+    if source.endswith(".py") and not os.path.isfile(source):
+        raise AgentError(f"agent {spec}: no file {source}")
+    try:
+        if source.endswith(".py"):
+            found = importlib.util.spec_from_file_location(f"user_agent_{zlib.crc32(source.encode())}", source)
+            module = importlib.util.module_from_spec(found)  # type: ignore[arg-type]
+            found.loader.exec_module(module)  # type: ignore[union-attr]
+        else:
+            module = importlib.import_module(source)
+    except (Exception, SystemExit) as error:  # a user's module may raise anything, or exit, while it loads
+        raise AgentError(f"agent {spec}: loading {source} raised {_describe(error)}") from None
+    if not attribute.isidentifier() or not callable(found := getattr(module, attribute, None)):
+        raise AgentError(f"agent {spec}: {source} has no class or function {attribute!r}")
+    return found

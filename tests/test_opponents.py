@@ -55,72 +55,108 @@ def test_the_module_never_imports_the_agents_package_or_pygame():
     assert out.strip() == "[]"
 
 
-def test_finding_the_provider_imports_agents_only_when_a_name_is_used():
+def test_a_name_imports_the_agent_factory_only_when_it_is_used():
     code = (
         "import sys, gym_boardgames.opponents as o\n"
+        "from gym_boardgames.rules import TicTacToe\n"
         "before = 'agents' in sys.modules\n"
-        "o.opponent_provider()\n"
-        "print(before, 'agents.provider' in sys.modules)\n"
+        "o.make_opponent('alphabeta', TicTacToe())\n"
+        "print(before, 'agents.factory' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True"]
 
 
-class _Point:
-    """An entry point as importlib.metadata gives it."""
-
-    def __init__(self, name, value, loaded):
-        self.name, self.value, self._loaded = name, value, loaded
-
-    def load(self):
-        return self._loaded
-
-
-def _installed(monkeypatch, points):
-    import importlib.metadata
-
-    from gym_boardgames import opponents
-
-    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: list(points))
-    opponents.opponent_provider.cache_clear()
-
-
-def _exits(name, game=None, seed=None):
-    raise SystemExit("a plugin that exits")
+# ---- the one boundary around user code ----------------------------------------------------------------
 
 
 @pytest.fixture
-def fresh_provider():
-    from gym_boardgames import opponents
+def user_file(tmp_path):
+    """Write ``agent_N.py`` holding ``body`` and return its ``file.py:Class`` spec."""
+    count = [0]
 
-    opponents.opponent_provider.cache_clear()
-    yield
-    opponents.opponent_provider.cache_clear()
+    def write(body):
+        count[0] += 1
+        path = tmp_path / f"agent_{count[0]}.py"
+        path.write_text("import sys, time\n" + body)
+        return f"{path}:Player"
 
-
-def test_this_packages_provider_wins_over_a_plugin_whose_name_sorts_first(monkeypatch, fresh_provider):
-    from agents.provider import make_opponent
-    from gym_boardgames.opponents import OWN_PROVIDER, opponent_provider
-
-    _installed(monkeypatch, [_Point("zzz_agents", OWN_PROVIDER, make_opponent), _Point("aaa", "evil:make", _exits)])
-    assert opponent_provider() is make_opponent
+    return write
 
 
 @pytest.mark.parametrize(
-    "plugin, message",
+    "body, where, message",
     [
-        (_exits, "failed on 'alphabeta': SystemExit"),
-        (lambda name, game=None, seed=None: 1 / 0, "failed on 'alphabeta': ZeroDivisionError"),
-        (lambda name, game=None, seed=None: 42, "returned 42 for 'alphabeta', not an agent"),
+        ("sys.exit(0)\n", "load", r"loading .*agent_1\.py raised SystemExit: 0$"),
+        ("raise ImportError('no module named torch')\n", "load", r"loading .* raised ImportError: no module named torch$"),
+        ("class Player:\n    def __init__(self):\n        1 / 0\n", "load", r"its constructor raised ZeroDivisionError"),
+        ("Player = 3\n", "load", r"has no class or function 'Player'$"),
+        ("class Player:\n    def act(self, game, state):\n        raise KeyError('x')\n", "act", r"its act\(\) raised KeyError: 'x'$"),
+        ("class Player:\n    def act(self, game, state):\n        sys.exit(3)\n", "act", r"its act\(\) raised SystemExit: 3$"),
+        ("class Player:\n    def act(self, game, state):\n        return 0\n    def check(self, game):\n        raise RuntimeError('too big')\n", "load", r"its check\(\) raised RuntimeError: too big$"),
+        ("class Player:\n    def act(self, game, state):\n        time.sleep(30)\n", "act", r"its act\(\) did not answer within 0\.3 s"),
     ],
 )
-def test_a_foreign_provider_is_contained_in_one_value_error(monkeypatch, fresh_provider, plugin, message):
-    from gym_boardgames.envs.contract import make_named_opponent
+def test_a_users_agent_that_fails_becomes_one_line_naming_it(user_file, body, where, message):
+    import time
+
+    from gym_boardgames.opponents import AgentError, make_opponent
     from gym_boardgames.rules import TicTacToe
 
-    _installed(monkeypatch, [_Point("aaa", "evil:make", plugin)])
-    with pytest.raises(ValueError, match=message):
-        make_named_opponent("alphabeta", TicTacToe())
+    game, spec = TicTacToe(), user_file(body)
+    with pytest.raises(AgentError, match=message) as caught:
+        opponent = make_opponent(spec, game, seed=1, move_time=0.3)
+        assert where == "act"
+        started = time.monotonic()
+        opponent.act(game, game.initial_state())
+    assert str(caught.value).startswith(f"agent {spec}: ") and "\n" not in str(caught.value)
+    if "answer" in message:
+        assert time.monotonic() - started < 5
+
+
+def test_ctrl_c_in_a_users_agent_is_never_swallowed(user_file):
+    from gym_boardgames.opponents import make_opponent
+    from gym_boardgames.rules import TicTacToe
+
+    game = TicTacToe()
+    opponent = make_opponent(user_file("class Player:\n    def act(self, g, s):\n        raise KeyboardInterrupt\n"), game)
+    with pytest.raises(KeyboardInterrupt):
+        opponent.act(game, game.initial_state())
+
+
+def test_a_users_class_is_built_with_the_seed_when_it_takes_one_and_plays_in_an_env(user_file):
+    import gymnasium as gym
+
+    body = "class Player:\n    def __init__(self, seed=None):\n        self.seed = seed\n    def act(self, game, state):\n        return int(game.legal_actions(state)[-1])\n"
+    spec = user_file(body)
+    env = gym.make("TicTacToe-v0", opponent=spec)
+    env.reset(seed=3)
+    _, _, _, _, info = env.step(0)
+    assert env.unwrapped.moves == [(0, 0), (1, 8)]
+    assert isinstance(env.unwrapped._opponent_agent.agent.seed, int)
+
+
+def test_an_object_opponent_that_raises_is_one_line_naming_it():
+    from gym_boardgames.opponents import AgentError, make_opponent
+    from gym_boardgames.rules import TicTacToe
+
+    def broken(game, state):
+        raise RuntimeError("oops")
+
+    game = TicTacToe()
+    with pytest.raises(AgentError, match=r"^agent .*broken: its act\(\) raised RuntimeError: oops$"):
+        make_opponent(broken, game).act(game, game.initial_state())
+
+
+def test_the_projects_own_agents_are_called_directly_without_a_move_limit():
+    from gym_boardgames.opponents import make_opponent
+    from gym_boardgames.rules import TicTacToe
+
+    opponent = make_opponent("alphabeta", TicTacToe())
+    assert not opponent.user and opponent.move_time is None and opponent.rebuildable
+    with pytest.raises(ValueError, match=r"move_time must be a number of seconds > 0 or None, got 0"):
+        make_opponent("alphabeta", TicTacToe(), move_time=0)
+
 
 
 # ---- a named opponent is built once, then reseeded ------------------------------------------------
@@ -155,7 +191,7 @@ def _moves_of_a_game(agent, game, seed):
 )
 def test_a_reseeded_agent_plays_as_a_new_one_built_with_that_seed(name, board):
     from agents.factory import make_agent
-    from gym_boardgames.envs.contract import opponent_seed
+    from gym_boardgames.opponents import opponent_seed
     from gym_boardgames.rules.registry import make_game
 
     game = make_game(board, rows=2, cols=2) if board == "dots" else make_game(board)

@@ -67,7 +67,7 @@ def test_agents_package_is_light_and_every_module_its_docstring_names_imports():
     import agents
 
     named = re.findall(r"``(agents\.\w+)``", agents.__doc__)
-    assert {"agents.minimax", "agents.solver", "agents.mcts", "agents.provider"} <= set(named)
+    assert {"agents.minimax", "agents.solver", "agents.mcts", "agents.factory"} <= set(named)
     for name in named:
         module = importlib.import_module(name)
         assert module.__name__ == name and module.__doc__, name

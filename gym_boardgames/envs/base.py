@@ -27,17 +27,14 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_boardgames.envs.contract import (
-    agent_hooks,
     check_agent_player,
     check_illegal_action,
-    make_named_opponent,
-    opponent_seed,
-    reseed_opponent,
     reset_needed,
     reset_side,
     winner_of_returns,
 )
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
+from gym_boardgames.opponents import Opponent, as_policy, make_opponent, opponent_error
 from gym_boardgames.render.board import (
     BoardMarks,
     BoardStyle,
@@ -166,10 +163,9 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
             self.player_names, self.symbols, self.window_title = style
         self.action_space = spaces.Discrete(game.num_actions)
         self.observation_space = board_space(game)
-        # A named opponent's name and agent, built once here and reseeded at each seeded reset; else None.
-        self._opponent_spec: str | None = None
-        self._named_agent: Any = None
-        self._opponent_reset: Callable[[], Any] | None = None
+        # The opponent as built once here (None: self-play or the built-in random); one built from a name is
+        # reseeded at each seeded reset.
+        self._opponent_agent: Opponent | None = None
         self._opponent_name, self._opponent = self._make_opponent(opponent)
         self.agent_player_setting = check_agent_player(agent_player, "agent_player")
         self.illegal_action = check_illegal_action(illegal_action)
@@ -191,15 +187,16 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     def _make_opponent(self, opponent: object) -> tuple[str, OpponentPolicy | None]:
         if opponent is None:
             return "self-play", None
+        if opponent == "random":
+            return "random", self._random_move
+        try:
+            self._opponent_agent = make_opponent(opponent, self.game)
+        except ValueError as error:
+            raise opponent_error(str(opponent), error) from None
         if isinstance(opponent, str):
-            if opponent == "random":
-                return "random", self._random_move
-            self._opponent_spec, self._named_agent = opponent, make_named_opponent(opponent, self.game)
-            policy, self._opponent_reset = agent_hooks(self._named_agent)
-            return opponent, policy
-        policy, self._opponent_reset = agent_hooks(opponent)
-        name = repr(opponent) if policy is not opponent else getattr(opponent, "__qualname__", repr(opponent))
-        return name, policy
+            return opponent, self._opponent_agent.act
+        name = getattr(opponent, "__qualname__", repr(opponent)) if as_policy(opponent) is opponent else repr(opponent)
+        return name, self._opponent_agent.act
 
     def _random_move(self, game: Any, state: Any) -> int:
         legal = game.legal_actions(state)
@@ -214,7 +211,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
 
         Args:
             seed: seeds ``np_random`` (the built-in random opponent and ``agent_player="random"``); a
-                named opponent is reseeded with a generator derived from it (:func:`reseed_opponent`).
+                named opponent is reseeded with a generator derived from it (:meth:`Opponent.reseed`).
             options: ``{"agent_player": 0 | 1 | "random"}`` overrides the side for this episode only.
 
         Raises:
@@ -227,18 +224,16 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
             self.agent_player = None
         else:
             self.agent_player = int(self.np_random.integers(2)) if side == "random" else int(side)
-        if seed is not None and self._opponent_spec is not None and not reseed_opponent(self._named_agent, seed):
-            # An agent that cannot reseed itself is built again: its whole random state comes from the seed.
-            self._named_agent = make_named_opponent(self._opponent_spec, self.game, opponent_seed(seed))
-            self._opponent, self._opponent_reset = agent_hooks(self._named_agent)
+        if seed is not None and self._opponent_agent is not None and self._opponent_agent.rebuildable:
+            self._opponent_agent.reseed(seed)  # built from a name: its random state comes from the seed
         self.state = self.game.initial_state()
         self.moves = []
         self._previous = None
         self._episode_over = False
         self._winner = None
         self._illegal = False
-        if self._opponent_reset is not None:
-            self._opponent_reset()
+        if self._opponent_agent is not None:
+            self._opponent_agent.reset()
         if self._opponent is not None:
             self._play_opponent()
         self._needs_reset = False
@@ -326,7 +321,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     @property
     def self_play(self) -> bool:
         """Whether the caller plays both sides (``opponent=None``): no built-in opponent moves in ``step``."""
-        return self._opponent is None and self._opponent_spec is None
+        return self._opponent is None
 
     @property
     def episode_over(self) -> bool:

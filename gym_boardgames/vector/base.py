@@ -21,17 +21,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from gym_boardgames.envs.base import _as_integer, board_space
-from gym_boardgames.envs.contract import (
-    agent_hooks,
-    check_agent_player,
-    check_illegal_action,
-    make_named_opponent,
-    opponent_seed,
-    reseed_opponent,
-    reset_side,
-)
+from gym_boardgames.envs.contract import check_agent_player, check_illegal_action, reset_side
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
-from gym_boardgames.opponents import UnknownAgentError
+from gym_boardgames.opponents import Opponent, UnknownAgentError, make_opponent, opponent_error
 from gym_boardgames.rules.batch import random_legal_actions
 
 _SYNC_HINT = (
@@ -110,14 +102,15 @@ class TwoPlayerVectorEnv(VectorEnv):
         # A named opponent: one agent for every sub-env, built once here and reseeded at each seeded reset, its
         # act(game, state) and reset() hook; else None.
         self._opponent_spec = opponent if opponent not in (None, "random") else None
-        self._named_agent: Any = None
-        self._agent_act: Any = None
-        self._agent_reset: Any = None
+        self._opponent_agent: Opponent | None = None
         if self._opponent_spec is not None:
             try:
-                self._build_agent(None)
-            except UnknownAgentError as error:
-                raise UnknownAgentError(f"{error} (for an agent object or a callable, {_SYNC_HINT})") from None
+                self._opponent_agent = make_opponent(self._opponent_spec, self.game)
+            except ValueError as error:
+                error = opponent_error(self._opponent_spec, error)
+                if isinstance(error, UnknownAgentError):
+                    raise UnknownAgentError(f"{error} (for an agent object or a callable, {_SYNC_HINT})") from None
+                raise error from None
         self.num_envs = batch.num_envs
         self.opponent = opponent
         self.illegal_action = illegal_action
@@ -151,11 +144,11 @@ class TwoPlayerVectorEnv(VectorEnv):
         """
         side = reset_side(options, self.agent_player_setting)
         super().reset(seed=seed)
-        if seed is not None and self._opponent_spec is not None and not reseed_opponent(self._named_agent, seed):
-            self._build_agent(seed)  # an agent that cannot reseed itself is built again
+        if seed is not None and self._opponent_agent is not None:
+            self._opponent_agent.reseed(seed)
         self.batch.reset()
-        if self._agent_reset is not None:
-            self._agent_reset()
+        if self._opponent_agent is not None:
+            self._opponent_agent.reset()
         if self.opponent is not None:
             self._agent = np.zeros(self.num_envs, dtype=np.int8)
             self._start_games(np.arange(self.num_envs), side)
@@ -202,7 +195,7 @@ class TwoPlayerVectorEnv(VectorEnv):
         # as they were, as the single env does, so the next step() never plays the caller's actions as replies.
         mover = batch.player.copy()
         before = self._scores()
-        snapshot = self._snapshot() if self._agent_act is not None else None
+        snapshot = self._snapshot() if self._opponent_agent is not None else None
         try:
             if any_illegal:
                 batch.play(actions, ~(restarting | illegal))
@@ -214,8 +207,8 @@ class TwoPlayerVectorEnv(VectorEnv):
                 restart_rows = np.flatnonzero(restarting)
                 batch.reset(restart_rows)
                 self._start_games(restart_rows, self.agent_player_setting)
-                if self._agent_reset is not None:
-                    self._agent_reset()  # a game starts: an agent with per-game memory (MCTS's tree) drops it
+                if self._opponent_agent is not None:
+                    self._opponent_agent.reset()  # a game starts: an agent with per-game memory (MCTS's tree) drops it
             if self.opponent is not None:
                 self._play_opponent()  # the replies, and the opening moves of restarted games
         except BaseException:
@@ -291,13 +284,6 @@ class TwoPlayerVectorEnv(VectorEnv):
         if self._agent is not None:
             self._agent[rows] = self.np_random.integers(2, size=len(rows), dtype=np.int8) if side == "random" else side
 
-    def _build_agent(self, seed: int | None) -> None:
-        """(Re)build the named opponent, seeded from ``reset``'s seed apart from ``np_random`` (None: entropy)."""
-        assert self._opponent_spec is not None
-        seeded = None if seed is None else opponent_seed(seed)
-        self._named_agent = make_named_opponent(self._opponent_spec, self.game, seeded)
-        self._agent_act, self._agent_reset = agent_hooks(self._named_agent)
-
     def _snapshot(self) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, Any]]:
         """Copies of every array of the games, of the agent's seats and of the generator's state."""
         arrays = {name: value.copy() for name, value in vars(self.batch).items() if isinstance(value, np.ndarray)}
@@ -313,7 +299,7 @@ class TwoPlayerVectorEnv(VectorEnv):
 
     def _agent_moves(self, rows: np.ndarray) -> np.ndarray:
         """Ask the named opponent for its move in each game of ``rows``, in order (so a seed replays)."""
-        game, act = self.game, self._agent_act
+        game, act = self.game, self._opponent_agent.act  # type: ignore[union-attr]
         actions = np.zeros(self.num_envs, dtype=np.intp)
         for i in rows.tolist():
             state = self.batch.state(i)
@@ -336,7 +322,7 @@ class TwoPlayerVectorEnv(VectorEnv):
             rows = np.flatnonzero(moving)
             if not len(rows):
                 return
-            if self._agent_act is not None:
+            if self._opponent_agent is not None:
                 actions = self._agent_moves(rows)
             elif 4 * len(rows) >= self.num_envs:
                 actions = random_legal_actions(batch.legal_mask(), self.np_random)

@@ -5,7 +5,7 @@ import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.dots import Always4Never3Bot, EndgameBot, FirstAvailableBot
-from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, default_opponent, make_agent, suggested_opponents
+from agents.factory import AGENT_KINDS, agent_forms, default_opponent, make_agent, suggested_opponents
 from agents.mcts import MCTSAgent
 from agents.minimax import AlphaBetaAgent
 from agents.random_agent import RandomAgent
@@ -34,7 +34,9 @@ def test_a_seed_makes_an_agent_replay_its_moves():
 
 
 def test_errors_name_the_valid_forms():
-    assert "alphabeta[:DEPTH]" in AGENT_NAMES and "exact" in DOTS_AGENT_NAMES
+    assert "alphabeta[:DEPTH]" in agent_forms(dots=False) and "exact" not in agent_forms(dots=False)
+    assert agent_forms(dots=True)[-3:] == ["exact", "module:Class", "file.py:Class"]
+    assert all(form.startswith(kind) for kind, form in ((k, v.form) for k, v in AGENT_KINDS.items()))
     with pytest.raises(ValueError, match="alphabeta\\[:DEPTH\\]"):
         make_agent("minimax")
     with pytest.raises(ValueError, match=r"the depth must be an integer in \[1, 400\], got 'x'"):

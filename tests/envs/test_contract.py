@@ -96,7 +96,7 @@ def test_self_play_none_plays_no_move_at_reset_and_alternates_perspective():
 def test_unknown_opponent_raises_value_error_listing_choices():
     with pytest.raises(ValueError, match="'random', None"):
         make(opponent="minimax")
-    with pytest.raises(ValueError, match="neither"):
+    with pytest.raises(ValueError, match=r"^unknown opponent '42': use 'random', None \(self-play\), an agent name"):
         make(opponent=42)
 
 
@@ -650,55 +650,27 @@ def test_a_saved_td_player_by_name_and_its_file_errors_name_the_file(tmp_path) -
         gym.make("TicTacToe-v0", opponent=f"td:{tmp_path / 'missing.npz'}")
 
 
-@pytest.fixture
-def provider_points(monkeypatch):
-    """Replace the installed entry points of the provider group with the list the test sets (then restore)."""
-    import importlib.metadata
+def test_the_agent_factory_that_cannot_be_imported_says_what_may_shadow_it(monkeypatch) -> None:
+    from gym_boardgames import opponents
 
-    from gym_boardgames.opponents import opponent_provider
-
-    points: list = []
-    real = importlib.metadata.entry_points
-    monkeypatch.setattr(
-        importlib.metadata,
-        "entry_points",
-        lambda **kw: points if kw.get("group") == "gym_boardgames.opponents" else real(**kw),
-    )
-    opponent_provider.cache_clear()
-    yield points
-    opponent_provider.cache_clear()
+    monkeypatch.setattr(opponents, "FACTORY", "agents.no_such_module:make_agent")
+    opponents._factory.cache_clear()
+    try:
+        with pytest.raises(ImportError, match=r"agent names need agents.no_such_module:make_agent .*OpenAI Agents SDK"):
+            gym.make("TicTacToe-v0", opponent="alphabeta")
+    finally:
+        opponents._factory.cache_clear()
 
 
-def test_without_a_provider_a_name_is_refused_naming_the_forms_that_work(provider_points) -> None:
-    with pytest.raises(ValueError) as caught:
-        gym.make("TicTacToe-v0", opponent="alphabeta")
-    message = str(caught.value)
-    assert message.startswith("unknown opponent 'alphabeta': no agent names are installed")
-    assert "'gym_boardgames.opponents'" in message and "pip install -e ." in message
-    assert message.endswith(
-        "use 'random', None (self-play), an object with act(game, state) -> int, or a callable (game, state) -> int"
-    )
-    env = gym.make("TicTacToe-v0", opponent="random")  # the other forms need no provider
-    env.reset(seed=0)
+def test_an_unknown_name_is_the_typed_unknown_agent_error_and_a_bad_parameter_is_not() -> None:
+    from gym_boardgames.opponents import UnknownAgentError
 
-
-def test_a_provider_that_cannot_be_imported_says_what_may_shadow_it(provider_points) -> None:
-    from importlib.metadata import EntryPoint
-
-    provider_points.append(EntryPoint("agents", "agents.no_such_module:make_opponent", "gym_boardgames.opponents"))
-    with pytest.raises(ImportError, match=r"'agents.no_such_module:make_opponent'.*OpenAI Agents SDK"):
-        gym.make("TicTacToe-v0", opponent="alphabeta")
-
-
-def test_another_provider_builds_its_own_names_with_its_own_forms_in_the_errors(provider_points) -> None:
-    from importlib.metadata import EntryPoint
-
-    provider_points.append(EntryPoint("mine", f"{__name__}:_lowest_provider", "gym_boardgames.opponents"))
-    env = gym.make("TicTacToe-v0", opponent="lowest")
-    assert env.reset(seed=0)[1]["current_player"] == 0
-    forms = r"'random', None \(self-play\), an agent name of the scripts \(lowest\), an object with act"
-    with pytest.raises(ValueError, match=rf"^unknown opponent 'alphabeta': use {forms}"):
-        gym.make("TicTacToe-v0", opponent="alphabeta")
+    forms = r"'random', None \(self-play\), an agent name \(random, alphabeta\[:DEPTH\], .*module:Class, file.py:Class\)"
+    with pytest.raises(UnknownAgentError, match=rf"^unknown opponent 'nonsense': use {forms}, an object with act"):
+        gym.make("TicTacToe-v0", opponent="nonsense")
+    with pytest.raises(ValueError, match=r"^bad opponent 'mcts:x'") as caught:
+        gym.make("TicTacToe-v0", opponent="mcts:x")
+    assert not isinstance(caught.value, UnknownAgentError)
 
 
 class _Lowest:
@@ -706,45 +678,11 @@ class _Lowest:
         return game.legal_actions(state)[0]
 
 
-def _lowest_provider(name, game, seed=None):
-    from gym_boardgames.opponents import UnknownAgentError
-
-    if name != "lowest":
-        raise UnknownAgentError(f"unknown agent {name!r}")
-    return _Lowest()
-
-
-_lowest_provider.names = ("lowest",)
-
-
-def test_an_unknown_name_is_the_typed_unknown_agent_error_and_a_bad_parameter_is_not() -> None:
-    from gym_boardgames.opponents import UnknownAgentError
-
-    with pytest.raises(UnknownAgentError, match=r"^unknown opponent 'nonsense': use 'random'"):
-        gym.make("TicTacToe-v0", opponent="nonsense")
-    with pytest.raises(ValueError, match=r"^bad opponent 'mcts:x'") as caught:
-        gym.make("TicTacToe-v0", opponent="mcts:x")
-    assert not isinstance(caught.value, UnknownAgentError)
-
-
-def test_a_plain_value_error_of_a_provider_is_never_read_as_an_unknown_name(provider_points) -> None:
-    from importlib.metadata import EntryPoint
-
-    provider_points.append(EntryPoint("mine", f"{__name__}:_text_provider", "gym_boardgames.opponents"))
-    # The message starts as the factory's once did; only the type tells an unknown name now.
-    with pytest.raises(ValueError, match=r"^bad opponent 'alphabeta': unknown agent 'alphabeta'; valid opponents"):
-        gym.make("TicTacToe-v0", opponent="alphabeta")
-
-
-def _text_provider(name, game, seed=None):
-    raise ValueError(f"unknown agent {name!r}")
-
-
 _BUILT: list = []
 
 
 class _Counted(_Lowest):
-    """A foreign provider's agent; with ``reseed`` when its name says so."""
+    """A user's agent, named ``module:Class``; with ``reseed`` in the subclass."""
 
     def __init__(self, seed):
         _BUILT.append(seed)
@@ -755,21 +693,19 @@ class _Reseedable(_Counted):
         _BUILT.append(("reseed", seed))
 
 
-def _counting_provider(name, game, seed=None):
-    return _Reseedable(seed) if name == "reseedable" else _Counted(seed)
-
-
 @pytest.mark.parametrize("vector", [False, True])
-def test_an_agent_with_reseed_is_built_once_and_one_without_is_built_at_every_seeded_reset(provider_points, vector):
-    from importlib.metadata import EntryPoint
-
-    provider_points.append(EntryPoint("mine", f"{__name__}:_counting_provider", "gym_boardgames.opponents"))
-    for name, builds in (("reseedable", 1), ("plain", 4)):
+def test_a_users_agent_with_reseed_is_built_once_and_one_without_is_built_at_every_seeded_reset(vector) -> None:
+    for name, builds in (("_Reseedable", 1), ("_Counted", 4)):
         _BUILT.clear()
-        env = gym.make_vec("TicTacToe-v0", num_envs=2, opponent=name) if vector else make(opponent=name)
+        spec = f"{__name__}:{name}"
+        env = gym.make_vec("TicTacToe-v0", num_envs=2, opponent=spec) if vector else make(opponent=spec)
         for seed in (1, 2, None, 1):
             env.reset(seed=seed)
         assert sum(not isinstance(entry, tuple) for entry in _BUILT) == builds
-        # Either way the agent's generator is the seed's own stream (a child of the seed apart from np_random).
-        seeded = [entry[1] if isinstance(entry, tuple) else entry for entry in _BUILT[1:]]
-        assert len(seeded) == 3 and seeded[0].random() == seeded[2].random() != seeded[1].random()
+        # Either way the agent's random state is the seed's own stream (a child of the seed apart from np_random).
+        if builds == 1:
+            seeded = [entry[1].random() for entry in _BUILT[1:]]
+        else:
+            seeded = _BUILT[1:]
+            assert all(type(seed) is int for seed in seeded)  # a user's class gets an int seed
+        assert len(seeded) == 3 and seeded[0] == seeded[2] != seeded[1]

@@ -419,8 +419,10 @@ class _Interrupted:
 def test_an_opponent_that_raises_leaves_every_game_as_it_was(monkeypatch, vector_env, error):
     import gym_boardgames.vector.base as vector_base
 
+    from gym_boardgames.opponents import Opponent
+
     agent = _Interrupted()
-    monkeypatch.setattr(vector_base, "make_named_opponent", lambda name, game, seed=None: agent)
+    monkeypatch.setattr(vector_base, "make_opponent", lambda name, game: Opponent(agent, name))
     env = vector_env(num_envs=3, opponent="lowest", agent_player=0)
     obs, info = env.reset(seed=0)
     rng = np.random.default_rng(0)
