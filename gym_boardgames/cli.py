@@ -8,16 +8,19 @@ types :func:`int_type` and :func:`number_type` (:data:`positive_int`, :data:`non
 :mod:`gym_boardgames.checks`' rule, so a bad value stops the parser with one line naming the flag.
 
 Everything a user can get wrong is checked before any long work: :func:`parse_checked` parses and runs
-the script's checks, turning a ``ValueError`` (or a missing extra) into that one line, and checks ``--out``
-with :func:`check_output_path` (the folder exists and is writable) or, for scripts that take
-``--overwrite``, :func:`check_new_output`, so a run never silently replaces an earlier one's file; a script
-with a default output file saves to the next free numbered name instead (:func:`default_output`). The
-one-line JSON summary of ``--json`` and ``--out FILE`` goes through :func:`emit_summary`. Figures go through
-:func:`save_figure`, so a run stopped mid-save leaves the earlier figure whole. Training scripts take
-``--tensorboard DIR`` (:func:`add_tensorboard_flag`, checked up front by :func:`check_tensorboard`) and log
+the script's checks, turning a ``ValueError`` (or a missing extra) into that one line. Every path option
+declares its role when it is added (``role="input"``, ``"output"``, ``"extended"`` for a file a run reads
+and rewrites, ``"folder"`` for an output folder; :data:`PATH_FLAGS` may not be added without one), and a
+check may claim a derived output (:func:`claim_output`); :func:`parse_checked` then checks them all at once,
+for every script alike: each output can be written (:func:`~gym_boardgames.outputs.check_output_path`)
+and is new unless ``--overwrite`` is given, each extended file is locked for the run
+(:func:`~gym_boardgames.outputs.lock_run`), and no output is an input or another output. Files are written
+by :func:`gym_boardgames.outputs.write_bytes_atomic`, which never replaces a file another program made
+meanwhile. A script's entry is :func:`run`: Ctrl-C ends it with one line and status 130. The one-line JSON
+summary of ``--json`` and ``--out FILE`` goes through :func:`emit_summary`; figures through
+:func:`save_figure`. Training scripts take ``--tensorboard DIR`` (:func:`add_tensorboard_flag`) and log
 scalars through :class:`TensorBoardLog`.
 
-The output checks, reservations and locks live in :mod:`gym_boardgames.outputs` and are re-exported here.
 This module imports the standard library, :mod:`gym_boardgames.checks`, :mod:`gym_boardgames.outputs` and
 :mod:`gym_boardgames.utils`; the ``tensorboard`` package (the ``tensorboard`` extra) is imported only when
 a log is checked or opened.
@@ -32,25 +35,23 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Literal, NoReturn
+from typing import Any, NoReturn
 
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.outputs import (
-    check_new_output,
-    check_not_an_input,
     check_output_path,
-    default_output,
-    free_path,
     lock_run,
-    release_reservations,
-    reserve_output,
+    next_free_path,
+    replace_policy,
+    write_bytes_atomic,
+    write_text_atomic,
 )
-from gym_boardgames.utils import write_bytes_atomic, write_text_atomic
 
 __all__ = [
     "EXIT_FAILED",
     "EXIT_INTERRUPTED",
     "EXIT_REFUSED",
+    "FIGURE_FORMATS",
     "JSON_HELP",
     "OUT_HELP",
     "TENSORBOARD_MISSING",
@@ -60,25 +61,21 @@ __all__ = [
     "add_run_flags",
     "add_tensorboard_flag",
     "build_named",
-    "check_new_output",
-    "check_not_an_input",
-    "check_output_path",
-    "check_tensorboard",
+    "check_figure_path",
+    "claim_output",
     "default_output",
+    "run",
+    "check_tensorboard",
     "emit_summary",
     "fail",
-    "free_path",
     "int_type",
     "load_average",
-    "lock_run",
     "make_parser",
     "nonnegative_int",
     "number_type",
     "parse_checked",
     "positive_int",
     "pyplot",
-    "release_reservations",
-    "reserve_output",
     "save_figure",
     "timed",
 ]
@@ -115,6 +112,13 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: {shown.replace('%', '%%')})".lstrip()
 
 
+#: What a path option is to its script: read, written, read and rewritten (locked for the run), a folder written.
+ROLES = ("input", "output", "extended", "folder")
+#: The options that name paths: a script must give each one a role when it adds it.
+PATH_FLAGS = frozenset(
+    {"out", "plot", "results", "screenshot", "save_dir", "resume", "init", "labels", "exclude", "map"}
+)
+
 #: Exit statuses, one per kind of ending: a refusal before any work (a bad flag, file, or missing extra),
 #: a failure during the work (a full disk, a diverged network), an interruption (Ctrl-C).
 EXIT_REFUSED, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
@@ -123,8 +127,22 @@ EXIT_REFUSED, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
 class _Parser(argparse.ArgumentParser):
     """argparse with the one refusal style of every script: ``SCRIPT: error: MESSAGE``, one line, status 2."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.roles: dict[str, str] = {}  # an option's dest -> its role: input, output, extended or folder
+
+    def add_argument(self, *args: Any, role: str | None = None, **kwargs: Any) -> argparse.Action:
+        """``ArgumentParser.add_argument``, and ``role``: what the option's path is to the script (see module)."""
+        action = super().add_argument(*args, **kwargs)
+        if role not in (None, *ROLES):
+            raise TypeError(f"role must be one of {ROLES}, got {role!r}")
+        if role is None and action.dest in PATH_FLAGS:
+            raise TypeError(f"--{action.dest.replace('_', '-')} is a path: add it with role= one of {ROLES}")
+        if role is not None:
+            self.roles[action.dest] = role
+        return action
+
     def error(self, message: str) -> NoReturn:
-        release_reservations()  # a refused run leaves no name taken
         self.exit(EXIT_REFUSED, f"{self.prog}: error: {message}\n")
 
 
@@ -145,9 +163,8 @@ def fail(message: str, status: int = EXIT_REFUSED) -> NoReturn:
     """End the script with one line on stderr, ``SCRIPT: error: MESSAGE``, and ``status``.
 
     ``status`` is :data:`EXIT_REFUSED` (2) for what is refused before any work, :data:`EXIT_FAILED` (1) for a
-    failure during it. Names this run reserved and never wrote are freed first.
+    failure during it.
     """
-    release_reservations()
     print(f"{os.path.basename(sys.argv[0]) or 'python'}: error: {message}", file=sys.stderr)
     raise SystemExit(status)
 
@@ -212,7 +229,7 @@ def add_run_flags(
     if seed is not None:
         parser.add_argument("--seed", type=nonnegative_int, default=0, help=seed)
     if out is not None:
-        parser.add_argument("--out", help=out)
+        parser.add_argument("--out", help=out, role="output")
     if json is not None:
         parser.add_argument("--json", action="store_true", help=json)
     if overwrite:
@@ -289,39 +306,100 @@ def load_average() -> list[float]:
 
 
 def parse_checked(
-    parser: argparse.ArgumentParser,
-    argv: list[str] | None,
-    *checks: Callable[[argparse.Namespace], Any],
-    out: Literal["file", "dir"] | None = "file",
+    parser: argparse.ArgumentParser, argv: list[str] | None, *checks: Callable[[argparse.Namespace], Any]
 ) -> argparse.Namespace:
     """Parse ``argv`` and check, before any work, everything the script can check.
 
-    A given ``--out`` is checked first (:func:`check_output_path`): a file, or with ``out="dir"`` a folder;
-    a file must also be new unless ``--overwrite`` is given, in scripts that take it (:func:`check_new_output`);
-    ``out=None`` leaves ``--out`` to the script's own checks. A given ``--tensorboard`` is checked next
-    (:func:`check_tensorboard`). Then each of ``checks`` is called with the parsed arguments, in order (it may
-    settle a default, e.g. :func:`default_output`). A ``ValueError`` or ``ImportError`` (a missing extra) from
-    any of them ends the script through ``parser.error``: status 2 and one line, ``SCRIPT: error: MESSAGE``,
-    never a traceback.
+    A given ``--tensorboard`` is checked first (:func:`check_tensorboard`), then each of ``checks`` is called
+    with the parsed arguments, in order (it may settle a default, e.g. :func:`default_output`, or claim a
+    derived output, :func:`claim_output`). Then every path option with a role, and every claimed output, is
+    checked as the module says: writable, new unless ``--overwrite``, no output equal to an input or to
+    another output, each extended file locked. A ``ValueError`` or ``ImportError`` (a missing extra) from any
+    of them ends the script through ``parser.error``: status 2 and one line, ``SCRIPT: error: MESSAGE``.
     """
     args = parser.parse_args(argv)
+    replace_policy(getattr(args, "overwrite", True))
+    args.claimed = []
     try:
-        path = getattr(args, "out", None)
-        if out is not None and isinstance(path, (str, os.PathLike)):
-            if out == "file" and hasattr(args, "overwrite"):
-                check_new_output(path, "--out", args.overwrite)
-            else:
-                check_output_path(path, "--out", kind=out)
         check_tensorboard(getattr(args, "tensorboard", None))
         for check in checks:
             check(args)
+        _check_paths(args, getattr(parser, "roles", {}))
     except (ValueError, ImportError) as error:
         parser.error(str(error))
     return args
 
 
+def claim_output(args: argparse.Namespace, path: str | os.PathLike[str], flag: str, *, may_exist: bool = False) -> None:
+    """Declare an output a script derives from its flags (``OUT_curve.png``), checked with the flags' own.
+
+    ``may_exist``: the file may be there already without ``--overwrite`` (a resumed run's own files).
+    """
+    args.claimed.append((flag, os.fspath(path), "output", may_exist))
+
+
+def _check_paths(args: argparse.Namespace, roles: dict[str, str]) -> None:
+    """Check every declared path: outputs writable and new, extended files locked, no output also another path."""
+    paths = list(args.claimed)
+    for dest, role in roles.items():
+        value = getattr(args, dest, None)
+        for path in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(path, (str, os.PathLike)):
+                paths.append(("--" + dest.replace("_", "-"), os.fspath(path), role, role == "extended"))
+    written = [entry for entry in paths if entry[2] != "input"]
+    inputs = [entry for entry in paths if entry[2] == "input"]
+    for index, (flag, path, role, may_exist) in enumerate(written):
+        check_output_path(path, flag, kind="dir" if role == "folder" else "file")
+        if role == "output" and not may_exist and os.path.lexists(path) and not getattr(args, "overwrite", True):
+            raise ValueError(f"{flag} {path} exists: pass --overwrite to replace it")
+        for other_flag, other, other_role, _ in written[:index] + inputs:
+            if os.path.realpath(path) == os.path.realpath(other):
+                why = (
+                    "writing it would replace the script's own input"
+                    if other_role == "input"
+                    else "one would replace the other"
+                )
+                raise ValueError(f"{flag} {path} is also {other_flag}: {why}")
+    for flag, path, role, _ in written:
+        if role == "extended":
+            lock_run(path, flag)
+
+
+def default_output(args: argparse.Namespace, default: str) -> None:
+    """Settle ``args.out`` when ``--out`` was not given, and ``args.out_note``, a line to print if set.
+
+    A second run of a script with a default output file (as README's first command) keeps the first run's
+    file and saves to the next free numbered name, unless ``args.overwrite``: then ``default`` itself is
+    replaced. ``args.out_note`` says where the run saves when that is not ``default``. The path is checked
+    with the script's other outputs.
+    """
+    args.out_note = None
+    if args.out is None:
+        args.out = default if args.overwrite else next_free_path(default)
+        if args.out != default:
+            args.out_note = (
+                f"{default} exists, so this run saves to {args.out} (--out {default} --overwrite replaces it)"
+            )
+
+
+def run(main: Callable[[], Any]) -> NoReturn:
+    """Run a script's ``main()`` and exit with its status: the scripts' common entry.
+
+    ``main`` returns an exit status (None is 0). Ctrl-C anywhere ends the script with one line on stderr and
+    status :data:`EXIT_INTERRUPTED` (130), never a traceback; files are left valid because every write is
+    atomic, and a process pool's workers ignore Ctrl-C (:func:`gym_boardgames.utils.process_pool`) and are
+    stopped by their pool.
+    """
+    try:
+        status = main()
+    except KeyboardInterrupt:
+        print(f"{os.path.basename(sys.argv[0]) or 'python'}: interrupted", file=sys.stderr)
+        status = EXIT_INTERRUPTED
+    raise SystemExit(status if isinstance(status, int) else 0)
+
+
 def add_overwrite_flag(parser: argparse.ArgumentParser) -> None:
-    """Add ``--overwrite``, which lets :func:`check_new_output` accept output files that exist."""
+    """Add ``--overwrite``, which lets a script replace output files that exist."""
     parser.add_argument(
         "--overwrite", action="store_true", help="replace output files that exist (without it the script refuses)"
     )
@@ -340,7 +418,6 @@ def emit_summary(summary: dict[str, Any], out: str | os.PathLike[str] | None, pr
         try:
             write_text_atomic(out, line + "\n")
         except OSError as error:
-            release_reservations()  # the name this run held stays free: no empty file is left behind
             print(line)
             reason = error.strerror or str(error)
             print(
@@ -349,6 +426,21 @@ def emit_summary(summary: dict[str, Any], out: str | os.PathLike[str] | None, pr
             raise SystemExit(1) from None
     if print_json:
         print(line)
+
+
+#: The figure formats matplotlib's Agg backend writes (a ``--plot`` name without a suffix is a PNG).
+FIGURE_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp", "pgf", "raw", "rgba")
+
+
+def check_figure_path(path: str | os.PathLike[str] | None, flag: str) -> None:
+    """Refuse, before any work, a figure name whose suffix matplotlib cannot write (``--plot x.xyz``).
+
+    Raises:
+        ValueError: ``--plot x.xyz: matplotlib cannot write .xyz; use one of png, pdf, ...``.
+    """
+    suffix = os.path.splitext(os.fspath(path or ""))[1].lstrip(".").lower()
+    if path is not None and suffix and suffix not in FIGURE_FORMATS:
+        raise ValueError(f"{flag} {os.fspath(path)}: matplotlib cannot write .{suffix}; use one of {', '.join(FIGURE_FORMATS)}")
 
 
 def pyplot() -> Any:

@@ -134,7 +134,8 @@ class Opponent:
         try:
             self._act = as_policy(agent)
         except ValueError:
-            raise AgentError(f"agent {self.name} is {agent!r}: it needs act(game, state) -> int or to be callable")
+            needs = "it needs act(game, state) -> int or to be callable"
+            raise AgentError(f"agent {self.name} is {agent!r}: {needs}") from None
         self._reset = reset_hook(agent)
 
     def act(self, game: Any, state: Any) -> int:

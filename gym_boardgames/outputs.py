@@ -1,147 +1,166 @@
-"""Output files a script may write without losing anything: checked before any work, reserved, locked.
+"""The one way a file is written: a temporary file, then published without clobbering; and the run lock.
 
-* :func:`check_output_path` refuses, before any work, a path the final write would fail on: a folder, a
-  missing or unwritable folder, a link that leads nowhere, a name or path too long.
-* :func:`check_new_output`, :func:`free_path` and :func:`reserve_output` take an output's name when a run starts
-  (an empty file created exclusively), so two runs in one folder never write the same file;
-  :func:`release_reservations` frees the names a run never wrote.
-* :func:`check_not_an_input` refuses an output that is one of the script's inputs.
-* :func:`lock_run` holds a file's lock (``flock``) for the rest of the process.
+* :func:`write_bytes_atomic` (and :func:`write_text_atomic`) writes every file the package and the scripts save:
+  a temporary file in the same folder, then a publish. Readers see the old file or the new one, never half
+  of one. The publish replaces a file only where that is allowed (:func:`replace_policy`): in a script
+  without ``--overwrite``, a name that another program took meanwhile is kept, and the output goes to the next
+  free name (``out_2.npz``), said in one line. A file this process published, or holds the lock of, is its
+  own to replace.
+* :func:`check_output_path` refuses, before any work, a path the write would fail on: a folder, a missing or
+  unwritable folder, a link that leads nowhere, a name or path too long (the temporary name is short, so it
+  never fails where the final name passes).
+* :func:`next_free_path` names the first free ``stem_N.ext``.
+* :func:`lock_run` holds, for the rest of the process, the lock of a file a run extends or resumes.
 
-:mod:`gym_boardgames.cli` re-exports all of them for the scripts. Standard library only.
+Standard library only. :mod:`gym_boardgames.cli` applies all of this to every script's flags.
 """
 
 from __future__ import annotations
 
-import argparse
-import atexit
 import contextlib
+import glob
 import os
 import stat
+import sys
 import tempfile
 from pathlib import PurePath
-from typing import Any, Literal
+from typing import Literal
 
 __all__ = [
-    "check_new_output",
-    "check_not_an_input",
     "check_output_path",
-    "default_output",
-    "free_path",
     "lock_run",
-    "release_reservations",
-    "reserve_output",
+    "next_free_path",
+    "replace_policy",
+    "write_bytes_atomic",
+    "write_text_atomic",
 ]
 
-
-def check_new_output(path: str | os.PathLike[str], flag: str, overwrite: bool) -> None:
-    """Check, before any work, that a script can write ``path`` and will not replace a file by surprise.
-
-    Runs :func:`check_output_path` first (so a folder or an unwritable place is
-    reported as such). Then, unless ``overwrite`` is true, it reserves the name (:func:`reserve_output`): a
-    path that exists, or that another run has reserved meanwhile, is refused.
-
-    Args:
-        path: the output file the user gave.
-        flag: the option it came from, e.g. ``"--out"``, for the message.
-        overwrite: the script's ``--overwrite`` flag.
-
-    Raises:
-        ValueError: one line naming ``flag`` and the path: ``--out x.npz exists: pass --overwrite to replace it``.
-    """
-    check_output_path(path, flag)
-    if overwrite or _is_reserved(path):
-        return
-    try:
-        reserve_output(path)
-    except FileExistsError:
-        raise ValueError(f"{flag} {os.fspath(path)} exists: pass --overwrite to replace it") from None
-    except OSError as error:
-        raise ValueError(f"{flag} {os.fspath(path)}: cannot create it ({error.strerror or error})") from None
-
-
-def check_not_an_input(out: str | os.PathLike[str] | None, inputs: dict[str, Any]) -> None:
-    """Refuse an output that is one of the script's own inputs, which writing it would replace.
-
-    Args:
-        out: the ``--out`` path, or None.
-        inputs: the input flag (or argument name) -> a path or a list of paths (None entries are skipped).
-            Paths are compared after resolving links, so ``./x`` and ``x``, or a link to ``x``, are ``x``.
-
-    Raises:
-        ValueError: ``--out F is also --labels: writing it would replace the script's own input``.
-    """
-    if out is None:
-        return
-    target = os.path.realpath(out)
-    for flag, paths in inputs.items():
-        for path in paths if isinstance(paths, (list, tuple)) else [paths]:
-            if path is not None and os.path.realpath(path) == target:
-                raise ValueError(
-                    f"--out {os.fspath(out)} is also {flag}: writing it would replace the script's own input"
-                )
-
-
-#: The outputs this process reserved: absolute path -> (device, inode) of the empty file that holds the name.
-_RESERVED: dict[str, tuple[int, int]] = {}
-
-
-def reserve_output(path: str | os.PathLike[str]) -> None:
-    """Take the name ``path`` for this run: create it, empty, only if nothing is there (atomically, ``O_EXCL``).
-
-    Two runs started together in one folder then never pick the same output: the second finds the name taken
-    and is refused, or takes the next free name (:func:`free_path`). The output is written over the empty
-    file at the end, atomically. If the run ends without writing it (an error, a refusal, Ctrl-C), the empty
-    file is removed (:func:`release_reservations`, also at exit).
-
-    Raises:
-        FileExistsError: if anything is at ``path``.
-        OSError: if it cannot be created.
-    """
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        made = os.fstat(descriptor)
-    finally:
-        os.close(descriptor)
-    if not _RESERVED:
-        atexit.register(release_reservations)
-    _RESERVED[os.path.abspath(path)] = (made.st_dev, made.st_ino)
-
-
-def _is_reserved(path: str | os.PathLike[str]) -> bool:
-    """Whether this process reserved ``path`` and it is still the empty file it made."""
-    ident = _RESERVED.get(os.path.abspath(path))
-    try:
-        found = os.stat(path)
-    except OSError:
-        return False
-    return ident == (found.st_dev, found.st_ino) and found.st_size == 0
-
-
-def release_reservations() -> None:
-    """Remove the empty files of :func:`reserve_output` that no output has replaced; forget them all."""
-    for path in list(_RESERVED):
-        if _is_reserved(path):
-            with contextlib.suppress(OSError):
-                os.remove(path)
-    _RESERVED.clear()
-
-
+#: The temporary files' prefix: ``.gbg.PID.XXXXXXXX.tmp``, 22 characters whatever the output's name.
+_TEMP_PREFIX = ".gbg."
+#: Whether a publish may replace a file it did not write (a script's ``--overwrite``; the library's default).
+_REPLACE = [True]
+#: Files this process may replace whatever the policy: those it published or holds the lock of.
+_OWN: set[str] = set()
 #: The run locks this process holds (open descriptors), kept until it exits.
 _LOCKS: list[int] = []
 
 
-def lock_run(path: str | os.PathLike[str], what: str = "run") -> None:
-    """Hold, until this process exits, the lock of the file ``path`` (``PATH.lock``), or refuse at once.
+def replace_policy(replace: bool) -> None:
+    """Set whether a publish may replace a file this process did not write (a script's ``--overwrite``)."""
+    _REPLACE[0] = replace
 
-    A training run holds it on its training state, so that two runs (two ``--resume`` of one state, or a
-    resume beside the run still writing it) never train on and save over the same file. The lock is the
-    system's (``flock``): a run that dies releases it, and the ``.lock`` file left beside is never stale.
-    Where ``fcntl`` does not exist (Windows) nothing is locked.
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> str:
+    """Write ``text`` (UTF-8) to ``path`` as :func:`write_bytes_atomic`; return the path written."""
+    return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> str:
+    """Write ``data`` to ``path`` via a temporary file in the same folder, then publish it; return the path written.
+
+    On any error the temporary file is removed and ``path`` is untouched. The temporary name carries the
+    writer's process id, so a later write removes those of a writer that was killed (``kill -9`` skips every
+    cleanup). Where replacing is not allowed (:func:`replace_policy`) and ``path`` exists, the file is
+    published under :func:`next_free_path`'s name instead, and one line on stderr says so.
+    """
+    target = os.path.abspath(os.fspath(path))
+    directory = os.path.dirname(target)
+    _remove_dead_writers_temps(directory)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f"{_TEMP_PREFIX}{os.getpid()}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        # mkstemp creates the file private (0600); give it the mode a plain open() would have.
+        os.chmod(tmp, _default_file_mode() if not os.path.exists(target) else os.stat(target).st_mode & 0o777)
+        written = _publish(tmp, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    if written != target:
+        print(f"{os.fspath(path)} was created by another program meanwhile: saved to {written}", file=sys.stderr)
+    _OWN.add(written)
+    return written if os.path.isabs(os.fspath(path)) else os.path.relpath(written)
+
+
+def _publish(tmp: str, target: str) -> str:
+    """Give ``tmp``'s file the name ``target`` (replacing only where allowed) and return the name it got."""
+    if _REPLACE[0] or target in _OWN:
+        os.replace(tmp, target)
+        return target
+    candidate = target
+    while True:
+        try:
+            os.link(tmp, candidate)  # fails if the name exists: never replaces another program's file
+            return candidate
+        except FileExistsError:
+            candidate = next_free_path(target)
+        except OSError:  # a file system without hard links: take the name exclusively, then rename over it
+            try:
+                os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            except FileExistsError:
+                candidate = next_free_path(target)
+                continue
+            os.replace(tmp, candidate)
+            return candidate
+
+
+def next_free_path(path: str) -> str:
+    """Return ``path`` if nothing is there, else the first free of ``stem_2.ext``, ``stem_3.ext``, ...
+
+    The number goes before the extension, so the file keeps the type its name says.
+    """
+    stem, extension = os.path.splitext(path)
+    candidate, number = path, 1
+    while os.path.lexists(candidate):
+        number += 1
+        candidate = f"{stem}_{number}{extension}"
+    return candidate
+
+
+def _remove_dead_writers_temps(directory: str) -> None:
+    """Delete this package's temporary files in ``directory`` whose writer process no longer exists."""
+    # An unreadable folder globs to nothing: the write itself will report the folder's problem.
+    for path in glob.glob(os.path.join(glob.escape(directory), f"{_TEMP_PREFIX}*.tmp")):
+        pid_text = os.path.basename(path)[len(_TEMP_PREFIX) :].split(".", 1)[0]
+        if pid_text.isdigit() and not _process_exists(int(pid_text)):
+            with contextlib.suppress(OSError):  # another writer removed it first
+                os.unlink(path)
+
+
+def _process_exists(pid: int) -> bool:
+    """Return whether a process with this id exists on this machine (signal 0 checks without sending)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process (or an id too large to ask about): leave its file alone
+    return True
+
+
+def _default_file_mode() -> int:
+    """0o666 less the process umask (the umask can only be read by setting it, so set it back at once)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def lock_run(path: str | os.PathLike[str], flag: str) -> None:
+    """Hold, until this process exits, the lock of ``path`` (a file the run extends or resumes), or refuse.
+
+    Two runs on one file (two ladders extending one results file, two resumes of one training state) would
+    each save over the other's work; the second is refused at once. The lock is the system's (``flock`` on
+    ``PATH.lock``): a run that dies releases it, so the ``.lock`` file left beside is never stale. Where
+    ``fcntl`` does not exist (Windows) nothing is locked. The file is then this run's to replace.
 
     Raises:
-        ValueError: naming ``path`` if another process holds its lock.
+        ValueError: ``FLAG PATH is in use by another run (it holds PATH.lock): wait for it to end``.
     """
+    _OWN.add(os.path.abspath(path))
     try:
         import fcntl
     except ImportError:
@@ -153,81 +172,22 @@ def lock_run(path: str | os.PathLike[str], what: str = "run") -> None:
     except OSError:
         os.close(descriptor)
         raise ValueError(
-            f"{os.fspath(path)} is in use by another {what} (it holds {lock_path}): wait for it to end"
+            f"{flag} {os.fspath(path)} is in use by another run (it holds {lock_path}): wait for it to end"
         ) from None
     _LOCKS.append(descriptor)
 
 
-def free_path(path: str) -> str:
-    """Reserve and return ``path`` if nothing is there, else the first free of ``stem_2.ext``, ``stem_3.ext``, ...
-
-    ``td_tictactoe.npz`` becomes ``td_tictactoe_2.npz``: the number goes before the extension, so the file
-    keeps the type its name says. Each name is taken with :func:`reserve_output`, so two runs started together
-    get two names.
-
-    Raises:
-        OSError: if a free name cannot be created (an unwritable folder).
-    """
-    stem, extension = os.path.splitext(path)
-    candidate, number = path, 1
-    while True:
-        try:
-            reserve_output(candidate)
-            return candidate
-        except FileExistsError:
-            number += 1
-            candidate = f"{stem}_{number}{extension}"
-
-
-def default_output(args: argparse.Namespace, default: str) -> None:
-    """Settle ``args.out`` when ``--out`` was not given, and ``args.out_note``, a line to print if set.
-
-    A second run of a script with a default output file (as README's first command) keeps the first
-    run's file and saves to the next free numbered name (:func:`free_path`), unless ``args.overwrite``:
-    then ``default`` itself is replaced. ``args.out_note`` is None unless the run saves elsewhere than
-    ``default``, when it says where and how to replace ``default`` instead.
-
-    Args:
-        args: the parsed command line, with ``out`` (None when not given) and ``overwrite``.
-        default: the script's default output file, e.g. ``"td_tictactoe.npz"``.
-
-    Raises:
-        ValueError: the file chosen cannot be written (:func:`check_output_path`).
-    """
-    args.out_note = None
-    if args.out is None:
-        check_output_path(default, "--out")
-        try:
-            args.out = default if args.overwrite else free_path(default)
-        except OSError as error:
-            raise ValueError(f"--out {default}: cannot create it ({error.strerror or error})") from None
-        check_output_path(args.out, "--out")
-        if args.out != default:
-            args.out_note = (
-                f"{default} exists, so this run saves to {args.out} (--out {default} --overwrite replaces it)"
-            )
-
-
 def check_output_path(path: str | os.PathLike[str], flag: str, kind: Literal["file", "dir"] = "file") -> None:
-    """Check, before any work, that a script will be able to write ``path``.
+    """Check, before any work, that a script will be able to write ``path`` (a file, or a folder it creates).
 
-    A file is written atomically (a temporary file in the same folder, then a rename), so its folder must
-    exist and be writable, and the path must not be a folder or a special file. A folder (``kind="dir"``)
-    may not exist yet (the script creates it), but then its nearest existing ancestor must be a writable
-    folder; if it exists it must be a writable folder. Writability is probed by creating and removing a
-    temporary file, which is what the real write will do (``os.access`` is wrong for root and for
-    read-only mounts).
-
-    Args:
-        path: the path the user gave.
-        flag: the option it came from, e.g. ``"--out"``, for the message.
-        kind: ``"file"`` or ``"dir"``.
+    A file's folder must exist and be writable, and the path must not be a folder or a special file. A folder
+    may not exist yet, but then its nearest existing ancestor must be a writable folder. Writability is probed
+    by creating and removing a temporary file, which is what the real write does (``os.access`` is wrong for
+    root and for read-only mounts).
 
     Raises:
         ValueError: one line naming ``flag``, the path and the problem.
     """
-    if kind not in ("file", "dir"):
-        raise ValueError(f"kind must be 'file' or 'dir', got {kind!r}")
     text = os.fspath(path)
     if not text:
         raise ValueError(f"{flag}: the path is empty")
@@ -236,12 +196,9 @@ def check_output_path(path: str | os.PathLike[str], flag: str, kind: Literal["fi
     target = os.path.abspath(text)
     _check_names(target, flag, text)
     if kind == "dir":
-        if os.path.exists(target):
-            if not os.path.isdir(target):
-                raise ValueError(f"{flag} {text}: exists and is not a folder")
-            _probe_writable(target, flag, text)
-            return
-        ancestor = next(str(path) for path in PurePath(target).parents if os.path.lexists(path))
+        if os.path.exists(target) and not os.path.isdir(target):
+            raise ValueError(f"{flag} {text}: exists and is not a folder")
+        ancestor = next(str(p) for p in (PurePath(target), *PurePath(target).parents) if os.path.lexists(p))
         if not os.path.isdir(ancestor):
             raise ValueError(f"{flag} {text}: cannot create the folder, {ancestor} is not a folder")
         _probe_writable(ancestor, flag, text)
@@ -257,15 +214,10 @@ def check_output_path(path: str | os.PathLike[str], flag: str, kind: Literal["fi
 
 
 def _check_names(target: str, flag: str, text: str) -> None:
-    """Refuse what a write would fail on after the work: a link that leads nowhere, a name or path too long.
-
-    A symbolic link in the path that is dangling, or part of a loop, makes ``exists`` say False, so it would
-    pass as "not there yet" and fail at the final write.
-    """
+    """Refuse what a write would fail on after the work: a link that leads nowhere, a name or path too long."""
     for path in (target, *map(str, PurePath(target).parents)):
         if os.path.islink(path) and not os.path.exists(path):
             raise ValueError(f"{flag} {text}: {path} is a symbolic link that leads nowhere (dangling, or a loop)")
-    encoded = os.fsencode(target)
     folder = os.path.dirname(target)
     while not os.path.isdir(folder):
         folder = os.path.dirname(folder)
@@ -273,9 +225,11 @@ def _check_names(target: str, flag: str, text: str) -> None:
         name_max, path_max = os.pathconf(folder, "PC_NAME_MAX"), os.pathconf(folder, "PC_PATH_MAX")
     except (OSError, ValueError, AttributeError):  # no pathconf (Windows): the usual limits
         name_max, path_max = 255, 4096
-    if len(encoded) >= path_max:
-        raise ValueError(f"{flag} {text[:60]}...: the path is too long ({len(encoded)} bytes, fewer than {path_max})")
-    for part in encoded.split(os.fsencode(os.sep)):
+    # The temporary file (22 characters) sits beside the output: the longer of the two names must fit.
+    longest = max(len(os.fsencode(target)), len(os.fsencode(folder)) + 1 + len(_TEMP_PREFIX) + 17)
+    if longest >= path_max:
+        raise ValueError(f"{flag} {text[:60]}...: the path is too long ({longest} bytes, fewer than {path_max})")
+    for part in os.fsencode(target).split(os.fsencode(os.sep)):
         if len(part) > name_max:
             raise ValueError(f"{flag} {text[:60]}...: a name in it is too long ({len(part)} bytes, at most {name_max})")
 
@@ -283,9 +237,8 @@ def _check_names(target: str, flag: str, text: str) -> None:
 def _probe_writable(folder: str, flag: str, text: str) -> None:
     """Create and remove a temporary file in ``folder``, or raise ``ValueError`` saying why not."""
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".write-check.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{_TEMP_PREFIX}{os.getpid()}.", suffix=".tmp")
     except OSError as error:
-        reason = error.strerror or str(error)
-        raise ValueError(f"{flag} {text}: cannot write in the folder {folder} ({reason})") from None
+        raise ValueError(f"{flag} {text}: cannot write in the folder {folder} ({error.strerror or error})") from None
     os.close(fd)
     os.unlink(tmp)

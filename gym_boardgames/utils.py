@@ -1,83 +1,37 @@
-"""Small shared helpers: atomic file writes, progress bars, and the check that an optional extra is installed.
+"""Small shared helpers: progress bars, process pools, and the check that an optional extra is installed.
 
-The library's long jobs show progress through :func:`progress_bar` and save through
-:func:`write_bytes_atomic`; :func:`require_extra` reports a missing optional dependency in one line before
-any work. The scripts' own parsers and up-front checks are in :mod:`gym_boardgames.cli`.
+The library's long jobs show progress through :func:`progress_bar` and run workers in :func:`process_pool`
+(files are written by :mod:`gym_boardgames.outputs`); :func:`require_extra` reports a missing optional
+dependency in one line before any work. The scripts' own parsers and up-front checks are in :mod:`gym_boardgames.cli`.
 """
 
 from __future__ import annotations
 
-import glob
 import importlib
-import os
+import signal
 import sys
-import tempfile
+from collections.abc import Callable
 from typing import Any
 
 
-def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and a rename.
+def process_pool(workers: int, initializer: Callable[..., Any] | None = None, initargs: tuple[Any, ...] = ()) -> Any:
+    """Return a ``multiprocessing`` pool of ``workers`` spawned processes that ignore Ctrl-C.
 
-    Readers see the old file or the new one, never half of one; on any error the temporary file is
-    removed and ``path`` is untouched. The temporary file's name carries the writer's process id
-    (``.NAME.PID.XXXX.tmp``), so a later write removes the ones left by a writer that was killed (``kill -9``
-    skips every cleanup) while it leaves those of writers still running alone.
+    Every pool of the package and the scripts is made here. Spawn, not fork: a worker starts clean, as on
+    macOS and Windows, whatever threads this process runs. Ctrl-C reaches every process of the terminal's
+    group; the workers ignore it, so only the main process reports it (one line, :func:`gym_boardgames.cli.run`)
+    and its pool stops them, where each worker used to print a traceback. ``initializer(*initargs)`` then
+    runs in each worker.
     """
-    target = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(target))
-    base = os.path.basename(target)
-    _remove_dead_writers_temps(directory, base)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{base}.{os.getpid()}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        # mkstemp creates the file private (0600); give it the mode a plain open() would have.
-        os.chmod(tmp, _default_file_mode() if not os.path.exists(target) else os.stat(target).st_mode & 0o777)
-        os.replace(tmp, target)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    import multiprocessing
+
+    return multiprocessing.get_context("spawn").Pool(workers, _start_worker, (initializer, initargs))
 
 
-def _remove_dead_writers_temps(directory: str, base: str) -> None:
-    """Delete ``.BASE.PID.*.tmp`` files in ``directory`` whose writer process no longer exists."""
-    start = f".{base}."
-    # An unreadable folder globs to nothing: the write itself will report the folder's problem.
-    for path in glob.glob(os.path.join(glob.escape(directory), glob.escape(start) + "*.tmp")):
-        pid_text = os.path.basename(path)[len(start) :].split(".", 1)[0]
-        if not pid_text.isdigit() or _process_exists(int(pid_text)):
-            continue  # a name without a pid is not ours to judge; a live writer is still writing
-        try:
-            os.unlink(path)
-        except OSError:
-            pass  # another writer removed it first, or it is not ours to remove
-
-
-def _process_exists(pid: int) -> bool:
-    """Return whether a process with this id exists on this machine (signal 0 checks without sending)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True  # another user's process (or an id too large to ask about): leave its file alone
-    return True
-
-
-def _default_file_mode() -> int:
-    """0o666 less the process umask (the umask can only be read by setting it, so set it back at once)."""
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically, as :func:`write_bytes_atomic`."""
-    write_bytes_atomic(path, text.encode("utf-8"))
+def _start_worker(initializer: Callable[..., Any] | None, initargs: tuple[Any, ...]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if initializer is not None:
+        initializer(*initargs)
 
 
 def peak_rss_mb() -> float | None:

@@ -44,7 +44,6 @@ ILLEGAL_ACTION_MODES = ("lose", "raise")
 DOTS_REWARD_MODES = ("win", "score")
 
 
-
 def check_agent_player(value: object, where: str) -> int | str:
     """Validate an ``agent_player`` value and return it as 0, 1 or ``"random"``.
 
