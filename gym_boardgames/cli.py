@@ -440,7 +440,9 @@ def check_figure_path(path: str | os.PathLike[str] | None, flag: str) -> None:
     """
     suffix = os.path.splitext(os.fspath(path or ""))[1].lstrip(".").lower()
     if path is not None and suffix and suffix not in FIGURE_FORMATS:
-        raise ValueError(f"{flag} {os.fspath(path)}: matplotlib cannot write .{suffix}; use one of {', '.join(FIGURE_FORMATS)}")
+        raise ValueError(
+            f"{flag} {os.fspath(path)}: matplotlib cannot write .{suffix}; use one of {', '.join(FIGURE_FORMATS)}"
+        )
 
 
 def pyplot() -> Any:
