@@ -122,7 +122,8 @@ def make_agent(spec: str, seed: SeedLike = None, game: Any = None, *, table: Any
     """Return the agent named by ``spec``.
 
     Args:
-        spec: a form of :data:`AGENT_KINDS` or a user's ``module:Class`` / ``file.py:Class``: ``"random"``, ``"alphabeta"`` (exact) or ``"alphabeta:4"`` (4 plies), ``"mcts"`` (1000
+        spec: a form of :data:`AGENT_KINDS` or a user's ``module:Class`` / ``file.py:Class``: ``"random"``,
+            ``"alphabeta"`` (exact) or ``"alphabeta:4"`` (4 plies), ``"mcts"`` (1000
             simulations) or ``"mcts:200"``, ``"td:path/to/file.npz"``; for Dots and Boxes also
             ``"first_available"``, ``"always4never3"``, ``"endgame:10"`` and ``"exact"``; ``"alphazero"`` (the
             shipped model of ``game``, 200 simulations), ``"alphazero:50"``, ``"alphazero:model.npz"`` or
@@ -204,7 +205,9 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
         from gym_boardgames.rules.registry import family_of
 
         if game is not None and family_of(game) != "dots":
-            raise ValueError(f"{spec!r} plays Dots and Boxes only; for {game!r} use one of {', '.join(agent_forms(False))}")
+            raise ValueError(
+                f"{spec!r} plays Dots and Boxes only; for {game!r} use one of {', '.join(agent_forms(False))}"
+            )
         from agents.dots.bots import EndgameBot, make_bot
 
         if kind == "exact" and not arg:

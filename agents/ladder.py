@@ -12,19 +12,15 @@ the two names and the pair's block number alone, so the same file and seed give 
 worker plays them and in whatever order. A later run reads the file and adds to it: an agent that joins a
 finished ladder opens only its own pairs, and the other pairs' games are not replayed.
 
-Agents are named as :func:`agents.factory.make_agent` takes them, or as a user's class: ``module:Class`` (an
-importable module) or ``path/to/file.py:Class``. The class is called with ``seed=`` if it takes one; its
-instances need ``act(game, state) -> int`` (see docs/tutorials/opponent.md).
+Agents are named as every surface names them (:func:`gym_boardgames.opponents.make_opponent`): a name of the
+agent table, or a user's ``module:Class`` or ``path/to/file.py:Class`` (see docs/tutorials/opponent.md), whose
+failures, and moves past the move time, end the ladder with one line naming the agent.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
-import importlib.util
-import inspect
 import json
-import multiprocessing
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -35,60 +31,30 @@ from typing import Any
 import numpy as np
 
 from agents.arena import play_match
-from agents.factory import make_agent
 from agents.rating import Ratings, fit_ratings
-from gym_boardgames.utils import require_extra, write_text_atomic
+from gym_boardgames.opponents import Opponent, make_opponent
+from gym_boardgames.outputs import write_text_atomic
+from gym_boardgames.utils import process_pool, require_extra
 
 #: The first field of a results file's first line.
 FORMAT = "gym-boardgames ladder 1"
 #: The agent every rating is measured from (0 Elo).
 ANCHOR = "random"
-#: The first part of the names :func:`agents.factory.make_agent` builds; any other ``X:Class`` is a user's class.
-FACTORY_KINDS = frozenset("random alphabeta mcts td alphazero first_available always4never3 endgame exact".split())
+#: Games a block may hold: a results line claiming more was not written by a ladder.
+MAX_BLOCK = 10_000
+#: Seconds a ladder agent may take for one move by default (``--move-time``): a hang becomes one line.
+MOVE_TIME = 60.0
 
 
-def build_agent(spec: str, seed: int, game: Any) -> Any:
+def build_agent(spec: str, seed: int, game: Any, move_time: float | None = MOVE_TIME) -> Opponent:
     """Return the agent named ``spec`` for ``game``, seeded with ``seed``, checked against the game.
 
     Raises:
-        ValueError: an unknown name, a bad parameter, a user's class that cannot be loaded or built, or an
-            agent that cannot play ``game`` (:func:`agents.factory.make_agent`).
+        ValueError: an unknown name, a bad parameter, a user's agent that cannot be loaded, built or checked
+            (an :class:`~gym_boardgames.opponents.AgentError`), or an agent that cannot play ``game``.
         OSError: a saved agent's file cannot be read.
     """
-    head, sep, name = spec.rpartition(":")
-    if not sep or spec.partition(":")[0] in FACTORY_KINDS:
-        return make_agent(spec, seed=seed, game=game)
-    cls = _user_class(head, name)
-    try:
-        agent = cls(seed=seed) if "seed" in inspect.signature(cls).parameters else cls()
-    except Exception as error:  # the user's constructor may raise anything: report it as theirs
-        raise ValueError(f"cannot build {name}: {type(error).__name__}: {error}") from None
-    if not callable(getattr(agent, "act", None)):
-        raise ValueError(f"{name}'s instances have no act(game, state) method")
-    check = getattr(agent, "check", None)
-    if callable(check):
-        check(game)
-    return agent
-
-
-@functools.cache  # a worker loads a user's file once, not once per block
-def _user_class(source: str, name: str) -> Any:
-    """The class ``name`` of the module ``source``: an importable module's name or a ``.py`` file's path."""
-    if source.endswith(".py") and not os.path.isfile(source):
-        raise ValueError(f"no file {source}")
-    try:
-        if source.endswith(".py"):
-            loader = importlib.util.spec_from_file_location(f"ladder_agent_{zlib.crc32(source.encode())}", source)
-            module = importlib.util.module_from_spec(loader)  # type: ignore[arg-type]
-            loader.loader.exec_module(module)  # type: ignore[union-attr]
-        else:
-            module = importlib.import_module(source)
-    except Exception as error:  # a user's module may raise anything while it loads: report it as theirs
-        raise ValueError(f"cannot load {source}: {type(error).__name__}: {error}") from None
-    cls = getattr(module, name, None)
-    if not callable(cls):
-        raise ValueError(f"{source} has no class {name!r}")
-    return cls
+    return make_opponent(spec, game, seed, move_time=move_time)
 
 
 @dataclass(frozen=True)
@@ -147,12 +113,19 @@ def read_results(path: str | os.PathLike[str], game: Any) -> list[Block]:
         raise ValueError(f"{where} is not a ladder results file (its first line is not {FORMAT!r})") from None
     if header.get("game") != repr(game):
         raise ValueError(f"{where} is a ladder of {header.get('game')}, not of {game!r}: give another file")
-    blocks = []
+    blocks: list[Block] = []
+    seen: dict[tuple[str, str, int], int] = {}
     for number, line in enumerate(lines[1:], start=2):
         try:
             blocks.append(_block(json.loads(line)))
         except (ValueError, TypeError, KeyError):  # a torn or edited line: refuse the file, never rate a guess
             raise ValueError(f"{where} line {number} is not a ladder block: {line[:60]!r}") from None
+        key = (blocks[-1].a, blocks[-1].b, blocks[-1].index)
+        if key in seen:  # a block pasted twice would be counted twice
+            raise ValueError(
+                f"{where} line {number} repeats the block of line {seen[key]} ({key[0]} v {key[1]}, #{key[2]})"
+            )
+        seen[key] = number
     return blocks
 
 
@@ -161,7 +134,8 @@ def _block(fields: dict[str, Any]) -> Block:
     block = Block(**{**fields, "first": tuple(fields["first"]), "second": tuple(fields["second"])})
     numbers = [block.index, block.seed, *block.first, *block.second]
     names = isinstance(block.a, str) and isinstance(block.b, str) and block.a < block.b
-    if not names or len(numbers) != 8 or not all(type(n) is int and n >= 0 for n in numbers) or not block.games:
+    counts = all(type(n) is int and n >= 0 for n in numbers)
+    if not names or len(numbers) != 8 or not counts or not 0 < block.games <= MAX_BLOCK:
         raise ValueError(fields)
     return block
 
@@ -228,18 +202,19 @@ def ladder_ratings(names: Sequence[str], blocks: Iterable[Block]) -> Ratings:
     return fit_ratings(names, ((block.a, block.b, block.score, block.games) for block in blocks), ANCHOR)
 
 
-def play_block(game: Any, task: Task) -> Block:
+def play_block(game: Any, task: Task, move_time: float | None = MOVE_TIME) -> Block:
     """Play one block (a worker's job): both agents built from their names and the block's own seeds."""
     a, b, index, seed, games = task
     seeds = np.random.SeedSequence([seed, zlib.crc32(a.encode()), zlib.crc32(b.encode()), index]).generate_state(2)
-    record = play_match(game, build_agent(a, int(seeds[0]), game), build_agent(b, int(seeds[1]), game), games)
+    first, second = (build_agent(name, int(s), game, move_time) for name, s in ((a, seeds[0]), (b, seeds[1])))
+    record = play_match(game, first, second, games)
     first, second = record.first.as_dict(), record.second.as_dict()
     return Block(a, b, index, seed, tuple(first.values()), tuple(second.values()))  # type: ignore[arg-type]
 
 
 @contextmanager
 def block_runner(
-    game: Any, workers: int = 1, ray_address: str | None = None
+    game: Any, workers: int = 1, ray_address: str | None = None, move_time: float | None = MOVE_TIME
 ) -> Iterator[Callable[[list[Task]], Iterator[Block]]]:
     """Yield ``run(tasks)``, which plays the blocks and yields them in the tasks' order as they finish.
 
@@ -248,12 +223,13 @@ def block_runner(
         workers: processes; 1 plays in this process.
         ray_address: a Ray cluster (``"auto"``, ``"ray://host:10001"``): play the blocks as Ray tasks there
             (the ``rllib`` extra).
+        move_time: seconds an agent may take for one move (None: no limit).
 
     Raises:
         MissingExtraError: ``ray_address`` given without Ray installed.
         ConnectionError: nothing listens at ``ray_address``.
     """
-    job = functools.partial(play_block, game)
+    job = functools.partial(play_block, game, move_time=move_time)
     if ray_address is not None:
         require_extra("rllib", "ray", needed_for="--ray-address")
         from agents.alphazero.workers import check_ray_reachable
@@ -264,12 +240,11 @@ def block_runner(
         ray.init(address=ray_address, ignore_reinit_error=True, log_to_driver=False)
         remote = ray.remote(num_cpus=1)(play_block)
         try:
-            yield lambda tasks: (ray.get(ref) for ref in [remote.remote(game, task) for task in tasks])
+            yield lambda tasks: (ray.get(ref) for ref in [remote.remote(game, task, move_time) for task in tasks])
         finally:
             ray.shutdown()
     elif workers > 1:
-        # spawn, not fork: a worker starts clean, as on macOS and Windows, whatever threads this process runs.
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        with process_pool(workers) as pool:
             yield lambda tasks: pool.imap(job, tasks)
     else:
         yield lambda tasks: map(job, tasks)
@@ -294,14 +269,15 @@ def run_ladder(
         budget: when to stop.
         seed: the run's seed.
         run: plays a round's blocks (:func:`block_runner`).
-        on_round: called after each round with every block so far (to save them).
+        on_round: called after each block with every block so far (to save them: an interrupted round keeps
+            its finished blocks).
         progress: called with the games of each block as it finishes.
     """
     everything, new = list(blocks), []
     while tasks := plan_round(names, everything, budget, seed, sum(block.games for block in new)):
         for block in run(tasks):
             new.append(block)
+            everything.append(block)
             progress(block.games)
-        everything += new[len(new) - len(tasks) :]
-        on_round(everything)
+            on_round(everything)
     return ladder_ratings(names, everything), new

@@ -67,7 +67,7 @@ import numpy.lib.format as npy_format
 
 from gym_boardgames.checks import check_int, read_regular_file
 from gym_boardgames.errors import BadFileError
-from gym_boardgames.utils import write_bytes_atomic
+from gym_boardgames.outputs import write_bytes_atomic
 
 #: Name of the header array inside our ``.npz`` files.
 HEADER = "__header__"

@@ -286,7 +286,7 @@ def build_named(flag: str, names: Iterable[str], build: Callable[[int, str], Any
         try:
             built[name] = build(index, name)
         except (ValueError, OSError) as error:
-            reason = error
+            reason = str(error).removeprefix(f"agent {name}: ")  # a user's agent's error names it already
             if isinstance(error, OSError) and error.strerror:
                 reason = f"cannot read {error.filename}: {error.strerror}"
             raise ValueError(f"{flag} {name}: {reason}".lstrip()) from None

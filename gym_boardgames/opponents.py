@@ -287,8 +287,8 @@ def _factory() -> Callable[..., Any]:
 def load_user_agent(spec: str, seed: Any = None) -> Any:
     """Build the user's agent ``spec`` (``module:Class`` or ``path/to/file.py:Class``) with ``seed``.
 
-    A class is called with ``seed=`` if its constructor takes one, else with no argument; any other callable
-    is the agent itself (a policy ``(game, state) -> int``).
+    A class is called with ``seed=`` if its constructor takes one, else with no argument; anything else (an
+    object with ``act``, a function ``(game, state) -> int``) is the agent itself.
 
     Raises:
         AgentError: one line: no such file, module or attribute, or the module or constructor raised or exited.
@@ -322,6 +322,7 @@ def _user_attribute(source: str, attribute: str) -> Any:
             module = importlib.import_module(source)
     except (Exception, SystemExit) as error:  # a user's module may raise anything, or exit, while it loads
         raise AgentError(f"agent {spec}: loading {source} raised {_describe(error)}") from None
-    if not attribute.isidentifier() or not callable(found := getattr(module, attribute, None)):
+    found = getattr(module, attribute, None) if attribute.isidentifier() else None
+    if not callable(found) and not callable(getattr(found, "act", None)):
         raise AgentError(f"agent {spec}: {source} has no class or function {attribute!r}")
     return found

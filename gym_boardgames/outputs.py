@@ -41,8 +41,8 @@ _TEMP_PREFIX = ".gbg."
 _REPLACE = [True]
 #: Files this process may replace whatever the policy: those it published or holds the lock of.
 _OWN: set[str] = set()
-#: The run locks this process holds (open descriptors), kept until it exits.
-_LOCKS: list[int] = []
+#: The run locks this process holds: the locked file's absolute path -> the open descriptor, kept until it exits.
+_LOCKS: dict[str, int] = {}
 
 
 def replace_policy(replace: bool) -> None:
@@ -160,7 +160,10 @@ def lock_run(path: str | os.PathLike[str], flag: str) -> None:
     Raises:
         ValueError: ``FLAG PATH is in use by another run (it holds PATH.lock): wait for it to end``.
     """
-    _OWN.add(os.path.abspath(path))
+    target = os.path.abspath(path)
+    _OWN.add(target)
+    if target in _LOCKS:
+        return  # this process holds it already (a script's main() called twice)
     try:
         import fcntl
     except ImportError:
@@ -174,7 +177,7 @@ def lock_run(path: str | os.PathLike[str], flag: str) -> None:
         raise ValueError(
             f"{flag} {os.fspath(path)} is in use by another run (it holds {lock_path}): wait for it to end"
         ) from None
-    _LOCKS.append(descriptor)
+    _LOCKS[target] = descriptor
 
 
 def check_output_path(path: str | os.PathLike[str], flag: str, kind: Literal["file", "dir"] = "file") -> None:

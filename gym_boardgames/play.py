@@ -29,7 +29,7 @@ from typing import Any
 
 from gym_boardgames.envs.base import TwoPlayerEnv
 from gym_boardgames.play_session import HintProvider, PlaySession
-from gym_boardgames.utils import write_bytes_atomic
+from gym_boardgames.outputs import write_bytes_atomic
 
 KEYS_HELP = "H hints   U undo   R restart   S swap   Q quit"
 HELP_HEIGHT = 26

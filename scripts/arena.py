@@ -1,10 +1,11 @@
 """Round-robin matches between named agents on any board game, with seats alternating.
 
-Agents: random, alphabeta[:DEPTH], mcts[:SIMULATIONS], td:FILE (a file saved for the same game), and on
-dots also first_available, always4never3, endgame:K, exact. Each pair plays --games games (the row agent
-moves first in half of them); the table gives the row agent's wins/draws/losses. Every agent is built and
-checked against the game (a Dots and Boxes bot elsewhere, a TD file of another game, exact alpha-beta on a
-board too long to search), and --out too, before the first match: a refusal is one line, exit status 2.
+Agents: any name of the agent table (see --help), or your own class, module:Class or path/to/file.py:Class.
+Each pair plays --games games (the row agent moves first in half of them); the table gives the row agent's
+wins/draws/losses. Every agent is built and checked against the game (a Dots and Boxes bot elsewhere, a TD
+file of another game, exact alpha-beta on a board too long to search), and --out too, before the first
+match: a refusal is one line, exit status 2. An agent that fails or takes longer than --move-time for a
+move ends the run with one line naming it, exit status 1.
 
 Example:
   python scripts/arena.py --game tictactoe --agents random alphabeta mcts:200 --games 50
@@ -14,10 +15,13 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 
 from agents.arena import play_match
-from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, make_agent
+from agents.factory import agent_forms
+from agents.ladder import MOVE_TIME
 from gym_boardgames import cli
+from gym_boardgames.opponents import make_opponent
 from gym_boardgames.utils import progress_bar
 
 
@@ -29,7 +33,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--agents",
         nargs="+",
         default=["random", "alphabeta"],
-        help=f"agents: {', '.join(AGENT_NAMES)}; on dots also {', '.join(DOTS_AGENT_NAMES)}",
+        help=f"agents: {', '.join(agent_forms())} (the last four named forms play dots only)",
+    )
+    parser.add_argument(
+        "--move-time", type=cli.number_type(0, math.inf, low_open=True), default=MOVE_TIME, help="seconds per move"
     )
     parser.add_argument("--games", type=cli.positive_int, default=100, help="games per pair (seats alternate)")
     cli.add_run_flags(parser, seed="seed of the agents and the random players", out=cli.OUT_HELP, overwrite=True)
@@ -51,10 +58,10 @@ def build_players(args: argparse.Namespace) -> None:
             search can go.
     """
     args.made_game = game = cli.game_from_args(args)
-    # make_agent with the game checks the agent against it (agents.factory.make_agent), so every
-    # refusal comes here, before the first match, not at some agent's first move.
+    # Building with the game checks the agent against it, so every refusal comes here, before the first
+    # match, not at some agent's first move.
     args.players = cli.build_named(
-        "--agents", args.agents, lambda i, name: make_agent(name, seed=args.seed + i, game=game)
+        "--agents", args.agents, lambda i, name: make_opponent(name, game, args.seed + i, move_time=args.move_time)
     )
 
 
@@ -64,10 +71,13 @@ def main(argv: list[str] | None = None) -> dict:
     game, agents = args.made_game, args.players
     pairs = list(itertools.combinations(args.agents, 2))
     results = {}
-    with progress_bar(len(pairs) * args.games, "arena") as bar:
-        for a, b in pairs:
-            record = play_match(game, agents[a], agents[b], args.games, seed=args.seed, progress=bar.update)
-            results[f"{a} vs {b}"] = record.as_dict()
+    try:
+        with progress_bar(len(pairs) * args.games, "arena") as bar:
+            for a, b in pairs:
+                record = play_match(game, agents[a], agents[b], args.games, seed=args.seed, progress=bar.update)
+                results[f"{a} vs {b}"] = record.as_dict()
+    except ValueError as error:  # an illegal move, a user's agent that failed or ran out of time
+        cli.fail(str(error), cli.EXIT_FAILED)
     print(f"{game!r}, {args.games} games per pair; the first agent's win/draw/loss")
     cells = {
         key: tuple(f"{r[seat]['win']}/{r[seat]['draw']}/{r[seat]['loss']}" for seat in ("first", "second"))
@@ -88,4 +98,4 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

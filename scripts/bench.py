@@ -433,4 +433,6 @@ def print_tables(
 
 
 if __name__ == "__main__":
-    main()
+    from gym_boardgames import cli
+
+    cli.run(main)

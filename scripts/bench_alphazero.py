@@ -41,7 +41,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
     parser = cli.make_parser(__doc__)
     parser.add_argument("--game", choices=("tictactoe", "connectfour"), default="connectfour", help="the board")
-    parser.add_argument("--model", help="a saved AlphaZero model of the game (default: a fresh 32x3 network)")
+    parser.add_argument("--model", role="input", help="a saved AlphaZero model of the game (default: a fresh 32x3 net)")
     parser.add_argument("--simulations", type=cli.positive_int, default=50, help="simulations per move")
     parser.add_argument("--parallel-games", type=cli.positive_int, default=128, help="games at once when batched")
     parser.add_argument("--batched-games", type=cli.positive_int, default=128, help="games per batched run")
@@ -163,4 +163,4 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

@@ -19,7 +19,6 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # one BLAS thread (see train_alphazero.py)
 
 import argparse  # noqa: E402
-import sys  # noqa: E402
 
 from gym_boardgames import cli  # noqa: E402
 from gym_boardgames.utils import progress_bar  # noqa: E402
@@ -116,4 +115,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -28,7 +28,6 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 import argparse  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -50,6 +49,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--labels",
         default="labels",
+        role="input",
         help="the shipped 'labels', 'heldout', 'random' (positions of random games), or a label file",
     )
     parser.add_argument(
@@ -76,9 +76,10 @@ def _check_solver(args: argparse.Namespace) -> None:
         if given:
             verb = "is" if len(given) == 1 else "are"
             raise ValueError(f"--game tictactoe grades every position: {', '.join(given)} {verb} for Connect Four")
+        args.labels = None  # no label set is read
         return
-    labels = shipped_labels_path(args.labels) if args.labels in SHIPPED else args.labels
-    cli.check_not_an_input(args.out, {"--labels": labels})
+    # The label file itself, so that an --out naming it is refused as naming the script's input.
+    args.labels = shipped_labels_path(args.labels) if args.labels in SHIPPED else args.labels
     if args.solver_games:
         # Exact without them too, but about a hundred times slower: minutes a move in the opening.
         require_extra("solver", "numba", "bitbully_databases", needed_for="--solver-games")
@@ -219,20 +220,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.game == "tictactoe":
         return grade_tictactoe(args)
     from agents.factory import make_agent
-    from agents.perfect_play import (
-        SHIPPED,
-        STAGES,
-        agent_moves,
-        connect_four,
-        format_report,
-        grade,
-        load_labels,
-        shipped_labels_path,
-    )
+    from agents.perfect_play import STAGES, agent_moves, connect_four, format_report, grade, load_labels
 
     game = connect_four()
+    path = args.labels
     try:
-        path = shipped_labels_path(args.labels) if args.labels in SHIPPED else args.labels
         labels = load_labels(path)
     except (OSError, ValueError) as error:
         cli.fail(f"--labels: {error}")
@@ -280,4 +272,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -36,7 +36,6 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 import argparse  # noqa: E402
-import multiprocessing  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from typing import Any  # noqa: E402
@@ -44,7 +43,7 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 
 from gym_boardgames import cli  # noqa: E402
-from gym_boardgames.utils import require_extra  # noqa: E402
+from gym_boardgames.utils import process_pool, require_extra  # noqa: E402
 
 DEFAULT_PLAYERS = ["random", "mcts:100", "mcts:1000", "alphabeta:2", "alphabeta:4", "alphazero:0", "alphazero:100"]
 
@@ -198,13 +197,17 @@ def sample_positions(
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
     parser = cli.make_parser(__doc__)
-    parser.add_argument("--out", required=True, help="the label file to write (.npz)")
+    parser.add_argument("--out", required=True, role="output", help="the label file to write (.npz)")
     per_stage = cli.int_type(1, MAX_PER_STAGE)
     parser.add_argument("--per-stage", type=per_stage, default=800, help="positions per stage")
     parser.add_argument("--players", nargs="+", default=DEFAULT_PLAYERS, help="agent names the games are drawn from")
     parser.add_argument("--noise", type=cli.number_type(0, 1), default=0.1, help="chance a move is random instead")
     parser.add_argument(
-        "--exclude", nargs="+", default=[], help="label files whose positions are not taken again (held-out sets)"
+        "--exclude",
+        nargs="+",
+        default=[],
+        role="input",
+        help="label files whose positions are not taken again (held-out sets)",
     )
     parser.add_argument("--workers", type=cli.int_type(1, 64), default=2, help="solver processes")
     parser.add_argument(
@@ -213,7 +216,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="also score every position with BitBully (the crosscheck extra, AGPL-3.0); stop at a disagreement",
     )
     cli.add_run_flags(parser, seed="seed of the games", overwrite=True)
-    return cli.parse_checked(parser, argv, lambda args: cli.check_not_an_input(args.out, {"--exclude": args.exclude}))
+    return cli.parse_checked(parser, argv)
 
 
 def _check_inputs(args: argparse.Namespace) -> set[bytes]:
@@ -249,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         cli.fail(str(error))
     sampled = time.perf_counter() - start
     print(f"sampled {len(moves)} positions in {sampled:.0f} s; scoring them", flush=True)
-    with multiprocessing.get_context("spawn").Pool(args.workers, _start_worker, (args.crosscheck,)) as pool:
+    with process_pool(args.workers, _start_worker, (args.crosscheck,)) as pool:
         scores = []
         for position, (ours, theirs) in zip(moves, pool.imap(_score_task, moves, chunksize=8), strict=True):
             if theirs is not None and theirs != ours:
@@ -290,4 +293,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -17,8 +17,19 @@ import argparse
 import math
 import os
 
-from agents.factory import AGENT_NAMES
-from agents.ladder import ANCHOR, Budget, block_runner, build_agent, pairs, read_results, run_ladder, write_results
+from agents.factory import agent_forms
+from agents.ladder import (
+    ANCHOR,
+    MAX_BLOCK,
+    MOVE_TIME,
+    Budget,
+    block_runner,
+    build_agent,
+    pairs,
+    read_results,
+    run_ladder,
+    write_results,
+)
 from agents.rating import Ratings
 from gym_boardgames import cli
 from gym_boardgames.utils import progress_bar, require_extra
@@ -32,19 +43,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--agents",
         nargs="+",
         default=[ANCHOR, "alphabeta:1", "alphabeta"],
-        help=f"agents, {ANCHOR} among them: {', '.join(AGENT_NAMES)}, module:Class or file.py:Class",
+        help=f"agents, {ANCHOR} among them: {', '.join(agent_forms())}",
     )
-    parser.add_argument("--results", metavar="FILE", help="the ladder's results (JSON lines), read and extended")
+    parser.add_argument(
+        "--results", metavar="FILE", role="extended", help="the ladder's results (JSON lines), read and extended"
+    )
     width = cli.number_type(0, math.inf, low_open=True)
     parser.add_argument("--target-width", type=width, default=100.0, help="stop at 95%% intervals this narrow (Elo)")
     parser.add_argument("--max-games", type=cli.positive_int, default=200, help="games per pair at most, all runs'")
     parser.add_argument("--max-total", type=cli.positive_int, help="games this run at most (default: no limit)")
-    parser.add_argument("--block", type=cli.positive_int, default=10, help="games a pair plays between two fits")
+    parser.add_argument("--block", type=cli.int_type(1, MAX_BLOCK), default=10, help="games a pair plays between fits")
+    parser.add_argument(
+        "--move-time", type=cli.number_type(0, math.inf, low_open=True), default=MOVE_TIME, help="seconds per move"
+    )
     parser.add_argument("--workers", type=cli.positive_int, help="processes playing games (default: one per core)")
     parser.add_argument("--ray-address", help="play the games as Ray tasks on this cluster (rllib extra)")
-    parser.add_argument("--plot", metavar="PNG", help="draw the ladder with its intervals (plot extra)")
+    parser.add_argument("--plot", metavar="PNG", role="output", help="draw the ladder with its intervals (plot extra)")
     cli.add_run_flags(parser, seed="seed of every agent (with the pair's names and block number)", overwrite=True)
-    return cli.parse_checked(parser, argv, check_agents, check_files, build_players, out=None)
+    return cli.parse_checked(parser, argv, check_agents, check_files, build_players)
 
 
 def check_agents(args: argparse.Namespace) -> None:
@@ -58,20 +74,20 @@ def check_agents(args: argparse.Namespace) -> None:
 
 
 def check_files(args: argparse.Namespace) -> None:
-    """Check the extras, --plot (new unless --overwrite) and --results (writable) before any game."""
+    """Check the extras and --plot's format before any game (cli.parse_checked checks the files themselves)."""
     if args.plot is not None:
         require_extra("plot", "matplotlib", needed_for="--plot")
-        cli.check_new_output(args.plot, "--plot", args.overwrite)
+        cli.check_figure_path(args.plot, "--plot")
     if args.ray_address is not None:
         require_extra("rllib", "ray", needed_for="--ray-address")
-    if args.results is not None:
-        cli.check_output_path(args.results, "--results")
 
 
 def build_players(args: argparse.Namespace) -> None:
     """Build the game and every agent against it (each refusal names the agent); read --results for that game."""
     args.made_game = cli.game_from_args(args)
-    cli.build_named("--agents", args.agents, lambda _, name: build_agent(name, args.seed, args.made_game))
+    cli.build_named(
+        "--agents", args.agents, lambda _, name: build_agent(name, args.seed, args.made_game, args.move_time)
+    )
     args.blocks = read_results(args.results, args.made_game) if args.results else []
 
 
@@ -104,7 +120,10 @@ def main(argv: list[str] | None = None) -> dict:
             write_results(args.results, game, blocks)
 
     try:
-        with progress_bar(bar_total, "ladder") as bar, block_runner(game, workers, args.ray_address) as run:
+        with (
+            progress_bar(bar_total, "ladder") as bar,
+            block_runner(game, workers, args.ray_address, args.move_time) as run,
+        ):
             ratings, new = run_ladder(game, names, args.blocks, budget, args.seed, run, save, bar.update)
     except ConnectionError as error:
         cli.fail(str(error))
@@ -132,4 +151,4 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

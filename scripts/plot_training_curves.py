@@ -11,7 +11,6 @@ the share of optimal moves where the game is solved (tic-tac-toe). --json prints
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from gym_boardgames import cli
@@ -21,7 +20,7 @@ from gym_boardgames.utils import require_extra
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line (bad values exit with status 2 naming the flag)."""
     parser = cli.make_parser(__doc__)
-    parser.add_argument("runs", nargs="+", help="model files (or their .train.npz training states)")
+    parser.add_argument("runs", nargs="+", role="input", help="model files (or their .train.npz training states)")
     parser.add_argument("--names", nargs="+", help="a name per run for the legend (default: the file names)")
     cli.add_run_flags(
         parser,
@@ -33,17 +32,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _check(args: argparse.Namespace) -> None:
-    from agents.alphazero.checkpoint import model_path, resolve_state_path
-
-    run_files = [p for run in args.runs for p in (resolve_state_path(run), model_path(resolve_state_path(run)))]
-    cli.check_not_an_input(args.out, {"a run's model or training state": run_files})
     if args.names is not None and len(args.names) != len(args.runs):
         raise ValueError(f"--names needs one name per run ({len(args.runs)}), got {len(args.names)}")
     if args.names is not None and len(set(args.names)) != len(args.names):
         raise ValueError(f"--names must differ from each other (each names a run in the legend), got {args.names}")
     if args.out is None and not args.json:
         raise ValueError("give --out PNG, --json or both")
-    if args.out is not None:
+    if args.out is not None:  # a figure: never a run's model or training state, which are .npz
+        cli.check_figure_path(args.out, "--out")
         require_extra("plot", "matplotlib", needed_for="--out")
 
 
@@ -78,7 +74,7 @@ def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    cli.save_figure(fig, path, format="png", dpi=90)
+    cli.save_figure(fig, path, dpi=90)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,4 +100,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -42,7 +42,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="solve even when the estimate is over the limit (it may run for hours or exhaust memory)",
     )
-    return cli.parse_checked(parser, argv)
+    return cli.parse_checked(parser, argv, _check_size)
+
+
+def _check_size(args: argparse.Namespace) -> None:
+    """Build the game (``args.made_game``) and its estimate; refuse what cannot finish, unless --force."""
+    args.made_game = cli.game_from_args(args)
+    args.estimate = estimate_solve(args.made_game)
+    args.over_limit = refusal(args.estimate, available_memory())
+    if args.over_limit is not None and not args.force:
+        raise ValueError(f"{args.made_game!r} {args.over_limit}: refusing to solve (--force to try anyway)")
 
 
 def _count(number: int) -> str:
@@ -106,16 +115,7 @@ def refusal(estimate: SolveEstimate, available: int | None) -> str | None:
 def main(argv: list[str] | None = None) -> dict:
     """Solve the game and return the summary (exit status 2 on a bad option or a refused size)."""
     args = parse_args(argv)
-    try:
-        game = cli.game_from_args(args)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(2)
-    estimate = estimate_solve(game)
-    why = refusal(estimate, available_memory())
-    if why is not None and not args.force:
-        print(f"error: {game!r} {why}: refusing to solve (--force to try anyway)", file=sys.stderr)
-        sys.exit(2)
+    game, estimate, why = args.made_game, args.estimate, args.over_limit
     if estimate.positions is not None:
         print(
             f"estimate: up to {_count(estimate.positions)} positions, about {_size(estimate.bytes)} and "
@@ -142,4 +142,4 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

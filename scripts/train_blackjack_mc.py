@@ -40,9 +40,10 @@ from agents._rng import make_rng
 from agents.dp import policy_evaluation, value_iteration
 from agents.mc import mc_control_es, mc_prediction
 from gym_boardgames import cli
+from gym_boardgames.outputs import write_text_atomic
 from gym_boardgames.rules.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
 from gym_boardgames.tabular import build_model
-from gym_boardgames.utils import progress_bar, require_extra, write_text_atomic
+from gym_boardgames.utils import progress_bar, require_extra
 
 PLAYER_SUMS = range(12, 22)
 DEALER_CARDS = range(1, 11)
@@ -69,18 +70,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--no-timing", action="store_true", help="skip the bare Blackjack-v1 loop (halves the time)")
     cli.add_run_flags(parser, seed="seed of every run (each run draws its own from it)", json=None)
-    parser.add_argument("--out", help="directory for the PNG figures (created if missing) and summary.json")
+    parser.add_argument(
+        "--out", role="folder", help="directory for the PNG figures (created if missing) and summary.json"
+    )
     cli.add_tensorboard_flag(parser, "the prediction errors and the exploring-starts return curve")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     cli.add_run_flags(parser, overwrite=True)
-    return cli.parse_checked(parser, argv, _check_outputs, out="dir")
+    return cli.parse_checked(parser, argv, _check_outputs)
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Check the files that will go in --out, and the plot extra, now, not after minutes of experiments."""
     if args.out is not None and os.path.isdir(args.out):
         for name in OUT_FILES:
-            cli.check_new_output(os.path.join(args.out, name), "--out", args.overwrite)
+            cli.claim_output(args, os.path.join(args.out, name), "--out")
     if args.out is not None:
         require_extra("plot", "matplotlib", needed_for="--out")
 
@@ -360,4 +363,4 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import time
 from pathlib import Path
 from typing import Any
 
 from agents.dots.study import run_solve, run_task, saved_files, shared_table, study_summary, study_tasks, table_file
 from gym_boardgames import cli
-from gym_boardgames.utils import progress_bar, require_extra, write_text_atomic
+from gym_boardgames.outputs import write_text_atomic
+from gym_boardgames.utils import process_pool, progress_bar, require_extra
 
 EXPERIMENTS = ("solve", "table1", "table2", "lr", "exact")
 
@@ -106,11 +106,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--save-dir",
         metavar="DIR",
+        role="folder",
         help="save the solved table and the trained agents (.npz) in this folder (created if missing)",
     )
     cli.add_run_flags(parser, seed="seed of every agent, bot and match", json=None)
     parser.add_argument(
-        "--out", action="append", default=[], help="write results: .md (tables beside the study's), .png, .json"
+        "--out",
+        action="append",
+        default=[],
+        role="output",
+        help="write results: .md (tables beside the study's), .png, .json",
     )
     cli.add_run_flags(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -129,12 +134,9 @@ def _check_outputs(args: argparse.Namespace) -> None:
     for out in args.out:
         if Path(out).suffix.lower() not in (".md", ".png", ".json"):
             raise ValueError(f"--out {out}: use a .md, .png or .json file")
-        cli.check_new_output(out, "--out", args.overwrite)
-    if args.save_dir is not None:
-        cli.check_output_path(args.save_dir, "--save-dir", kind="dir")
-        if Path(args.save_dir).is_dir():  # a folder still to be created holds nothing to overwrite
-            for name in saved_files(vars(args)):
-                cli.check_new_output(Path(args.save_dir) / name, "--save-dir", args.overwrite)
+    if args.save_dir is not None and Path(args.save_dir).is_dir():  # a folder still to be made holds nothing
+        for name in saved_files(vars(args)):
+            cli.claim_output(args, Path(args.save_dir) / name, "--save-dir")
     if any(Path(out).suffix.lower() == ".png" for out in args.out):
         require_extra("plot", "matplotlib", needed_for="--out .png")
 
@@ -284,8 +286,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     settings = {**vars(args), "progress": show and args.workers == 1}
     tasks = study_tasks(settings)
     if args.workers > 1 and len(tasks) > 1:
-        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-        with context.Pool(min(args.workers, len(tasks))) as pool, progress_bar(len(tasks), "runs", show) as bar:
+        with process_pool(min(args.workers, len(tasks))) as pool, progress_bar(len(tasks), "runs", show) as bar:
             results = []
             for result in pool.imap(run_task, tasks):
                 results.append(result)
@@ -314,4 +315,4 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

@@ -32,10 +32,11 @@ import numpy as np
 import gym_boardgames  # noqa: F401  (registers GridWorld-v0)
 from agents import dp
 from gym_boardgames import cli
+from gym_boardgames.outputs import write_bytes_atomic
 from gym_boardgames.render.text import format_policy, format_values
 from gym_boardgames.rules.gridworld import load_map
 from gym_boardgames.tabular import build_model
-from gym_boardgames.utils import progress_bar, write_bytes_atomic
+from gym_boardgames.utils import progress_bar
 
 METHODS = ("random", "pi", "vi", "async")
 MAX_PRINTED_CELLS = 400  # larger grids are not printed; see --out
@@ -77,6 +78,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     grid.add_argument(
         "--map", metavar="FILE", help="a map file instead: rows of '.' free, '#' wall, 'T' terminal, 'S' start"
     )
+    parser.roles["map"] = "input"  # an argument group's add_argument takes no role
     grid.add_argument("--slip", type=float, default=0.0, help="probability of moving in a random other direction")
     solve = parser.add_argument_group("the solvers")
     solve.add_argument(
@@ -294,4 +296,4 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

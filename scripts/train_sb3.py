@@ -37,8 +37,9 @@ from agents.arena import play_match
 from agents.minimax import AlphaBetaAgent
 from gym_boardgames import cli
 from gym_boardgames.cli import positive_int
+from gym_boardgames.outputs import write_bytes_atomic
 from gym_boardgames.rules import TicTacToe
-from gym_boardgames.utils import progress_bar, write_bytes_atomic
+from gym_boardgames.utils import progress_bar
 
 ALGOS = ("maskableppo", "ppo", "dqn")
 OPPONENTS = ("random", "alphabeta")
@@ -66,6 +67,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--out",
         metavar="FILE",
+        role="output",
         help="where to save the model (SB3 .zip; default: sb3_tictactoe_ALGO.zip, or if that exists the first free "
         "of sb3_tictactoe_ALGO_2.zip, _3, ... so an earlier run's model is kept). SB3 zips contain pickled parts: "
         "load only files you trust",
@@ -235,7 +237,7 @@ class SB3Agent:
 def save_model(model: Any, path: str) -> None:
     """Save ``model`` to ``path`` (.zip) atomically, with the mode any other output has.
 
-    SB3 writes the zip into memory; :func:`~gym_boardgames.utils.write_bytes_atomic` then writes a temporary
+    SB3 writes the zip into memory; :func:`~gym_boardgames.outputs.write_bytes_atomic` then writes a temporary
     file in the same folder and renames it (a temporary file alone would keep ``mkstemp``'s private 0600).
     """
     buffer = io.BytesIO()
@@ -321,4 +323,4 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

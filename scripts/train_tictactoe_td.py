@@ -20,7 +20,6 @@ the greedy path are only reached, and their values only corrected, through explo
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 from agents.arena import MatchResult, play_match
@@ -55,7 +54,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         f"{DEFAULT_OUT.replace('.npz', '_2.npz')}, _3, ... so an earlier run's player is kept)",
         json=None,
     )
-    parser.add_argument("--plot", metavar="FILE", help="write the learning curve (PNG; needs the 'plot' extra)")
+    parser.add_argument(
+        "--plot",
+        metavar="FILE",
+        role="output",
+        help="write the learning curve (a PNG, or as its suffix says: .pdf, .svg)",
+    )
     cli.add_tensorboard_flag(parser, "the learning curve (by episode)")
     for flag, default, text in (
         ("--curve-points", 20, "learning-curve points over the run (with --plot or --tensorboard)"),
@@ -73,9 +77,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def _check_outputs(args: argparse.Namespace) -> None:
     cli.default_output(args, DEFAULT_OUT)
     if args.plot is not None:
-        cli.check_new_output(args.plot, "--plot", args.overwrite)
-        if os.path.abspath(args.plot) == os.path.abspath(args.out):
-            raise ValueError(f"--plot {args.plot}: the same file as --out")
+        cli.check_figure_path(args.plot, "--plot")
         require_extra("plot", "matplotlib", needed_for="--plot")
 
 
@@ -99,7 +101,7 @@ def plot_curve(plt, curve: list[dict], path: str, title: str) -> None:
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    cli.save_figure(fig, path, format="png", dpi=100)
+    cli.save_figure(fig, path, dpi=100)
 
 
 def match_rows(result: MatchResult) -> dict[str, dict[str, int]]:
@@ -228,4 +230,4 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

@@ -88,13 +88,37 @@ def user_file(tmp_path):
     "body, where, message",
     [
         ("sys.exit(0)\n", "load", r"loading .*agent_1\.py raised SystemExit: 0$"),
-        ("raise ImportError('no module named torch')\n", "load", r"loading .* raised ImportError: no module named torch$"),
-        ("class Player:\n    def __init__(self):\n        1 / 0\n", "load", r"its constructor raised ZeroDivisionError"),
+        (
+            "raise ImportError('no module named torch')\n",
+            "load",
+            r"loading .* raised ImportError: no module named torch$",
+        ),
+        (
+            "class Player:\n    def __init__(self):\n        1 / 0\n",
+            "load",
+            r"its constructor raised ZeroDivisionError",
+        ),
         ("Player = 3\n", "load", r"has no class or function 'Player'$"),
-        ("class Player:\n    def act(self, game, state):\n        raise KeyError('x')\n", "act", r"its act\(\) raised KeyError: 'x'$"),
-        ("class Player:\n    def act(self, game, state):\n        sys.exit(3)\n", "act", r"its act\(\) raised SystemExit: 3$"),
-        ("class Player:\n    def act(self, game, state):\n        return 0\n    def check(self, game):\n        raise RuntimeError('too big')\n", "load", r"its check\(\) raised RuntimeError: too big$"),
-        ("class Player:\n    def act(self, game, state):\n        time.sleep(30)\n", "act", r"its act\(\) did not answer within 0\.3 s"),
+        (
+            "class Player:\n    def act(self, game, state):\n        raise KeyError('x')\n",
+            "act",
+            r"its act\(\) raised KeyError: 'x'$",
+        ),
+        (
+            "class Player:\n    def act(self, game, state):\n        sys.exit(3)\n",
+            "act",
+            r"its act\(\) raised SystemExit: 3$",
+        ),
+        (
+            "class Player:\n    def act(self, game, state):\n        return 0\n    def check(self, game):\n        raise RuntimeError('too big')\n",
+            "load",
+            r"its check\(\) raised RuntimeError: too big$",
+        ),
+        (
+            "class Player:\n    def act(self, game, state):\n        time.sleep(30)\n",
+            "act",
+            r"its act\(\) did not answer within 0\.3 s",
+        ),
     ],
 )
 def test_a_users_agent_that_fails_becomes_one_line_naming_it(user_file, body, where, message):
@@ -119,7 +143,9 @@ def test_ctrl_c_in_a_users_agent_is_never_swallowed(user_file):
     from gym_boardgames.rules import TicTacToe
 
     game = TicTacToe()
-    opponent = make_opponent(user_file("class Player:\n    def act(self, g, s):\n        raise KeyboardInterrupt\n"), game)
+    opponent = make_opponent(
+        user_file("class Player:\n    def act(self, g, s):\n        raise KeyboardInterrupt\n"), game
+    )
     with pytest.raises(KeyboardInterrupt):
         opponent.act(game, game.initial_state())
 
@@ -156,7 +182,6 @@ def test_the_projects_own_agents_are_called_directly_without_a_move_limit():
     assert not opponent.user and opponent.move_time is None and opponent.rebuildable
     with pytest.raises(ValueError, match=r"move_time must be a number of seconds > 0 or None, got 0"):
         make_opponent("alphabeta", TicTacToe(), move_time=0)
-
 
 
 # ---- a named opponent is built once, then reseeded ------------------------------------------------

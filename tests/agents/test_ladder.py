@@ -112,25 +112,28 @@ class First:
 
 def test_a_users_class_joins_by_file_path_or_module(tmp_path, monkeypatch):
     (tmp_path / "my_agents.py").write_text(
-        AGENT_FILE + "\nclass NoAct:\n    pass\n\ndef broken():\n    raise OSError('x')\n"
+        AGENT_FILE
+        + "\nclass NoAct:\n    pass\n\nclass Broken:\n    def __init__(self):\n        raise OSError('x')\n"
+        + "\ndef lowest(game, state):\n    return int(game.legal_actions(state)[0])\n"
     )
     agent = build_agent(f"{tmp_path}/my_agents.py:First", 5, GAME)
-    assert agent.seed == 5 and agent.act(GAME, GAME.initial_state()) == 0
+    assert agent.agent.seed == 5 and agent.act(GAME, GAME.initial_state()) == 0
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert build_agent("my_agents:First", 6, GAME).seed == 6
+    assert build_agent("my_agents:First", 6, GAME).agent.seed == 6
+    assert build_agent("my_agents:lowest", 6, GAME).act(GAME, GAME.initial_state()) == 0  # a function is a policy
     for spec, message in [
-        ("my_agents:Missing", "my_agents has no class 'Missing'"),
-        ("my_agents:NoAct", "NoAct's instances have no act"),
-        ("my_agents:broken", "cannot build broken: OSError: x"),
-        ("no_such_module:First", "cannot load no_such_module: ModuleNotFoundError"),
-        (f"{tmp_path}/none.py:First", "no file"),
+        ("my_agents:Missing", r"^agent my_agents:Missing: my_agents has no class or function 'Missing'$"),
+        ("my_agents:NoAct", r"^agent my_agents:NoAct is <my_agents.NoAct object .*>: it needs act\(game, state\)"),
+        ("my_agents:Broken", r"^agent my_agents:Broken: its constructor raised OSError: x$"),
+        ("no_such_module:First", r"^agent no_such_module:First: loading no_such_module raised ModuleNotFoundError"),
+        (f"{tmp_path}/none.py:First", r"no file .*none\.py$"),
     ]:
         with pytest.raises(ValueError, match=message):
             build_agent(spec, 0, GAME)
 
 
 def test_factory_names_with_colons_stay_the_factorys():
-    assert type(build_agent("mcts:5", 0, GAME)).__name__ == "MCTSAgent"
+    assert type(build_agent("mcts:5", 0, GAME).agent).__name__ == "MCTSAgent"
     with pytest.raises(ValueError, match="plays Dots and Boxes only"):
         build_agent("endgame:3", 0, GAME)
-    assert type(build_agent("endgame:3", 0, make_game("dotsandboxes", rows=2, cols=2))).__name__ == "EndgameBot"
+    assert type(build_agent("endgame:3", 0, make_game("dotsandboxes", rows=2, cols=2)).agent).__name__ == "EndgameBot"

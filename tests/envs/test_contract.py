@@ -665,7 +665,9 @@ def test_the_agent_factory_that_cannot_be_imported_says_what_may_shadow_it(monke
 def test_an_unknown_name_is_the_typed_unknown_agent_error_and_a_bad_parameter_is_not() -> None:
     from gym_boardgames.opponents import UnknownAgentError
 
-    forms = r"'random', None \(self-play\), an agent name \(random, alphabeta\[:DEPTH\], .*module:Class, file.py:Class\)"
+    forms = (
+        r"'random', None \(self-play\), an agent name \(random, alphabeta\[:DEPTH\], .*module:Class, file.py:Class\)"
+    )
     with pytest.raises(UnknownAgentError, match=rf"^unknown opponent 'nonsense': use {forms}, an object with act"):
         gym.make("TicTacToe-v0", opponent="nonsense")
     with pytest.raises(ValueError, match=r"^bad opponent 'mcts:x'") as caught:

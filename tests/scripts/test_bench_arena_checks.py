@@ -87,7 +87,7 @@ def test_arena_plays_a_depth_limited_alphabeta_on_a_long_board(monkeypatch):
     played = []
     monkeypatch.setattr(arena, "play_match", lambda game, a, b, games, **kwargs: played.append((a, b)) or _Record())
     arena.main([*LONG_BOARD, "--agents", "random", "alphabeta:2", "--games", "1"])
-    assert len(played) == 1 and played[0][1].depth == 2
+    assert len(played) == 1 and played[0][1].agent.depth == 2
 
 
 class _Record:

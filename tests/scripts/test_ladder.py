@@ -74,7 +74,7 @@ RESULTS = '{"format": "gym-boardgames ladder 1", "game": "TicTacToe()"}\n'
         (["--agents", "random", "mcts", "random"], None, "--agents names random more than once"),
         (["--agents", "alphabeta", "mcts"], None, "--agents needs random: it is the ladder's 0 Elo"),
         (["--agents", "random", "stockfish"], None, "--agents stockfish: unknown agent 'stockfish'"),
-        (["--agents", "random", "no_module_here:Bot"], None, "--agents no_module_here:Bot: cannot load no_module_here"),
+        (["--agents", "random", "no_module_here:Bot"], None, "--agents no_module_here:Bot: loading no_module_here raised ModuleNotFoundError"),
         (
             ["--game", "connectfour", "--agents", "random", "mcts"],
             RESULTS,
