@@ -122,9 +122,8 @@ def read_results(path: str | os.PathLike[str], game: Any) -> list[Block]:
             raise ValueError(f"{where} line {number} is not a ladder block: {line[:60]!r}") from None
         key = (blocks[-1].a, blocks[-1].b, blocks[-1].index)
         if key in seen:  # a block pasted twice would be counted twice
-            raise ValueError(
-                f"{where} line {number} repeats the block of line {seen[key]} ({key[0]} v {key[1]}, #{key[2]})"
-            )
+            pair = f"{key[0]} v {key[1]}, block {key[2]}"
+            raise ValueError(f"{where} line {number} repeats line {seen[key]} ({pair}): a block counts once")
         seen[key] = number
     return blocks
 

@@ -8,7 +8,6 @@ inside the pool that uses it), so importing this module needs numpy only.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from typing import Any
 
@@ -20,7 +19,7 @@ from agents.alphazero.encoding import recorded_game
 from agents.alphazero.network import NumpyNet
 from agents.alphazero.selfplay import GameSummary, Samples, play_games
 from gym_boardgames.rules.registry import game_to_config
-from gym_boardgames.utils import require_extra
+from gym_boardgames.utils import process_pool, require_extra
 
 #: Seconds to wait for a Ray cluster's port before giving up (ray.init itself retries for minutes).
 RAY_CONNECT_TIMEOUT = 5.0
@@ -156,8 +155,8 @@ class SelfPlayPool:
             self._ray = ray
             self._remote = ray.remote(num_cpus=1)(selfplay_worker)
         elif not self.local:
-            # spawn, not fork: forking a process that has started PyTorch's thread pools can deadlock.
-            self._pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker)
+            # spawned (forking a process that has started PyTorch's thread pools can deadlock), ignoring Ctrl-C
+            self._pool = process_pool(workers, _init_worker)
 
     def run(self, tasks: list[dict[str, Any]]) -> list[tuple[Samples, list[GameSummary]]]:
         """Run the tasks (one per worker) and return their results in order."""
@@ -170,6 +169,7 @@ class SelfPlayPool:
     def close(self) -> None:
         """Stop the worker processes."""
         if self._pool is not None:
-            self._pool.close()
+            # The tasks are done (or abandoned: an error, Ctrl-C); waiting for abandoned ones could take minutes.
+            self._pool.terminate()
             self._pool.join()
             self._pool = None

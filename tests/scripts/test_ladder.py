@@ -1,13 +1,18 @@
 """scripts/ladder.py: ranks agents, adds a new agent's pairs only, replays a seed exactly, refuses bad input."""
 
 import json
+import os
+import re
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from script_helpers import load_script, run_script  # noqa: E402
+from script_helpers import ROOT, load_script, run_script  # noqa: E402
 
 LADDER = load_script("ladder")
 
@@ -74,7 +79,11 @@ RESULTS = '{"format": "gym-boardgames ladder 1", "game": "TicTacToe()"}\n'
         (["--agents", "random", "mcts", "random"], None, "--agents names random more than once"),
         (["--agents", "alphabeta", "mcts"], None, "--agents needs random: it is the ladder's 0 Elo"),
         (["--agents", "random", "stockfish"], None, "--agents stockfish: unknown agent 'stockfish'"),
-        (["--agents", "random", "no_module_here:Bot"], None, "--agents no_module_here:Bot: loading no_module_here raised ModuleNotFoundError"),
+        (
+            ["--agents", "random", "no_module_here:Bot"],
+            None,
+            "--agents no_module_here:Bot: loading no_module_here raised ModuleNotFoundError",
+        ),
         (
             ["--game", "connectfour", "--agents", "random", "mcts"],
             RESULTS,
@@ -137,3 +146,127 @@ def test_worker_processes_play_the_same_games_with_a_users_agent_from_a_file(tmp
         outputs[workers] = (results.read_text(), json.loads(run.stdout.splitlines()[-1])["ratings"])
     assert outputs["1"] == outputs["2"]
     assert f"{tmp_path}/mine.py:FirstMove" in outputs["2"][1]
+
+
+# ---- one mechanism per kind of safety (issue 33) ----------------------------------------------------------
+
+
+def _header_and(blocks):
+    lines = [json.dumps({"format": "gym-boardgames ladder 1", "game": "TicTacToe()"})]
+    return "\n".join(lines + [json.dumps(block) for block in blocks]) + "\n"
+
+
+def _block(index=0, first=(3, 1, 1), second=(2, 2, 1)):
+    return {"a": "alphabeta:1", "b": "random", "index": index, "seed": 0, "first": list(first), "second": list(second)}
+
+
+@pytest.mark.parametrize(
+    "blocks, message",
+    [
+        (
+            [_block(), _block(1), _block()],
+            r"line 4 repeats line 2 \(alphabeta:1 v random, block 0\): a block counts once",
+        ),
+        ([_block(first=(10**15, 0, 0))], r"line 2 is not a ladder block"),
+    ],
+)
+def test_a_results_file_with_a_block_twice_or_an_impossible_block_is_refused(tmp_path, blocks, message):
+    results = tmp_path / "r.jsonl"
+    results.write_text(_header_and(blocks))
+    done = run_script("ladder", "--agents", "random", "alphabeta:1", "--results", results, "--workers", "1")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and re.search(message, done.stderr), done.stderr
+    assert results.read_text() == _header_and(blocks)
+
+
+def test_plot_may_not_name_the_results_file_nor_a_format_matplotlib_cannot_write(tmp_path):
+    pytest.importorskip("matplotlib")
+    results = tmp_path / "r.svg"  # a results file of any name: the same file as --plot is refused as such
+    for plot, message in [(results, "--plot .*r.svg is also --results"), (tmp_path / "x.xyz", "cannot write .xyz")]:
+        done = run_script("ladder", "--agents", "random", "alphabeta:1", "--results", results, "--plot", plot)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and re.search(message, done.stderr), done.stderr
+        assert not results.exists()
+
+
+def test_a_second_ladder_on_the_same_results_file_is_refused_while_the_first_runs(tmp_path):
+    results = tmp_path / "r.jsonl"
+    argv = [sys.executable, str(ROOT / "scripts" / "ladder.py"), "--agents", "random", "mcts:400", "alphabeta"]
+    argv += ["--results", str(results), "--workers", "1", "--max-games", "400", "--target-width", "1"]
+    first = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not results.exists() and time.monotonic() < deadline:  # the first block is saved: it holds the lock
+            time.sleep(0.05)
+        second = run_script("ladder", "--agents", "random", "alphabeta", "--results", results, "--workers", "1")
+        assert second.returncode == 2 and second.stdout == ""
+        assert second.stderr.strip().endswith(
+            f"--results {results} is in use by another run (it holds {results}.lock): wait for it to end"
+        )
+    finally:
+        first.send_signal(signal.SIGINT)
+        out, err = first.communicate(timeout=60)
+    assert (
+        first.returncode == 130 and err.strip().splitlines()[-1] == "ladder.py: interrupted" and "Traceback" not in err
+    )
+    blocks = [json.loads(line) for line in results.read_text().splitlines()[1:]]
+    assert blocks  # the finished blocks of the interrupted round are kept, and the file is whole
+
+
+def test_ctrl_c_with_worker_processes_is_one_line_status_130_and_the_finished_blocks_are_kept(tmp_path):
+    results = tmp_path / "r.jsonl"
+    argv = [sys.executable, str(ROOT / "scripts" / "ladder.py"), "--agents", "random", "mcts:300", "alphabeta:2"]
+    argv += ["--results", str(results), "--workers", "2", "--max-games", "2000", "--target-width", "1"]
+    argv += ["--block", "4"]
+    run = subprocess.Popen(
+        argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    deadline = time.monotonic() + 180
+    while not results.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group, workers included
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert [line for line in err.replace("\r", "\n").splitlines() if "ladder:" not in line and line.strip()] == [
+        "ladder.py: interrupted"
+    ]
+    lines = results.read_text().splitlines()
+    assert len(lines) >= 2 and all(json.loads(line) for line in lines)
+
+
+@pytest.mark.parametrize(
+    "body, extra, message, status",
+    [
+        ("import sys\nsys.exit(0)\n", [], r"--agents .*bot\.py:Bot: loading .*bot\.py raised SystemExit: 0$", 2),
+        (
+            "class Bot:\n    def act(self, game, state):\n        raise LookupError('lost')\n",
+            [],
+            r"agent .*bot\.py:Bot: its act\(\) raised LookupError: lost$",
+            1,
+        ),
+        (
+            "import time\nclass Bot:\n    def act(self, game, state):\n        time.sleep(60)\n",
+            ["--move-time", "0.5"],
+            r"agent .*bot\.py:Bot: its act\(\) did not answer within 0\.5 s \(--move-time\)$",
+            1,
+        ),
+    ],
+)
+def test_a_users_agent_that_exits_raises_or_hangs_ends_the_ladder_with_one_line(tmp_path, body, extra, message, status):
+    (tmp_path / "bot.py").write_text(body)
+    results = tmp_path / "r.jsonl"
+    done = run_script(
+        "ladder",
+        "--agents",
+        "random",
+        f"{tmp_path / 'bot.py'}:Bot",
+        "--results",
+        results,
+        "--workers",
+        "2",
+        *extra,
+        timeout=120,
+    )
+    lines = [line for line in done.stderr.replace("\r", "\n").splitlines() if line.strip() and "ladder:" not in line]
+    assert done.returncode == status and len(lines) == 1 and re.search(message, lines[0]), done.stderr
+    assert "Traceback" not in done.stderr
