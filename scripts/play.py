@@ -82,6 +82,8 @@ def _check_screenshot(args: argparse.Namespace) -> None:
         cli.check_output_path(args.screenshot, "--screenshot")
     if args.port > 65535:
         raise ValueError(f"--port must be at most 65535, got {args.port}")
+    if not args.host:
+        raise ValueError("--host must be an address: 127.0.0.1 (this machine), or 0.0.0.0 or :: (every interface)")
     if args.web and args.screenshot is not None:
         raise ValueError("--screenshot is the window's: the page needs no screen")
 
@@ -121,7 +123,7 @@ def main(argv: list[str] | None = None) -> None:
         # a display server that is not there.
         os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
         max_frames = 1 if max_frames is None else max_frames
-    app = PlayApp(env, agent, human_player=human, screenshot=args.screenshot, hints=hint_labels)
+    app = PlayApp(env, agent, human_player=human, screenshot=args.screenshot, hints=hint_labels, name=opponent)
     app.run(max_frames=max_frames)
 
 
