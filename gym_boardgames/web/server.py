@@ -49,7 +49,6 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any, TextIO
@@ -99,19 +98,13 @@ class Limits:
 
 
 class HttpError(Exception):
-    """A request the server refuses: its status code and the one-line reason the client gets."""
-
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status, self.reason = status, reason
+    """A request the server refuses: ``HttpError(status code, the one-line reason the client gets)``."""
 
 
 def is_loopback(host: str) -> bool:
     """Whether ``host`` names this machine only (``localhost``, ``127.0.0.0/8``, ``::1``)."""
-    if host == "localhost":
-        return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
 
@@ -119,8 +112,8 @@ def is_loopback(host: str) -> bool:
 class _Game:
     """A session with its id and the time it was last asked about."""
 
-    def __init__(self, game_id: str, session: PlaySession, opponent: str | None, now: float) -> None:
-        self.id, self.session, self.opponent, self.last_seen = game_id, session, opponent, now
+    def __init__(self, game_id: str, session: PlaySession, now: float) -> None:
+        self.id, self.session, self.last_seen = game_id, session, now
         self._frame_key: tuple[int, str] | None = None
         self._frame = ""
 
@@ -132,7 +125,6 @@ class _Game:
             if (session.version, status) != self._frame_key:
                 self._frame = "data:image/png;base64," + base64.b64encode(session.png()).decode("ascii")
                 self._frame_key = (session.version, status)
-            width, height = session.view.size
             return {
                 "id": self.id,
                 "version": session.version,
@@ -142,15 +134,12 @@ class _Game:
                 "thinking_seconds": session.thinking_seconds,  # so far: the page counts on by itself
                 "human": session.human,
                 "both_sides": session.both_sides,
-                "opponent": self.opponent,
                 "hints": session.show_hints,
                 # How the labels shown were found ("exact", "search estimate", "network estimate"), or "".
                 "hint_source": session.hint_source if session.show_hints and session.human_to_move else "",
                 "moves": len(session.env.moves),
                 "agent_moves": session.agent_moves,
                 "reply_seconds": session.last_think_seconds,  # the agent's last reply: the page's round trip less it
-                "width": width,
-                "height": height,
                 "frame": self._frame,
             }
 
@@ -301,24 +290,24 @@ class PlayServer(ThreadingHTTPServer):
     def check_token(self, offered: str | None) -> None:
         """Raise 403 unless ``offered`` is the token (compared in constant time)."""
         if offered is None or not hmac.compare_digest(offered.encode(), self.token.encode()):
-            raise HttpError(HTTPStatus.FORBIDDEN, "missing or wrong token: open the URL the server printed")
+            raise HttpError(403, "missing or wrong token: open the URL the server printed")
 
     def new_game(self, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /api/games``: start a game and return its state."""
         opponent = body.get("opponent", self.opponents[0])
         if opponent is not None and opponent not in self.opponents:
             raise HttpError(
-                HTTPStatus.BAD_REQUEST,
+                400,
                 f"unknown opponent {opponent!r:.60}: use one of {', '.join(self.opponents)}, or null to play both "
                 "sides",
             )
         human = body.get("human", 0)
         if type(human) is not int or human not in (0, 1):  # not 1.0, not true: the side indexes lists
-            raise HttpError(HTTPStatus.BAD_REQUEST, f"human must be 0 or 1, got {human!r:.60}")
+            raise HttpError(400, f"human must be 0 or 1, got {human!r:.60}")
         with self._lock:
             if len(self.games) + self._starting >= self.limits.games:
                 raise HttpError(
-                    HTTPStatus.TOO_MANY_REQUESTS,
+                    429,
                     f"{self.limits.games} games are open (the most this server plays at once): close a page, or "
                     f"wait {self.limits.idle_seconds:.0f} s for an idle one to be freed",
                 )
@@ -326,11 +315,11 @@ class PlayServer(ThreadingHTTPServer):
         try:
             session = self.new_session(opponent, human)
         except Exception as error:
-            raise HttpError(HTTPStatus.BAD_REQUEST, f"cannot start a game against {opponent!r}: {error}") from None
+            raise HttpError(400, f"cannot start a game against {opponent!r}: {error}") from None
         finally:
             with self._lock:
                 self._starting -= 1
-        game = _Game(secrets.token_urlsafe(12), session, opponent, self.clock())
+        game = _Game(secrets.token_urlsafe(12), session, self.clock())
         with self._lock:
             self.games[game.id] = game
         return game.state()
@@ -340,7 +329,7 @@ class PlayServer(ThreadingHTTPServer):
         with self._lock:
             game = self.games.get(game_id)
             if game is None:
-                raise HttpError(HTTPStatus.NOT_FOUND, "no such game (it may have been freed after being idle)")
+                raise HttpError(404, "no such game (it may have been freed after being idle)")
             game.last_seen = self.clock()
             return game
 
@@ -350,7 +339,7 @@ class PlayServer(ThreadingHTTPServer):
         since = _query_number(query, "since", -1, int)
         wait = _query_number(query, "wait", 0.0, float)
         if not 0 <= wait <= MAX_WAIT_SECONDS:
-            raise HttpError(HTTPStatus.BAD_REQUEST, f"wait must be in [0, {MAX_WAIT_SECONDS:g}] seconds, got {wait}")
+            raise HttpError(400, f"wait must be in [0, {MAX_WAIT_SECONDS:g}] seconds, got {wait}")
         game.session.wait_for_change(since, wait)  # close() ends the session, which wakes it
         return self.game(game_id).state()  # a long poll is a sign of life: last_seen again
 
@@ -359,23 +348,16 @@ class PlayServer(ThreadingHTTPServer):
         game = self.game(game_id)
         if "click" in body:
             point = body["click"]
-            if (
-                not isinstance(point, list)
-                or len(point) != 2
-                or not all(isinstance(v, int | float) and not isinstance(v, bool) and -1e6 < v < 1e6 for v in point)
-            ):
-                raise HttpError(
-                    HTTPStatus.BAD_REQUEST, f"click must be [x, y] in the picture's pixels, not {point!r:.60}"
-                )
+            numbers = isinstance(point, list) and len(point) == 2 and all(type(v) in (int, float) for v in point)
+            if not (numbers and all(-1e6 < v < 1e6 for v in point)):  # not NaN either: no comparison holds for it
+                raise HttpError(400, f"click must be [x, y] in the picture's pixels, not {point!r:.60}")
             game.session.click((int(point[0]), int(point[1])))
         elif "command" in body:
             if body["command"] not in COMMANDS:
-                raise HttpError(
-                    HTTPStatus.BAD_REQUEST, f"unknown command {body['command']!r:.60}: use one of {', '.join(COMMANDS)}"
-                )
+                raise HttpError(400, f"unknown command {body['command']!r:.60}: use one of {', '.join(COMMANDS)}")
             game.session.command(body["command"])
         else:
-            raise HttpError(HTTPStatus.BAD_REQUEST, 'give {"click": [x, y]} or {"command": NAME}')
+            raise HttpError(400, 'give {"click": [x, y]} or {"command": NAME}')
         return game.state()
 
     def end_game(self, game_id: str) -> None:
@@ -404,26 +386,27 @@ class _Handler(BaseHTTPRequestHandler):
             play.reap_idle()  # at every request, so an idle game is gone before anyone can ask for it
             path, match = parts.path, _GAME_PATH.fullmatch(parts.path)
             if method == "GET" and path == "/":
-                self._send(HTTPStatus.OK, play.page, "text/html; charset=utf-8")
+                self._send(200, play.page, "text/html; charset=utf-8")
             elif method == "POST" and path == "/api/games":
-                self._send_json(HTTPStatus.CREATED, play.new_game(self._json_body()))
+                self._send_json(201, play.new_game(self._json_body()))
             elif match and method == "GET":
-                self._send_json(HTTPStatus.OK, play.game_state(match[1], query))
+                self._send_json(200, play.game_state(match[1], query))
             elif match and method == "POST":
-                self._send_json(HTTPStatus.OK, play.act(match[1], self._json_body()))
+                self._send_json(200, play.act(match[1], self._json_body()))
             elif match and method == "DELETE":
                 play.end_game(match[1])
-                self._send(HTTPStatus.NO_CONTENT, b"", "text/plain")
+                self._send(204, b"", "text/plain")
             elif path in ("/", "/api/games") or match:
-                raise HttpError(HTTPStatus.METHOD_NOT_ALLOWED, f"{method} is not allowed on {path}")
+                raise HttpError(405, f"{method} is not allowed on {path}")
             else:
-                raise HttpError(HTTPStatus.NOT_FOUND, "not found: the server has one page, at /")
+                raise HttpError(404, "not found: the server has one page, at /")
         except HttpError as error:
-            play.log.write(f"play server: {method} {self._logged_path()!r} -> {int(error.status)}: {error.reason}\n")
-            self._send_json(error.status, {"error": error.reason})
+            status, reason = error.args
+            play.log.write(f"play server: {method} {self._logged_path()!r} -> {status}: {reason}\n")
+            self._send_json(status, {"error": reason})
         except Exception as error:  # a bug of ours: one line in the log, a 500 to the client, no traceback
             play.log.write(f"play server: {method} {self._logged_path()!r} failed: {error!r}\n")
-            self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": "internal error (see the server's log)"})
+            self._send_json(500, {"error": "internal error (see the server's log)"})
 
     # http.server calls do_METHOD for a request: the three methods the routes take share the one router.
     do_GET = do_POST = do_DELETE = _dispatch
@@ -432,22 +415,22 @@ class _Handler(BaseHTTPRequestHandler):
         """The body: a JSON object within the size and depth bounds, else a 4xx."""
         length_text, most = self.headers.get("Content-Length"), self.server.limits.body_bytes
         if length_text is None:
-            raise HttpError(HTTPStatus.LENGTH_REQUIRED, "a body needs a Content-Length")
+            raise HttpError(411, "a body needs a Content-Length")
         length = int(length_text) if length_text.strip().isdecimal() else -1  # isdecimal: what int() reads
         if length < 0:
-            raise HttpError(HTTPStatus.BAD_REQUEST, f"bad Content-Length {length_text[:40]!r}")
+            raise HttpError(400, f"bad Content-Length {length_text[:40]!r}")
         if length > most:
             self.close_connection = True  # the body is not read: the connection cannot be reused
-            raise HttpError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body over {most} bytes")
+            raise HttpError(413, f"body over {most} bytes")
         try:
             text = self.rfile.read(length).decode("utf-8")
             if _json_depth(text) > MAX_JSON_DEPTH:  # before parsing: json recurses once per level
-                raise HttpError(HTTPStatus.BAD_REQUEST, f"the body nests deeper than {MAX_JSON_DEPTH} levels")
+                raise HttpError(400, f"the body nests deeper than {MAX_JSON_DEPTH} levels")
             body = json.loads(text) if text else {}
         except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-            raise HttpError(HTTPStatus.BAD_REQUEST, "the body is not JSON") from None
+            raise HttpError(400, "the body is not JSON") from None
         if not isinstance(body, dict):
-            raise HttpError(HTTPStatus.BAD_REQUEST, "the body must be a JSON object")
+            raise HttpError(400, "the body must be a JSON object")
         return body
 
     def _logged_path(self) -> str:
@@ -494,7 +477,7 @@ def _query_number(query: dict[str, list[str]], name: str, default: Any, kind: ty
     try:
         return kind(values[-1])
     except ValueError:
-        raise HttpError(HTTPStatus.BAD_REQUEST, f"{name} must be a number, got {values[-1][:40]!r}") from None
+        raise HttpError(400, f"{name} must be a number, got {values[-1][:40]!r}") from None
 
 
 def _build_page(title: str, opponents: list[str], human: int) -> bytes:
