@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from gym_boardgames.envs.base import TwoPlayerEnv
-from gym_boardgames.play_session import HintProvider, PlaySession
 from gym_boardgames.outputs import write_bytes_atomic
+from gym_boardgames.play_session import THINKING, HintProvider, PlaySession
 
 KEYS_HELP = "H hints   U undo   R restart   S swap   Q quit"
 HELP_HEIGHT = 26
@@ -48,6 +48,7 @@ class PlayApp(PlaySession):
         title: the window caption.
         hints: the hint provider the H key shows, or None (then every move is labelled ``"?"``); the status line
             names how the labels were found (``hints: exact``, ``hints: search estimate``...).
+        name: the agent's name, for the status line if it fails (default: its class's name).
     """
 
     def __init__(
@@ -58,6 +59,7 @@ class PlayApp(PlaySession):
         screenshot: str | None = None,
         title: str = "",
         hints: HintProvider | None = None,
+        name: str | None = None,
     ) -> None:
         self.screenshot = screenshot
         self._saved_end = False
@@ -65,7 +67,7 @@ class PlayApp(PlaySession):
         self.mouse = (-1, -1)
         self.running = True
         self.frames = 0
-        super().__init__(env, agent, human_player=human_player, hints=hints)
+        super().__init__(env, agent, human_player=human_player, hints=hints, name=name)
         self.pygame.display.init()
         self.window = self.pygame.display.set_mode((self.view.size[0], self.view.size[1] + HELP_HEIGHT))
         self.pygame.display.set_caption(title or env.window_title)
@@ -74,6 +76,11 @@ class PlayApp(PlaySession):
     def restart(self, moves: Any = ()) -> None:  # noqa: D102  (PlaySession.restart, and a new screenshot)
         self._saved_end = False
         super().restart(moves)
+
+    def status(self) -> str:
+        """:meth:`PlaySession.status`, counting the seconds while the agent thinks (each frame redraws it)."""
+        text = super().status()
+        return f"{text} {self.thinking_seconds:.0f} s" if text == THINKING else text
 
     def _on_game_over(self) -> None:
         if self.screenshot and not self._saved_end and self.window is not None:

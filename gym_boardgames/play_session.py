@@ -58,6 +58,8 @@ MESSAGE_SECONDS = 2.5
 HINT_COLOURS = {"win": (22, 122, 58), "draw": (78, 78, 90), "loss": (186, 38, 38), "?": (92, 92, 106)}
 HINT_BADGE = (255, 255, 255)
 SOLVING = "solving the hints..."
+#: The status line while the agent computes its reply; the window and the page count the seconds after it.
+THINKING = "the agent is thinking..."
 #: What :meth:`PlaySession.command` runs: the window's keys and the page's buttons.
 COMMANDS = ("hints", "undo", "restart", "swap")
 BACKGROUND = (246, 242, 233)
@@ -74,13 +76,21 @@ class PlaySession:
         human_player: the side the person plays, 0 (moves first) or 1; ignored without an agent.
         hints: the hint provider, or None (then every move is labelled ``"?"``). If it returns
             :class:`HintLabels`, :attr:`hint_source` and the status line say how the labels were found.
+        name: the agent's name, for the status line if it fails (default: its class's name).
 
     Raises:
         ValueError: if ``human_player`` is not 0 or 1, or ``env`` has a built-in opponent (it would move too).
     """
 
-    def __init__(self, env: TwoPlayerEnv, agent: Any, human_player: int = 0, hints: HintProvider | None = None) -> None:
-        if human_player not in (0, 1):
+    def __init__(
+        self,
+        env: TwoPlayerEnv,
+        agent: Any,
+        human_player: int = 0,
+        hints: HintProvider | None = None,
+        name: str | None = None,
+    ) -> None:
+        if type(human_player) is not int or human_player not in (0, 1):  # 1.0 or True would index lists
             raise ValueError(f"human_player must be 0 or 1, got {human_player!r}")
         if not env.self_play:
             raise ValueError(
@@ -89,6 +99,9 @@ class PlaySession:
         self.pygame = import_pygame()
         self.env, self.game, self.agent = env, env.game, agent
         self._act = None if agent is None else as_policy(agent)
+        self.name = name or getattr(agent, "__name__", type(agent).__name__)
+        #: Why the agent could not reply (it raised, or played an illegal move), or ``""``: the game is over then.
+        self.failure = ""
         self.hint_provider = hints
         self.human = human_player
         self.view = env.make_view()
@@ -124,9 +137,19 @@ class PlaySession:
         return self._thinking_since is not None
 
     @property
+    def thinking_seconds(self) -> float:
+        """How long the agent has been computing its reply, in seconds (0 when it is not)."""
+        return 0.0 if self._thinking_since is None else time.monotonic() - self._thinking_since
+
+    @property
+    def over(self) -> bool:
+        """Whether the game is over: it ended, or the agent failed (:attr:`failure`)."""
+        return self.env.episode_over or bool(self.failure)
+
+    @property
     def human_to_move(self) -> bool:
         """Whether the game is on and it is the person's turn."""
-        return not self.env.episode_over and (self.both_sides or self.game.current_player(self.env.state) == self.human)
+        return not self.over and (self.both_sides or self.game.current_player(self.env.state) == self.human)
 
     @property
     def mover(self) -> int:
@@ -139,6 +162,7 @@ class PlaySession:
             self._generation += 1
             self._thinking_since = None
             self._hints_pending = False
+            self.failure = ""
             self.env.reset(seed=0)
             for action in moves:
                 self.env.step(action)
@@ -188,7 +212,10 @@ class PlaySession:
                 return
             self._thinking_since = None
             if isinstance(result, Exception) or not self.game.is_legal(self.env.state, result):
-                self.say(f"the agent failed: {result!r}", seconds=10)
+                # The game cannot go on: it is over, and the status says why until a restart.
+                why = repr(result) if isinstance(result, Exception) else f"it played {result}, not a legal move"
+                self.failure = f"the opponent {self.name} failed: {why}"
+                self._touch()
                 return
             self.last_think_seconds = seconds
             self.agent_moves += 1
@@ -232,7 +259,7 @@ class PlaySession:
     def click(self, pos: tuple[int, int]) -> None:
         """Play the move a click at pixel ``pos`` of the board means, or say in the status why not."""
         with self.lock:
-            if self.env.episode_over:
+            if self.over:
                 self.say("the game is over: R starts a new one")
             elif not self.human_to_move:
                 self.say("wait: the agent is thinking")
@@ -315,9 +342,11 @@ class PlaySession:
         """
         with self.lock:
             message = self.message if time.monotonic() < self.message_until else ""
-            if self.env.episode_over:
+            if self.over:
                 winner = self.env.winner
-                if self.both_sides:  # the env's own line names the winner ("X wins", "Red wins (5-4)")
+                if self.failure:
+                    result = self.failure
+                elif self.both_sides:  # the env's own line names the winner ("X wins", "Red wins (5-4)")
                     result = self.env.status_text()
                 else:
                     verdict = "Draw" if winner not in (0, 1) else ("You win!" if winner == self.human else "You lose")
@@ -325,8 +354,8 @@ class PlaySession:
                 return f"{result} ({message})" if message else result
             if message:
                 return message
-            if self._thinking_since is not None:
-                return f"the agent is thinking... {time.monotonic() - self._thinking_since:.0f} s"
+            if self.thinking:
+                return THINKING
             you = self.env.player_names[self.mover]
             scores = ""
             if hasattr(self.game, "scores"):  # Dots and Boxes' boxes

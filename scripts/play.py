@@ -26,14 +26,15 @@ from __future__ import annotations
 import argparse
 import os
 
-from agents.factory import AGENT_NAMES, DOTS_AGENT_NAMES, default_opponent, make_agent, suggested_opponents
+from agents.factory import agent_forms, default_opponent, suggested_opponents
 from agents.hints import hint_labels
 from gym_boardgames import cli
 from gym_boardgames.envs import TwoPlayerEnv, env_for_game
+from gym_boardgames.opponents import make_opponent
 from gym_boardgames.play import KEYS_HELP, PlayApp, no_screen_reason
 
-# What --help lists for --opponent: every name agents.factory.make_agent takes.
-OPPONENTS = f"{', '.join(AGENT_NAMES)}; for dots also {', '.join(DOTS_AGENT_NAMES)}"
+# What --help lists for --opponent: every agent name form (the Dots and Boxes bots play dots only).
+OPPONENTS = ", ".join(agent_forms())
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -54,6 +55,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--screenshot",
         metavar="FILE",
+        role="output",
         help="save the window as PNG when a game ends and on exit; without a screen (SDL_VIDEODRIVER=dummy, or "
         "on Linux no DISPLAY) save the opening position and exit",
     )
@@ -78,10 +80,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def _check_screenshot(args: argparse.Namespace) -> None:
-    if args.screenshot is not None:
-        cli.check_output_path(args.screenshot, "--screenshot")
     if args.port > 65535:
         raise ValueError(f"--port must be at most 65535, got {args.port}")
+    if not args.host:
+        raise ValueError("--host must be an address: 127.0.0.1 (this machine), or 0.0.0.0 or :: (every interface)")
     if args.web and args.screenshot is not None:
         raise ValueError("--screenshot is the window's: the page needs no screen")
 
@@ -97,7 +99,7 @@ def _build(args: argparse.Namespace) -> None:
     # refused, never silently replaced).
     args.env = env_for_game(cli.game_from_args(args), opponent=None)
     args.opponent = args.opponent or default_opponent(args.env.game)
-    build = lambda _, name: make_agent(name, seed=args.seed, game=args.env.game)  # noqa: E731
+    build = lambda _, name: make_opponent(name, args.env.game, args.seed)  # noqa: E731
     args.agent = cli.build_named("--opponent", [args.opponent], build)[args.opponent]
 
 
@@ -121,7 +123,7 @@ def main(argv: list[str] | None = None) -> None:
         # a display server that is not there.
         os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
         max_frames = 1 if max_frames is None else max_frames
-    app = PlayApp(env, agent, human_player=human, screenshot=args.screenshot, hints=hint_labels)
+    app = PlayApp(env, agent, human_player=human, screenshot=args.screenshot, hints=hint_labels, name=opponent)
     app.run(max_frames=max_frames)
 
 
@@ -153,4 +155,4 @@ def serve_page(env: TwoPlayerEnv, opponent: str, human: int, args: argparse.Name
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

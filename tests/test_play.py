@@ -192,6 +192,34 @@ def test_escape_quits_and_the_screenshot_is_saved(tmp_path):
     assert pygame.image.load(str(shot)).get_size() == (app.view.size[0], app.view.size[1] + 26)
 
 
+def test_the_window_counts_the_agents_thinking_seconds(close_after, monkeypatch):
+    from gym_boardgames import play_session
+
+    class Clock:
+        now = 100.0
+        monotonic = staticmethod(lambda: Clock.now)
+        perf_counter = staticmethod(__import__("time").perf_counter)
+
+    class Gated(Lowest):
+        release, started = threading.Event(), threading.Event()
+
+        def act(self, game, state):
+            self.started.set()
+            assert self.release.wait(HANG_GUARD_S)
+            return super().act(game, state)
+
+    monkeypatch.setattr(play_session, "time", Clock)
+    app = PlayApp(TicTacToeEnv(opponent=None), Gated(), human_player=1)
+    close_after(app)
+    assert Gated.started.wait(HANG_GUARD_S)
+    assert app.status() == "the agent is thinking... 0 s"
+    Clock.now += 7.25
+    assert app.status() == "the agent is thinking... 7 s"
+    Gated.release.set()
+    app.wait_for_agent()
+    assert app.status() == "your move (O)"
+
+
 @pytest.mark.slow
 def test_play_script_runs_headless_with_a_screenshot(tmp_path):
     shot = tmp_path / "dots.png"
@@ -297,13 +325,22 @@ def test_play_script_serves_the_page_and_prints_its_url():
         (["--web", "--host", "0.0.0.0"], "allow_remote"),
         (["--web", "--screenshot", "x.png"], "--screenshot is the window's"),
         (["--web", "--port", "70000"], "--port must be at most 65535"),
+        (
+            ["--web", "--host", "", "--allow-remote", "--port", "0"],
+            "--host must be an address: 127.0.0.1 (this machine), or 0.0.0.0",
+        ),
+        (["--web", "--host", "", "--port", "0"], "--host must be an address"),
     ],
 )
 def test_play_script_refuses_bad_web_flags_in_one_line(flags, message):
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "play.py"), "tictactoe", *flags], capture_output=True, text=True
+        [sys.executable, str(ROOT / "scripts" / "play.py"), "tictactoe", *flags],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,  # a flag let through would serve until then
     )
-    assert result.returncode != 0 and message in result.stderr and "Traceback" not in result.stderr
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.slow

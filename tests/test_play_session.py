@@ -98,21 +98,57 @@ class FakeClock:
     perf_counter = staticmethod(__import__("time").perf_counter)
 
 
-def test_the_status_counts_the_agents_thinking_seconds(monkeypatch):
+def test_the_session_says_how_long_the_agent_has_thought_and_the_status_stays_one_line(monkeypatch):
     from gym_boardgames import play_session
 
     monkeypatch.setattr(play_session, "time", FakeClock)
     gated = Gated()
     session = PlaySession(TicTacToeEnv(opponent=None), gated, human_player=1)
     assert gated.started.wait(HANG_GUARD_S)
-    assert session.thinking and session.status() == "the agent is thinking... 0 s"
-    FakeClock.now += 7.2  # as if it had thought for 7 s
-    assert session.status() == "the agent is thinking... 7 s"
+    assert session.thinking and session.status() == "the agent is thinking..." and session.thinking_seconds == 0
+    version = session.version
+    FakeClock.now += 7.25  # as if it had thought for 7 s: the front ends count, the session changes nothing
+    assert session.status() == "the agent is thinking..." and session.thinking_seconds == 7.25
+    assert session.version == version
     session.click(session.view.cell_rect(0).center)
     assert session.status() == "wait: the agent is thinking"
     gated.release.set()
     settle(session)
     assert session.env.moves == [(0, 0)] and session.agent_moves == 1 and session.last_think_seconds >= 0
+
+
+class Broken:
+    def act(self, game, state):
+        raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize(
+    "agent, name, failure",
+    [
+        (Broken(), "mcts:200", "the opponent mcts:200 failed: RuntimeError('boom')"),
+        (Broken(), None, "the opponent Broken failed: RuntimeError('boom')"),
+        (lambda game, state: 99, None, "the opponent <lambda> failed: it played 99, not a legal move"),
+    ],
+)
+def test_an_agent_that_fails_ends_the_game_until_a_restart(monkeypatch, agent, name, failure):
+    from gym_boardgames import play_session
+
+    monkeypatch.setattr(play_session, "time", FakeClock)
+    session = PlaySession(TicTacToeEnv(opponent=None), agent, human_player=1, name=name)
+    settle(session)
+    assert session.over and not session.human_to_move and session.status() == failure
+    session.click(session.view.cell_rect(4).center)
+    assert session.env.moves == [] and session.status() == f"{failure} (the game is over: R starts a new one)"
+    FakeClock.now += 600  # long after any message: the status still says why nothing can be played
+    assert session.status() == failure
+    session.swap()  # the person opens now: a new game, and the failure is gone
+    assert not session.over and session.status() == "your move (X)"
+
+
+def test_a_side_that_is_not_the_int_0_or_1_is_refused():
+    for side in (1.0, True, 2, "1"):
+        with pytest.raises(ValueError, match=f"^human_player must be 0 or 1, got {side!r}$"):
+            PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=side)
 
 
 def test_a_reply_that_arrives_after_a_restart_is_dropped():

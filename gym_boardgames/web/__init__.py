@@ -18,6 +18,6 @@ clicks back (:mod:`gym_boardgames.web.server` says how requests are guarded). Th
 library's ``http.server``: docs/install.md gives the measurements behind that choice.
 """
 
-from gym_boardgames.web.server import PlayServer, is_loopback, serve
+from gym_boardgames.web.server import Limits, PlayServer, is_loopback, serve
 
-__all__ = ["PlayServer", "is_loopback", "serve"]
+__all__ = ["Limits", "PlayServer", "is_loopback", "serve"]

@@ -10,6 +10,8 @@
   const stats = { roundTrips: [] };
   window.playStats = stats;
   let game = null, version = -1, poller = 0, pendingClick = null, agentMoves = 0;
+  // The server says once how long the agent has thought so far; the page counts on from there by itself.
+  let status = "", thinkingSince = null;
 
   for (const name of config.opponents) {
     const option = document.createElement("option");
@@ -30,12 +32,20 @@
     return data;
   }
 
+  function tick() {
+    const seconds = thinkingSince === null ? "" : ` ${Math.round((performance.now() - thinkingSince) / 1000)} s`;
+    statusLine.textContent = status + seconds;
+  }
+  setInterval(tick, 250);
+
   function show(state) {
     if (state.id !== game || state.version < version) return;
     agentMoves = state.agent_moves;
-    const fresh = state.version > version || statusLine.textContent !== state.status;
+    const fresh = state.version > version || status !== state.status;
     version = state.version;
-    statusLine.textContent = state.status;
+    status = state.status;
+    thinkingSince = status === config.thinking ? performance.now() - 1000 * state.thinking_seconds : null;
+    tick();
     document.body.dataset.version = state.version;
     document.body.dataset.over = state.over;
     document.body.dataset.thinking = state.thinking;
@@ -50,7 +60,7 @@
       const click = pendingClick;
       pendingClick = null;
       board.decode().then(() => requestAnimationFrame(() => {
-        stats.roundTrips.push(performance.now() - click.at - 1000 * state.think_seconds);
+        stats.roundTrips.push(performance.now() - click.at - 1000 * state.reply_seconds);
         document.body.dataset.drawnMoves = state.moves;
       }));
     }

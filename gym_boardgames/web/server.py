@@ -1,13 +1,21 @@
-"""The play server: the games, one page, a small JSON API, and the guards every request passes.
+"""The play server: one board game's page, a small JSON API, and the guards every request passes.
 
-Every request carries the server's token (the printed URL's ``?token=``, or the ``X-Play-Token`` header the
-page sends); without it the answer is 403. The server serves exactly one document, the page, built in memory
-from this package's own ``page.html`` and ``page.js``: no path is ever mapped to a file, so nothing outside
-the page can be served. Each request is bounded: its body (``max_body_bytes``), the games open at once
-(``max_games``), the request rate (a token bucket of ``requests_per_second`` and ``burst``), and how long a
-poll may wait. A bad request gets a 4xx answer with a JSON ``{"error": ...}`` and one log line, never a
-traceback (:mod:`gym_boardgames.web.http` routes the requests and words the answers). A game nobody has polled
-for ``idle_timeout`` seconds is freed.
+:class:`PlayServer` is the standard library's threading HTTP server, each request in a thread of its own. The
+guards, in the order a request meets them:
+
+- the address: 127.0.0.1 unless ``allow_remote`` (a warning is printed then);
+- a connection silent for :data:`SOCKET_TIMEOUT_SECONDS` is dropped, so slow clients cannot pile up;
+- the token (the printed URL's ``?token=``, or the ``X-Play-Token`` header the page sends), compared in constant
+  time: without it every answer is 403;
+- the path: the server serves exactly one document, the page, built in memory from this package's own
+  ``page.html`` and ``page.js``; no path is ever mapped to a file;
+- the body: at most :attr:`Limits.body_bytes` of UTF-8 JSON, an object nested at most :data:`MAX_JSON_DEPTH`
+  deep (counted before parsing), each field checked;
+- the games: at most :attr:`Limits.games` at once; one nobody asks about for :attr:`Limits.idle_seconds` is freed
+  (at the next request).
+
+A refusal is a 4xx with a JSON ``{"error": ...}`` and one log line without the query (which may hold the
+token); a bug of ours is a 500 and one line; never a traceback.
 
 Routes (all need the token):
 
@@ -16,8 +24,9 @@ Routes (all need the token):
 ``POST /api/games`` ``{"opponent": NAME or null, "human": 0 or 1}``
     starts a game against one of the offered opponents (null: a person on both sides); 201 and its state.
 ``GET /api/games/ID?since=VERSION&wait=SECONDS``
-    the game's state, once its version passes ``since`` or after ``wait`` seconds (at most
-    :data:`MAX_WAIT_SECONDS`).
+    the game's state once its version (a counter bumped at each change) passes ``since``, or after ``wait``
+    seconds (at most :data:`MAX_WAIT_SECONDS`). While the agent thinks the state says for how long so far;
+    the page counts on from there by itself.
 ``POST /api/games/ID`` ``{"click": [x, y]}`` or ``{"command": "hints" | "undo" | "restart" | "swap"}``
     a click on the board's picture (in its pixels) or a command; the new state.
 ``DELETE /api/games/ID``
@@ -31,6 +40,7 @@ import hmac
 import html
 import ipaddress
 import json
+import re
 import secrets
 import socket
 import sys
@@ -38,27 +48,63 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from http import HTTPStatus
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any, TextIO
+from urllib.parse import parse_qs, urlsplit
 
 from gym_boardgames.checks import check_int, check_number
-from gym_boardgames.play_session import COMMANDS, HintProvider, PlaySession
-from gym_boardgames.web.http import HttpError, PlayHTTPServer, PlayRequestHandler
+from gym_boardgames.play_session import COMMANDS, THINKING, HintProvider, PlaySession
 
+#: The largest request body accepted by default, in bytes (413 beyond).
+MAX_BODY_BYTES = 4096
+#: The deepest nesting of lists and objects a body may have (400 beyond): the parser recurses per level.
+MAX_JSON_DEPTH = 8
+#: Games open at once by default (429 beyond).
+MAX_GAMES = 8
+#: Seconds after which a game nobody asks about is freed, by default.
+IDLE_TIMEOUT_SECONDS = 120.0
 #: The longest a state request may wait for a change, in seconds.
 MAX_WAIT_SECONDS = 10.0
+#: A connection that sends nothing for this long is dropped, so idle sockets cannot pile up.
+SOCKET_TIMEOUT_SECONDS = 30.0
+#: The shortest token accepted.
+MIN_TOKEN_CHARS = 16
 
 #: Builds the session of a new game: ``(opponent name or None, the person's side) -> PlaySession``.
 SessionFactory = Callable[[str | None, int], PlaySession]
 
+_GAME_PATH = re.compile(r"/api/games/([A-Za-z0-9_-]{1,32})")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')  # a bracket inside a string does not nest
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds a :class:`PlayServer` keeps: the games open at once, a body's size and an idle game's life.
+
+    Raises:
+        ValueError: on a bound out of its range, naming it.
+    """
+
+    games: int = MAX_GAMES
+    body_bytes: int = MAX_BODY_BYTES
+    idle_seconds: float = IDLE_TIMEOUT_SECONDS
+
+    def __post_init__(self) -> None:
+        check_int("games", self.games, 1, 1000)
+        check_int("body_bytes", self.body_bytes, 64, 1 << 20)
+        check_number("idle_seconds", self.idle_seconds, 1e-3, 1e6)
+
+
+class HttpError(Exception):
+    """A request the server refuses: ``HttpError(status code, the one-line reason the client gets)``."""
+
 
 def is_loopback(host: str) -> bool:
     """Whether ``host`` names this machine only (``localhost``, ``127.0.0.0/8``, ``::1``)."""
-    if host == "localhost":
-        return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
 
@@ -66,8 +112,8 @@ def is_loopback(host: str) -> bool:
 class _Game:
     """A session with its id and the time it was last asked about."""
 
-    def __init__(self, game_id: str, session: PlaySession, opponent: str | None, now: float) -> None:
-        self.id, self.session, self.opponent, self.last_seen = game_id, session, opponent, now
+    def __init__(self, game_id: str, session: PlaySession, now: float) -> None:
+        self.id, self.session, self.last_seen = game_id, session, now
         self._frame_key: tuple[int, str] | None = None
         self._frame = ""
 
@@ -76,40 +122,36 @@ class _Game:
         session = self.session
         with session.lock:
             status = session.status()
-            key = (session.version, status)
-            if key != self._frame_key:
+            if (session.version, status) != self._frame_key:
                 self._frame = "data:image/png;base64," + base64.b64encode(session.png()).decode("ascii")
-                self._frame_key = key
-            width, height = session.view.size
+                self._frame_key = (session.version, status)
             return {
                 "id": self.id,
                 "version": session.version,
                 "status": status,
-                "over": session.env.episode_over,
+                "over": session.over,
                 "thinking": session.thinking,
+                "thinking_seconds": session.thinking_seconds,  # so far: the page counts on by itself
                 "human": session.human,
                 "both_sides": session.both_sides,
-                "opponent": self.opponent,
                 "hints": session.show_hints,
                 # How the labels shown were found ("exact", "search estimate", "network estimate"), or "".
                 "hint_source": session.hint_source if session.show_hints and session.human_to_move else "",
                 "moves": len(session.env.moves),
                 "agent_moves": session.agent_moves,
-                "think_seconds": session.last_think_seconds,
-                "width": width,
-                "height": height,
+                "reply_seconds": session.last_think_seconds,  # the agent's last reply: the page's round trip less it
                 "frame": self._frame,
             }
 
 
-class PlayServer:
+class PlayServer(ThreadingHTTPServer):
     """A web server for one board game, played in a browser page against any of a list of agents.
 
     Args:
         new_session: builds the session of a new game from the opponent's name (None: a person on both
             sides) and the person's side.
-        opponents: the agent names the page offers (``new_session`` is only ever called with one of these);
-            the first is the default.
+        opponents: the agent names the page offers, or one name (``new_session`` is only ever called with one
+            of these); the first is the default.
         title: the page's title.
         default_human: the side the page offers the person first, 0 (moves first) or 1.
         host: the address to listen on (default ``127.0.0.1``: this machine only).
@@ -117,24 +159,22 @@ class PlayServer:
         token: the secret every request must carry (default: 32 random bytes, URL-safe).
         allow_remote: needed for a ``host`` that is not loopback, which lets other machines reach the page;
             a warning is printed then.
-        max_games: games open at once; a new game beyond it gets 429.
-        max_body_bytes: the largest request body accepted (413 beyond).
-        requests_per_second: the sustained request rate accepted (429 beyond, once ``burst`` is spent).
-        burst: requests accepted at once before the rate applies.
-        idle_timeout: seconds after which a game nobody asks about is freed.
+        limits: the games open at once, the largest body and an idle game's life (:class:`Limits`).
         log: where one line per refused request goes (default ``sys.stderr``).
-        clock: the monotonic clock (tests pass their own).
+        clock: the monotonic clock of the idle timeout (tests pass their own).
 
     Raises:
-        ValueError: on a bad setting, an empty ``opponents``, or a non-loopback ``host`` without
-            ``allow_remote``.
+        ValueError: on a bad setting, an empty ``opponents``, an empty ``host``, or a non-loopback ``host``
+            without ``allow_remote``.
         OSError: if the address cannot be bound (the port is taken).
     """
+
+    daemon_threads = True
 
     def __init__(
         self,
         new_session: SessionFactory,
-        opponents: Sequence[str],
+        opponents: str | Sequence[str],
         *,
         title: str = "gym-boardgames",
         default_human: int = 0,
@@ -142,48 +182,35 @@ class PlayServer:
         port: int = 0,
         token: str | None = None,
         allow_remote: bool = False,
-        max_games: int = 8,
-        max_body_bytes: int = 4096,
-        requests_per_second: float = 50.0,
-        burst: int = 200,
-        idle_timeout: float = 120.0,
+        limits: Limits = Limits(),
         log: TextIO | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        opponents = [opponents] if isinstance(opponents, str) else list(opponents)
         if not opponents or not all(isinstance(name, str) and name for name in opponents):
-            raise ValueError(f"opponents must be a non-empty list of agent names, got {opponents!r}")
+            raise ValueError(f"opponents must be an agent name or a non-empty list of them, got {opponents!r}")
+        if not host:
+            raise ValueError("host must be an address: 127.0.0.1 (this machine), or 0.0.0.0 or :: (every interface)")
         if not is_loopback(host) and not allow_remote:
             raise ValueError(
                 f"host {host!r} would let other machines reach the page: pass allow_remote=True "
                 "(--allow-remote) to mean it, or use 127.0.0.1 and forward the port over SSH"
             )
-        self.new_session = new_session
-        self.opponents = list(dict.fromkeys(opponents))
-        self.title = title
-        if default_human not in (0, 1):
+        if default_human not in (0, 1) or isinstance(default_human, bool):
             raise ValueError(f"default_human must be 0 or 1, got {default_human!r}")
         self.token = token if token is not None else secrets.token_urlsafe(32)
-        if len(self.token) < 16:
-            raise ValueError("token must have at least 16 characters")
-        self.max_games = check_int("max_games", max_games, 1, 1000)
-        self.max_body_bytes = check_int("max_body_bytes", max_body_bytes, 64, 1 << 20)
-        self.requests_per_second = check_number("requests_per_second", requests_per_second, 1e-6, 1e6)
-        self.burst = check_int("burst", burst, 1, 10**6)
-        self.idle_timeout = check_number("idle_timeout", idle_timeout, 1e-3, 10**6)
-        self.log = log if log is not None else sys.stderr
-        self.clock = clock
+        if len(self.token) < MIN_TOKEN_CHARS:
+            raise ValueError(f"token must have at least {MIN_TOKEN_CHARS} characters")
+        self.new_session, self.opponents, self.title = new_session, list(dict.fromkeys(opponents)), title
+        self.limits, self.log, self.clock = limits, (log if log is not None else sys.stderr), clock
         self.games: dict[str, _Game] = {}
         self._starting = 0  # games whose agent is being built
         self._lock = threading.Lock()
-        self._allowance, self._last_refill = float(self.burst), clock()
-        self._page = _build_page(title, self.opponents, default_human)
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        server_class = type("_Server", (PlayHTTPServer,), {"address_family": family})
-        self.httpd = server_class((host, port), PlayRequestHandler)
-        self.httpd.play = self  # type: ignore[attr-defined]
+        self.page = _build_page(title, self.opponents, default_human)
         self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
         self._serving = False
+        self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        super().__init__((host, port), _Handler)
         if not is_loopback(host):
             warnings.warn(
                 f"the play server listens on {host}: any machine that can reach it and has the token can play",
@@ -195,12 +222,12 @@ class PlayServer:
     @property
     def port(self) -> int:
         """The port the server listens on."""
-        return int(self.httpd.server_address[1])
+        return int(self.server_address[1])
 
     @property
     def url(self) -> str:
         """The page's address, token included: open it in a browser."""
-        host = self.httpd.server_address[0]
+        host = self.server_address[0]
         # A wildcard address (every interface) is not one a browser can open: show this machine's loopback.
         shown = ("::1" if ":" in host else "127.0.0.1") if ipaddress.ip_address(host).is_unspecified else host
         shown = f"[{shown}]" if ":" in shown else shown
@@ -213,19 +240,16 @@ class PlayServer:
         self._thread.start()
         return self
 
-    def serve_forever(self) -> None:
-        """Serve until :meth:`close` (or Ctrl-C in the calling thread), freeing idle games as it goes."""
-        reaper = threading.Thread(target=self._reap_loop, daemon=True, name="play-server-reaper")
-        reaper.start()
+    def serve_forever(self, poll_interval: float = 0.2) -> None:
+        """Serve until :meth:`close` (or Ctrl-C in the calling thread)."""
         self._serving = True
-        self.httpd.serve_forever(poll_interval=0.2)
+        super().serve_forever(poll_interval)
 
     def close(self) -> None:
-        """Stop serving, end every game and release the port."""
-        self._stop.set()
+        """Stop serving, end every game (which ends its long polls) and release the port."""
         if self._serving:  # shutdown() waits for serve_forever's loop, so only when it runs
-            self.httpd.shutdown()
-        self.httpd.server_close()
+            self.shutdown()
+        self.server_close()
         with self._lock:
             games, self.games = list(self.games.values()), {}
         for game in games:
@@ -246,74 +270,56 @@ class PlayServer:
             f'title="{html.escape(self.title)}"></iframe>'
         )
 
-    def _reap_loop(self) -> None:
-        while not self._stop.wait(min(self.idle_timeout / 4, 5.0)):
-            self.reap_idle()
-
     def reap_idle(self) -> int:
-        """Free every game not asked about for ``idle_timeout`` seconds; return how many were freed."""
+        """Free every game not asked about for ``limits.idle_seconds``; return how many were freed."""
         now = self.clock()
         with self._lock:
-            idle = [g for g in self.games.values() if now - g.last_seen > self.idle_timeout]
+            idle = [g for g in self.games.values() if now - g.last_seen > self.limits.idle_seconds]
             for game in idle:
                 del self.games[game.id]
         for game in idle:
             game.session.close()
         return len(idle)
 
-    # ---- the guards --------------------------------------------------------------------------
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line, never a traceback (a client that hung up mid-answer, say)."""
+        self.log.write(f"play server: connection from {client_address[0]} failed: {sys.exc_info()[1]!r}\n")
+
+    # ---- the API: each method answers one route, or raises HttpError -------------------------
 
     def check_token(self, offered: str | None) -> None:
         """Raise 403 unless ``offered`` is the token (compared in constant time)."""
         if offered is None or not hmac.compare_digest(offered.encode(), self.token.encode()):
-            raise HttpError(HTTPStatus.FORBIDDEN, "missing or wrong token: open the URL the server printed")
-
-    def check_rate(self) -> None:
-        """Raise 429 once the request rate passes ``requests_per_second`` after a ``burst``."""
-        with self._lock:
-            now = self.clock()
-            self._allowance = min(
-                float(self.burst), self._allowance + (now - self._last_refill) * self.requests_per_second
-            )
-            self._last_refill = now
-            if self._allowance < 1:
-                raise HttpError(HTTPStatus.TOO_MANY_REQUESTS, "too many requests: slow down")
-            self._allowance -= 1
-
-    # ---- the API -----------------------------------------------------------------------------
-
-    def page(self) -> bytes:
-        """The page's HTML."""
-        return self._page
+            raise HttpError(403, "missing or wrong token: open the URL the server printed")
 
     def new_game(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Start a game (``POST /api/games``) and return its state."""
+        """``POST /api/games``: start a game and return its state."""
         opponent = body.get("opponent", self.opponents[0])
         if opponent is not None and opponent not in self.opponents:
             raise HttpError(
-                HTTPStatus.BAD_REQUEST,
-                f"unknown opponent {opponent!r}: use one of {', '.join(self.opponents)}, or null to play both sides",
+                400,
+                f"unknown opponent {opponent!r:.60}: use one of {', '.join(self.opponents)}, or null to play both "
+                "sides",
             )
         human = body.get("human", 0)
-        if human not in (0, 1) or isinstance(human, bool):
-            raise HttpError(HTTPStatus.BAD_REQUEST, f"human must be 0 or 1, got {human!r}")
-        self.reap_idle()
+        if type(human) is not int or human not in (0, 1):  # not 1.0, not true: the side indexes lists
+            raise HttpError(400, f"human must be 0 or 1, got {human!r:.60}")
         with self._lock:
-            if len(self.games) + self._starting >= self.max_games:
+            if len(self.games) + self._starting >= self.limits.games:
                 raise HttpError(
-                    HTTPStatus.TOO_MANY_REQUESTS,
-                    f"{self.max_games} games are open (the most this server plays at once): close a page, or wait "
-                    f"{self.idle_timeout:.0f} s for an idle one to be freed",
+                    429,
+                    f"{self.limits.games} games are open (the most this server plays at once): close a page, or "
+                    f"wait {self.limits.idle_seconds:.0f} s for an idle one to be freed",
                 )
             self._starting += 1  # the slot is held while the agent is built, outside the lock
         try:
             session = self.new_session(opponent, human)
         except Exception as error:
-            raise HttpError(HTTPStatus.BAD_REQUEST, f"cannot start a game against {opponent!r}: {error}") from None
+            raise HttpError(400, f"cannot start a game against {opponent!r}: {error}") from None
         finally:
             with self._lock:
                 self._starting -= 1
-        game = _Game(secrets.token_urlsafe(12), session, opponent, self.clock())
+        game = _Game(secrets.token_urlsafe(12), session, self.clock())
         with self._lock:
             self.games[game.id] = game
         return game.state()
@@ -323,51 +329,35 @@ class PlayServer:
         with self._lock:
             game = self.games.get(game_id)
             if game is None:
-                raise HttpError(HTTPStatus.NOT_FOUND, "no such game (it may have been freed after being idle)")
+                raise HttpError(404, "no such game (it may have been freed after being idle)")
             game.last_seen = self.clock()
             return game
 
     def game_state(self, game_id: str, query: dict[str, list[str]]) -> dict[str, Any]:
-        """``GET /api/games/ID``: the state once it is newer than ``since``, waiting at most ``wait`` seconds."""
+        """``GET /api/games/ID``: the state once its version passes ``since``, waiting at most ``wait`` seconds."""
         game = self.game(game_id)
         since = _query_number(query, "since", -1, int)
         wait = _query_number(query, "wait", 0.0, float)
         if not 0 <= wait <= MAX_WAIT_SECONDS:
-            raise HttpError(HTTPStatus.BAD_REQUEST, f"wait must be in [0, {MAX_WAIT_SECONDS:g}] seconds, got {wait}")
-        if wait > 0:
-            # While the agent thinks the status counts the seconds, so answer at least once a second then.
-            deadline = time.monotonic() + wait
-            while not self._stop.is_set() and game.session.version <= since:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                game.session.wait_for_change(since, min(left, 1.0 if game.session.thinking else 0.25))
-                if game.session.thinking and game.session.version <= since:
-                    break
-            self.game(game_id)  # refresh last_seen: a long poll is a sign of life
-        return game.state()
+            raise HttpError(400, f"wait must be in [0, {MAX_WAIT_SECONDS:g}] seconds, got {wait}")
+        game.session.wait_for_change(since, wait)  # close() ends the session, which wakes it
+        return self.game(game_id).state()  # a long poll is a sign of life: last_seen again
 
     def act(self, game_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /api/games/ID``: a click or a command; the new state."""
         game = self.game(game_id)
         if "click" in body:
             point = body["click"]
-            if (
-                not isinstance(point, list)
-                or len(point) != 2
-                or not all(isinstance(v, int | float) and not isinstance(v, bool) and -1e6 < v < 1e6 for v in point)
-            ):
-                raise HttpError(HTTPStatus.BAD_REQUEST, f"click must be [x, y] in the picture's pixels, got {point!r}")
+            numbers = isinstance(point, list) and len(point) == 2 and all(type(v) in (int, float) for v in point)
+            if not (numbers and all(-1e6 < v < 1e6 for v in point)):  # not NaN either: no comparison holds for it
+                raise HttpError(400, f"click must be [x, y] in the picture's pixels, not {point!r:.60}")
             game.session.click((int(point[0]), int(point[1])))
         elif "command" in body:
-            command = body["command"]
-            if command not in COMMANDS:
-                raise HttpError(
-                    HTTPStatus.BAD_REQUEST, f"unknown command {command!r}: use one of {', '.join(COMMANDS)}"
-                )
-            game.session.command(command)
+            if body["command"] not in COMMANDS:
+                raise HttpError(400, f"unknown command {body['command']!r:.60}: use one of {', '.join(COMMANDS)}")
+            game.session.command(body["command"])
         else:
-            raise HttpError(HTTPStatus.BAD_REQUEST, 'give {"click": [x, y]} or {"command": NAME}')
+            raise HttpError(400, 'give {"click": [x, y]} or {"command": NAME}')
         return game.state()
 
     def end_game(self, game_id: str) -> None:
@@ -378,6 +368,108 @@ class PlayServer:
         game.session.close()
 
 
+class _Handler(BaseHTTPRequestHandler):
+    """One request: the token first, then the route; a refusal is a 4xx with one log line."""
+
+    server: PlayServer
+    timeout = SOCKET_TIMEOUT_SECONDS
+    server_version = "gym-boardgames"
+    sys_version = ""
+
+    def _dispatch(self) -> None:
+        """GET the page or a game's state, POST a new game or a click or command in one, DELETE (free) a game."""
+        play, method = self.server, self.command
+        try:
+            parts = urlsplit(self.path)
+            query = parse_qs(parts.query, keep_blank_values=True)
+            play.check_token(self.headers.get("X-Play-Token") or (query.get("token") or [None])[-1])
+            play.reap_idle()  # at every request, so an idle game is gone before anyone can ask for it
+            path, match = parts.path, _GAME_PATH.fullmatch(parts.path)
+            if method == "GET" and path == "/":
+                self._send(200, play.page, "text/html; charset=utf-8")
+            elif method == "POST" and path == "/api/games":
+                self._send_json(201, play.new_game(self._json_body()))
+            elif match and method == "GET":
+                self._send_json(200, play.game_state(match[1], query))
+            elif match and method == "POST":
+                self._send_json(200, play.act(match[1], self._json_body()))
+            elif match and method == "DELETE":
+                play.end_game(match[1])
+                self._send(204, b"", "text/plain")
+            elif path in ("/", "/api/games") or match:
+                raise HttpError(405, f"{method} is not allowed on {path}")
+            else:
+                raise HttpError(404, "not found: the server has one page, at /")
+        except HttpError as error:
+            status, reason = error.args
+            play.log.write(f"play server: {method} {self._logged_path()!r} -> {status}: {reason}\n")
+            self._send_json(status, {"error": reason})
+        except Exception as error:  # a bug of ours: one line in the log, a 500 to the client, no traceback
+            play.log.write(f"play server: {method} {self._logged_path()!r} failed: {error!r}\n")
+            self._send_json(500, {"error": "internal error (see the server's log)"})
+
+    # http.server calls do_METHOD for a request: the three methods the routes take share the one router.
+    do_GET = do_POST = do_DELETE = _dispatch
+
+    def _json_body(self) -> dict[str, Any]:
+        """The body: a JSON object within the size and depth bounds, else a 4xx."""
+        length_text, most = self.headers.get("Content-Length"), self.server.limits.body_bytes
+        if length_text is None:
+            raise HttpError(411, "a body needs a Content-Length")
+        length = int(length_text) if length_text.strip().isdecimal() else -1  # isdecimal: what int() reads
+        if length < 0:
+            raise HttpError(400, f"bad Content-Length {length_text[:40]!r}")
+        if length > most:
+            self.close_connection = True  # the body is not read: the connection cannot be reused
+            raise HttpError(413, f"body over {most} bytes")
+        try:
+            text = self.rfile.read(length).decode("utf-8")
+            if _json_depth(text) > MAX_JSON_DEPTH:  # before parsing: json recurses once per level
+                raise HttpError(400, f"the body nests deeper than {MAX_JSON_DEPTH} levels")
+            body = json.loads(text) if text else {}
+        except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            raise HttpError(400, "the body is not JSON") from None
+        if not isinstance(body, dict):
+            raise HttpError(400, "the body must be a JSON object")
+        return body
+
+    def _logged_path(self) -> str:
+        """The request's path without its query, which may hold the token."""
+        return urlsplit(self.path).path[:200]
+
+    def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+        self._send(status, json.dumps(payload).encode("utf-8"), "application/json")
+
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")  # the URL holds the token: never send it elsewhere
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        """Successful requests are not logged; refusals are, once, by :meth:`_dispatch`."""
+
+    def log_error(self, format: str, *args: Any) -> None:  # noqa: A002  (http.server's signature)
+        """A request http.server itself refuses (a malformed line, say): one line."""
+        self.server.log.write("play server: " + (format % args) + "\n")
+
+
+def _json_depth(text: str) -> int:
+    """The deepest nesting of lists and objects in ``text``, strings left out."""
+    depth = deepest = 0
+    for char in _JSON_STRING.sub("", text):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def _query_number(query: dict[str, list[str]], name: str, default: Any, kind: type) -> Any:
     values = query.get(name)
     if not values:
@@ -385,23 +477,27 @@ def _query_number(query: dict[str, list[str]], name: str, default: Any, kind: ty
     try:
         return kind(values[-1])
     except ValueError:
-        raise HttpError(HTTPStatus.BAD_REQUEST, f"{name} must be a number, got {values[-1]!r}") from None
+        raise HttpError(400, f"{name} must be a number, got {values[-1][:40]!r}") from None
 
 
 def _build_page(title: str, opponents: list[str], human: int) -> bytes:
-    """The page: page.html with the script and the settings inlined (one document, no other file)."""
+    """The page: page.html with the script and the settings inlined (one document, no other file).
+
+    The settings hold the thinking line, after which the page counts the agent's seconds.
+    """
     folder = resources.files("gym_boardgames.web")
     template = folder.joinpath("page.html").read_text(encoding="utf-8")
     script = folder.joinpath("page.js").read_text(encoding="utf-8")
     # "<" escaped, so no name can close the script element that holds the settings.
-    config = json.dumps({"title": title, "opponents": opponents, "human": human}).replace("<", "\\u003c")
+    config = json.dumps({"title": title, "opponents": opponents, "human": human, "thinking": THINKING})
+    config = config.replace("<", "\\u003c")
     page = template.replace("{{title}}", html.escape(title)).replace("{{config}}", config).replace("{{script}}", script)
     return page.encode("utf-8")
 
 
 def serve(
     game: Any,
-    opponents: Sequence[str],
+    opponents: str | Sequence[str],
     *,
     hints: HintProvider | None = None,
     seed: int | None = 0,
@@ -412,30 +508,30 @@ def serve(
 
     Args:
         game: a board game's rules object (``gym_boardgames.rules.registry.make_game("dotsandboxes")``, say).
-        opponents: agent names, as the envs' ``opponent=`` takes them (``"alphabeta"``, ``"mcts:200"``...),
-            built by the installed agent provider when a game starts; the page offers exactly these, and
-            "both sides" for two people.
+        opponents: an agent name or a list of them, as the envs' ``opponent=`` takes them (``"alphabeta"``,
+            ``"mcts:200"``...), built when a game starts; the page offers exactly these, and "both sides" for
+            two people.
         hints: the hint provider of the Hints button (``agents.hints.hint_labels``), or None for ``"?"``.
         seed: seeds each game's agent.
         start: serve in a background thread at once (a script calls ``serve_forever()`` itself instead).
         **server_options: :class:`PlayServer`'s keywords: ``host``, ``port``, ``token``, ``allow_remote``,
-            ``max_games``, ``idle_timeout``...
+            ``limits``...
 
     Raises:
-        ValueError: on a game with no board env, or a bad server option. A name the installed agent provider
-            cannot build is refused when a page asks for it (400, the provider's reason).
+        ValueError: on a game with no board env, or a bad server option. A name that cannot be built is
+            refused when a page asks for it (400, the reason).
         OSError: if the port cannot be bound.
     """
     from gym_boardgames.envs import env_for_game
-    from gym_boardgames.envs.contract import make_named_opponent
+    from gym_boardgames.opponents import make_opponent
 
     # A game without a board env is refused now, not at the first page; the env also gives the page's title.
     title = env_for_game(game, opponent=None).window_title
 
     def new_session(opponent: str | None, human: int) -> PlaySession:
-        # The envs' own way from a name to an agent: the installed provider, its failures as one ValueError.
-        agent = None if opponent is None else make_named_opponent(opponent, game, seed)
-        return PlaySession(env_for_game(game, opponent=None), agent, human_player=human, hints=hints)
+        # The one place a name becomes an agent here: the envs' own way, its failures as one ValueError.
+        agent = None if opponent is None else make_opponent(opponent, game, seed)
+        return PlaySession(env_for_game(game, opponent=None), agent, human_player=human, hints=hints, name=opponent)
 
     server_options.setdefault("title", f"{title} - gym-boardgames")
     server = PlayServer(new_session, opponents, **server_options)

@@ -217,7 +217,8 @@ def test_a_policy_array_for_tuple_observations_raises_value_error():
 )
 def test_bad_arguments_raise_value_error(kwargs):
     arguments = {"episodes": 1, "gamma": 1.0, "seed": 0} | kwargs
-    with pytest.raises(ValueError):
+    ((name, value),) = kwargs.items()
+    with pytest.raises(ValueError, match=rf"^{name} must be .*, got {value!r}$"):
         mc_prediction(Loop(), lambda obs: 0, **arguments)
 
 

@@ -90,14 +90,27 @@ def test_the_folder_holds_exactly_the_patches_the_page_names():
     assert sorted(path.name for path in FOLDER.glob("*.patch")) == sorted(PATCHES)
 
 
-def test_the_parser_rejects_a_hunk_whose_counts_do_not_match():
-    good = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
-    assert parse_unified_diff(good) == {"x.py": [(1, 2, 1, 2)]}
-    with pytest.raises(ValueError):
-        parse_unified_diff(good.replace("-1,2 +1,2", "-1,3 +1,2"))
-    with pytest.raises(ValueError):
-        parse_unified_diff("--- a/x.py\n+++ b/y.py\n@@ -1 +1 @@\n-a\n+b\n")
+GOOD = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+
+
+def test_the_parser_reads_a_hunk_and_skips_commentary():
+    assert parse_unified_diff(GOOD) == {"x.py": [(1, 2, 1, 2)]}
     assert parse_unified_diff("no diff here\n") == {}
+
+
+@pytest.mark.parametrize(
+    ("diff", "reason"),
+    [
+        (GOOD.replace("-1,2 +1,2", "-1,3 +1,2"), r"the hunk \(1, 3, 1, 2\) of x.py ends early"),
+        (GOOD.replace("-1,2 +1,2", "-1,1 +1,2"), r"the hunk \(1, 1, 1, 2\) of x.py is longer than its header says"),
+        ("--- a/x.py\n+++ b/y.py\n@@ -1 +1 @@\n-a\n+b\n", "line 1: not a change of one file .* 'a/x.py', 'b/y.py'"),
+        ("--- a/x.py\n+++ b/x.py\nno hunk\n", "x.py has a header and no hunk"),
+        (GOOD.replace(" a\n", "?a\n"), r"line 4: '\?a' inside the hunk \(1, 2, 1, 2\) of x.py"),
+    ],
+)
+def test_the_parser_rejects_a_diff_naming_the_reason(diff: str, reason: str):
+    with pytest.raises(ValueError, match=reason):
+        parse_unified_diff(diff)
 
 
 @pytest.mark.skipif(

@@ -11,6 +11,7 @@ import base64
 import io
 import os
 import shutil
+import threading
 from functools import partial
 
 import pytest
@@ -234,6 +235,29 @@ def test_the_round_trip_is_measured_by_the_page(browser, serve_page):
     page.wait(lambda: browser.execute_script("return window.playStats.roundTrips.length") == 1)
     (round_trip,) = browser.execute_script("return window.playStats.roundTrips")
     assert round_trip > 0
+
+
+def test_the_page_counts_the_agents_thinking_seconds_itself(browser):
+    gate = threading.Event()
+
+    class Slow(Lowest):
+        def act(self, game, state):
+            assert gate.wait(HANG_GUARD_S)
+            return super().act(game, state)
+
+    def new_session(opponent, side):
+        return PlaySession(TicTacToeEnv(opponent=None), Slow(), human_player=side)
+
+    server = PlayServer(new_session, "slow", default_human=1, log=io.StringIO()).start()
+    try:
+        page = Page(browser, server)
+        page.wait(lambda: page.status() == "the agent is thinking... 1 s")
+        version = page.data("version")
+        page.wait(lambda: page.status() == "the agent is thinking... 2 s")
+        assert page.data("version") == version == str(page.session.version)  # no change: the page counted
+    finally:
+        gate.set()
+        server.close()
 
 
 def test_a_page_without_the_token_shows_nothing(browser, serve_page):
