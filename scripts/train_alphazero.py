@@ -102,20 +102,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "exists the first free of alphazero_GAME_2.npz, _3, ...; with --resume, the run's own model file)",
         json=None,
     )
-    parser.add_argument("--resume", help="continue from a training state (OUT.train.npz or its model file)")
+    parser.add_argument(
+        "--resume", role="extended", help="continue from a training state (OUT.train.npz or its model file)"
+    )
     parser.add_argument(
         "--init",
         metavar="MODEL",
+        role="input",
         help="a new run starts from this model's weights (a model file, or 'shipped': the game's shipped model) "
         "instead of random ones; its network must have the run's shape",
     )
-    parser.add_argument("--plot", help="learning-curve PNG (default OUT_curve.png when matplotlib is installed)")
+    parser.add_argument(
+        "--plot",
+        role="output",
+        help="the learning curve, a PNG or as its suffix says (default OUT_curve.png when matplotlib is installed)",
+    )
     cli.add_tensorboard_flag(parser, "each iteration's losses and positions/s and each evaluation's scores")
     cli.add_run_flags(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     cli.add_overwrite_flag(parser)
-    # Every setting is checked here, before any worker starts (--out by _choose_outputs).
-    return cli.parse_checked(parser, argv, _check_board, _choose_outputs, _check_settings, out=None)
+    # Every setting and file is checked here, before any worker starts.
+    return cli.parse_checked(parser, argv, _check_board, _choose_outputs, _check_settings)
 
 
 def _check_board(args: argparse.Namespace) -> None:
@@ -123,9 +130,10 @@ def _check_board(args: argparse.Namespace) -> None:
     board = ("game", "rows", "cols", "n", "gravity", "tie_break")
     args.board_flags = [name for name in board if getattr(args, name) is not None]
     if args.resume is not None:
-        if not os.path.isfile(resolve_state_path(args.resume)):
+        args.resume = resolve_state_path(args.resume)  # the file the run extends, locked while it runs
+        if not os.path.isfile(args.resume):
             raise ValueError(
-                f"--resume: no training state at {resolve_state_path(args.resume)!r}: give the run's MODEL.train.npz "
+                f"--resume: no training state at {args.resume!r}: give the run's MODEL.train.npz "
                 "(or the model file beside it)"
             )
         return  # the board flags are checked against the run's game in _check_settings
@@ -197,6 +205,24 @@ def _check_settings(args: argparse.Namespace) -> None:
                 f"--init {args.init}: its network is {args.init_agent.config}, the settings make {net} "
                 "(give the model's --channels/--blocks/... flags)"
             )
+    if args.resume is not None:
+        _check_unfinished(args.resume, args.config)
+
+
+def _check_unfinished(state: str, config: Any) -> None:
+    """Refuse to resume a run whose iterations (or time limit) are all done: it would train nothing."""
+    from agents.alphazero.checkpoint import read_curve
+
+    curve = read_curve(state)
+    if not curve:  # a state from before the curve was saved: nothing tells, so the trainer decides
+        return
+    if curve[-1].iteration >= config.iterations:
+        done = f"{curve[-1].iteration} of {config.iterations} iterations done; give a larger --iterations"
+    elif config.time_limit and curve[-1].seconds >= config.time_limit:
+        done = f"{curve[-1].seconds:.0f} of {config.time_limit:.0f} training seconds done; give a larger --time-limit"
+    else:
+        return
+    raise ValueError(f"--resume {state}: the run is finished ({done} to continue it)")
 
 
 def _show(value: Any) -> str:
@@ -205,27 +231,24 @@ def _show(value: Any) -> str:
 
 
 def _choose_outputs(args: argparse.Namespace) -> None:
-    """Settle ``args.out`` and ``args.plot`` and check that no earlier run's file would be replaced.
+    """Settle ``args.out`` and ``args.plot`` and claim the files the run writes beside them.
 
-    A new run writes three files: the model (``--out``), its training state ``OUT.train.npz`` and the curve
-    (``--plot``, by default ``OUT_curve.png`` when matplotlib is installed). Without ``--overwrite`` none may
-    exist; without ``--out`` the model goes to the first free ``alphazero_GAME[_N].npz``. A resumed run keeps
-    writing the run's own three files (by default the model beside the state it resumes), which is what
-    resuming is for; any other file that exists still needs ``--overwrite``.
-
-    Raises:
-        ValueError: one line naming the flag and the file.
+    A run writes the model (``--out``), its training state ``OUT.train.npz``, its kept model ``OUT.kept.npz``
+    and the curve (``--plot``, by default ``OUT_curve.png`` when matplotlib is installed); without
+    ``--overwrite`` none may exist, and without ``--out`` the model goes to the first free
+    ``alphazero_GAME[_N].npz``. A resumed run writes back to its own files (by default the model beside the
+    state it resumes): they may exist, which is what resuming is for; any other file that exists still needs
+    ``--overwrite``.
     """
-    own: set[str] = set()  # the resumed run's own files, which it may replace
+    own: set[str] = set()  # the resumed run's own files, which it replaces
     if args.resume is not None:
-        state = resolve_state_path(args.resume)
-        model = model_path(state)
-        own = {os.path.abspath(p) for p in (model, state, kept_model_path(model), _default_plot(model))}
+        model = model_path(args.resume)
+        own = {os.path.realpath(p) for p in (model, kept_model_path(model), _default_plot(model))}
         if args.out is None:
             args.out = model
     cli.default_output(args, f"alphazero_{args.game}.npz")
-    args.plot_given = args.plot is not None
-    if args.plot_given:
+    if args.plot is not None:
+        cli.check_figure_path(args.plot, "--plot")
         require_extra("plot", "matplotlib", needed_for="--plot")
     else:
         try:
@@ -233,13 +256,16 @@ def _choose_outputs(args: argparse.Namespace) -> None:
             args.plot = _default_plot(args.out)
         except MissingExtraError:
             pass
-    outputs = [("--out", args.out), ("--out", resolve_state_path(args.out)), ("--out", kept_model_path(args.out))]
-    if args.plot is not None:
-        outputs.append(("--plot" if args.plot_given else "--out", args.plot))
-    for flag, path in outputs:
-        cli.check_new_output(path, flag, args.overwrite or os.path.abspath(path) in own)
-    if args.plot is not None and os.path.abspath(args.plot) in {os.path.abspath(p) for _, p in outputs[:3]}:
-        raise ValueError(f"--plot {args.plot}: the same file as the model, its training state or its kept model")
+    for flag, path, derived in (
+        ("--out", args.out, False),
+        ("--out", resolve_state_path(args.out), True),
+        ("--out", kept_model_path(args.out), True),
+        ("--plot", args.plot, False),
+    ):
+        mine = path is not None and os.path.realpath(path) in own
+        # A flag's own path is claimed only to say it may exist; the resumed state is --resume's (locked).
+        if path is not None and path != args.resume and (derived or mine):
+            cli.claim_output(args, path, flag, may_exist=mine)
 
 
 def _default_plot(model: str) -> str:
@@ -274,7 +300,7 @@ def plot_curve(curve: list[Any], path: str, title: str) -> None:
             ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    cli.save_figure(fig, path, format="png", dpi=90)
+    cli.save_figure(fig, path, dpi=90)
 
 
 def tensorboard_logger(trainer: Any, board: cli.TensorBoardLog) -> Any:
@@ -316,9 +342,6 @@ def main(argv: list[str] | None = None) -> int:
         print(message, file=sys.stderr if bar is not None else sys.stdout, flush=True)
 
     try:
-        # Two runs never train on one state: this one's, and the one it resumes, are locked until it ends.
-        for path in {resolve_state_path(p) for p in (args.out, args.resume) if p is not None}:
-            cli.lock_run(path, "training run")
         if args.resume is not None:
             trainer = Trainer.resume(args.resume, out=args.out, ray_address=args.ray_address, log=log, **args.changes)
         else:
@@ -404,4 +427,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -93,6 +93,28 @@ def load_script():
     return script_helpers.load_script("train_alphazero", "outputs")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ([], "the run is finished (1 of 1 iterations done; give a larger --iterations to continue it)"),
+        (["--iterations", "3", "--time-limit", "0.001"], "training seconds done; give a larger --time-limit"),
+    ],
+)
+def test_resuming_a_finished_run_is_refused_saying_how_to_continue_it(trained, tmp_path, capsys, flags, message):
+    first, trained_out = trained("tictactoe")
+    assert first.returncode == 0, first.stderr
+    for name in ("model.npz", "model.train.npz"):
+        shutil.copy(trained_out.parent / name, tmp_path / name)
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    with pytest.raises(SystemExit) as info:  # it used to train nothing, then print "saved" as if it had
+        load_script().parse_args(["--resume", str(tmp_path / "model.npz"), *flags])
+    assert info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and f"--resume {tmp_path / 'model.train.npz'}: " in lines[0]
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
 @pytest.mark.slow  # a subprocess run of the script
 def test_an_existing_model_is_refused_before_any_training(tmp_path):
     out = tmp_path / "model.npz"
