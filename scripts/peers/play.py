@@ -91,7 +91,7 @@ def browser_round_trip(moves: int = 30) -> dict[str, Any]:
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"):  # fmt: skip
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    server = serve(make_game("tictactoe"), ["random"], log=io.StringIO(), requests_per_second=1000, burst=10_000)
+    server = serve(make_game("tictactoe"), ["random"], log=io.StringIO())
     try:
         driver.get(server.url)
         script = """
