@@ -19,18 +19,19 @@ Conventions shared by both classes:
   illegal action that way is garbage until :meth:`reset`, and no other game is touched (the vector envs
   use this for the games they restart anyway).
 * Every array returned is new, never a view of the batch's state.
+
+One module per family (:mod:`.connect`, :mod:`.dots`) on what they share (:mod:`.base`); the names are
+re-exported here.
 """
 
 from gym_boardgames.rules.batch.base import MAX_BATCH_BYTES, random_legal_actions
-from gym_boardgames.rules.batch.connect import ConnectNBatch, ConnectTables, connect_tables
-from gym_boardgames.rules.batch.dots import DotsAndBoxesBatch, DotsTables, dots_tables
+from gym_boardgames.rules.batch.connect import ConnectNBatch, connect_tables
+from gym_boardgames.rules.batch.dots import DotsAndBoxesBatch, dots_tables
 
 __all__ = [
     "MAX_BATCH_BYTES",
     "ConnectNBatch",
-    "ConnectTables",
     "DotsAndBoxesBatch",
-    "DotsTables",
     "connect_tables",
     "dots_tables",
     "random_legal_actions",
