@@ -3,11 +3,11 @@
 Each id runs with its default settings, played by a strong reference: alpha-beta on TicTacToe-v0, the exact
 table on DotsAndBoxes-v0 (3x3), the shipped AlphaZero network on ConnectFour-v0 (ConnectN-v0's default board),
 and the optimal policy of the exact model (value iteration) on GridWorld-v0 and TabularBlackjack-v0. Episode i
-is reset with seed i. Each threshold is the mean less 0.1, rounded down: the board games' in their registry rows
-(``gym_boardgames/rules/registry.py``), the tabular tasks' in ``gym_boardgames/__init__.py``.
+is reset with seed i. Each threshold is the mean less 0.1, rounded down, as ``gym_boardgames/registration.py``
+registers it.
 
 Example:
-  python scripts/reward_thresholds.py                      # the figures of the registry and gym_boardgames/__init__.py
+  python scripts/reward_thresholds.py                      # the figures of gym_boardgames/registration.py
   python scripts/reward_thresholds.py --episodes 100 --json
 """
 

@@ -5,7 +5,7 @@ each module of the two packages it imports, at module level or inside a function
 ties the two modules together. ``from package import name`` points at ``package.name`` when that is a module,
 else at the package. Importing a submodule runs its parent packages' ``__init__`` too, but that is not an
 arrow here (as in import-linter and pydeps): otherwise every package that imports its own submodules would be a
-cycle. Imports by string (``importlib.import_module``, the entry points of ``gym_boardgames/__init__.py``) are
+cycle. Imports by string (``importlib.import_module``, the entry points of ``gym_boardgames/registration.py``) are
 not arrows either: they are how a layer is found without being imported.
 """
 

@@ -73,6 +73,28 @@ def test_agents_package_is_light_and_every_module_its_docstring_names_imports():
         assert module.__name__ == name and module.__doc__, name
 
 
+def test_every_id_is_registered_in_one_place_from_its_games_layers():
+    import gymnasium as gym
+
+    from agents.alphazero.encoding import ENCODERS, encoder_for
+    from gym_boardgames.registration import LAYERS
+    from gym_boardgames.rules.registry import GAMES
+
+    ours = [env_id for env_id, spec in gym.registry.items() if str(spec.entry_point).startswith("gym_boardgames.")]
+    assert ours == [f"{name}-v0" for name in LAYERS] + ["GridWorld-v0", "TabularBlackjack-v0"]
+    assert list(LAYERS) == list(GAMES) == ["TicTacToe", "ConnectN", "ConnectFour", "DotsAndBoxes"]
+    assert set(ENCODERS) < set(GAMES)  # ConnectFour's rules are ConnectN's row
+    for name, layers in LAYERS.items():
+        spec = gym.spec(f"{name}-v0")
+        assert (spec.entry_point, spec.vector_entry_point) == (layers.env, layers.vector)
+        assert spec.reward_threshold == layers.reward_threshold
+        game = GAMES[name].make()
+        env = layers.make_env(game, opponent=None)
+        assert env.game == game and type(env).__name__ == layers.env.split(":")[1]
+        assert type(encoder_for(game)) is ENCODERS["ConnectN" if name == "ConnectFour" else name]
+    assert [gym.spec(env_id).max_episode_steps for env_id in ("GridWorld-v0", "TabularBlackjack-v0")] == [100, None]
+
+
 def test_missing_pygame_gives_a_clear_message():
     out = run_python(
         "import sys; sys.modules['pygame'] = None\n"

@@ -213,16 +213,26 @@ class DotsEncoder(BoardEncoder):
         return planes.reshape(batch, *self.shape)
 
 
+#: The encoder class of each board game, by its rules row's name (:data:`gym_boardgames.rules.registry.GAMES`);
+#: a registered game missing here is encoded from its observation (:class:`ObservationEncoder`, no symmetries).
+#: Connect Four's rules are a ConnectN: its rules row is ConnectN's.
+ENCODERS: dict[str, Callable[[Any], BoardEncoder]] = {
+    "TicTacToe": ConnectEncoder,
+    "ConnectN": ConnectEncoder,
+    "DotsAndBoxes": DotsEncoder,
+}
+
+
 def encoder_for(game: Any) -> BoardEncoder:
-    """Return the encoder of a rules object: its registry row's ``encoder``.
+    """Return the encoder of a rules object: its game's in :data:`ENCODERS`, else an :class:`ObservationEncoder`.
 
     Raises:
-        ValueError: for a game without an encoder (the board games of this package have one).
+        ValueError: for a game not registered (:func:`gym_boardgames.registration.register_game`).
     """
     row = row_of(game)
     if row is None:
-        raise ValueError(f"no AlphaZero encoder for {game!r}: register the game (gym_boardgames.rules.registry)")
-    return row.load("encoder")(game) if row.encoder is not None else ObservationEncoder(game)
+        raise ValueError(f"no AlphaZero encoder for {game!r}: register the game (gym_boardgames.registration)")
+    return ENCODERS.get(row.name, ObservationEncoder)(game)
 
 
 def recorded_game(record: Any) -> tuple[Any, BoardEncoder]:

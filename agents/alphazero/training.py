@@ -204,8 +204,7 @@ class Trainer:
         evaluated = bool(
             config.eval_every and (self.iteration % config.eval_every == 0 or self.iteration == config.iterations)
         )
-        eval_seconds = 0.0
-        kept = False
+        eval_seconds, kept = 0.0, False
         if evaluated:
             eval_start = time.perf_counter()
             self._evaluate(point)
@@ -249,15 +248,8 @@ class Trainer:
         if pool.local:
             forward = make_forward(config.inference, self.net_config, params)
             evaluator = NetworkEvaluator(self.game, forward, self.encoder)
-            return play_games(
-                self.game,
-                self.encoder,
-                evaluator,
-                config.games,
-                config.selfplay,
-                np.random.default_rng(seeds[0]),
-                self.on_game,
-            )
+            rng = np.random.default_rng(seeds[0])
+            return play_games(self.game, self.encoder, evaluator, config.games, config.selfplay, rng, self.on_game)
         tasks = selfplay_tasks(
             self.game, self.net_config, params, config.selfplay, config.inference, config.games, seeds
         )
@@ -309,10 +301,8 @@ class Trainer:
             return True
         from agents.arena import play_match
 
-        new, best = (
-            self.agent(config.eval_simulations, seed=1),
-            self.agent(config.eval_simulations, self.best_params, 2),
-        )
+        new = self.agent(config.eval_simulations, seed=1)
+        best = self.agent(config.eval_simulations, self.best_params, 2)
         result = play_match(self.game, new, best, config.gate_games, seed=config.seed).total
         score = (result.win + result.draw / 2) / config.gate_games
         if score >= config.gate_threshold:
@@ -380,14 +370,11 @@ class Trainer:
     def _solved_game(self) -> Any:
         """The exact values of the game if it is small enough to solve in seconds (tic-tac-toe), else None."""
         if self._exact is None:
+            from agents.grading import ExactValues
             from gym_boardgames.rules.registry import family_of
 
-            if family_of(self.game) == "connect" and self.game.num_cells <= 12:
-                from agents.grading import ExactValues
-
-                self._exact = ExactValues(self.game)
-            else:
-                self._exact = False
+            small = family_of(self.game) == "connect" and self.game.num_cells <= 12
+            self._exact = ExactValues(self.game) if small else False
         return self._exact or None
 
     # ---- files ---------------------------------------------------------------------------------
@@ -501,7 +488,6 @@ class Trainer:
             trainer.rng.bit_generator.state = saved.rng
         except (KeyError, TypeError, ValueError, OverflowError):
             # An edited RNG state: continue with the seed's stream (reproducibility is lost, nothing else).
-            log = log or (lambda message: None)
-            log(f"note: {state_path}: the saved random state is not usable; continuing from the run's seed")
+            trainer.log(f"note: {state_path}: the saved random state is not usable; continuing from the run's seed")
         trainer.curve = saved.curve
         return trainer

@@ -13,7 +13,8 @@ from gym_boardgames.envs.connect import ConnectBoardEnv
 from gym_boardgames.envs.connectn import ConnectFourEnv, ConnectNEnv
 from gym_boardgames.envs.dots import DotsAndBoxesEnv
 from gym_boardgames.envs.tictactoe import TicTacToeEnv
-from gym_boardgames.rules.registry import GAMES, row_of
+from gym_boardgames.registration import layers_of
+from gym_boardgames.rules.registry import GAMES
 
 __all__ = [
     "ConnectBoardEnv",
@@ -28,7 +29,7 @@ __all__ = [
 
 
 def board_env(game: Any, **keywords: Any) -> TwoPlayerEnv:
-    """Return the plain :class:`TwoPlayerEnv` of a registered game: the env of a row that names no env of its own.
+    """Return the plain :class:`TwoPlayerEnv` of a registered game: the env of a game that names no env of its own.
 
     Args:
         game: the rules object, or a row's name: ``gymnasium.make("NAME-v0", **keywords)`` comes here with the
@@ -43,7 +44,7 @@ def board_env(game: Any, **keywords: Any) -> TwoPlayerEnv:
 
 
 def env_for_game(game: Any, **kwargs: Any) -> TwoPlayerEnv:
-    """Return the board env of a rules object (its registry row's env) with the same parameters.
+    """Return the board env of a rules object (its game's layers' env) with the same parameters.
 
     Args:
         game: the rules object.
@@ -51,9 +52,9 @@ def env_for_game(game: Any, **kwargs: Any) -> TwoPlayerEnv:
             ``render_mode``); for Dots and Boxes also ``reward``.
 
     Raises:
-        ValueError: if ``game`` is none of the registry's board games.
+        ValueError: if ``game`` is none of the registered board games.
     """
-    row = row_of(game)
-    if row is None:
+    layers = layers_of(game)
+    if layers is None:
         raise ValueError(f"no board env plays {game!r}")
-    return row.make_env(game, **kwargs)
+    return layers.make_env(game, **kwargs)

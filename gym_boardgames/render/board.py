@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from gym_boardgames.registration import layers_of
 from gym_boardgames.rules.dots import DRAW
 from gym_boardgames.rules.registry import BoardStyle, row_of
 
@@ -120,7 +121,7 @@ def board_text(game: Any, state: Any, marks: BoardMarks, style: BoardStyle) -> s
     Raises:
         NotImplementedError: for a game the registry does not have.
     """
-    row = row_of(game)
-    if row is None:
+    layers = layers_of(game)
+    if layers is None:
         raise NotImplementedError(f"no text picture of {game!r}: an env of another game draws it itself")
-    return row.load("text")(game, state, marks.last, marks.status, style.symbols)
+    return layers.load("text")(game, state, marks.last, marks.status, style.symbols)

@@ -16,22 +16,22 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from gym_boardgames.registration import layers_of
 from gym_boardgames.render.board import BoardMarks, board_text
-from gym_boardgames.rules.registry import row_of
 
 
 def board_view(game: Any) -> Any:
-    """Return a new pygame view of a board game (imports pygame), its registry row's ``view``.
+    """Return a new pygame view of a board game (imports pygame), its layers' ``view``.
 
     Its ``draw(surface, state, marks)`` draws a whole frame; ``size`` is the frame's ``(width, height)``.
 
     Raises:
         NotImplementedError: for a game the registry does not have.
     """
-    row = row_of(game)
-    if row is None:
+    layers = layers_of(game)
+    if layers is None:
         raise NotImplementedError(f"no pygame view of {game!r}: an env of another game draws it itself")
-    return row.load("view")(game)
+    return layers.load("view")(game)
 
 
 class RenderModesMixin:

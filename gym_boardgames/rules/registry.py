@@ -1,21 +1,17 @@
-"""The one registry of the board games: one row per game, with what every layer needs, found by name or rules.
+"""The board games by name: one row per game, with the rules-level facts every layer reads.
 
 A :class:`BoardGame` row names a game once (the env id's name, ``"DotsAndBoxes"`` for ``DotsAndBoxes-v0``) and
-carries its rules class, its players' names and symbols, and where its env, its pygame view and its text
-picture live. The layers look a game up (:func:`row_of`) instead of testing its class: a new game is a new
-row here plus its own modules (see docs/tutorials/new_game.md). The env, the view and the text are named as
-``"module:attribute"`` and imported on first use, so this module (in :mod:`gym_boardgames.rules`) imports
-neither gymnasium nor pygame, and no layer above it.
+carries its rules class, its size options, its family and its players' names and symbols. The layers look a
+game up (:func:`row_of`) instead of testing its class. Each layer above keeps its own table keyed by the row's
+name: :mod:`gym_boardgames.registration` (the Gymnasium ids, and where the env, the views and the batched rules
+live), :data:`agents.alphazero.encoding.ENCODERS` (AlphaZero's encoders). So this module imports only the rules.
 
-:func:`register_game` adds a row and registers its env id (the package's own rows register theirs when
-:mod:`gym_boardgames` is imported); :func:`make_game` takes the scripts' names and size options;
-:func:`game_to_config` and :func:`game_from_config` write and read a game as every saved file records it (its
-class name and ``config``).
+:func:`make_game` takes the scripts' names and size options; :func:`game_to_config` and
+:func:`game_from_config` write and read a game as every saved file records it (its class name and ``config``).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -53,20 +49,8 @@ class BoardGame:
         family: ``"connect"`` (a board of pieces: cells, lines) or ``"dots"`` (edges and boxes): what the
             agents' solvers, bots and hints are written for; None for a game of its own kind.
         style: the players' names and symbols and the window title of a rules object.
-        env: ``"module:Class"`` of its Gymnasium env, built as ``Class(*env_args(game), **keywords)``; by default
-            :func:`gym_boardgames.envs.board_env`, the plain two-player env over the row's rules.
-        view: ``"module:Class"`` of its pygame view (importing it imports pygame), or None.
-        text: ``"module:function"`` drawing its ansi picture ``(game, state, last, status, symbols)``, or None.
-        vector: ``"module:Class"`` of its numpy-batched vector env (``gymnasium.make_vec``), or None (then
-            Gymnasium's own vectorisation of the env).
-        batch: ``"module:Class"`` of its batched rules, ``Class(game, num_envs)`` (what the vector env steps), or
-            None.
-        encoder: ``"module:Class"`` of its AlphaZero encoder (:mod:`agents.alphazero.encoding`), or None for
-            the encoder of the rules' ``observation`` (no symmetries).
-        reward_threshold: the env id's ``spec.reward_threshold`` (docs/envs/index.md: how each was measured).
-        env_args: the env's positional arguments for a rules object (its ``config`` by default).
-        last_mark: what a frame highlights for the last move: ``(game, state before it, action) -> cell or edge``.
-        marks_drawers: whether a frame colours each edge by who drew it (Dots and Boxes).
+        last_mark: the cell or edge a move marks: ``(game, state before it, action) -> cell or edge``.
+        marks_drawers: whether each edge belongs to the player who drew it (Dots and Boxes), so a frame colours it.
     """
 
     name: str
@@ -75,34 +59,8 @@ class BoardGame:
     options: tuple[str, ...]
     family: str | None
     style: Callable[[Any], BoardStyle]
-    env: str = "gym_boardgames.envs:board_env"
-    view: str | None = None
-    text: str | None = None
-    vector: str | None = None
-    batch: str | None = None
-    encoder: str | None = None
-    reward_threshold: float | None = None
-    env_args: Callable[[Any], tuple[Any, ...]] = lambda game: tuple(game.config)
     last_mark: Callable[[Any, Any, int], int] = lambda game, previous, action: action
     marks_drawers: bool = False
-
-    def load(self, part: str) -> Any:
-        """Return the object a ``"module:attribute"`` field names (``"env"``, ``"view"``, ``"encoder"``...).
-
-        Raises:
-            NotImplementedError: if this game has none (the field is None).
-        """
-        where = getattr(self, part)
-        if where is None:
-            raise NotImplementedError(f"{self.name} has no {part}")
-        module, attribute = where.split(":")
-        return getattr(importlib.import_module(module), attribute)
-
-    def make_env(self, game: Any, **keywords: Any) -> Any:
-        """Return this game's Gymnasium env over the same rules as ``game``, with the two-player ``keywords``."""
-        if self.env == BoardGame.env:  # the plain env takes the rules object itself
-            return self.load("env")(game, **keywords)
-        return self.load("env")(*self.env_args(game), **keywords)
 
 
 def _connect_style(game: ConnectN) -> BoardStyle:
@@ -111,123 +69,46 @@ def _connect_style(game: ConnectN) -> BoardStyle:
     return BoardStyle(("X", "O"), ("X", "O"), f"{game.rows},{game.cols},{game.n}-game")
 
 
-_CONNECT = {
+_CONNECT: dict[str, Any] = {
     "family": "connect",
     "style": _connect_style,
-    "view": "gym_boardgames.render.connect_view:ConnectView",
-    "text": "gym_boardgames.render.text:connect_text",
-    "encoder": "agents.alphazero.encoding:ConnectEncoder",
-    "batch": "gym_boardgames.rules.batch:ConnectNBatch",
     "last_mark": lambda game, previous, action: game.action_cell(previous, action),  # where a piece lands
 }
 
-#: Every board game, by name. The env ids' reward thresholds are a strong reference's mean return with the id's
-#: defaults, less 0.1, rounded down: alpha-beta 0.959 on tic-tac-toe (1,000 games), the shipped AlphaZero
-#: network 1.0 on Connect Four (200; ConnectN-v0's default board is Connect Four's), the exact table 1.0 on Dots
-#: and Boxes 3x3 (1,000); docs/envs/index.md gives the command.
-GAMES: dict[str, BoardGame] = {}
+#: Every board game, by name: the package's own, then those added by
+#: :func:`gym_boardgames.registration.register_game`.
+GAMES: dict[str, BoardGame] = {
+    row.name: row
+    for row in (
+        BoardGame(
+            "TicTacToe",
+            TicTacToe,
+            TicTacToe,
+            (),
+            **{**_CONNECT, "style": lambda game: BoardStyle(("X", "O"), ("X", "O"), "Tic-tac-toe")},
+        ),
+        # ConnectN's defaults are Connect Four's, as the scripts' --game connectn documents.
+        BoardGame("ConnectN", ConnectN, ConnectN, ConnectN.config_names, **_CONNECT),
+        BoardGame("ConnectFour", ConnectN, connect_four, (), **_CONNECT),
+        BoardGame(
+            "DotsAndBoxes",
+            DotsAndBoxes,
+            DotsAndBoxes,
+            DotsAndBoxes.config_names,
+            family="dots",
+            style=lambda game: BoardStyle(("Blue", "Red"), ("B", "R"), "Dots and Boxes"),
+            marks_drawers=True,
+        ),
+    )
+}
 
-
-def register_game(row: BoardGame) -> None:
-    """Add a game to the registry and register its Gymnasium id ``NAME-v0`` (the package's games are here).
-
-    Raises:
-        ValueError: if a game of that name is registered already.
-    """
-    from gymnasium.envs.registration import register, registry
-
-    if row.name in GAMES:
-        raise ValueError(f"a game named {row.name!r} is registered already")
-    GAMES[row.name] = row
-    _BY_CLASS.setdefault(row.rules, row)
-    if f"{row.name}-v0" not in registry:  # importlib.reload must not warn about re-registration
-        register(
-            id=f"{row.name}-v0",
-            entry_point=row.env,
-            vector_entry_point=row.vector,
-            reward_threshold=row.reward_threshold,
-            kwargs={"game": row.name} if row.env == BoardGame.env else {},
-        )
-
-
-def unregister_game(name: str) -> None:
-    """Remove a game added by :func:`register_game`, and its Gymnasium id (a notebook cell run twice, a test).
-
-    Raises:
-        ValueError: for a name not registered, or one of the package's own games.
-    """
-    from gymnasium.envs.registration import registry
-
-    row = GAMES.get(name)
-    if row is None or row.rules in _OWN:
-        raise ValueError(f"{name!r} is not a game registered with register_game")
-    del GAMES[name]
-    if _BY_CLASS.get(row.rules) is row:
-        del _BY_CLASS[row.rules]
-    registry.pop(f"{name}-v0", None)
-
-
-_BY_CLASS: dict[type, BoardGame] = {}
-_OWN = (TicTacToe, ConnectN, DotsAndBoxes)  # the package's own: unregister_game keeps them
-for _row in (
-    BoardGame(
-        "TicTacToe",
-        TicTacToe,
-        TicTacToe,
-        (),
-        **{**_CONNECT, "style": lambda game: BoardStyle(("X", "O"), ("X", "O"), "Tic-tac-toe")},
-        env="gym_boardgames.envs.tictactoe:TicTacToeEnv",
-        vector="gym_boardgames.vector.connect:TicTacToeVectorEnv",
-        reward_threshold=0.85,
-        env_args=lambda game: (),
-    ),
-    BoardGame(
-        "ConnectN",
-        ConnectN,
-        ConnectN,  # its defaults are Connect Four's, as the scripts' --game connectn documents
-        ConnectN.config_names,
-        **_CONNECT,
-        env="gym_boardgames.envs.connectn:ConnectNEnv",
-        vector="gym_boardgames.vector.connect:ConnectNVectorEnv",
-        reward_threshold=0.9,
-    ),
-    BoardGame(
-        "ConnectFour",
-        ConnectN,
-        connect_four,
-        (),
-        **_CONNECT,
-        env="gym_boardgames.envs.connectn:ConnectFourEnv",
-        vector="gym_boardgames.vector.connect:ConnectFourVectorEnv",
-        reward_threshold=0.9,
-        env_args=lambda game: (),
-    ),
-    BoardGame(
-        "DotsAndBoxes",
-        DotsAndBoxes,
-        DotsAndBoxes,
-        DotsAndBoxes.config_names,
-        family="dots",
-        style=lambda game: BoardStyle(("Blue", "Red"), ("B", "R"), "Dots and Boxes"),
-        env="gym_boardgames.envs.dots:DotsAndBoxesEnv",
-        view="gym_boardgames.render.dots_view:DotsView",
-        text="gym_boardgames.render.text:dots_text",
-        vector="gym_boardgames.vector.dots:DotsAndBoxesVectorEnv",
-        batch="gym_boardgames.rules.batch:DotsAndBoxesBatch",
-        encoder="agents.alphazero.encoding:DotsEncoder",
-        reward_threshold=0.9,
-        marks_drawers=True,
-    ),
-):
-    register_game(_row)
-
-#: The scripts' names of the games: each row's name in lower case (``--game dotsandboxes``).
+#: The scripts' names of the package's games: each row's name in lower case (``--game dotsandboxes``).
 GAME_NAMES = tuple(name.lower() for name in GAMES)
 
 
 def row_of(game: Any) -> BoardGame | None:
     """Return the registry row of a rules object, or None for a game not registered (a user's own rules)."""
-    return next((_BY_CLASS[cls] for cls in type(game).__mro__ if cls in _BY_CLASS), None)
+    return next((row for cls in type(game).__mro__ for row in GAMES.values() if row.rules is cls), None)
 
 
 def family_of(game: Any) -> str | None:

@@ -1,8 +1,9 @@
-"""A new game is its rules, its view and one registry row: every layer then takes it, with no package change.
+"""A new game is its rules, its view and its registration: every layer then takes it, with no package change.
 
 The game is one-pile Nim in this folder: ``nim.py`` (rules and text picture) and ``nim_view.py`` (pygame view).
-The row below is the third piece (in the package it would be a row of ``gym_boardgames/rules/registry.py``),
-this test the fourth: docs/tutorials/new_game.md walks through the same files.
+The registration below is the third piece (its rules row and its layers; in the package they would be a row of
+``gym_boardgames/rules/registry.py`` and one of ``gym_boardgames/registration.py``), this test the fourth:
+docs/tutorials/new_game.md walks through the same files.
 """
 
 import sys
@@ -17,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the
 import nim  # noqa: E402
 import nim_view  # noqa: E402
 
-from gym_boardgames.rules.registry import BoardGame, BoardStyle, register_game, row_of, unregister_game  # noqa: E402
+from gym_boardgames.registration import GameLayers, layers_of, register_game, unregister_game  # noqa: E402
+from gym_boardgames.rules.registry import BoardGame, BoardStyle, row_of  # noqa: E402
 
 ROW = BoardGame(
     "Nim",
@@ -26,18 +28,17 @@ ROW = BoardGame(
     ("stones", "max_take"),
     family=None,
     style=lambda game: BoardStyle(("First", "Second"), ("1", "2"), "Nim"),
-    view=f"{nim_view.__name__}:NimView",
-    text=f"{nim.__name__}:nim_text",
 )
+LAYERS = GameLayers(view=f"{nim_view.__name__}:NimView", text=f"{nim.__name__}:nim_text")
 
 
 @pytest.fixture(autouse=True, scope="module")
 def registered():
-    """The row, registered for this module's tests only (the other tests see the package's games alone)."""
-    register_game(ROW)
+    """The game, registered for this module's tests only (the other tests see the package's games alone)."""
+    register_game(ROW, LAYERS)
     yield
     unregister_game("Nim")
-    assert row_of(nim.Nim()) is None and "Nim-v0" not in gym.registry
+    assert row_of(nim.Nim()) is None and layers_of(nim.Nim()) is None and "Nim-v0" not in gym.registry
 
 
 def test_the_package_itself_does_not_know_the_game():
@@ -51,6 +52,7 @@ def test_gymnasium_makes_it_by_its_id_with_its_sizes_and_any_named_opponent():
     env = gym.make("Nim-v0", stones=9, opponent="alphabeta", agent_player=1, render_mode="ansi")
     check_env(env.unwrapped, skip_render_check=True)
     assert env.unwrapped.game == nim.Nim(9) and row_of(env.unwrapped.game) is ROW
+    assert layers_of(env.unwrapped.game) is LAYERS
     obs, info = env.reset(seed=0)
     assert obs.sum() == 8 and list(info["action_mask"]) == [1, 1, 1]  # perfect play opens: 8 left, lost for us
     assert env.render() == "oooooooo. [took 1]\nSecond to move\n"
@@ -107,6 +109,6 @@ def test_alphazero_encodes_it_from_its_observation_and_saves_a_model_that_loads_
 
 def test_a_second_game_of_the_same_name_is_refused_and_the_packages_own_stay():
     with pytest.raises(ValueError, match="'Nim' is registered already"):
-        register_game(ROW)
+        register_game(ROW, LAYERS)
     with pytest.raises(ValueError, match="not a game registered with register_game"):
         unregister_game("TicTacToe")

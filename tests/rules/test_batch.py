@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from agents.minimax import longest_game
+from gym_boardgames.registration import layers_of
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 from gym_boardgames.rules.batch import (
     ConnectNBatch,
@@ -18,7 +19,6 @@ from gym_boardgames.rules.batch import (
 )
 from gym_boardgames.rules.connect import board_geometry
 from gym_boardgames.rules.dots import dots_geometry
-from gym_boardgames.rules.registry import row_of
 
 GAMES = [
     TicTacToe(),
@@ -35,7 +35,7 @@ GAMES = [
 
 
 def make_batch(game, n):
-    return row_of(game).load("batch")(game, n)  # the registry row's batched rules
+    return layers_of(game).load("batch")(game, n)  # the batched rules its layers name
 
 
 def scalar_winner(game, state):

@@ -53,19 +53,6 @@ def test_a_rules_object_finds_its_row_subclass_first():
     assert row_of(object()) is None and family_of(object()) is None
 
 
-@pytest.mark.parametrize("name", list(GAMES))
-def test_every_row_registers_its_env_id_and_builds_its_env_over_the_same_rules(name):
-    import gymnasium as gym
-
-    row = GAMES[name]
-    spec = gym.spec(f"{name}-v0")
-    assert (spec.entry_point, spec.vector_entry_point) == (row.env, row.vector)
-    assert spec.reward_threshold == row.reward_threshold
-    game = row.make()
-    env = row.make_env(game, opponent=None)
-    assert env.game == game and row.load("encoder")(game).num_actions == game.num_actions
-
-
 SAMPLES = [TicTacToe(), ConnectN(5, 6, 4, False), ConnectN(), DotsAndBoxes(2, 3, "second")]
 
 
