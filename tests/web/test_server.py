@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-pytest.importorskip("pygame")
+pygame = pytest.importorskip("pygame")
 
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
 from gym_boardgames.play_session import EXACT, HintLabels, PlaySession  # noqa: E402
@@ -469,7 +469,7 @@ def test_serve_builds_named_agents_through_the_provider():
 
 
 def test_serve_refuses_a_game_without_a_board_env():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^no board env plays <object object at "):
         serve(object(), ["random"])
 
 
@@ -479,8 +479,13 @@ def test_the_page_shows_inline_in_jupyter(make_server):
     assert html.startswith("<iframe") and server.token in html and f":{server.port}/" in html
 
 
-@pytest.mark.parametrize("env", [ConnectNEnv, DotsAndBoxesEnv])
-def test_every_board_game_draws_a_png(env):
+@pytest.mark.parametrize("env", [ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv])
+def test_every_board_game_draws_a_png_of_its_board(env):
     session = PlaySession(env(opponent=None), Lowest())
-    png = session.png()
-    assert png.startswith(b"\x89PNG") and len(png) > 1000
+    picture = pygame.image.load(io.BytesIO(session.png()), "board.png")
+    board = pygame.Surface(session.view.size)
+    session.draw_board(board)
+    assert picture.get_size() == session.view.size
+    pixels = pygame.surfarray.array3d(picture)
+    assert (pixels == pygame.surfarray.array3d(board)).all()  # PNG is lossless: the very frame drawn
+    assert len({tuple(p) for p in pixels.reshape(-1, 3)}) > 2  # a board, not a blank or two-colour fill
