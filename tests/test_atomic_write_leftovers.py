@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from gym_boardgames.utils import write_bytes_atomic
+from gym_boardgames.outputs import write_bytes_atomic
 
 
 def _dead_pid():
@@ -14,18 +14,18 @@ def _dead_pid():
 
 def test_a_save_removes_the_temporary_files_of_killed_writers_only(tmp_path):
     target = tmp_path / "model.npz"
-    dead = tmp_path / f".model.npz.{_dead_pid()}.abcd1234.tmp"
+    dead = tmp_path / f".gbg.{_dead_pid()}.abcd1234.tmp"
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        live = tmp_path / f".model.npz.{sleeper.pid}.efgh5678.tmp"
-        foreign = tmp_path / ".model.npz.k3j4h5.tmp"  # no process id: not ours to judge
-        other = tmp_path / f".other.npz.{_dead_pid()}.ijkl9012.tmp"  # another file's leftover
-        for path in (dead, live, foreign, other):
+        live = tmp_path / f".gbg.{sleeper.pid}.efgh5678.tmp"
+        foreign = tmp_path / ".gbg.k3j4h5.tmp"  # no process id: not ours to judge
+        unrelated = tmp_path / f".model.npz.{_dead_pid()}.ijkl9012.tmp"  # another program's naming: not ours
+        for path in (dead, live, foreign, unrelated):
             path.write_bytes(b"half a save")
         write_bytes_atomic(target, b"whole")
         assert target.read_bytes() == b"whole"
-        assert not dead.exists()
-        assert live.exists() and foreign.exists() and other.exists()
+        assert not dead.exists()  # whatever output it was for: the temporary name no longer says
+        assert live.exists() and foreign.exists() and unrelated.exists()
     finally:
         sleeper.kill()
         sleeper.wait()
@@ -33,13 +33,19 @@ def test_a_save_removes_the_temporary_files_of_killed_writers_only(tmp_path):
 
 def test_a_killed_writer_leaves_a_file_the_next_save_removes(tmp_path):
     target = tmp_path / "state.npz"
-    # A writer killed between creating its temporary file and the rename.
+    # A writer killed between creating its temporary file and the rename, while it saved another output.
     code = (
-        "import os, tempfile, signal;"
-        f"fd, tmp = tempfile.mkstemp(dir={str(tmp_path)!r}, prefix=f'.state.npz.{{os.getpid()}}.', suffix='.tmp');"
-        "os.write(fd, b'partial'); os.kill(os.getpid(), signal.SIGKILL)"
+        "import os, signal, gym_boardgames.outputs as outputs;"
+        "outputs.os.replace = outputs.os.link = lambda *a: os.kill(os.getpid(), signal.SIGKILL);"
+        f"outputs.write_bytes_atomic({str(tmp_path / 'other.npz')!r}, b'partial')"
     )
     subprocess.run([sys.executable, "-c", code])
-    assert len([n for n in os.listdir(tmp_path) if n.endswith(".tmp")]) == 1
+    assert [name.startswith(".gbg.") and name.endswith(".tmp") for name in os.listdir(tmp_path)] == [True]
     write_bytes_atomic(target, b"whole")
     assert sorted(os.listdir(tmp_path)) == ["state.npz"]
+
+
+def test_a_name_of_255_bytes_is_written_the_temporary_name_being_short(tmp_path):
+    target = tmp_path / ("x" * 251 + ".npz")  # the longest name a folder takes: a temporary name from it would not fit
+    assert write_bytes_atomic(target, b"whole") == str(target)
+    assert target.read_bytes() == b"whole" and os.listdir(tmp_path) == [target.name]

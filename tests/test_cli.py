@@ -98,8 +98,6 @@ def test_output_folders(tmp_path):
         check_output_path(a_file, "--out", kind="dir")
     with pytest.raises(ValueError, match=f"cannot create the folder, {a_file} is not a folder"):
         check_output_path(a_file / "sub", "--out", kind="dir")
-    with pytest.raises(ValueError, match="kind must be 'file' or 'dir'"):
-        check_output_path(tmp_path, "--out", kind="folder")
 
 
 def test_integer_flags_name_the_flag_in_the_error(capsys):
@@ -149,7 +147,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
-import gym_boardgames.utils as utils
+import gym_boardgames.outputs as outputs
 from gym_boardgames.cli import save_figure
 
 stage = sys.argv[2]
@@ -163,7 +161,7 @@ else:  # killed after the temporary file is written, before the rename
     def slow_replace(src, dst):
         print("saving", flush=True)
         time.sleep(600)
-    utils.os.replace = slow_replace
+    outputs.os.replace = outputs.os.link = slow_replace
 fig, ax = plt.subplots()
 ax.plot([0, 1], [1, 0])
 save_figure(fig, sys.argv[1], dpi=50)
@@ -218,45 +216,120 @@ def test_check_names_the_extra_when_the_package_is_missing(no_tensorboard, tmp_p
     check_tensorboard(None)  # no --tensorboard: nothing to check
 
 
-# ---- two runs in one folder ------------------------------------------------------------------------
+# ---- path roles: every script's outputs, inputs and extended files checked alike ---------------------
 
 
-@pytest.fixture
-def reservations():
-    yield
-    cli.release_reservations()
-
-
-def test_free_names_are_reserved_so_two_runs_never_share_one(tmp_path, reservations):
-    default = str(tmp_path / "td_tictactoe.npz")
-    first, second = cli.free_path(default), cli.free_path(default)
-    assert (first, second) == (default, str(tmp_path / "td_tictactoe_2.npz"))
-    assert all(os.path.getsize(p) == 0 for p in (first, second))  # held by empty files until written
-    cli.write_text_atomic(first, "the first run's output")
-    cli.release_reservations()  # at exit: the unwritten name is freed, the written output kept
-    assert os.path.exists(first) and not os.path.exists(second)
-
-
-def test_an_explicit_out_reserved_by_another_run_is_refused(tmp_path, reservations):
-    out = tmp_path / "model.npz"
-    cli.check_new_output(out, "--out", overwrite=False)  # this run takes it
-    cli.check_new_output(out, "--out", overwrite=False)  # and may check it again
-    outputs._RESERVED.clear()  # as seen from another process
-    with pytest.raises(ValueError, match="--out .*model.npz exists: pass --overwrite"):
-        cli.check_new_output(out, "--out", overwrite=False)
-
-
-def test_a_refused_run_leaves_no_name_taken(tmp_path):
+def _parser():
+    """A script's parser: --labels (input), --out and --plot (outputs), --resume (extended), --overwrite."""
     parser = cli.make_parser()
-    parser.add_argument("--out")
+    parser.add_argument("--labels", role="input")
+    parser.add_argument("--out", role="output")
+    parser.add_argument("--plot", role="output")
+    parser.add_argument("--resume", role="extended")
     cli.add_overwrite_flag(parser)
+    return parser
 
+
+def test_a_path_option_without_a_role_is_a_programming_error():
+    parser = cli.make_parser()
+    with pytest.raises(TypeError, match="--save-dir is a path: add it with role= one of"):
+        parser.add_argument("--save-dir")
+    with pytest.raises(TypeError, match="role must be one of .*got 'written'"):
+        parser.add_argument("--x", role="written")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--labels", "IN", "--out", "IN"],
+            "--out IN is also --labels: writing it would replace the script's own input",
+        ),
+        (["--labels", "IN", "--out", "DIR/./in.npz"], "is also --labels: writing it would replace the script's own"),
+        (["--out", "DIR/a.png", "--plot", "DIR/a.png"], "--plot DIR/a.png is also --out: one would replace the other"),
+        (["--resume", "IN", "--plot", "IN"], "--resume IN is also --plot: one would replace the other"),
+    ],
+)
+def test_an_output_naming_an_input_or_another_output_is_refused_even_with_overwrite(tmp_path, capsys, argv, message):
+    (tmp_path / "in.npz").write_bytes(b"an input")
+    paths = {"IN": str(tmp_path / "in.npz"), "DIR": str(tmp_path)}
+    argv = [paths.get(arg, arg).replace("DIR", str(tmp_path)) for arg in argv]
+    with pytest.raises(SystemExit) as info:
+        cli.parse_checked(_parser(), [*argv, "--overwrite"])
+    assert info.value.code == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and message.replace("IN", paths["IN"]).replace("DIR", str(tmp_path)) in line
+    assert (tmp_path / "in.npz").read_bytes() == b"an input"
+
+
+def test_outputs_are_new_unless_overwrite_and_a_claimed_output_is_checked_alike(tmp_path, capsys):
+    old = tmp_path / "old.npz"
+    old.write_bytes(OLD)
+    for argv, claim in ((["--out", str(old)], None), (["--out", str(tmp_path / "new.npz")], old)):
+        checks = [] if claim is None else [lambda args, claim=claim: cli.claim_output(args, claim, "--out")]
+        with pytest.raises(SystemExit):
+            cli.parse_checked(_parser(), argv, *checks)
+        assert capsys.readouterr().err.strip().endswith(f"error: --out {old} exists: pass --overwrite to replace it")
+        assert cli.parse_checked(_parser(), [*argv, "--overwrite"], *checks).out == argv[1]
+    # A resumed run's own file may be there: it is the run's to replace.
+    own = [lambda args: cli.claim_output(args, old, "--out", may_exist=True)]
+    assert cli.parse_checked(_parser(), ["--out", str(tmp_path / "new.npz")], *own).out == str(tmp_path / "new.npz")
+    assert old.read_bytes() == OLD and sorted(p.name for p in tmp_path.iterdir()) == ["old.npz"]
+
+
+def test_a_refused_run_leaves_no_file_behind(tmp_path):
     def refuse(args):
         raise ValueError("a later check fails")
 
     with pytest.raises(SystemExit):
-        cli.parse_checked(parser, ["--out", str(tmp_path / "x.npz")], refuse)
+        cli.parse_checked(_parser(), ["--out", str(tmp_path / "x.npz")], refuse)
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- the writer: never another program's file without --overwrite ---------------------------------
+
+
+@pytest.fixture
+def no_replacing():
+    outputs.replace_policy(False)  # as a script without --overwrite
+    yield
+    outputs.replace_policy(True)
+
+
+def test_a_name_taken_meanwhile_is_kept_and_the_output_goes_to_the_next_free_name(tmp_path, no_replacing, capsys):
+    out = tmp_path / "model.npz"
+    out.write_bytes(b"another program's file, made after the up-front check")
+    assert outputs.write_bytes_atomic(out, b"this run's") == str(tmp_path / "model_2.npz")
+    assert out.read_bytes() == b"another program's file, made after the up-front check"
+    assert (tmp_path / "model_2.npz").read_bytes() == b"this run's"
+    assert (
+        capsys.readouterr().err.strip()
+        == f"{out} was created by another program meanwhile: saved to {out.parent}/model_2.npz"
+    )
+    # The run's own file (published by it) is replaced where it is, at its next save.
+    assert outputs.write_bytes_atomic(tmp_path / "model_2.npz", b"saved again") == str(tmp_path / "model_2.npz")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.npz", "model_2.npz"]
+
+
+# ---- Ctrl-C and the exit status ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("returned", "status"), [(None, 0), (3, 3), ({"summary": 1}, 0)])
+def test_run_exits_with_the_status_main_returns(returned, status):
+    with pytest.raises(SystemExit) as info:
+        cli.run(lambda: returned)
+    assert info.value.code == status
+
+
+def test_ctrl_c_ends_a_script_in_one_line_with_status_130(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["train_x.py"])
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    with pytest.raises(SystemExit) as info:
+        cli.run(interrupted)
+    assert info.value.code == 130 and capsys.readouterr().err == "train_x.py: interrupted\n"
 
 
 def test_two_td_runs_started_together_keep_both_models(tmp_path):
@@ -284,7 +357,8 @@ def test_a_locked_run_is_refused_until_its_holder_ends(tmp_path):
         [
             sys.executable,
             "-c",
-            f"from gym_boardgames import cli; cli.lock_run({str(state)!r}); print('held', flush=True); input()",
+            f"from gym_boardgames import outputs; outputs.lock_run({str(state)!r}, '--resume')"
+            "; print('held', flush=True); input()",
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -292,9 +366,9 @@ def test_a_locked_run_is_refused_until_its_holder_ends(tmp_path):
     )
     try:
         assert holder.stdout.readline().strip() == "held"
-        check = f"from gym_boardgames import cli; cli.lock_run({str(state)!r}, 'training run')"
+        check = f"from gym_boardgames import outputs; outputs.lock_run({str(state)!r}, '--resume')"
         refused = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
-        assert refused.returncode != 0 and "run.train.npz is in use by another training run" in refused.stderr
+        assert refused.returncode != 0 and f"--resume {state} is in use by another run" in refused.stderr
     finally:
         holder.communicate("\n", timeout=600)
     assert subprocess.run([sys.executable, "-c", check], capture_output=True, text=True).returncode == 0

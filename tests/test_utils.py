@@ -1,13 +1,15 @@
-"""gym_boardgames.utils: the check that an extra is installed, the progress bars, and atomic writes."""
+"""gym_boardgames.utils: the check that an extra is installed, the progress bars, the process pool; atomic writes."""
 
 import os
+import signal
 import subprocess
 import sys
 
 import pytest
 from tqdm import tqdm
 
-from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra, write_text_atomic
+from gym_boardgames.outputs import write_text_atomic
+from gym_boardgames.utils import MissingExtraError, process_pool, progress_bar, require_extra
 
 
 def test_a_missing_extra_is_named_with_the_install_command(monkeypatch):
@@ -51,3 +53,12 @@ def test_atomic_writes_keep_the_usual_file_mode_and_leave_no_temp_files(tmp_path
     write_text_atomic(target, "[]")
     assert target.read_text() == "[]" and target.stat().st_mode & 0o777 == 0o640
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_a_pools_workers_ignore_ctrl_c_and_run_the_initializer(tmp_path):
+    # Ctrl-C reaches every process of the terminal's group: only the main process may answer it.
+    with process_pool(2, os.chdir, (str(tmp_path),)) as pool:
+        handlers = pool.map(signal.getsignal, [signal.SIGINT] * 2)
+        folders = pool.starmap(os.getcwd, [()] * 2)
+    assert handlers == [signal.SIG_IGN] * 2 and folders == [str(tmp_path)] * 2
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process still answers it
