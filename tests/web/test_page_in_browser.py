@@ -12,6 +12,7 @@ import io
 import os
 import shutil
 import threading
+import time
 from functools import partial
 
 import pytest
@@ -229,12 +230,37 @@ def test_dots_edges_extra_turns_undo_hints_and_the_result(browser, serve_page):
     assert page.shows_the_session()
 
 
-def test_the_round_trip_is_measured_by_the_page(browser, serve_page):
-    page = Page(browser, serve_page(lambda: TicTacToeEnv(opponent=None)))
-    page.click_board(page.session.view.cell_rect(4).center)
-    page.wait(lambda: browser.execute_script("return window.playStats.roundTrips.length") == 1)
-    (round_trip,) = browser.execute_script("return window.playStats.roundTrips")
-    assert round_trip > 0
+def test_the_round_trip_is_measured_by_the_page_less_the_agents_thinking(browser):
+    think_s = 0.5  # the agent's known thinking time: the page must subtract it, in milliseconds
+
+    class Thinking(Lowest):
+        def act(self, game, state):
+            time.sleep(think_s)  # the time being measured, not a wait for something
+            return super().act(game, state)
+
+    def new_session(opponent, side):
+        return PlaySession(TicTacToeEnv(opponent=None), Thinking(), human_player=side)
+
+    server = PlayServer(new_session, "thinking", log=io.StringIO()).start()
+    try:
+        page = Page(browser, server)
+        # The test's own clock, in the page: from the click (captured before the page's handler sees it) to the
+        # round trip being recorded. Selenium's own latency (about as long as the thinking) stays outside it.
+        browser.execute_script("""
+            document.addEventListener("click", () => { window.clickedAt = performance.now(); }, true);
+            const trips = window.playStats.roundTrips, push = trips.push.bind(trips);
+            trips.push = (trip) => { window.recordedAt = performance.now(); return push(trip); };
+        """)
+        page.click_board(page.session.view.cell_rect(4).center)
+        page.wait(lambda: browser.execute_script("return window.playStats.roundTrips.length") == 1)
+        (round_trip,) = browser.execute_script("return window.playStats.roundTrips")
+        elapsed_ms = browser.execute_script("return window.recordedAt - window.clickedAt")
+    finally:
+        server.close()
+    assert page.session.last_think_seconds >= think_s
+    # A reply over HTTP, drawn in a frame, takes over a millisecond (a round trip in seconds would not); and it
+    # is what is left of the click-to-drawn time once the reply's thinking is taken off.
+    assert 1 <= round_trip <= elapsed_ms - 1000 * think_s, (round_trip, elapsed_ms)
 
 
 def test_the_page_counts_the_agents_thinking_seconds_itself(browser):
