@@ -153,12 +153,15 @@ def test_a_side_that_is_not_the_int_0_or_1_is_refused():
 
 def test_a_reply_that_arrives_after_a_restart_is_dropped():
     gated = Gated()
+    running = set(threading.enumerate())
     session = PlaySession(TicTacToeEnv(opponent=None), gated, human_player=1)
     assert gated.started.wait(HANG_GUARD_S)
+    (worker,) = set(threading.enumerate()) - running
     session.swap()  # the human now opens; the old worker's reply belongs to a game that is gone
     before = session.version
     gated.release.set()
-    session.wait_for_change(before, 0.2)
+    worker.join(HANG_GUARD_S)
+    assert not worker.is_alive() and session.version == before  # it finished, and changed nothing
     assert session.env.moves == [] and session.human == 0 and not session.thinking
 
 
