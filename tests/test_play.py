@@ -231,7 +231,11 @@ def test_play_script_runs_headless_with_a_screenshot(tmp_path):
         env={"SDL_VIDEODRIVER": "dummy", "PATH": "/usr/bin:/bin"},
     )
     assert result.returncode == 0, result.stderr
-    assert shot.stat().st_size > 1000
+    picture = pygame.image.load(str(shot))
+    width, height = DotsAndBoxesEnv(2, 2, opponent=None).make_view().size
+    assert picture.get_size() == (width, height + 26)  # the board and the help line under it
+    pixels = pygame.surfarray.array3d(picture).reshape(-1, 3)
+    assert len({tuple(p) for p in pixels}) > 2  # a board was drawn, not a blank or two-colour fill
 
 
 def test_play_script_rejects_bad_opponents():
