@@ -5,6 +5,7 @@ Two kinds, each written once so that every message has the same shape:
 * :func:`check_int` and :func:`check_number` refuse a setting that is not a number in its range, naming
   the setting, the range and the value (``episodes must be an integer >= 1, got 0``). A ``bool`` is never
   taken for a number, and NaN is never in a range.
+* :func:`check_choice` and :func:`check_seat` refuse a value that is not one of its choices, naming them.
 * :func:`read_regular_file` reads a whole file of bounded size, refusing a directory, a FIFO (opening one
   blocks until a writer comes) and a device such as ``/dev/zero`` (which never ends) before reading.
 """
@@ -19,7 +20,23 @@ import numpy as np
 
 from gym_boardgames.errors import BadFileError
 
-__all__ = ["check_int", "check_number", "read_regular_file"]
+__all__ = ["check_choice", "check_int", "check_number", "check_seat", "read_regular_file"]
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of the strings ``choices``, else raise ``ValueError`` naming them."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
+
+
+def check_seat(value: Any, where: str) -> int | str:
+    """Return an ``agent_player`` value as 0, 1 or ``"random"``, or raise ``ValueError`` naming ``where``."""
+    if value == "random" and isinstance(value, str):
+        return value
+    if not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer)) and value in (0, 1):
+        return int(value)
+    raise ValueError(f"{where} must be 0, 1 or 'random', got {value!r}")
 
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:

@@ -4,7 +4,7 @@ An *agent* is an object with ``act(game, state) -> int`` or a plain callable ``(
 also have ``reset()`` (called when a game starts), ``reseed(generator)`` and ``check(game)``. It is given as:
 
 * a name of the agent table (``"alphabeta:4"``, ``"mcts:200"``, ``"perfect"``...), built by
-  :data:`FACTORY`, loaded on first use as Gymnasium loads an entry point, so this module never imports
+  :data:`FACTORY`, imported by its name on first use, so this module never imports
   ``agents`` (it needs the standard library only);
 * a user's class or function: ``"module:Class"`` or ``"path/to/file.py:Class"`` (a class is called with
   ``seed=`` if it takes one; anything else callable is the agent itself);
@@ -43,8 +43,8 @@ __all__ = [
     "reset_hook",
 ]
 
-#: The function that builds an agent from a name of the agent table, ``(spec, seed=, game=) -> agent``.
-FACTORY = "agents.factory:make_agent"
+#: The module of the agent table: ``make_agent(spec, seed=, game=) -> agent``, ``AGENT_KINDS``, ``agent_forms()``.
+FACTORY = "agents.factory"
 #: The forms a user's agent takes, for help texts and errors.
 USER_FORMS = ("module:Class", "file.py:Class")
 
@@ -95,10 +95,8 @@ def opponent_seed(seed: int) -> Any:
 
 def is_user_spec(spec: str) -> bool:
     """Whether ``spec`` names a user's agent (``module:Class`` or ``file.py:Class``), not an agent of the table."""
-    from agents.factory import AGENT_KINDS
-
     head, sep, _ = spec.partition(":")
-    return bool(sep) and head not in AGENT_KINDS
+    return bool(sep) and head not in _factory().AGENT_KINDS
 
 
 class Opponent:
@@ -238,7 +236,7 @@ def make_opponent(agent: Any, game: Any, seed: Any = None, *, move_time: float |
         name = getattr(agent, "__qualname__", None) or type(agent).__name__
         opponent = Opponent(agent, name, user=True, move_time=move_time)
     else:
-        build = _factory()
+        build = _factory().make_agent
         opponent = Opponent(
             build(agent, seed=seed, game=game),
             agent,
@@ -258,9 +256,7 @@ def opponent_error(name: str, error: ValueError) -> ValueError:
     REASON``; a saved file's or a user's own error (a subclass of ``ValueError``) names itself already.
     """
     try:
-        from agents.factory import agent_forms
-
-        names = f"an agent name ({', '.join(agent_forms())}), "
+        names = f"an agent name ({', '.join(_factory().agent_forms())}), "
     except ImportError:
         names = ""
     forms = f"'random', None (self-play), {names}an object with act(game, state) -> int, or a callable"
@@ -272,12 +268,11 @@ def opponent_error(name: str, error: ValueError) -> ValueError:
 
 
 @functools.cache
-def _factory() -> Callable[..., Any]:
-    """Load :data:`FACTORY` (once), as Gymnasium loads an entry point."""
-    module, _, attribute = FACTORY.partition(":")
+def _factory() -> Any:
+    """Import :data:`FACTORY` (once, by its name, so ``gym_boardgames`` never imports ``agents`` itself)."""
     try:
-        return getattr(importlib.import_module(module), attribute)
-    except (ImportError, AttributeError) as error:
+        return importlib.import_module(FACTORY)
+    except ImportError as error:
         raise ImportError(
             f"agent names need {FACTORY} ({error}); another top-level package named `agents` (such as the OpenAI "
             "Agents SDK) can shadow the one installed with gym-boardgames"

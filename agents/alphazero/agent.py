@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from agents._rng import SeedLike, make_rng
+from agents._rng import SeedLike, make_rng, reseed_rng
 from agents.alphazero.config import NetConfig
 from agents.alphazero.encoding import BoardEncoder, encoder_for, recorded_game
 from agents.alphazero.network import NumpyNet, masked_softmax
@@ -130,10 +130,9 @@ class AlphaZeroAgent:
         self.reuse_tree = reuse_tree
         self.meta = dict(meta or {})
         self.evaluator = NetworkEvaluator(game, NumpyNet(config, self.params), encoder)
-        # The search is MCTSAgent's (the shared core, tree reuse included) with the network as its evaluator.
-        self._mcts = MCTSAgent(
-            max(self.n_simulations, 1), c=self.c_puct, seed=self.rng, reuse_tree=reuse_tree, evaluator=self.evaluator
-        )
+        # The search is MCTSAgent's (the shared core, tree reuse included) with the network as its evaluator,
+        # built at the first search: the raw network (0 simulations) never searches.
+        self._mcts: MCTSAgent | None = None
 
     def __repr__(self) -> str:
         c = self.config
@@ -143,11 +142,15 @@ class AlphaZeroAgent:
 
     def reset(self) -> None:
         """Drop the search tree (the arena calls this before each game)."""
-        self._mcts.reset()
+        if self._mcts is not None:
+            self._mcts.reset()
 
     def reseed(self, seed: SeedLike) -> None:
         """Search from now on as a new agent built with ``seed`` would, on the loaded network (no file read)."""
-        self._mcts.reseed(seed)  # the search shares this agent's generator: both are reseeded
+        if self._mcts is None:
+            reseed_rng(self.rng, seed)  # the search, built later, draws from this generator
+        else:
+            self._mcts.reseed(seed)  # the search shares this agent's generator: both are reseeded
 
     def evaluate(self, game: Any, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         """Return the network's ``(priors (N, num_actions), values (N,))`` for non-terminal ``states``.
@@ -175,6 +178,11 @@ class AlphaZeroAgent:
 
     def search(self, game: Any, state: Any) -> SearchTree:
         """Run this move's simulations from ``state`` and return the tree (for its statistics)."""
+        if self._mcts is None:
+            simulations = max(self.n_simulations, 1)
+            self._mcts = MCTSAgent(
+                simulations, c=self.c_puct, seed=self.rng, reuse_tree=self.reuse_tree, evaluator=self.evaluator
+            )
         return self._mcts.search(game, state)
 
     # ---- files ---------------------------------------------------------------------------------

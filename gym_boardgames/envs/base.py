@@ -26,9 +26,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from gym_boardgames.checks import check_choice, check_seat
 from gym_boardgames.envs.contract import (
-    check_agent_player,
-    check_illegal_action,
+    ILLEGAL_ACTION_MODES,
     reset_needed,
     reset_side,
     winner_of_returns,
@@ -39,10 +39,10 @@ from gym_boardgames.render.board import (
     BoardMarks,
     BoardStyle,
     board_marks,
-    board_style,
     status_line,
 )
 from gym_boardgames.render.modes import BoardRenderMixin
+from gym_boardgames.rules.registry import row_of
 
 OpponentPolicy = Callable[[Any, Any], int]
 
@@ -158,18 +158,20 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         self.game = game
         # The players' display names and text symbols, player 0 first, and the window title: the package's
         # games have their own; another game keeps the class attributes (a subclass may set them).
-        style = board_style(game)
-        if style is not None:
-            self.player_names, self.symbols, self.window_title = style
+        row = row_of(game)
+        if row is not None:
+            self.player_names, self.symbols, self.window_title = row.style(game)
         self.action_space = spaces.Discrete(game.num_actions)
         self.observation_space = board_space(game)
         # The opponent as built once here (None: self-play or the built-in random); one built from a name is
         # reseeded at each seeded reset.
         self._opponent_agent: Opponent | None = None
         self._opponent_name, self._opponent = self._make_opponent(opponent)
-        self.agent_player_setting = check_agent_player(agent_player, "agent_player")
-        self.illegal_action = check_illegal_action(illegal_action)
-        self._set_render_mode(render_mode)
+        self.agent_player_setting = check_seat(agent_player, "agent_player")
+        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.render_mode, self._canvas = render_mode, None  # the pygame backend comes with the first pygame frame
 
         self.state: Any = None  # the current rules state; None until reset()
         self.agent_player: int | None = None  # the side of this episode; None in self-play

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
+from gym_boardgames.checks import check_seat
 from gym_boardgames.errors import ResetNeeded
 from gym_boardgames.rules.dots import DRAW
 
@@ -24,10 +23,7 @@ __all__ = [
     "DOTS_REWARD_MODES",
     "ILLEGAL_ACTION_MODES",
     "RESET_OPTIONS",
-    "check_agent_player",
-    "check_illegal_action",
     "check_reset_options",
-    "check_reward_mode",
     "reset_needed",
     "reset_side",
     "score_reward",
@@ -42,34 +38,6 @@ RESET_OPTIONS = ("agent_player",)
 ILLEGAL_ACTION_MODES = ("lose", "raise")
 #: Dots and Boxes ``reward=`` modes: +1/-1/0 at the end, or boxes gained minus conceded per step.
 DOTS_REWARD_MODES = ("win", "score")
-
-
-def check_agent_player(value: object, where: str) -> int | str:
-    """Validate an ``agent_player`` value and return it as 0, 1 or ``"random"``.
-
-    Raises:
-        ValueError: naming ``where`` (the keyword or option) and the accepted values.
-    """
-    if isinstance(value, str):
-        if value == "random":
-            return value
-    elif not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer)) and value in (0, 1):
-        return int(value)
-    raise ValueError(f"{where} must be 0, 1 or 'random', got {value!r}")
-
-
-def check_illegal_action(value: object) -> str:
-    """Return ``value`` if it is one of :data:`ILLEGAL_ACTION_MODES`, else raise ``ValueError``."""
-    if not isinstance(value, str) or value not in ILLEGAL_ACTION_MODES:
-        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {value!r}")
-    return value
-
-
-def check_reward_mode(value: object) -> str:
-    """Return ``value`` if it is one of :data:`DOTS_REWARD_MODES`, else raise ``ValueError``."""
-    if not isinstance(value, str) or value not in DOTS_REWARD_MODES:
-        raise ValueError(f"reward must be one of {DOTS_REWARD_MODES}, got {value!r}")
-    return value
 
 
 def check_reset_options(options: dict[str, Any] | None, valid: Sequence[str]) -> dict[str, Any]:
@@ -95,7 +63,7 @@ def reset_side(options: dict[str, Any] | None, default: int | str) -> int | str:
     """
     options = check_reset_options(options, RESET_OPTIONS)
     if "agent_player" in options:
-        return check_agent_player(options["agent_player"], 'options["agent_player"]')
+        return check_seat(options["agent_player"], 'options["agent_player"]')
     return default
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gym_boardgames.checks import check_choice
 from gym_boardgames.envs.base import Agent, OpponentPolicy, TwoPlayerEnv
-from gym_boardgames.envs.contract import check_reward_mode, score_reward
+from gym_boardgames.envs.contract import DOTS_REWARD_MODES, score_reward
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 
 
@@ -67,7 +68,7 @@ class DotsAndBoxesEnv(TwoPlayerEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
-        check_reward_mode(reward)  # before the board, as the vector env checks them
+        check_choice("reward", reward, DOTS_REWARD_MODES)  # before the board, as the vector env checks them
         game = DotsAndBoxes(rows, cols, tie_break)
         super().__init__(
             game, opponent=opponent, agent_player=agent_player, illegal_action=illegal_action, render_mode=render_mode

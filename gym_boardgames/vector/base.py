@@ -20,8 +20,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from gym_boardgames.checks import check_choice, check_seat
 from gym_boardgames.envs.base import _as_integer, board_space
-from gym_boardgames.envs.contract import check_agent_player, check_illegal_action, reset_side
+from gym_boardgames.envs.contract import ILLEGAL_ACTION_MODES, reset_side
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
 from gym_boardgames.opponents import Opponent, UnknownAgentError, make_opponent, opponent_error
 from gym_boardgames.rules.batch import random_legal_actions
@@ -95,8 +96,8 @@ class TwoPlayerVectorEnv(VectorEnv):
             raise ValueError(
                 f"the vector env does not render (render_mode={render_mode!r}); to watch games, {_SYNC_HINT}"
             )
-        self.agent_player_setting = check_agent_player(agent_player, "agent_player")
-        check_illegal_action(illegal_action)
+        self.agent_player_setting = check_seat(agent_player, "agent_player")
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.batch = batch
         self.game = batch.game
         # A named opponent: one agent for every sub-env, built once here and reseeded at each seeded reset, its

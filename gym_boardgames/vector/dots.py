@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from gym_boardgames.envs.contract import check_reward_mode, score_reward
+from gym_boardgames.checks import check_choice
+from gym_boardgames.envs.contract import DOTS_REWARD_MODES, score_reward
 from gym_boardgames.rules.batch import DotsAndBoxesBatch
 from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.vector.base import TwoPlayerVectorEnv
@@ -60,7 +61,7 @@ class DotsAndBoxesVectorEnv(TwoPlayerVectorEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
-        check_reward_mode(reward)  # before the board, as the single env checks them
+        check_choice("reward", reward, DOTS_REWARD_MODES)  # before the board, as the single env checks them
         super().__init__(
             DotsAndBoxesBatch(DotsAndBoxes(rows, cols, tie_break), num_envs),
             opponent=opponent,

@@ -653,10 +653,10 @@ def test_a_saved_td_player_by_name_and_its_file_errors_name_the_file(tmp_path) -
 def test_the_agent_factory_that_cannot_be_imported_says_what_may_shadow_it(monkeypatch) -> None:
     from gym_boardgames import opponents
 
-    monkeypatch.setattr(opponents, "FACTORY", "agents.no_such_module:make_agent")
+    monkeypatch.setattr(opponents, "FACTORY", "agents.no_such_module")
     opponents._factory.cache_clear()
     try:
-        with pytest.raises(ImportError, match=r"agent names need agents.no_such_module:make_agent .*OpenAI Agents SDK"):
+        with pytest.raises(ImportError, match=r"agent names need agents.no_such_module .*OpenAI Agents SDK"):
             gym.make("TicTacToe-v0", opponent="alphabeta")
     finally:
         opponents._factory.cache_clear()
