@@ -9,7 +9,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -132,7 +131,7 @@ def test_crosscheck_stops_at_the_first_disagreement(tmp_path, monkeypatch, capsy
 
     monkeypatch.setattr(module, "SolverPlayer", WrongBitBully)
     monkeypatch.setattr(module, "require_extra", lambda *args, **kwargs: None)
-    monkeypatch.setattr(module.multiprocessing, "get_context", lambda method: SimpleNamespace(Pool=InProcessPool))
+    monkeypatch.setattr(module, "process_pool", InProcessPool)
     out = tmp_path / "labels.npz"
     with pytest.raises(SystemExit) as info:
         module.main(["--per-stage", "1", "--players", "random", "--crosscheck", "--out", str(out)])

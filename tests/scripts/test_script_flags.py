@@ -178,7 +178,7 @@ OUTPUTS = [
     ("train_gridworld_dp", ["--out", "OUT/gridworld.png"], "gridworld.png", "--out"),
     ("train_alphazero", ["--out", "OUT/model.npz"], "model.npz", "--out"),
     ("train_alphazero", ["--out", "OUT/model.npz"], "model.train.npz", "--out"),
-    ("train_alphazero", ["--out", "OUT/model.npz"], "model_curve.png", "--out"),
+    ("train_alphazero", ["--out", "OUT/model.npz"], "model_curve.png", "--plot"),  # --plot's default
     ("train_alphazero", ["--out", "OUT/new.npz", "--plot", "OUT/curve.png"], "curve.png", "--plot"),
     ("label_connectfour", ["--out", "OUT/labels.npz"], "labels.npz", "--out"),
     ("eval_perfect_play", ["random", "--out", "OUT/grades.json"], "grades.json", "--out"),
@@ -206,6 +206,53 @@ def test_an_existing_output_is_refused_without_overwrite(name, argv, existing, f
     args = module.parse_args([*argv, "--overwrite"])  # accepted with --overwrite
     assert args.overwrite
     assert kept.read_bytes() == b"an earlier run's file"
+
+
+# ---- no output naming an input or another output --------------------------------------------------
+
+#: Per script, command lines whose output names the script's input or another output of the run (IN: an
+#: existing file, a valid GridWorld map; DIR: the test's folder). Each run, were it to start, would take minutes.
+SAME_PATH = {
+    "train_tictactoe_td": [["--out", "DIR/a.png", "--plot", "DIR/a.png"]],
+    "train_dots_boxes_q": [["--out", "DIR/study.md", "--out", "DIR/./study.md"]],
+    "train_gridworld_dp": [["--map", "IN", "--out", "IN"]],
+    "train_alphazero": [["--out", "DIR/m.png", "--plot", "DIR/m.png"]],
+    "eval_perfect_play": [["alphazero:0", "--labels", "IN", "--out", "IN"]],
+    "label_connectfour": [["--exclude", "DIR/other.npz", "IN", "--out", "IN"]],
+    "plot_training_curves": [["DIR/run.npz", "DIR/curves.png", "--out", "DIR/curves.png"]],
+    "bench_alphazero": [["--model", "IN", "--out", "IN"]],
+    "ladder": [["--results", "DIR/new.svg", "--plot", "DIR/new.svg"]],
+}
+#: The scripts with one path option, which nothing can collide with (checked below).
+ONE_PATH = {"arena", "bench", "bench_revisions", "demo_tictactoe", "eval_alphazero", "play", "reward_thresholds"}
+ONE_PATH |= {"solve", "train_blackjack_mc", "train_rllib", "train_sb3"}
+
+
+def test_every_script_with_two_paths_is_checked_for_one_naming_the_other(monkeypatch):
+    assert sorted(SCRIPTS) == sorted({*SAME_PATH, *ONE_PATH})
+    for name in ONE_PATH:
+        parser = script_parser(name, monkeypatch)
+        actions = [action for action in parser._actions if action.dest in parser.roles]
+        assert len(actions) <= 1 and all(action.nargs is None and action.default is None for action in actions), name
+
+
+@pytest.mark.parametrize(("name", "argv"), [(name, argv) for name, lines in SAME_PATH.items() for argv in lines])
+def test_an_output_naming_an_input_or_another_output_is_refused_before_any_work(name, argv, tmp_path, capsys):
+    pytest.importorskip("matplotlib")  # --plot checks the 'plot' extra first
+    if name in ("train_alphazero", "bench_alphazero"):
+        pytest.importorskip("torch", reason="the script checks the alphazero extra first")
+    for file in ("in.npz", "run.npz", "curves.png", "other.npz"):
+        (tmp_path / file).write_bytes(b"S..T\n")  # a file the run must not replace (a GridWorld map, too)
+    argv = [arg.replace("IN", str(tmp_path / "in.npz")).replace("DIR", str(tmp_path)) for arg in argv]
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(SystemExit) as info:
+        # Not even --overwrite allows it (bench_alphazero.py has none: it replaces its --out anyway).
+        load_script(name, "flags").parse_args([*argv, *(["--overwrite"] if name != "bench_alphazero" else [])])
+    assert info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and " is also --" in lines[0], lines
+    assert lines[0].endswith(("writing it would replace the script's own input", "one would replace the other"))
+    assert sorted(tmp_path.iterdir()) == before and all(p.read_bytes() == b"S..T\n" for p in before)
 
 
 @pytest.mark.slow  # a subprocess run of the script

@@ -87,7 +87,7 @@ def test_what_cannot_finish_is_refused_in_one_line_with_status_2(args):
     assert result.stdout == ""  # the estimate line, printed before any solve, never came
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: ") and "positions" in lines[0] and "limit" in lines[0]
+    assert lines[0].startswith("solve.py: error: ") and "positions" in lines[0] and "limit" in lines[0]
     assert "--force" in lines[0] and "Traceback" not in result.stderr
 
 
@@ -113,7 +113,7 @@ def test_what_can_finish_prints_the_estimate_first_and_solves(args, positions):
 def test_sizes_over_the_board_limit_fail_with_exit_status_2():
     result = run_solve("connectn", "--rows", "1000", "--cols", "1000")
     assert result.returncode == 2
-    assert result.stderr.strip() == "error: rows must be at most 64 (the documented limit), got 1000"
+    assert result.stderr.strip() == "solve.py: error: rows must be at most 64 (the documented limit), got 1000"
 
 
 def test_force_solves_over_the_limit_with_progress(solve_script, monkeypatch, capsys):

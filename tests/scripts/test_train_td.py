@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from agents.td import TDAgent
+from gym_boardgames.rules import TicTacToe
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
 import script_helpers  # noqa: E402
@@ -83,6 +84,27 @@ def test_plot_writes_a_learning_curve_png(tmp_path):
     curve = json.loads(result.stdout.splitlines()[-1])["curve"]
     assert [point["episodes"] for point in curve] == [500, 1000, 1500, 2000]
     assert all(abs(p["win"] + p["draw"] + p["loss"] - 1) < 1e-9 and 0 < p["optimal_share"] <= 1 for p in curve)
+
+
+def test_names_of_250_characters_are_written_and_the_plot_takes_the_format_its_suffix_names(tmp_path):
+    # Such names passed the up-front check, then failed at the save: the temporary name was the output's, longer.
+    pytest.importorskip("matplotlib")
+    out, plot = tmp_path / ("o" * 246 + ".npz"), tmp_path / ("p" * 246 + ".svg")
+    result = run_script(
+        *TINY, "--episodes", "50", "--curve-points", "1", "--curve-games", "2", "--out", out, "--plot", plot
+    )
+    assert result.returncode == 0, result.stderr
+    assert TDAgent.load(out).game == TicTacToe() and plot.read_bytes().startswith(b"<?xml")
+    assert sorted(tmp_path.iterdir()) == sorted([out, plot])
+
+
+def test_a_plot_format_matplotlib_cannot_write_is_refused_before_training(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        load_script().parse_args(["--out", str(tmp_path / "td.npz"), "--plot", str(tmp_path / "curve.xyz")])
+    assert info.value.code == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and f"--plot {tmp_path}/curve.xyz: matplotlib cannot write .xyz; use one of png" in line
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_plot_without_matplotlib_says_which_extra_to_install(tmp_path):
