@@ -1,0 +1,53 @@
+"""Ctrl-C ends a script in one line and status 130, whatever processes it runs: no traceback, no temporary file."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads processes from /proc (Linux)")
+
+
+def _children(pid):
+    """The ids of ``pid``'s child processes."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += (task / "children").read_text().split()
+    return [int(child) for child in found]
+
+
+def _ignores_ctrl_c(pid):
+    """Whether the process has set SIGINT to be ignored (bit 2 of SigIgn in /proc/PID/status)."""
+    line = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("SigIgn:"))
+    return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+
+
+@pytest.mark.slow  # a subprocess run of the script with two workers
+def test_ctrl_c_with_worker_processes_is_one_line_and_status_130(tmp_path):
+    # The study's tables on two workers: minutes of work. Ctrl-C in a terminal reaches the whole process group.
+    command = [sys.executable, str(ROOT / "scripts" / "train_dots_boxes_q.py"), "--experiments", "table1"]
+    command += ["--workers", "2", "--no-progress", "--out", str(tmp_path / "study.md")]
+    script = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 240
+        # Working: both pool workers (and multiprocessing's resource tracker) are up and ignore Ctrl-C.
+        while not (len(children := _children(script.pid)) >= 3 and all(map(_ignores_ctrl_c, children))):
+            assert script.poll() is None and time.monotonic() < deadline, script.communicate()
+            time.sleep(0.05)
+        os.killpg(script.pid, signal.SIGINT)
+        _, stderr = script.communicate(timeout=120)
+    finally:
+        if script.poll() is None:
+            os.killpg(script.pid, signal.SIGKILL)
+            script.wait()
+    assert script.returncode == 130, stderr
+    assert stderr == "train_dots_boxes_q.py: interrupted\n"  # one line; none from the workers, no traceback
+    assert list(tmp_path.iterdir()) == []  # no output half written, no temporary file
