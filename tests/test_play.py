@@ -14,6 +14,7 @@ pygame = pytest.importorskip("pygame")
 
 from agents.minimax import AlphaBetaAgent  # noqa: E402
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
+from gym_boardgames.opponents import make_opponent  # noqa: E402
 from gym_boardgames.play import PlayApp  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -251,9 +252,9 @@ def test_play_script_builds_the_perfect_opponent_where_the_solver_plays():
     from agents.connect_four_solver import PerfectAgent
 
     args = PLAY_SCRIPT.parse_args(["connectfour", "--opponent", "perfect", "--seed", "1"])
-    assert isinstance(args.agent, PerfectAgent) and args.opponent == "perfect"
+    assert isinstance(args.agent.agent, PerfectAgent) and args.opponent == "perfect"  # an Opponent around it
     args = PLAY_SCRIPT.parse_args(["connectn", "--rows", "5", "--cols", "5", "--opponent", "perfect"])
-    assert isinstance(args.agent, PerfectAgent)
+    assert isinstance(args.agent.agent, PerfectAgent)
 
 
 @pytest.mark.parametrize(
@@ -413,7 +414,7 @@ def test_past_the_solver_budget_the_hints_are_the_networks_estimate(close_after)
 
 def test_exact_connect_four_hints_in_the_window_against_the_solver(close_after):
     env = ConnectNEnv(6, 7, 4, True, opponent=None)
-    app = PlayApp(env, PLAY_SCRIPT.make_agent("perfect", seed=0, game=env.game), human_player=1, hints=hint_labels)
+    app = PlayApp(env, make_opponent("perfect", env.game, 0), human_player=1, hints=hint_labels)
     close_after(app)
     app.wait_for_agent()
     assert env.moves == [(0, 3)]  # the solver opens in the centre, the only winning move
