@@ -1,4 +1,4 @@
-"""agents.persistence: .npz and JSON with a format header, atomic writes, specific load errors, hostile files."""
+"""agents.persistence: .npz with a format header, atomic writes, specific load errors, hostile files."""
 
 import functools
 import io
@@ -15,12 +15,20 @@ import pytest
 
 from agents import persistence
 from agents.dots import LayeredValueAgent, LayerTable
-from agents.persistence import ArraySpec, SavedFileError, load_json, load_npz, save_json, save_npz
+from agents.persistence import ArraySpec, SavedFileError, load_npz, parse_json, save_npz
 from agents.td import TDAgent
 from gym_boardgames import checks
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from saved_file_helpers import expect_refused, header_npy, npy_bytes, only_the_header_is_read, write_zip  # noqa: E402
+from saved_file_helpers import (  # noqa: E402
+    REFUSAL_BYTES,
+    REFUSAL_LINES,
+    expect_refused,
+    header_npy,
+    npy_bytes,
+    only_the_header_is_read,
+    write_zip,
+)
 
 FORMAT = "gym_boardgames.test"
 SCHEMA = {"table": ArraySpec((2, None), np.float64), "counts": ArraySpec((3,), np.int32)}
@@ -92,22 +100,10 @@ def test_failed_write_leaves_the_old_file_intact_and_no_temp_file(monkeypatch, s
     np.testing.assert_array_equal(load(saved).arrays["table"], arrays()["table"])
 
 
-def test_json_failed_write_leaves_the_old_file_intact(monkeypatch, tmp_path):
-    path = tmp_path / "agent.json"
-    save_json(path, {"v": 1}, format=FORMAT, version=1)
-    before = path.read_bytes()
-    monkeypatch.setattr(os, "replace", lambda src, dst: (_ for _ in ()).throw(OSError("no space")))
-    with pytest.raises(OSError):
-        save_json(path, {"v": 2}, format=FORMAT, version=1)
-    assert path.read_bytes() == before and os.listdir(tmp_path) == ["agent.json"]
-
-
 def test_missing_file_error_names_the_path(tmp_path):
     path = tmp_path / "nowhere.npz"
     with pytest.raises(FileNotFoundError, match="nowhere.npz"):
         load(path)
-    with pytest.raises(FileNotFoundError, match="nowhere.json"):
-        load_json(tmp_path / "nowhere.json", format=FORMAT, versions={1})
 
 
 def expect_problem(path, pattern, **overrides):
@@ -190,41 +186,28 @@ def test_header_that_is_not_json_is_reported(tmp_path):
     expect_problem(path, "header is not valid JSON")
 
 
-def test_json_round_trip_keeps_data_and_meta(tmp_path):
-    path = tmp_path / "agent.json"
-    data = {"q": [[0.5, 1.0], [0.0, 0.25]], "name": "layered", "steps": 3}
-    save_json(path, data, format=FORMAT, version=2, meta={"seed": 4})
-    loaded = load_json(path, format=FORMAT, versions={1, 2}, required={"q": list, "steps": int})
-    assert loaded == (2, {"seed": 4}, data)
-
-
-def test_json_refuses_nan_when_saving(tmp_path):
-    with pytest.raises(ValueError, match="JSON"):
-        save_json(tmp_path / "x.json", {"v": float("nan")}, format=FORMAT, version=1)
+def test_meta_that_json_cannot_hold_is_refused_when_saving(tmp_path):
+    with pytest.raises(ValueError, match="meta must be JSON-serialisable"):
+        save_npz(tmp_path / "x.npz", arrays(), format=FORMAT, version=1, meta={"v": float("nan")})
+    assert not (tmp_path / "x.npz").exists()
 
 
 @pytest.mark.parametrize(
-    ("content", "pattern"),
+    ("header", "pattern"),
     [
-        (b"\x89PNG\r\n\x1a\n\x00\x00", "not a JSON file"),
-        (b'{"format": "gym_boardgames.test", "version": 1, "da', "not valid JSON, or is truncated"),
-        (b"[1, 2, 3]", "holds a JSON list"),
-        (b'{"weights": [1, 2]}', "no 'format' and 'version' fields"),
-        (b'{"format": "other.thing", "version": 1, "data": {}}', "holds format 'other.thing'"),
-        (b'{"format": "gym_boardgames.test", "version": 9, "data": {}}', "version 9 is not supported"),
-        (b'{"format": "gym_boardgames.test", "version": true, "data": {}}', "version True is not supported"),
-        (b'{"format": "gym_boardgames.test", "version": 1}', "no 'data' field"),
-        (b'{"format": "gym_boardgames.test", "version": 1, "data": {"q": []}}', "missing the key 'steps'"),
-        (b'{"format": "gym_boardgames.test", "version": 1, "data": {"q": [], "steps": "3"}}', "is str, expected int"),
-        (b'{"format": "gym_boardgames.test", "version": 1, "data": {"q": [], "steps": true}}', "is bool, expected int"),
+        ('{"format": "gym_boardgames.test", "version": 1, "me', "the header is not valid JSON, or is truncated"),
+        ("[1, 2, 3]", "no 'format' and 'version' fields"),
+        ('{"weights": [1, 2]}', "no 'format' and 'version' fields"),
+        ('{"format": "other.thing", "version": 1}', "holds format 'other.thing'"),
+        ('{"format": "gym_boardgames.test", "version": 9}', "version 9 is not supported"),
+        ('{"format": "gym_boardgames.test", "version": true}', "version True is not supported"),
+        ('{"format": "gym_boardgames.test", "version": 1, "meta": [1]}', "the header's 'meta' is list, expected an"),
     ],
 )
-def test_bad_json_files_raise_value_errors_naming_file_and_problem(tmp_path, content, pattern):
-    path = tmp_path / "agent.json"
-    path.write_bytes(content)
-    with pytest.raises(SavedFileError, match=pattern) as info:
-        load_json(path, format=FORMAT, versions={1}, required={"q": list, "steps": int})
-    assert str(info.value).startswith(str(path) + ": ")
+def test_bad_headers_raise_value_errors_naming_file_and_problem(tmp_path, header, pattern):
+    path = tmp_path / "agent.npz"
+    np.savez(path, **{persistence.HEADER: np.array(header), **arrays()})
+    expect_problem(path, pattern)
 
 
 # ---- files that hang or take gigabytes -----------------------------------------------------------
@@ -303,6 +286,17 @@ def test_npz_object_array_header_is_refused(tmp_path, refused):
     refused(lambda: load_npz(path, format=FORMAT, versions={1}, schema=schema), path, "dtype object")
 
 
+def test_a_member_shadowing_an_array_is_never_read(tmp_path, work_budget):
+    # np.load's archive["table"] reads a member named "table" before "table.npy": the loader must read the .npy
+    # member whose header it checked, not a petabyte claim beside it (which numpy would allocate at once).
+    path = tmp_path / "shadow.npz"
+    members = {"__header__.npy": header_npy({}), "table.npy": npy_bytes((2, 3), data=np.ones((2, 3)).tobytes())}
+    write_zip(path, {**members, "table": npy_bytes((2, 10**15), data=b"\x00" * 100)})
+    with work_budget.bounded(max_lines=REFUSAL_LINES, max_bytes=REFUSAL_BYTES):
+        loaded = load_npz(path, format=FORMAT, versions={1}, schema={"table": ArraySpec((2, None), np.float64)})
+    np.testing.assert_array_equal(loaded.arrays["table"], np.ones((2, 3)))
+
+
 # ---- files that are not regular files, or too large -------------------------------------------------------
 
 
@@ -310,7 +304,6 @@ def test_npz_object_array_header_is_refused(tmp_path, refused):
 def test_dev_zero_is_refused_without_reading_it(refused, monkeypatch):
     never_read(monkeypatch)
     refused(lambda: TDAgent.load("/dev/zero"), "/dev/zero", r"not a regular file \(a character device\)")
-    refused(lambda: load_json("/dev/zero", format=FORMAT, versions={1}), "/dev/zero", "not a regular file")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
@@ -320,7 +313,6 @@ def test_fifo_is_refused_without_reading_it(tmp_path, refused, monkeypatch):
     os.mkfifo(path)
     assert stat.S_ISFIFO(os.stat(path).st_mode)
     refused(lambda: TDAgent.load(path), path, r"not a regular file \(a FIFO\)")
-    refused(lambda: load_json(path, format=FORMAT, versions={1}), path, r"not a regular file \(a FIFO\)")
 
 
 def test_file_over_the_size_cap_is_refused_from_its_size(tmp_path, refused):
@@ -328,11 +320,6 @@ def test_file_over_the_size_cap_is_refused_from_its_size(tmp_path, refused):
     with open(path, "wb") as handle:
         handle.truncate(persistence.MAX_FILE_BYTES + 1)  # sparse: nothing is written or read
     refused(lambda: TDAgent.load(path), path, f"is {persistence.MAX_FILE_BYTES + 1} bytes, more than the limit")
-    refused(
-        lambda: load_json(path, format=FORMAT, versions={1}),
-        path,
-        f"more than the limit of {persistence.MAX_JSON_FILE_BYTES}",
-    )
 
 
 def test_limits_must_be_positive_integers(tmp_path):
@@ -358,10 +345,9 @@ BAD_JSON = [
 
 
 @pytest.mark.parametrize(("number", "pattern"), BAD_JSON)
-def test_json_loader_refuses_what_the_saver_refuses(tmp_path, number, pattern, refused):
-    path = tmp_path / "agent.json"
-    path.write_text(f'{{"format": "{FORMAT}", "version": 1, "data": {{"q": {number}}}}}')
-    refused(lambda: load_json(path, format=FORMAT, versions={1}), path, pattern)
+def test_json_parser_refuses_what_the_saver_refuses(tmp_path, number, pattern, refused):
+    path = tmp_path / "run.train.npz"  # parse_json also reads a training state's learning curve
+    refused(lambda: parse_json(path, f'{{"q": [{number}]}}'), path, "the file holds JSON .*" + pattern)
 
 
 @pytest.mark.parametrize(("number", "pattern"), BAD_JSON)
@@ -374,24 +360,23 @@ def test_npz_header_json_is_as_strict(tmp_path, number, pattern, refused):
 
 def test_deeply_nested_json_is_an_error_naming_the_file(tmp_path, refused):
     path = tmp_path / "deep.json"
-    path.write_text("[" * 100_000 + "]" * 100_000)
-    refused(lambda: load_json(path, format=FORMAT, versions={1}), path, "nested too deeply")
+    refused(lambda: parse_json(path, "[" * 100_000 + "]" * 100_000), path, "the file holds JSON nested too deeply")
     npz = tmp_path / "deep.npz"
     np.savez(npz, **{persistence.HEADER: np.array("[" * 100_000 + "]" * 100_000)})
-    refused(lambda: load_npz(npz, format=FORMAT, versions={1}, schema={}), npz, "nested too deeply")
+    refused(lambda: load_npz(npz, format=FORMAT, versions={1}, schema={}), npz, "the header holds JSON nested too")
 
 
 def test_reasonable_json_numbers_still_load(tmp_path):
-    path = tmp_path / "agent.json"
-    data = {"seed": 2**64, "x": -1.5e300, "small": 5e-324, "n": -12}
-    save_json(path, data, format=FORMAT, version=1)
-    assert load_json(path, format=FORMAT, versions={1}).data == data
+    path = tmp_path / "agent.npz"
+    meta = {"seed": 2**64, "x": -1.5e300, "small": 5e-324, "n": -12, "digits": 10**99, "zero": -0}
+    save_npz(path, arrays(), format=FORMAT, version=1, meta=meta)
+    assert load(path).meta == meta
 
 
 def test_error_messages_stay_short_for_huge_values(tmp_path, refused):
-    path = tmp_path / "agent.json"
-    path.write_text(json.dumps({"format": "x" * 1_000_000, "version": 1, "data": {}}))
-    error = refused(lambda: load_json(path, format=FORMAT, versions={1}), path, "holds format 'xxx")
+    path = tmp_path / "agent.npz"
+    np.savez(path, **{persistence.HEADER: np.array(json.dumps({"format": "x" * 900_000, "version": 1}))})
+    error = refused(lambda: load_npz(path, format=FORMAT, versions={1}, schema={}), path, "holds format 'xxx")
     assert len(str(error)) < 300
 
 

@@ -1,7 +1,7 @@
 """A seeded fuzz of every saved-file loader; only SavedFileError, each call in bounded work, under 1 GB.
 
 Real saved files (a tic-tac-toe and a ConnectN TD file, a Dots and Boxes layer table, a layered Q agent, a
-float32 weights file, a JSON file) are truncated, bit-flipped, overwritten, rebuilt with hostile header
+float32 weights file, an AlphaZero model) are truncated, bit-flipped, overwritten, rebuilt with hostile header
 values and hostile arrays, or replaced by random bytes, random JSON and header bombs, and every loader reads
 every result. Each call may run at most ``CALL_LINES`` Python lines (counted, so a busy machine changes
 nothing). The loop runs in a child process whose address space is capped at its size after the imports plus
@@ -32,7 +32,7 @@ from agents.alphazero.config import NetConfig
 from agents.alphazero.encoding import encoder_for
 from agents.dots import LayeredValueAgent, LayerTable, RandomBot, solve_layers
 from agents.factory import make_agent
-from agents.persistence import HEADER, ArraySpec, SavedFileError, load_json, load_npz, save_json, save_npz
+from agents.persistence import HEADER, ArraySpec, SavedFileError, load_npz, save_npz
 from agents.td import TDAgent
 from gym_boardgames.rules import ConnectN, TicTacToe
 from gym_boardgames.rules.dots import DotsAndBoxes
@@ -96,7 +96,6 @@ def loaders(path: Path) -> dict[str, Callable[[], Any]]:
         "load_npz(fixed)": lambda: load_npz(
             path, format="gym_boardgames.td", versions={1}, schema={"values": ArraySpec((2, None), np.float64)}
         ),
-        "load_json": lambda: load_json(path, format="test.json", versions={1}, required={"q": list, "steps": int}),
         "AlphaZeroAgent.load": lambda: AlphaZeroAgent.load(path),
         "make_agent(alphazero:)": lambda: make_agent(f"alphazero:{path}:2", game=TicTacToe()),
     }
@@ -115,7 +114,6 @@ def real_files(directory: Path) -> dict[str, bytes]:
     rng = np.random.default_rng(0)
     weights = {"w1": rng.standard_normal((9, 8)).astype(np.float32), "b1": np.zeros(8, np.float32)}
     save_npz(directory / "weights.npz", weights, format="test.weights", version=1, meta={"hidden": 8})
-    save_json(directory / "agent.json", {"q": [[0.5, 1.0]], "steps": 3}, format="test.json", version=1)
     encoder = encoder_for(TicTacToe())
     net = NetConfig(*encoder.shape, encoder.num_actions, channels=4, blocks=1, value_hidden=8)
     params = {name: rng.standard_normal(shape).astype(np.float32) for name, shape in net.param_shapes().items()}
@@ -199,15 +197,16 @@ def mutate(files: dict[str, bytes], npz: dict[str, dict[str, np.ndarray]], rng: 
     if kind == 3:  # random bytes, sometimes behind a real signature
         prefix = [b"", b"PK\x03\x04", b"PK\x05\x06", b"\x93NUMPY", b"{"][int(rng.integers(5))]
         return prefix + rng.integers(256, size=int(rng.integers(2000)), dtype=np.uint8).tobytes()
-    if kind == 4:  # random JSON, sometimes with a plausible header
+    if kind == 4:  # random JSON, as a file or as an .npz header, sometimes with a plausible format and version
         document = random_json(rng)
         if rng.random() < 0.5:
-            document = {"format": "test.json", "version": 1, "data": document}
-        text = json.dumps(document)
-        return text.encode() if rng.random() < 0.9 else ("[" * 50_000).encode()
-    if kind == 5:  # hostile JSON numbers and nesting
+            document = {"format": "gym_boardgames.td", "version": 1, "meta": document}
+        text = json.dumps(document) if rng.random() < 0.9 else "[" * 50_000
+        return text.encode() if rng.random() < 0.5 else save_members({HEADER: np.array(text)}, rng)
+    if kind == 5:  # hostile JSON numbers and nesting in an .npz header
         number = ["NaN", "Infinity", "-Infinity", "1e400", "9" * 5000, "[" * 100_000][int(rng.integers(6))]
-        return f'{{"format": "test.json", "version": 1, "data": {{"q": {number}, "steps": 1}}}}'.encode()
+        text = f'{{"format": "gym_boardgames.td", "version": 1, "meta": {{"q": {number}}}}}'
+        return save_members({HEADER: np.array(text)}, rng)
     npz_name = sorted(npz)[int(rng.integers(len(npz)))]
     members = dict(npz[npz_name])
     header = json.loads(str(members[HEADER]))
@@ -328,9 +327,8 @@ def test_the_fuzz_itself_loads_the_unmutated_files(tmp_path):
     assert LayerTable.load(tmp_path / "layers.npz").rows == 1
     assert LayeredValueAgent.load(tmp_path / "layered_q.npz").games_trained == 5
     assert load_npz(tmp_path / "weights.npz", format="test.weights", versions={1}, schema=weight_schema).meta
-    assert load_json(tmp_path / "agent.json", format="test.json", versions={1}).data["steps"] == 3
     assert AlphaZeroAgent.load(tmp_path / "alphazero.npz").config.channels == 4
-    assert len(files) == 7
+    assert len(files) == 6
 
 
 def load_work_budget() -> Any:
