@@ -42,6 +42,7 @@ from gym_boardgames.outputs import (
     check_output_path,
     lock_run,
     next_free_path,
+    own_output,
     replace_policy,
     write_bytes_atomic,
     write_text_atomic,
@@ -129,17 +130,27 @@ class _Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.roles: dict[str, str] = {}  # an option's dest -> its role: input, output, extended or folder
+        self.roles: dict[str, tuple[str, str]] = {}  # a path option's dest -> (its role, its name in messages)
 
     def add_argument(self, *args: Any, role: str | None = None, **kwargs: Any) -> argparse.Action:
         """``ArgumentParser.add_argument``, and ``role``: what the option's path is to the script (see module)."""
-        action = super().add_argument(*args, **kwargs)
+        return self._note_role(super().add_argument(*args, **kwargs), role)
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> Any:
+        """``ArgumentParser.add_argument_group``, whose ``add_argument`` takes ``role`` too."""
+        group = super().add_argument_group(*args, **kwargs)
+        add = group.add_argument
+        group.add_argument = lambda *a, role=None, **k: self._note_role(add(*a, **k), role)  # type: ignore[method-assign]
+        return group
+
+    def _note_role(self, action: argparse.Action, role: str | None) -> argparse.Action:
         if role not in (None, *ROLES):
             raise TypeError(f"role must be one of {ROLES}, got {role!r}")
         if role is None and action.dest in PATH_FLAGS:
             raise TypeError(f"--{action.dest.replace('_', '-')} is a path: add it with role= one of {ROLES}")
         if role is not None:
-            self.roles[action.dest] = role
+            name = action.option_strings[0] if action.option_strings else str(action.metavar or action.dest).upper()
+            self.roles[action.dest] = (role, name)
         return action
 
     def error(self, message: str) -> NoReturn:
@@ -319,33 +330,51 @@ def parse_checked(
     """
     args = parser.parse_args(argv)
     replace_policy(getattr(args, "overwrite", True))
-    args.claimed = []
+    args.claimed, args.locked = [], []
     try:
         check_tensorboard(getattr(args, "tensorboard", None))
+        roles = getattr(parser, "roles", {})
+        _check_paths(args, roles, final=False)  # the options' own paths first, before any check does work
         for check in checks:
             check(args)
-        _check_paths(args, getattr(parser, "roles", {}))
+        _check_paths(args, roles)
     except (ValueError, ImportError) as error:
         parser.error(str(error))
     return args
 
 
-def claim_output(args: argparse.Namespace, path: str | os.PathLike[str], flag: str, *, may_exist: bool = False) -> None:
+def claim_output(
+    args: argparse.Namespace, path: str | os.PathLike[str], flag: str, *, may_exist: bool = False, lock: bool = False
+) -> None:
     """Declare an output a script derives from its flags (``OUT_curve.png``), checked with the flags' own.
 
-    ``may_exist``: the file may be there already without ``--overwrite`` (a resumed run's own files).
+    A claim of a path an option also names replaces that option's entry.
+
+    Args:
+        args: the parsed command line (as :func:`parse_checked` passes it to a check).
+        path: the derived output.
+        flag: the option it derives from, for messages.
+        may_exist: the file may be there already without ``--overwrite``, and is this run's to replace (a
+            resumed run's own files).
+        lock: hold the file's run lock (:func:`~gym_boardgames.outputs.lock_run`): a training state.
     """
     args.claimed.append((flag, os.fspath(path), "output", may_exist))
+    if lock:
+        args.locked.append((flag, os.fspath(path)))
 
 
-def _check_paths(args: argparse.Namespace, roles: dict[str, str]) -> None:
-    """Check every declared path: outputs writable and new, extended files locked, no output also another path."""
-    paths = list(args.claimed)
-    for dest, role in roles.items():
+def _check_paths(args: argparse.Namespace, roles: dict[str, tuple[str, str]], final: bool = True) -> None:
+    """Check every declared path: outputs writable and new, extended files locked, no output also another path.
+
+    ``final=False`` checks the options' paths alone (no claims, no locks), before the script's checks run.
+    """
+    paths = list(args.claimed) if final else []
+    claimed = {(flag, os.path.realpath(path)) for flag, path, _, _ in paths}
+    for dest, (role, flag) in roles.items():
         value = getattr(args, dest, None)
         for path in value if isinstance(value, (list, tuple)) else [value]:
-            if isinstance(path, (str, os.PathLike)):
-                paths.append(("--" + dest.replace("_", "-"), os.fspath(path), role, role == "extended"))
+            if isinstance(path, (str, os.PathLike)) and (flag, os.path.realpath(path)) not in claimed:
+                paths.append((flag, os.fspath(path), role, role == "extended"))
     written = [entry for entry in paths if entry[2] != "input"]
     inputs = [entry for entry in paths if entry[2] == "input"]
     for index, (flag, path, role, may_exist) in enumerate(written):
@@ -360,9 +389,15 @@ def _check_paths(args: argparse.Namespace, roles: dict[str, str]) -> None:
                     else "one would replace the other"
                 )
                 raise ValueError(f"{flag} {path} is also {other_flag}: {why}")
-    for flag, path, role, _ in written:
+    if not final:
+        return
+    for flag, path, role, may_exist in written:
         if role == "extended":
             lock_run(path, flag)
+        elif may_exist:
+            own_output(path)
+    for flag, path in args.locked:
+        lock_run(path, flag)
 
 
 def default_output(args: argparse.Namespace, default: str) -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "check_output_path",
     "lock_run",
     "next_free_path",
+    "own_output",
     "replace_policy",
     "write_bytes_atomic",
     "write_text_atomic",
@@ -147,6 +148,11 @@ def _default_file_mode() -> int:
     umask = os.umask(0o022)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+def own_output(path: str | os.PathLike[str]) -> None:
+    """Let this process replace ``path`` whatever the policy: a file of the run it resumes."""
+    _OWN.add(os.path.abspath(path))
 
 
 def lock_run(path: str | os.PathLike[str], flag: str) -> None:

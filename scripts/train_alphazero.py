@@ -265,7 +265,8 @@ def _choose_outputs(args: argparse.Namespace) -> None:
         mine = path is not None and os.path.realpath(path) in own
         # A flag's own path is claimed only to say it may exist; the resumed state is --resume's (locked).
         if path is not None and path != args.resume and (derived or mine):
-            cli.claim_output(args, path, flag, may_exist=mine)
+            # A new run's training state is locked as a resumed one is: no --resume of it while it trains.
+            cli.claim_output(args, path, flag, may_exist=mine, lock=path == resolve_state_path(args.out))
 
 
 def _default_plot(model: str) -> str:

@@ -76,9 +76,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     grid.add_argument("--cols", type=cli.positive_int, help="grid columns (default 4)")
     grid.add_argument(
-        "--map", metavar="FILE", help="a map file instead: rows of '.' free, '#' wall, 'T' terminal, 'S' start"
+        "--map",
+        metavar="FILE",
+        role="input",
+        help="a map file instead: rows of '.' free, '#' wall, 'T' terminal, 'S' start",
     )
-    parser.roles["map"] = "input"  # an argument group's add_argument takes no role
     grid.add_argument("--slip", type=float, default=0.0, help="probability of moving in a random other direction")
     solve = parser.add_argument_group("the solvers")
     solve.add_argument(
