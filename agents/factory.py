@@ -92,7 +92,7 @@ def suggested_opponents(game: Any) -> list[str]:
         best += ["alphazero", "alphazero:0"]
     names = [*best, "mcts", "mcts:200", "alphabeta:4", "alphabeta:2", "random"]
     if family_of(game) == "connect" and getattr(game, "gravity", False):  # else numba is not even imported
-        from agents.connect_four_solver import COMPILED, check_solvable
+        from agents.search.connect_four import COMPILED, check_solvable
 
         try:
             check_solvable(game)
@@ -165,19 +165,19 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
 
         return RandomAgent(rng)
     if kind == "alphabeta":
-        from agents.minimax import MAX_SEARCH_PLIES, AlphaBetaAgent
+        from agents.search.minimax import MAX_SEARCH_PLIES, AlphaBetaAgent
 
         # The search itself stops at MAX_SEARCH_PLIES plies (Python's stack), so a deeper limit never helps.
         depth = _count(arg, "the depth", spec, high=MAX_SEARCH_PLIES) if arg else None
         return AlphaBetaAgent(depth=depth, seed=rng)
     if kind == "mcts":
-        from agents.mcts import MAX_SIMULATIONS, MCTSAgent
+        from agents.search.mcts import MAX_SIMULATIONS, MCTSAgent
 
         simulations = _count(arg, "the simulations", spec, high=MAX_SIMULATIONS) if arg else 1000
         return MCTSAgent(n_simulations=simulations, seed=rng)
     if kind == "td" and arg:
         from agents.persistence import SavedFileError
-        from agents.td import TDAgent
+        from agents.tabular.td import TDAgent
 
         # With the game, load() compares the file's stored game with it before building any table, so a
         # tic-tac-toe file offered for another board fails here, not mid-match.
@@ -198,7 +198,7 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
     if kind == "alphazero":
         return _alphazero(spec, arg, rng, game)
     if kind == "perfect" and not arg:
-        from agents.connect_four_solver import PerfectAgent
+        from agents.search.connect_four import PerfectAgent
 
         return PerfectAgent(rng)
     if kind in ("first_available", "always4never3", "endgame", "exact"):

@@ -7,7 +7,7 @@ returns a :class:`~gym_boardgames.play_session.HintLabels`, which also says how 
 
 Exact labels on Connect Four
 ----------------------------
-On Connect Four, and on every board :func:`agents.connect_four_solver.check_solvable` accepts, each column is
+On Connect Four, and on every board :func:`agents.search.connect_four.check_solvable` accepts, each column is
 labelled with its exact outcome under best play on both sides (the winner wins as fast as it can, the loser
 holds out as long as it can), counted in the mover's own moves, this one included (:func:`exact_label`):
 
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.minimax import alphabeta
+from agents.search.minimax import alphabeta
 from gym_boardgames.checks import check_int
 from gym_boardgames.play_session import EXACT, SEARCH_ESTIMATE, HintLabels
 from gym_boardgames.rules.common import value_for
@@ -88,7 +88,7 @@ def hint_labels(game: Any, state: Any, player: int, *, max_nodes: int | None = N
     if family_of(game) == "dots" and game.num_edges <= 26:
         return HintLabels(_dots_hint_labels(game, state, player), EXACT)
     if _solver_plays(game):
-        from agents.connect_four_solver import SearchBudgetExceeded
+        from agents.search.connect_four import SearchBudgetExceeded
 
         try:
             return HintLabels(exact_connect_labels(game, state, player, max_nodes), EXACT)
@@ -112,7 +112,7 @@ def hint_labels(game: Any, state: Any, player: int, *, max_nodes: int | None = N
 
 def hint_node_budget() -> int:
     """Return the default node budget of the exact hints: about two seconds, compiled or not (see the constants)."""
-    from agents.connect_four_solver import COMPILED
+    from agents.search.connect_four import COMPILED
 
     return SOLVER_HINT_NODES if COMPILED else SOLVER_HINT_NODES_PURE_PYTHON
 
@@ -121,7 +121,7 @@ def exact_label(score: int, cells: int, ply: int) -> str:
     """Return the label of a move's exact solver score (see the module): ``"win in N"``, ``"draw"`` or ``"loss in N"``.
 
     Args:
-        score: the move's score for the mover, in Pons' convention (:mod:`agents.connect_four_solver`).
+        score: the move's score for the mover, in Pons' convention (:mod:`agents.search.connect_four`).
         cells: the board's cells.
         ply: the stones on the board before the move.
     """
@@ -137,10 +137,10 @@ def exact_connect_labels(game: Any, state: Any, player: int, max_nodes: int | No
 
     Raises:
         ValueError: if ``player`` is not the mover, or the solver does not play ``game``.
-        agents.connect_four_solver.SearchBudgetExceeded: if ``max_nodes`` (default :func:`hint_node_budget`)
+        agents.search.connect_four.SearchBudgetExceeded: if ``max_nodes`` (default :func:`hint_node_budget`)
             positions were searched before every column was solved.
     """
-    from agents.connect_four_solver import score_moves
+    from agents.search.connect_four import score_moves
 
     if player != game.current_player(state):
         raise ValueError(f"the exact hints are the mover's: player {player} is not to move")
@@ -152,7 +152,7 @@ def exact_connect_labels(game: Any, state: Any, player: int, max_nodes: int | No
 def _solver_plays(game: Any) -> bool:
     if family_of(game) != "connect" or not getattr(game, "gravity", False):
         return False  # decided without importing the solver (and numba)
-    from agents.connect_four_solver import check_solvable
+    from agents.search.connect_four import check_solvable
 
     try:
         check_solvable(game)

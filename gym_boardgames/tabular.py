@@ -3,14 +3,14 @@
 ``GridWorld-v0`` and ``TabularBlackjack-v0`` expose their exact model in Gymnasium's toy_text format,
 ``P[s][a] = [(probability, next_state, reward, terminated), ...]``, and a policy over them is an
 ``(nS, nA)`` array of action probabilities. The envs (GridWorld's overlay and text tables), dynamic
-programming (:mod:`agents.dp`) and Monte Carlo (:mod:`agents.mc`) all read these, so their checks live
+programming (:mod:`agents.tabular.dp`) and Monte Carlo (:mod:`agents.tabular.mc`) all read these, so their checks live
 here, below both layers: the envs may not import ``agents``.
 
 - :func:`check_policy` is the one check of a policy array and :func:`check_values` of a value array;
   :func:`best_actions` gives a policy row's most probable actions (the arrows GridWorld draws).
 - :func:`build_model` checks ``P`` and flattens it once into a :class:`TabularModel`: numpy arrays with
   one entry per outcome, what whole-array sweeps read. It also precomputes what the sweeps of
-  :mod:`agents.dp` need from the transition graph: groups of states with no transitions between members
+  :mod:`agents.tabular.dp` need from the transition graph: groups of states with no transitions between members
   (a greedy colouring, so an in-place sweep can back up a whole group in one array operation) and the
   reverse mapping (the predecessors of each state). :meth:`TabularModel.unbounded_states` and
   :meth:`TabularModel.trapped_states` find the states from which episodes cannot end, which is where
@@ -44,7 +44,8 @@ MAX_SHOWN = 10
 def check_policy(policy: Any, num_states: int, num_actions: int) -> np.ndarray:
     """Return ``policy`` as a new float64 array after checking it is ``(num_states, num_actions)`` probability rows.
 
-    The one check of a tabular policy: :mod:`agents.dp`, :mod:`agents.mc` and GridWorld's overlay and text use it.
+    The one check of a tabular policy: :mod:`agents.tabular.dp`, :mod:`agents.tabular.mc` and GridWorld's overlay
+    and text use it.
 
     Raises:
         ValueError: on a non-numeric or wrongly shaped array, NaN or infinite entries, negative entries, or a

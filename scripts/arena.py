@@ -17,9 +17,9 @@ import argparse
 import itertools
 import math
 
-from agents.arena import play_match
 from agents.factory import agent_forms
-from agents.ladder import MOVE_TIME
+from agents.matches.arena import play_match
+from agents.matches.ladder import MOVE_TIME
 from gym_boardgames import cli
 from gym_boardgames.opponents import make_opponent
 from gym_boardgames.utils import progress_bar

@@ -48,8 +48,8 @@ that imports gymnasium and gym_boardgames, makes each vector env with --memory-e
 
 Agents (tic-tac-toe, from the empty board; with --compare beside OpenSpiel's Python algorithms on
 pyspiel's tic_tac_toe, interleaved the same way):
-  alphabeta   agents.minimax.alphabeta, exact search (vs open_spiel.python.algorithms.minimax.alpha_beta_search)
-  mcts        a fresh agents.mcts.MCTSAgent(n_simulations=1000) choosing one move (vs MCTSBot with a
+  alphabeta   agents.search.minimax.alphabeta, exact search (vs open_spiel.python.algorithms.minimax.alpha_beta_search)
+  mcts        a fresh agents.search.mcts.MCTSAgent(n_simulations=1000) choosing one move (vs MCTSBot with a
               RandomRolloutEvaluator(n_rollouts=1), 1000 simulations, uct_c=2)
 
 Resets (--resets, alone): a seeded reset against a named opponent beside an unseeded one and a self-play seeded

@@ -40,7 +40,10 @@ REPO = Path(__file__).resolve().parent.parent
 
 _MCTS_MOVE = """
 import time
-from agents.mcts import MCTSAgent
+try:
+    from agents.search.mcts import MCTSAgent
+except ImportError:  # a revision from before agents/ had rooms (issue 33)
+    from agents.mcts import MCTSAgent
 from gym_boardgames.rules.{module} import {rules}
 game = {rules}({args})
 best = float("inf")

@@ -53,9 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from agents.alphazero.agent import PRETRAINED, AlphaZeroAgent, load_pretrained
     from agents.alphazero.evaluation import ExactPlayer, RecordingAgent, greedy_moves
-    from agents.arena import play_match
     from agents.factory import make_agent
-    from agents.grading import ExactValues, optimal_move_rate
+    from agents.matches.arena import play_match
+    from agents.matches.grading import ExactValues, optimal_move_rate
 
     load = load_pretrained if args.model in PRETRAINED and not os.path.exists(args.model) else AlphaZeroAgent.load
     try:

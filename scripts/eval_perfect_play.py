@@ -9,7 +9,7 @@ changes it), per stage, and the share of best-scored moves. --per-stage N grades
 positions per stage, for slow players.
 
 --solver-games N also plays N games as first player against the exact solver (the agent `perfect`,
-agents.connect_four_solver, fast with the `solver` extra: numba and the opening book), which picks at
+agents.search.connect_four, fast with the `solver` extra: numba and the opening book), which picks at
 random among its best moves. The first player wins Connect Four under perfect play, so perfect play wins
 every game; a lost or drawn game reports the ply of the player's first move that changed the result.
 --fresh-search makes the player drop its search tree before every move of those games (no tree reuse), to
@@ -69,7 +69,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _check_solver(args: argparse.Namespace) -> None:
-    from agents.perfect_play import SHIPPED, shipped_labels_path
+    from agents.matches.perfect_play import SHIPPED, shipped_labels_path
 
     if args.game == "tictactoe":
         given = [flag for flag, used in TICTACTOE_REFUSED.items() if used(args)]
@@ -112,7 +112,7 @@ class FreshSearch:
         return int(self._act(game, state))
 
 
-#: The agent name of the solver games' opponent (agents.connect_four_solver.PerfectAgent).
+#: The agent name of the solver games' opponent (agents.search.connect_four.PerfectAgent).
 SOLVER = "perfect"
 
 
@@ -123,9 +123,9 @@ def solver_games(agent: Any, solver: Any, games: int, seed: int, progress: Any) 
     scored moves, so the games are its different lines, and each one replays alone from its seed
     (``solver_seeds``). The exact scores also judge the player's moves.
     """
-    from agents.arena import play_game
-    from agents.connect_four_solver import score_moves
-    from agents.perfect_play import connect_four
+    from agents.matches.arena import play_game
+    from agents.matches.perfect_play import connect_four
+    from agents.search.connect_four import score_moves
 
     game = connect_four()
     results = {"win": 0, "draw": 0, "loss": 0}
@@ -164,7 +164,7 @@ def solver_games(agent: Any, solver: Any, games: int, seed: int, progress: Any) 
 
 def grade_tictactoe(args: argparse.Namespace) -> int:
     """Grade the players on every reachable non-terminal position of tic-tac-toe; return the exit status."""
-    from agents.grading import ExactValues, grade_moves, player_moves
+    from agents.matches.grading import ExactValues, grade_moves, player_moves
     from gym_boardgames.opponents import reset_hook
     from gym_boardgames.rules import TicTacToe
 
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.game == "tictactoe":
         return grade_tictactoe(args)
     from agents.factory import make_agent
-    from agents.perfect_play import STAGES, agent_moves, connect_four, format_report, grade, load_labels
+    from agents.matches.perfect_play import STAGES, agent_moves, connect_four, format_report, grade, load_labels
 
     game = connect_four()
     path = args.labels

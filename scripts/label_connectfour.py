@@ -6,14 +6,14 @@ replaced by a uniformly random one with probability --noise so that even determi
 diverge. From each game one position per stage (plies 0-7, 8-15, 16-23, 24+) is kept while that stage
 still needs positions; a position already kept (or in an --exclude file) is not taken twice. Every
 legal move of every kept position is then scored by this project's exact solver
-(agents.connect_four_solver, with the 12-ply opening book of bitbully-databases), in --workers processes
+(agents.search.connect_four, with the 12-ply opening book of bitbully-databases), in --workers processes
 that each keep their own solver and transposition table.
 
 The solver needs the `solver` extra (numba, and bitbully-databases for the book; both MIT:
 `pip install -e ".[solver]"`). --crosscheck also scores every position with BitBully and stops at the
 first disagreement; BitBully is under the AGPL-3.0, in the `crosscheck` extra, and only this script
 imports it (SolverPlayer), never the package. The label files are plain data that the package grades
-players with, numpy alone (agents/perfect_play.py); the file's metadata names the solver that scored it.
+players with, numpy alone (agents/matches/perfect_play.py); the file's metadata names the solver that scored it.
 
 The shipped sets were made by (with BitBully, before our solver; about 8 minutes each on 2 cores):
 
@@ -52,7 +52,7 @@ class SolverPlayer:
     """A perfect Connect Four player by BitBully (AGPL-3.0): a uniformly random move among the best-scored ones.
 
     The --crosscheck of this script's labels, and a second perfect player for the ladder; the package's own is
-    the agent ``perfect`` (agents.connect_four_solver.PerfectAgent).
+    the agent ``perfect`` (agents.search.connect_four.PerfectAgent).
 
     Args:
         seed: seeds the choice among equally scored moves.
@@ -107,8 +107,8 @@ def _score_task(moves: list[int]) -> tuple[list[int], list[int] | None]:
     A worker process keeps one solver and its transposition table (``shared_solver``), and one BitBully.
     """
     global _CROSSCHECK
-    from agents.connect_four_solver import score_moves
-    from agents.perfect_play import COLS, NO_MOVE, connect_four
+    from agents.matches.perfect_play import COLS, NO_MOVE, connect_four
+    from agents.search.connect_four import score_moves
 
     game = connect_four()
     state = game.initial_state()
@@ -128,10 +128,10 @@ def solver_name(crosscheck: bool) -> str:
     """Return how the labels were scored, for the file's metadata (the solver, its book, the cross-check)."""
     from importlib.metadata import version
 
-    from agents.connect_four_solver import COMPILED
+    from agents.search.connect_four import COMPILED
 
     name = (
-        f"agents.connect_four_solver ({'numba-compiled' if COMPILED else 'pure Python'}) with the 12-ply book of "
+        f"agents.search.connect_four ({'numba-compiled' if COMPILED else 'pure Python'}) with the 12-ply book of "
         f"bitbully-databases {version('bitbully-databases')}"
     )
     if crosscheck:
@@ -144,7 +144,7 @@ def sample_positions(
 ) -> tuple[list[list[int]], list[int], list[str]]:
     """Play games until every stage has ``per_stage`` new positions; return their moves and sources."""
     from agents.factory import make_agent
-    from agents.perfect_play import STAGES, connect_four, stage_index
+    from agents.matches.perfect_play import STAGES, connect_four, stage_index
     from gym_boardgames.opponents import as_policy, reset_hook
 
     game = connect_four()
@@ -226,7 +226,7 @@ def _check_inputs(args: argparse.Namespace) -> set[bytes]:
         ValueError: (an ``ImportError`` for the extra) naming the flag and the player or file.
     """
     from agents.factory import make_agent
-    from agents.perfect_play import connect_four, load_labels
+    from agents.matches.perfect_play import connect_four, load_labels
 
     # Without numba and the book the solver is exact but about a hundred times slower: hours for a label set.
     require_extra("solver", "numba", "bitbully_databases", needed_for="labelling positions with the exact solver")
@@ -240,7 +240,7 @@ def _check_inputs(args: argparse.Namespace) -> set[bytes]:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = parse_args(argv)
-    from agents.perfect_play import NO_MOVE, LabelSet, grade, load_labels, save_labels
+    from agents.matches.perfect_play import NO_MOVE, LabelSet, grade, load_labels, save_labels
 
     try:
         exclude = _check_inputs(args)

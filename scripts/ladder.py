@@ -18,7 +18,7 @@ import math
 import os
 
 from agents.factory import agent_forms
-from agents.ladder import (
+from agents.matches.ladder import (
     ANCHOR,
     MAX_BLOCK,
     MOVE_TIME,
@@ -30,7 +30,7 @@ from agents.ladder import (
     run_ladder,
     write_results,
 )
-from agents.rating import Ratings
+from agents.matches.rating import Ratings
 from gym_boardgames import cli
 from gym_boardgames.utils import progress_bar, require_extra
 

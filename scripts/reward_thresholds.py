@@ -45,7 +45,7 @@ def mean_return(env_id: str, reference: str, episodes: int) -> float:
     """The reference's mean episode return on ``env_id``, episode ``i`` reset with seed ``i``."""
     env = gym.make(env_id)
     if reference == "optimal":
-        from agents.dp import value_iteration
+        from agents.tabular.dp import value_iteration
 
         policy, _ = value_iteration(env.unwrapped.P)
         act: Any = lambda state: int(np.argmax(policy[state]))  # noqa: E731

@@ -23,7 +23,7 @@ import argparse
 import math
 import sys
 
-from agents.solver import SolveEstimate, estimate_solve, solve
+from agents.search.solver import SolveEstimate, estimate_solve, solve
 from gym_boardgames import cli
 from gym_boardgames.utils import peak_rss_mb
 

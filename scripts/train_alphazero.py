@@ -176,7 +176,7 @@ def _check_settings(args: argparse.Namespace) -> None:
         raise ValueError(f"--replay-window {args.config.replay_window:,} is too large for this game: at most {most:,}")
     net = args.config.net_config(encoder)
     if args.config.perfect_games:
-        from agents.connect_four_solver import check_solvable
+        from agents.search.connect_four import check_solvable
 
         try:
             check_solvable(args.made_game)

@@ -5,7 +5,7 @@ What it runs, on TabularBlackjack-v0 (Gymnasium's Blackjack-v1 with sab=True):
               each --episodes budget (default 10,000 and 500,000). On blackjack the two coincide: no
               state recurs within an episode, so with the same seed they give the same numbers.
   exact       the values of that policy and of the optimal policy by dynamic programming on the model P
-              (agents.dp), and their expected returns from the deal.
+              (agents.tabular.dp), and their expected returns from the deal.
   error       the RMS error of every estimate over the 200 states with player sum 12-21, for the budgets of
               --curve-episodes as well, with the fitted slope of log(error) against log(episodes)
               (Monte Carlo noise gives -0.5).
@@ -37,8 +37,8 @@ import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers TabularBlackjack-v0)
 from agents._rng import make_rng
-from agents.dp import policy_evaluation, value_iteration
-from agents.mc import mc_control_es, mc_prediction
+from agents.tabular.dp import policy_evaluation, value_iteration
+from agents.tabular.mc import mc_control_es, mc_prediction
 from gym_boardgames import cli
 from gym_boardgames.outputs import write_text_atomic
 from gym_boardgames.rules.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode

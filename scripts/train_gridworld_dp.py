@@ -2,7 +2,7 @@
 
 Evaluates the equiprobable random policy (in-place sweeps, and the two-array version for comparison),
 then runs policy iteration, value iteration and asynchronous value iteration on the env's exact model
-``P`` (agents.dp), prints the value grids, the greedy policies (every best action: ^ v < >), the sweep
+``P`` (agents.tabular.dp), prints the value grids, the greedy policies (every best action: ^ v < >), the sweep
 and state-update counts and the times, and checks the optimal policy by rolling out episodes in the env
 itself. With --out it writes a PNG drawn by the env's own renderer (pygame, no extra needed): the random
 policy's values with their greedy arrows beside the optimal values with the optimal arrows.
@@ -30,7 +30,7 @@ import gymnasium as gym
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers GridWorld-v0)
-from agents import dp
+from agents.tabular import dp
 from gym_boardgames import cli
 from gym_boardgames.outputs import write_bytes_atomic
 from gym_boardgames.render.text import format_policy, format_values

@@ -8,7 +8,7 @@ opponent, random or perfect alpha-beta play:
     (the env's illegal_action="lose"), so they must learn the rules from that penalty.
 The trained policy is then wrapped as an agent (act(game, state) -> int: the observation is built by
 game.observation(state, player to move), and for MaskablePPO the mask by game.legal_mask(state)) and
-measured with agents.arena.play_match against the random player and against alpha-beta, from both sides.
+measured with agents.matches.arena.play_match against the random player and against alpha-beta, from both sides.
 Illegal moves are counted, in training and in evaluation (in evaluation an illegal choice is replaced by
 the lowest legal move so the match can go on; MaskablePPO must make none).
 
@@ -33,8 +33,8 @@ import gymnasium as gym
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from agents.arena import play_match
-from agents.minimax import AlphaBetaAgent
+from agents.matches.arena import play_match
+from agents.search.minimax import AlphaBetaAgent
 from gym_boardgames import cli
 from gym_boardgames.cli import positive_int
 from gym_boardgames.outputs import write_bytes_atomic
@@ -213,7 +213,7 @@ class SB3Agent:
         self._clean_game = True
 
     def reset(self) -> None:
-        """A new game starts (``agents.arena.play_game`` calls this before each game)."""
+        """A new game starts (``agents.matches.arena.play_game`` calls this before each game)."""
         self._clean_game = True
 
     def act(self, game: Any, state: Any) -> int:

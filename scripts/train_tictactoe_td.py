@@ -1,12 +1,12 @@
 """Train the Sutton & Barto chapter-1 tic-tac-toe player (TD afterstate values, self-play), test it, save it.
 
-Both seats learn in the same epsilon-greedy self-play games (agents.td.train_self_play). The greedy
+Both seats learn in the same epsilon-greedy self-play games (agents.tabular.td.train_self_play). The greedy
 player is then measured:
   * against the uniformly random player and against perfect alpha-beta play, from each side;
   * against the solved game: the share of all reachable non-terminal positions where its greedy move
     keeps the game-theoretic value, and, per seat, every position it can meet (following only its own
     greedy moves and every opponent reply): no losing move there proves it can never lose from that seat.
-Both seats' tables are saved to one .npz file (load it with agents.td.TDAgent.load). The learning curve
+Both seats' tables are saved to one .npz file (load it with agents.tabular.td.TDAgent.load). The learning curve
 (--curve-points points over the run) goes to a PNG with --plot and to TensorBoard with --tensorboard DIR.
 
 Defaults (alpha 0.8 -> 0.05 and epsilon 0.5 -> 0.1, both decaying linearly over 100,000 episodes) were
@@ -22,11 +22,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from agents.arena import MatchResult, play_match
-from agents.grading import audit_all_positions, audit_seat
-from agents.minimax import AlphaBetaAgent
-from agents.solver import position_values
-from agents.td import TDAgent, train_self_play
+from agents.matches.arena import MatchResult, play_match
+from agents.matches.grading import audit_all_positions, audit_seat
+from agents.search.minimax import AlphaBetaAgent
+from agents.search.solver import position_values
+from agents.tabular.td import TDAgent, train_self_play
 from gym_boardgames import cli
 from gym_boardgames.rules import TicTacToe
 from gym_boardgames.utils import progress_bar, require_extra

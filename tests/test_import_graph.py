@@ -127,8 +127,8 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_graph_sees_module_level_and_function_level_imports():
     graph = import_graph()
     assert "gym_boardgames.rules.dots" in graph["gym_boardgames.envs.dots"]  # at module level
-    assert "agents.minimax" in graph["agents.factory"]  # inside make_agent's helper
-    assert "gym_boardgames.opponents" in graph["agents.arena"]
+    assert "agents.search.minimax" in graph["agents.factory"]  # inside make_agent's helper
+    assert "gym_boardgames.opponents" in graph["agents.matches.arena"]
 
 
 def test_no_module_of_gym_boardgames_imports_agents():

@@ -110,7 +110,8 @@ def user_file(tmp_path):
             r"its act\(\) raised SystemExit: 3$",
         ),
         (
-            "class Player:\n    def act(self, game, state):\n        return 0\n    def check(self, game):\n        raise RuntimeError('too big')\n",
+            "class Player:\n    def act(self, game, state):\n        return 0\n"
+            "    def check(self, game):\n        raise RuntimeError('too big')\n",
             "load",
             r"its check\(\) raised RuntimeError: too big$",
         ),
@@ -153,7 +154,10 @@ def test_ctrl_c_in_a_users_agent_is_never_swallowed(user_file):
 def test_a_users_class_is_built_with_the_seed_when_it_takes_one_and_plays_in_an_env(user_file):
     import gymnasium as gym
 
-    body = "class Player:\n    def __init__(self, seed=None):\n        self.seed = seed\n    def act(self, game, state):\n        return int(game.legal_actions(state)[-1])\n"
+    body = (
+        "class Player:\n    def __init__(self, seed=None):\n        self.seed = seed\n"
+        "    def act(self, game, state):\n        return int(game.legal_actions(state)[-1])\n"
+    )
     spec = user_file(body)
     env = gym.make("TicTacToe-v0", opponent=spec)
     env.reset(seed=3)
@@ -228,7 +232,7 @@ def test_a_reseeded_agent_plays_as_a_new_one_built_with_that_seed(name, board):
 
 
 def test_a_reseeded_td_agent_breaks_ties_as_a_new_one():
-    from agents.td import TDAgent
+    from agents.tabular.td import TDAgent
     from gym_boardgames.rules import TicTacToe
 
     game = TicTacToe()
@@ -291,7 +295,7 @@ def test_a_named_opponent_is_built_through_few_files_and_two_calls_from_the_name
 
     gym.make("TicTacToe-v0", opponent="alphazero:0")  # every module this needs is imported now
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    files, stack, factory_depth = set(), [], []
+    files, factory_depth = set(), []
 
     def profile(frame, event, arg):
         name = os.path.relpath(frame.f_code.co_filename, root)

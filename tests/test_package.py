@@ -67,7 +67,7 @@ def test_agents_package_is_light_and_every_module_its_docstring_names_imports():
     import agents
 
     named = re.findall(r"``(agents\.\w+)``", agents.__doc__)
-    assert {"agents.minimax", "agents.solver", "agents.mcts", "agents.factory"} <= set(named)
+    assert {"agents.search.minimax", "agents.search.solver", "agents.search.mcts", "agents.factory"} <= set(named)
     for name in named:
         module = importlib.import_module(name)
         assert module.__name__ == name and module.__doc__, name
@@ -282,7 +282,7 @@ import importlib.metadata, importlib.util, json, sys
 import gymnasium as gym
 import agents, gym_boardgames
 from agents.alphazero import load_pretrained
-from agents.perfect_play import load_labels, shipped_labels_path
+from agents.matches.perfect_play import load_labels, shipped_labels_path
 
 # The shipped model by name, as the opponent; the other seat plays the shipped model through the API.
 env = gym.make("ConnectFour-v0", opponent="alphazero:20", agent_player=0, render_mode="rgb_array")

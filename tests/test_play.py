@@ -12,7 +12,7 @@ import pytest
 
 pygame = pytest.importorskip("pygame")
 
-from agents.minimax import AlphaBetaAgent  # noqa: E402
+from agents.search.minimax import AlphaBetaAgent  # noqa: E402
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
 from gym_boardgames.opponents import make_opponent  # noqa: E402
 from gym_boardgames.play import PlayApp  # noqa: E402
@@ -249,7 +249,7 @@ def test_play_script_rejects_bad_opponents():
 
 
 def test_play_script_builds_the_perfect_opponent_where_the_solver_plays():
-    from agents.connect_four_solver import PerfectAgent
+    from agents.search.connect_four import PerfectAgent
 
     args = PLAY_SCRIPT.parse_args(["connectfour", "--opponent", "perfect", "--seed", "1"])
     assert isinstance(args.agent.agent, PerfectAgent) and args.opponent == "perfect"  # an Opponent around it
@@ -283,7 +283,7 @@ def test_play_script_refuses_perfect_where_the_solver_cannot_play_in_one_line(fl
     ],
 )
 def test_the_page_offers_perfect_second_where_the_solver_answers_quickly(game, offered):
-    from agents.connect_four_solver import COMPILED
+    from agents.search.connect_four import COMPILED
     from gym_boardgames.rules import ConnectN, TicTacToe
 
     if not COMPILED and "perfect" in offered:
@@ -352,7 +352,7 @@ def test_play_script_refuses_bad_web_flags_in_one_line(flags, message):
 def test_dots_hints_come_from_the_exact_table_and_agree_with_alphabeta():
     import numpy as np
 
-    from agents.minimax import alphabeta
+    from agents.search.minimax import alphabeta
     from gym_boardgames.rules import DotsAndBoxes
 
     game = DotsAndBoxes(2, 2)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from agents import dp, mc
+from agents.tabular import dp, mc
 from gym_boardgames.render.text import format_policy
 from gym_boardgames.tabular import best_actions, build_model, check_policy, check_values
 

@@ -3,7 +3,7 @@
 * :mod:`agents.alphazero.encoding`: board planes from the mover's side, and the boards' symmetries;
 * :mod:`agents.alphazero.network`: the residual policy-value network's parameters and a numpy forward pass;
 * :mod:`agents.alphazero.agent`: :class:`AlphaZeroAgent` (the network as the evaluator of the shared search
-  core, :mod:`agents.search`), saved models and :func:`load_pretrained`;
+  core, :mod:`agents.search.tree`), saved models and :func:`load_pretrained`;
 * :mod:`agents.alphazero.selfplay`: batched self-play, one network call per simulation step for all games;
 * :mod:`agents.alphazero.config`: the settings, each with its bounds: the network's shape (``NetConfig``),
   self-play's (``SelfPlayConfig``) and the training run's (``TrainConfig``);

@@ -1,9 +1,9 @@
 """The AlphaZero player: a policy-value network as the search's evaluator, saved and loaded without pickle.
 
-:class:`NetworkEvaluator` answers the search core's question (:class:`agents.evaluators.Evaluator`) for a batch
+:class:`NetworkEvaluator` answers the search core's question (:class:`agents.search.evaluators.Evaluator`) for a batch
 of states with one forward pass: the encoder's planes in, softmax priors over the legal moves and the
 tanh value for the player to move out. :class:`AlphaZeroAgent` puts it under PUCT (the shared tree of
-:mod:`agents.search`, with the MCTS-Solver's proofs and tree reuse); with ``n_simulations=0`` it plays the
+:mod:`agents.search.tree`, with the MCTS-Solver's proofs and tree reuse); with ``n_simulations=0`` it plays the
 raw network's most probable legal move.
 
 Saved models are ``.npz`` files through :mod:`agents.persistence` (format ``gym_boardgames.alphazero``):
@@ -26,9 +26,9 @@ from agents._rng import SeedLike, make_rng, reseed_rng
 from agents.alphazero.config import NetConfig
 from agents.alphazero.encoding import BoardEncoder, encoder_for, recorded_game
 from agents.alphazero.network import NumpyNet, masked_softmax
-from agents.mcts import MCTSAgent
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
-from agents.search import SearchTree
+from agents.search.mcts import MCTSAgent
+from agents.search.tree import SearchTree
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.rules import TicTacToe
 from gym_boardgames.rules.registry import connect_four, game_to_config

@@ -68,7 +68,7 @@ class CurvePoint:
     optimal_rate: float | None = None
     scores: dict[str, float] = field(default_factory=dict)
     #: Connect Four 6x7: the raw network's share of moves that keep the result on the shipped label set
-    #: (:mod:`agents.perfect_play`), over all positions and over the critical ones.
+    #: (:mod:`agents.matches.perfect_play`), over all positions and over the critical ones.
     outcome_kept: float | None = None
     outcome_kept_critical: float | None = None
     #: The same two shares on each other shipped label set, by name: ``{"heldout": [all, critical], ...}``.

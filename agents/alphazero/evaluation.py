@@ -1,10 +1,10 @@
 """Measuring a network against the truth: the share of positions where its move keeps the game value.
 
 For boards the layered solver can solve (tic-tac-toe, small Connect Four boards), every position's exact
-value is known (:class:`agents.grading.ExactValues`), so a move is *optimal* when the position it leads to
+value is known (:class:`agents.matches.grading.ExactValues`), so a move is *optimal* when the position it leads to
 is worth as much to the mover as the position itself. This is how the AlphaZero issue's targets are checked:
 "the raw network's greedy move is optimal in at least 99% of the 4,520 non-terminal positions"
-(:func:`agents.grading.optimal_move_rate` of :func:`greedy_moves`). This module adds the network's side:
+(:func:`agents.matches.grading.optimal_move_rate` of :func:`greedy_moves`). This module adds the network's side:
 its greedy moves in batches, a perfect opponent, and a recorder of the positions an agent met.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.grading import ExactValues
+from agents.matches.grading import ExactValues
 from gym_boardgames.opponents import reset_hook
 
 

@@ -1,6 +1,6 @@
 """Batched self-play: many games at once, every simulation step one network call for all their leaves.
 
-Each game has its own search tree (:class:`agents.search.SearchTree`); :func:`agents.search.search_batch`
+Each game has its own search tree (:class:`agents.search.tree.SearchTree`); :func:`agents.search.tree.search_batch`
 advances all of them together, so the network sees batches of ``parallel_games`` states instead of one.
 On a CPU that is where the time goes: a small network costs about as much for 64 states as for one.
 
@@ -10,13 +10,13 @@ Per move, as in AlphaZero:
    every move keeps a chance to be explored;
 2. ``simulations`` PUCT simulations run (on top of what the tree kept from the previous move);
 3. the search policy ``pi`` is the root's visit counts, normalised, without the moves the solver has
-   proven lost (:meth:`agents.search.SearchTree.search_policy`); the move is drawn from ``pi``
+   proven lost (:meth:`agents.search.tree.SearchTree.search_policy`); the move is drawn from ``pi``
    (temperature 1) for the first ``temperature_moves`` moves of the game, then the most visited move is
    played (ties drawn at random). A root the solver has proven (won, drawn or lost) gets the exact policy,
    uniform over the moves that keep its value, and plays one of them;
 4. the root moves to the child played (tree reuse).
 
-With ``algorithm="gumbel"`` the search is Gumbel AlphaZero's (:mod:`agents.gumbel`): no Dirichlet noise
+With ``algorithm="gumbel"`` the search is Gumbel AlphaZero's (:mod:`agents.search.gumbel`): no Dirichlet noise
 and no temperature; each move searches a fresh tree whose root spends the ``simulations`` on the
 Gumbel-top-k moves by sequential halving, the move played is the last survivor (the Gumbel draw is the
 exploration), and the training target is the improved policy ``softmax(logits + sigma(completed Q))``
@@ -42,7 +42,7 @@ import numpy as np
 from agents._rng import uniform_stream
 from agents.alphazero.config import SelfPlayConfig
 from agents.alphazero.encoding import BoardEncoder
-from agents.search import SearchTree, expand_roots, search_batch
+from agents.search.tree import SearchTree, expand_roots, search_batch
 
 
 class Samples(NamedTuple):

@@ -19,7 +19,7 @@ Each iteration:
    the raw network where the game is small enough to solve, and the search player's score against fixed
    baselines.
 6. **Gating** (optional): the new network plays the best one so far (``gate_games`` games through
-   :func:`agents.arena.play_match`); it becomes the self-play network only if it scores at least
+   :func:`agents.matches.arena.play_match`); it becomes the self-play network only if it scores at least
    ``gate_threshold``.
 
 The run's settings are :class:`agents.alphazero.config.TrainConfig`.
@@ -117,7 +117,7 @@ class Trainer:
         self.curve: list[CurvePoint] = []
         self._exact: Any = None
         if config.perfect_games:
-            from agents.connect_four_solver import check_solvable
+            from agents.search.connect_four import check_solvable
 
             check_solvable(game)  # before any work: the games against the solver need a board it plays
             # The pure-Python path is exact but far too slow to play a few games at every evaluation.
@@ -299,7 +299,7 @@ class Trainer:
         if self.best_params is None:
             self.best_params = self.params()
             return True
-        from agents.arena import play_match
+        from agents.matches.arena import play_match
 
         new = self.agent(config.eval_simulations, seed=1)
         best = self.agent(config.eval_simulations, self.best_params, 2)
@@ -312,12 +312,12 @@ class Trainer:
 
     def _evaluate(self, point: CurvePoint) -> None:
         from agents.alphazero.evaluation import greedy_moves
-        from agents.arena import play_match
-        from agents.mcts import MCTSAgent
+        from agents.matches.arena import play_match
+        from agents.search.mcts import MCTSAgent
 
         config = self.config
         for name, labels in self._label_sets().items():
-            from agents.perfect_play import grade
+            from agents.matches.perfect_play import grade
 
             report = grade(labels, greedy_moves(self.agent(0).evaluator, self.game)(labels.states()))
             shares = [report["outcome_kept"], report["critical"]["outcome_kept"]]
@@ -327,7 +327,7 @@ class Trainer:
                 point.outcome_kept_other[name] = shares
         exact = self._solved_game()
         if exact is not None:
-            from agents.grading import optimal_move_rate
+            from agents.matches.grading import optimal_move_rate
 
             point.optimal_rate = optimal_move_rate(exact, greedy_moves(self.agent(0).evaluator, self.game))
         if config.perfect_games:
@@ -347,8 +347,8 @@ class Trainer:
         The solver's seeds start at :data:`PERFECT_SEED_BASE`, apart from the seeds 0-49 that the shipped model
         is graded on (``scripts/eval_perfect_play.py``), so that choosing a network never looks at those games.
         """
-        from agents.arena import play_game
-        from agents.connect_four_solver import PerfectAgent
+        from agents.matches.arena import play_game
+        from agents.search.connect_four import PerfectAgent
 
         config = self.config
         points = 0.0
@@ -361,7 +361,7 @@ class Trainer:
     def _label_sets(self) -> dict[str, Any]:
         """Every shipped Connect Four label set by name if the game is Connect Four 6x7, else none (loaded once)."""
         if not hasattr(self, "_labels"):
-            from agents.perfect_play import SHIPPED, connect_four, load_labels, shipped_labels_path
+            from agents.matches.perfect_play import SHIPPED, connect_four, load_labels, shipped_labels_path
 
             on_connect_four = self.game == connect_four()
             self._labels = {name: load_labels(shipped_labels_path(name)) for name in SHIPPED if on_connect_four}
@@ -370,7 +370,7 @@ class Trainer:
     def _solved_game(self) -> Any:
         """The exact values of the game if it is small enough to solve in seconds (tic-tac-toe), else None."""
         if self._exact is None:
-            from agents.grading import ExactValues
+            from agents.matches.grading import ExactValues
             from gym_boardgames.rules.registry import family_of
 
             small = family_of(self.game) == "connect" and self.game.num_cells <= 12

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from agents._rng import SeedLike, make_rng
-from agents.arena import MatchResult, as_policy, play_game
 from agents.dots.layer_table import file_board
 from agents.dots.value import check_dots, move_value
+from agents.matches.arena import MatchResult, as_policy, play_game
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState

@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from agents._rng import make_rng
-from agents.arena import MatchResult, play_match
 from agents.dots.bots import EndgameBot
 from agents.dots.layer_table import LayerTable, solve_layers, solved_table
 from agents.dots.layered_value import LayeredValueAgent
 from agents.factory import make_agent
-from agents.grading import play_graded
+from agents.matches.arena import MatchResult, play_match
+from agents.matches.grading import play_graded
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 from gym_boardgames.utils import peak_rss_mb, progress_bar
 
@@ -187,7 +187,7 @@ def run_lr(task: dict[str, Any]) -> dict[str, Any]:
 
 
 class BoxMargins:
-    """The solved table as a :class:`~agents.grading.SolvedGame`: the final box margin the mover can force.
+    """The solved table as a :class:`~agents.matches.grading.SolvedGame`: the final box margin the mover can force.
 
     ``value(state)`` is the mover's lead so far plus ``table.margin(state)`` (the net boxes it can force from
     here on); at the end, the lead itself.
@@ -209,7 +209,7 @@ def play_audited(game: DotsAndBoxes, table: LayerTable, agent: Any, opponent: An
     """Play ``games`` games (seats alternating) and check each against the solver.
 
     At every position where the agent is to move, what it can force is its lead so far plus
-    ``table.margin(state)`` (:class:`BoxMargins`, graded by :func:`agents.grading.play_graded`); a game is a
+    ``table.margin(state)`` (:class:`BoxMargins`, graded by :func:`agents.matches.grading.play_graded`); a game is a
     violation if it ends with a smaller margin than that, or in a worse result (loss < draw < win under the
     game's tie rule) than one it could force.
     """

@@ -3,7 +3,7 @@
 Every game is played through the public API: ``gymnasium.make(id, render_mode="rgb_array")``, the agents of
 ``agents.factory.make_agent`` choosing moves from ``env.unwrapped.game`` and ``env.unwrapped.state`` (the
 env in self-play, so both sides are agents), and for the tabular tasks the optimal policy that
-:func:`agents.dp.value_iteration` computes from the env's exact model ``P``. Pillow writes the frames.
+:func:`agents.tabular.dp.value_iteration` computes from the env's exact model ``P``. Pillow writes the frames.
 
 Run by the ``envdocs`` extension at every build; a GIF is drawn again only when it is missing or older than
 the code (``gym_boardgames/``, ``agents/`` or this file). By hand: ``python docs/_ext/envgifs.py OUT_DIR``;
@@ -64,7 +64,7 @@ def gridworld_walks(starts: tuple[int, ...]) -> Callable[[Any], Iterator[tuple[n
     """The value-iteration policy walking from each start cell, with its values and arrows drawn."""
 
     def play(env: Any) -> Iterator[tuple[np.ndarray, int]]:
-        from agents.dp import value_iteration
+        from agents.tabular.dp import value_iteration
 
         policy, values = value_iteration(env.unwrapped.P)
         env.unwrapped.set_overlay(values=values, policy=policy)
@@ -84,7 +84,7 @@ def blackjack_hands(hands: int, seed: int = 0) -> Callable[[Any], Iterator[tuple
     """Hands played by the optimal policy that value iteration finds on the exact model ``P``."""
 
     def play(env: Any) -> Iterator[tuple[np.ndarray, int]]:
-        from agents.dp import value_iteration
+        from agents.tabular.dp import value_iteration
 
         policy, _ = value_iteration(env.unwrapped.P)
         for hand in range(hands):

@@ -90,7 +90,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
     A move that would leave the grid or enter a wall leaves the agent where it is. With ``slip > 0`` the
     agent moves in the chosen direction with probability ``1 - slip`` and in each of the other three with
     probability ``slip / 3``. The exact model is ``env.unwrapped.P`` (see Model), so the dynamic
-    programming of :mod:`agents.dp` can solve it: ``policy, V = value_iteration(env.unwrapped.P)``.
+    programming of :mod:`agents.tabular.dp` can solve it: ``policy, V = value_iteration(env.unwrapped.P)``.
 
     ## Action Space
     ``Discrete(4)``: ``0`` UP, ``1`` DOWN, ``2`` LEFT, ``3`` RIGHT (as in the book).
@@ -103,7 +103,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
     Uniform over the start cells: the map's ``S`` cells if it has any, else every free non-terminal cell
     (states 1..14 by default). ``reset(options={"start_state": s})`` starts from a chosen free
     non-terminal cell instead, one of ``nonterminal_states`` (the option and attribute that
-    ``TabularBlackjack-v0`` has too, and that :func:`agents.mc.mc_control_es` uses for exploring starts).
+    ``TabularBlackjack-v0`` has too, and that :func:`agents.tabular.mc.mc_control_es` uses for exploring starts).
 
     ## Rewards
     -1 for every step taken outside a terminal state, including bumps into an edge or a wall.
@@ -186,7 +186,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         if not self.terminals:
             raise ValueError("the map has no terminal cell ('T'): episodes could never end")
         #: The states ``reset(options={"start_state": s})`` accepts: every free non-terminal cell. Exploring
-        #: starts (``agents.mc.mc_control_es``) draw from these, not from ``starts``, which an ``S`` may narrow.
+        #: starts (``agents.tabular.mc.mc_control_es``) draw from these, not from ``starts``, which an ``S`` may narrow.
         self.nonterminal_states: tuple[int, ...] = tuple(s for s, ch in enumerate(cells) if ch in (FREE, START))
         marked = tuple(s for s, ch in enumerate(cells) if ch == START)
         self.starts: tuple[int, ...] = marked or self.nonterminal_states
@@ -365,7 +365,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         Args:
             values: ``(nS,)`` or ``(rows, cols)`` state values, drawn as a heat map (with the numbers when
                 the cells are large enough). None removes the values.
-            policy: ``(nS, nA)`` action probabilities (the format of :mod:`agents.dp`), drawn as arrows
+            policy: ``(nS, nA)`` action probabilities (the format of :mod:`agents.tabular.dp`), drawn as arrows
                 for each state's most probable actions (several on ties). None removes the arrows.
 
         Raises:

@@ -6,7 +6,7 @@ the env. The env's ``rgb_array`` and ``human`` modes use it with the overlay set
 ``env.unwrapped.set_overlay(values=V, policy=pi)``; :func:`gym_boardgames.envs.gridworld.render_gridworld`
 draws one frame with any overlay, whatever the env's render mode::
 
-    from agents.dp import value_iteration
+    from agents.tabular.dp import value_iteration
     from gym_boardgames.envs.gridworld import render_gridworld
 
     policy, V = value_iteration(env.unwrapped.P)

@@ -54,7 +54,7 @@ MAP_CHARS = (FREE, WALL, TERMINAL, START)
 EXAMPLE_4_1 = ("T...", "....", "....", "...T")
 #: The largest grid, in cells (rows * cols), a 200 x 200 grid. At this size the model builds in 0.4-0.65 s
 #: with slip (0.2-0.3 s without) and under 100 MB on a loaded 2-core machine; 250,000 cells took 3-4 s and
-#: 700 MB with slip, and the pure-Python dynamic programming of :mod:`agents.dp` would take minutes on them.
+#: 700 MB with slip, and the pure-Python dynamic programming of :mod:`agents.tabular.dp` would take minutes on them.
 MAX_CELLS = 40_000
 #: The largest map file :func:`load_map` reads: a full-size map with generous indentation.
 MAX_MAP_FILE_BYTES = 1 << 20

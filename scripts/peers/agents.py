@@ -18,8 +18,8 @@ def agent_moves(compare: bool) -> dict[str, Callable[[int], Callable[[], Any]]]:
 
     Building the agent (and OpenSpiel's state) is not timed; only the move from the empty board is.
     """
-    from agents.mcts import MCTSAgent
-    from agents.minimax import alphabeta
+    from agents.search.mcts import MCTSAgent
+    from agents.search.minimax import alphabeta
     from gym_boardgames.rules import TicTacToe
 
     game = TicTacToe()

@@ -1,6 +1,6 @@
 """The exact Connect Four solver timed beside BitBully: ``scripts/bench.py --solver``.
 
-The exact solver (agents.connect_four_solver), compiled, runs beside BitBully (when installed; "not installed"
+The exact solver (agents.search.connect_four), compiled, runs beside BitBully (when installed; "not installed"
 otherwise) on the same positions of the shipped label sets (agents/data/connectfour_*.npz: all 5,200 positions
 with --solver-all, else a seeded sample of --solver-positions), in turn, one solver of each kept for the whole
 run (their tables carry over, as when a grader uses them). A position's time is that of scoring all its legal
@@ -58,7 +58,7 @@ def band_of(ply: int) -> str:
 
 def solver_positions(everything: bool, sample: int, seed: int) -> list[dict[str, Any]]:
     """Return the label sets' positions (all, or a seeded sample): set name, moves, plies, the label scores."""
-    from agents.perfect_play import SHIPPED, load_labels, shipped_labels_path
+    from agents.matches.perfect_play import SHIPPED, load_labels, shipped_labels_path
 
     positions = [
         {"set": name, "moves": moves, "ply": len(moves), "labels": scores.tolist()}
@@ -73,7 +73,7 @@ def solver_positions(everything: bool, sample: int, seed: int) -> list[dict[str,
 
 
 def _state(moves: list[int]) -> Any:
-    from agents.perfect_play import connect_four
+    from agents.matches.perfect_play import connect_four
 
     game = connect_four()
     state = game.initial_state()
@@ -83,7 +83,7 @@ def _state(moves: list[int]) -> Any:
 
 
 def _as_row(scores: dict[int, int]) -> list[int]:
-    from agents.perfect_play import COLS, NO_MOVE
+    from agents.matches.perfect_play import COLS, NO_MOVE
 
     return [int(scores.get(column, NO_MOVE)) for column in range(COLS)]
 
@@ -105,8 +105,8 @@ def solver_child(mode: str, budget_s: float) -> None:
 
     moves = json.loads(sys.stdin.read())
     start = time.perf_counter()
-    from agents import connect_four_solver
-    from agents.perfect_play import connect_four
+    from agents.matches.perfect_play import connect_four
+    from agents.search import connect_four as connect_four_solver
 
     imported = time.perf_counter()
     solver = connect_four_solver.ConnectFourSolver()
@@ -168,8 +168,8 @@ def solver_timings(args: argparse.Namespace) -> dict[str, Any]:
     """Run the --solver section (see the module) and return its summary."""
     import tempfile
 
-    from agents.connect_four_solver import COMPILED, ConnectFourSolver
-    from agents.perfect_play import connect_four
+    from agents.matches.perfect_play import connect_four
+    from agents.search.connect_four import COMPILED, ConnectFourSolver
     from gym_boardgames import cli
 
     load_start = cli.load_average()

@@ -2,8 +2,8 @@
 
 import pytest
 
-from agents.arena import play_game, play_match
-from agents.minimax import AlphaBetaAgent
+from agents.matches.arena import play_game, play_match
+from agents.search.minimax import AlphaBetaAgent
 from gym_boardgames.rules import DotsAndBoxes, TicTacToe
 
 

@@ -1,7 +1,7 @@
-"""agents.connect_four_solver: exact scores, checked against the shipped labels, our own layered solver and BitBully.
+"""agents.search.connect_four: exact scores, checked against the shipped labels, our own layered solver and BitBully.
 
 The shipped label sets were scored by BitBully, independently of this solver, so agreeing with them is the main
-check; small boards are checked against :func:`agents.solver.position_values`, which solves every position.
+check; small boards are checked against :func:`agents.search.solver.position_values`, which solves every position.
 ``GYM_BOARDGAMES_TEST_ALL_LABELS=1`` scores all 5,200 labelled positions instead of a sample (minutes).
 """
 
@@ -14,18 +14,18 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.arena import play_game
-from agents.connect_four_solver import (
+from agents.factory import make_agent
+from agents.matches.arena import play_game
+from agents.matches.perfect_play import NO_MOVE, SHIPPED, STAGES, connect_four, load_labels, shipped_labels_path
+from agents.search.connect_four import (
     ConnectFourSolver,
     PerfectAgent,
     SearchBudgetExceeded,
     check_solvable,
     score_moves,
 )
-from agents.factory import make_agent
-from agents.opening_book import read_book
-from agents.perfect_play import NO_MOVE, SHIPPED, STAGES, connect_four, load_labels, shipped_labels_path
-from agents.solver import position_values
+from agents.search.opening_book import read_book
+from agents.search.solver import position_values
 from gym_boardgames.rules import ConnectN, TicTacToe
 
 GAME = connect_four()
@@ -147,7 +147,7 @@ def test_small_boards_agree_with_the_layered_solver_on_every_move(shape):
 # Scores the positions given on stdin (JSON: [[rows, cols, moves], ...]) with the solver as plain Python.
 PURE_PYTHON = """
 import json, sys
-from agents.connect_four_solver import COMPILED, ConnectFourSolver
+from agents.search.connect_four import COMPILED, ConnectFourSolver
 from gym_boardgames.rules import ConnectN
 solvers, out = {}, []
 for rows, cols, moves in json.load(sys.stdin):
@@ -270,7 +270,7 @@ def test_a_node_budget_stops_the_search_and_leaves_the_solver_exact(label_sets):
 
 
 def test_agents_solver_gives_the_same_scores():
-    from agents.solver import score_moves as reexported
+    from agents.search.solver import score_moves as reexported
 
     state = replay(GAME, [3, 3, 2, 4, 4, 2, 5, 1, 1, 6, 0, 0, 6, 5, 5, 2, 2, 3, 3, 1, 0, 6])
     assert reexported(GAME, state) == score_moves(GAME, state) == ConnectFourSolver().score_moves(GAME, state)
@@ -323,7 +323,7 @@ def test_scores_agree_with_bitbully_on_random_positions():
 
 @pytest.mark.parametrize("bad", [0, -5, 2.5, "100"])
 def test_a_node_budget_that_is_not_a_positive_int_is_refused_not_read_as_no_limit(bad):
-    from agents.connect_four_solver import ConnectFourSolver
+    from agents.search.connect_four import ConnectFourSolver
 
     game = connect_four()
     with pytest.raises(ValueError, match="max_nodes must be a positive int or None"):

@@ -1,11 +1,11 @@
-"""agents.dp against the book's known answers, against each other, and on other toy_text models."""
+"""agents.tabular.dp against the book's known answers, against each other, and on other toy_text models."""
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401
-from agents import dp
+from agents.tabular import dp
 from gym_boardgames.tabular import build_model
 
 # Figure 4.1 of Sutton & Barto: v_pi of the equiprobable random policy on the 4x4 gridworld.

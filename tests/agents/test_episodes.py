@@ -1,10 +1,10 @@
-"""Tests of agents._episodes: the progress chunks and the callback check TD and Monte Carlo share."""
+"""Tests of agents.tabular._episodes: the progress chunks and the callback check TD and Monte Carlo share."""
 
 from __future__ import annotations
 
 import pytest
 
-from agents._episodes import check_callback, episode_chunks
+from agents.tabular._episodes import check_callback, episode_chunks
 
 
 @pytest.mark.parametrize("episodes", [1, 7, 99, 100, 101, 1000, 12345])

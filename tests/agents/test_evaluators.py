@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from agents.evaluators import CallbackEvaluator, RolloutEvaluator, check_value, evaluate_state, legal_priors
+from agents.search.evaluators import CallbackEvaluator, RolloutEvaluator, check_value, evaluate_state, legal_priors
 from gym_boardgames.rules import TicTacToe
 
 TTT = TicTacToe()

@@ -6,9 +6,9 @@ import pytest
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.dots import Always4Never3Bot, EndgameBot, FirstAvailableBot
 from agents.factory import AGENT_KINDS, agent_forms, default_opponent, make_agent, suggested_opponents
-from agents.mcts import MCTSAgent
-from agents.minimax import AlphaBetaAgent
 from agents.random_agent import RandomAgent
+from agents.search.mcts import MCTSAgent
+from agents.search.minimax import AlphaBetaAgent
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 

@@ -7,7 +7,7 @@ import pytest
 from agents.dots.bots import Always4Never3Bot, EndgameBot
 from agents.dots.layer_table import solve_layers
 from agents.dots.study import BoxMargins
-from agents.grading import (
+from agents.matches.grading import (
     ExactValues,
     audit_all_positions,
     audit_seat,
@@ -18,10 +18,10 @@ from agents.grading import (
     play_graded,
     player_moves,
 )
-from agents.minimax import AlphaBetaAgent
 from agents.random_agent import RandomAgent
-from agents.solver import position_values
-from agents.td import TDAgent
+from agents.search.minimax import AlphaBetaAgent
+from agents.search.solver import position_values
+from agents.tabular.td import TDAgent
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 GAME = TicTacToe()

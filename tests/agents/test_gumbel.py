@@ -6,13 +6,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from agents import gumbel
 from agents._rng import uniform_stream
 from agents.alphazero.config import SelfPlayConfig
 from agents.alphazero.encoding import encoder_for
 from agents.alphazero.selfplay import play_games
-from agents.evaluators import uniform_priors
-from agents.search import SearchTree, expand_roots, search_batch
+from agents.search import gumbel
+from agents.search.evaluators import uniform_priors
+from agents.search.tree import SearchTree, expand_roots, search_batch
 from gym_boardgames.rules import ConnectN, TicTacToe
 
 TTT = TicTacToe()

@@ -9,8 +9,8 @@ import functools
 import numpy as np
 import pytest
 
-from agents.connect_four_solver import COMPILED
 from agents.hints import exact_label, hint_labels
+from agents.search.connect_four import COMPILED
 from gym_boardgames.play_session import EXACT, SEARCH_ESTIMATE, HintLabels
 from gym_boardgames.rules import ConnectN, TicTacToe
 

@@ -1,10 +1,10 @@
-"""agents.ladder: rounds stop by width and budget, the results file round-trips and refuses damage, users' agents."""
+"""agents.matches.ladder: rounds stop by width and budget, the results file round-trips and refuses damage."""
 
 import json
 
 import pytest
 
-from agents.ladder import (
+from agents.matches.ladder import (
     Block,
     Budget,
     block_runner,

@@ -1,4 +1,4 @@
-"""agents.mc: Monte Carlo prediction and control, checked against exact values from P and tiny known MDPs."""
+"""agents.tabular.mc: Monte Carlo prediction and control, checked against exact values from P and tiny known MDPs."""
 
 import warnings
 
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from agents.dp import policy_evaluation, value_iteration
-from agents.mc import mc_control_epsilon_soft, mc_control_es, mc_prediction
+from agents.tabular.dp import policy_evaluation, value_iteration
+from agents.tabular.mc import mc_control_epsilon_soft, mc_control_es, mc_prediction
 from gym_boardgames.rules.blackjack import N_STATES, TERMINAL, blackjack_model, decode, encode, is_natural_state
 
 # ---------------------------------------------------------------- tiny envs with known answers

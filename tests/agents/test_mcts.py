@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401  (registers the env ids)
-from agents.arena import play_match
-from agents.mcts import ChildStats, MCTSAgent
+from agents.matches.arena import play_match
+from agents.search.mcts import ChildStats, MCTSAgent
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, DotsState, TicTacToe
 
 TTT = TicTacToe()

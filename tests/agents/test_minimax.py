@@ -8,7 +8,7 @@ import pytest
 
 import gym_boardgames  # noqa: F401
 from agents.factory import make_agent
-from agents.minimax import MAX_SEARCH_PLIES, AlphaBetaAgent, alphabeta, longest_game
+from agents.search.minimax import MAX_SEARCH_PLIES, AlphaBetaAgent, alphabeta, longest_game
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 
@@ -203,7 +203,7 @@ def test_an_env_refuses_exact_alphabeta_on_a_long_board_when_made():
 
 
 def test_exact_search_is_refused_on_boards_it_cannot_solve_before_any_move():
-    from agents.minimax import MAX_EXACT_POSITIONS
+    from agents.search.minimax import MAX_EXACT_POSITIONS
 
     with pytest.raises(ValueError, match=r"exact alpha-beta cannot solve ConnectN\(rows=6.*give a depth"):
         make_agent("alphabeta", game=ConnectN(6, 7, 4, gravity=True))

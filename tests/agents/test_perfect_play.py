@@ -5,8 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from agents.minimax import alphabeta
-from agents.perfect_play import (
+from agents.matches.perfect_play import (
     NO_MOVE,
     PAD,
     STAGES,
@@ -20,6 +19,7 @@ from agents.perfect_play import (
     shipped_labels_path,
 )
 from agents.persistence import SavedFileError
+from agents.search.minimax import alphabeta
 
 GAME = connect_four()
 
@@ -146,7 +146,7 @@ def test_the_loader_refuses_labels_that_disagree_with_the_rules(tmp_path, labels
 
 
 def test_the_loader_refuses_scores_the_position_makes_impossible(tmp_path, labels):
-    from agents.perfect_play import connect_four
+    from agents.matches.perfect_play import connect_four
 
     game = connect_four()
 
@@ -178,7 +178,7 @@ def test_the_loader_refuses_scores_the_position_makes_impossible(tmp_path, label
 def test_the_perfect_agent_agrees_with_the_labels(labels):
     # The labels are BitBully's; our solver (tests/agents/test_connect_four_solver.py checks it in depth) gives
     # the same scores, and its player picks a best-scored move.
-    from agents.connect_four_solver import PerfectAgent, score_moves
+    from agents.search.connect_four import PerfectAgent, score_moves
 
     agent = PerfectAgent(seed=0)
     states = labels.states()

@@ -16,7 +16,7 @@ import pytest
 from agents import persistence
 from agents.dots import LayeredValueAgent, LayerTable
 from agents.persistence import ArraySpec, SavedFileError, load_npz, parse_json, save_npz
-from agents.td import TDAgent
+from agents.tabular.td import TDAgent
 from gym_boardgames import checks
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path

@@ -33,7 +33,7 @@ from agents.alphazero.encoding import encoder_for
 from agents.dots import LayeredValueAgent, LayerTable, RandomBot, solve_layers
 from agents.factory import make_agent
 from agents.persistence import HEADER, ArraySpec, SavedFileError, load_npz, save_npz
-from agents.td import TDAgent
+from agents.tabular.td import TDAgent
 from gym_boardgames.rules import ConnectN, TicTacToe
 from gym_boardgames.rules.dots import DotsAndBoxes
 

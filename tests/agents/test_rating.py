@@ -1,4 +1,4 @@
-"""agents.rating: the Bradley-Terry fit gives the textbook answer, recovers known ratings, and stays finite."""
+"""agents.matches.rating: the Bradley-Terry fit gives the textbook answer, recovers known ratings, and stays finite."""
 
 import math
 import re
@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from agents.rating import ELO_PER_NAT, MAX_GAMES, Z95, fit_ratings
+from agents.matches.rating import ELO_PER_NAT, MAX_GAMES, Z95, fit_ratings
 
 
 def test_two_agents_get_the_elo_difference_of_their_score_and_its_binomial_interval():

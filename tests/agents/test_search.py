@@ -5,9 +5,9 @@ import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents._rng import uniform_stream
-from agents.evaluators import CallbackEvaluator, uniform_priors
-from agents.mcts import MCTSAgent
-from agents.search import SearchTree, expand_roots, search_batch
+from agents.search.evaluators import CallbackEvaluator, uniform_priors
+from agents.search.mcts import MCTSAgent
+from agents.search.tree import SearchTree, expand_roots, search_batch
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 TTT = TicTacToe()

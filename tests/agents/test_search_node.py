@@ -2,7 +2,7 @@
 
 import math
 
-from agents.search_node import ChildStats, Node
+from agents.search.node import ChildStats, Node
 from gym_boardgames.rules import TicTacToe
 
 GAME = TicTacToe()

@@ -5,8 +5,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from agents import solver as solver_mod
-from agents.solver import _solve_generic, estimate_solve, position_values, solve
+from agents.search import solver as solver_mod
+from agents.search.solver import _solve_generic, estimate_solve, position_values, solve
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from agents.arena import play_match
+from agents.matches.arena import play_match
 from agents.random_agent import RandomAgent
-from agents.solver import position_values
-from agents.td import TDAgent, train_self_play
+from agents.search.solver import position_values
+from agents.tabular.td import TDAgent, train_self_play
 from gym_boardgames.rules import ConnectN, TicTacToe
 
 GAME = TicTacToe()

@@ -10,8 +10,8 @@ import pytest
 
 from agents.factory import make_agent
 from agents.persistence import save_npz
-from agents.td import TDAgent, train_self_play
-from agents.td_file import FORMAT, VERSION, table_size
+from agents.tabular.td import TDAgent, train_self_play
+from agents.tabular.td_file import FORMAT, VERSION, table_size
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path

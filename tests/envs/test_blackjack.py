@@ -204,7 +204,7 @@ def test_unwrapped_is_this_packages_env_and_holds_the_model():
     assert isinstance(env.unwrapped, TabularBlackjackEnv)
     assert env.unwrapped.P == P
     np.testing.assert_array_equal(env.unwrapped.initial_state_distrib, mu)
-    assert env.get_wrapper_attr("P") == P  # what agents.dp and agents.mc look up still works
+    assert env.get_wrapper_attr("P") == P  # what agents.tabular.dp and agents.tabular.mc look up still works
 
 
 def test_the_repr_shows_each_wrapper_once():

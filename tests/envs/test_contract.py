@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from agents.minimax import AlphaBetaAgent
+from agents.search.minimax import AlphaBetaAgent
 from gym_boardgames.envs import TicTacToeEnv
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
 from gym_boardgames.rules import TicTacToe
@@ -635,7 +635,7 @@ def test_importing_the_envs_and_a_random_opponent_never_import_agents() -> None:
 
 def test_a_saved_td_player_by_name_and_its_file_errors_name_the_file(tmp_path) -> None:
     from agents.persistence import SavedFileError
-    from agents.td import train_self_play
+    from agents.tabular.td import train_self_play
     from gym_boardgames.rules import TicTacToe
 
     agent = train_self_play(TicTacToe(), episodes=50, seed=0)

@@ -9,7 +9,7 @@ def random_policy_overlay():
 
     The value/policy overlay the views and the text tables draw, as the docs' examples make it.
     """
-    from agents.dp import greedy_policy, policy_evaluation, uniform_policy
+    from agents.tabular.dp import greedy_policy, policy_evaluation, uniform_policy
 
     def overlay(env):
         P = env.unwrapped.P

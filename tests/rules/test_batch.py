@@ -7,7 +7,7 @@ state, must equal the scalar rules' state, with the same legal moves, end and pa
 import numpy as np
 import pytest
 
-from agents.minimax import longest_game
+from agents.search.minimax import longest_game
 from gym_boardgames.registration import layers_of
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 from gym_boardgames.rules.batch import (

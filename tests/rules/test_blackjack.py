@@ -7,7 +7,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from agents.dp import policy_evaluation, policy_iteration, value_iteration
+from agents.tabular.dp import policy_evaluation, policy_iteration, value_iteration
 from gym_boardgames.rules.blackjack import (
     HIT,
     N_STATES,

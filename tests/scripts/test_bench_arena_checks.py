@@ -91,7 +91,7 @@ def test_arena_plays_a_depth_limited_alphabeta_on_a_long_board(monkeypatch):
 
 
 class _Record:
-    """The part of agents.arena.MatchResult the arena script reads."""
+    """The part of agents.matches.arena.MatchResult the arena script reads."""
 
     def as_dict(self):
         side = {"win": 0, "draw": 0, "loss": 0}

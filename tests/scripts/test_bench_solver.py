@@ -101,8 +101,8 @@ def test_the_section_counts_the_disagreements_of_its_own_runs(bench, solver, mon
         return scores if sum(state.board) else {column: score + 1 for column, score in scores.items()}
 
     def fake_scores(state):
-        from agents.connect_four_solver import score_moves
-        from agents.perfect_play import connect_four
+        from agents.matches.perfect_play import connect_four
+        from agents.search.connect_four import score_moves
 
         return score_moves(connect_four(), state)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.perfect_play import load_labels
+from agents.matches.perfect_play import load_labels
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
 from script_helpers import load_script  # noqa: E402
@@ -80,7 +80,7 @@ def test_solver_games_and_a_small_label_file(tmp_path):
     done = run("label_connectfour.py", "--per-stage", "3", "--players", "random", "--out", str(out), "--json")
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout.splitlines()[-1])
-    assert summary["positions"] == 12 and summary["solver"].startswith("agents.connect_four_solver (numba-compiled)")
+    assert summary["positions"] == 12 and summary["solver"].startswith("agents.search.connect_four (numba-compiled)")
     labels = load_labels(out)  # the loader checks every score against the rules
     assert labels.meta["solver"] == summary["solver"] and "BitBully" not in summary["solver"]
     done = run("label_connectfour.py", "--per-stage", "3", "--out", str(out))
@@ -111,8 +111,8 @@ def test_crosscheck_stops_at_the_first_disagreement(tmp_path, monkeypatch, capsy
 
     class WrongBitBully:
         def scores(self, state):
-            from agents.connect_four_solver import score_moves
-            from agents.perfect_play import connect_four
+            from agents.matches.perfect_play import connect_four
+            from agents.search.connect_four import score_moves
 
             return {column: score + 1 for column, score in score_moves(connect_four(), state).items()}
 

@@ -54,7 +54,7 @@ def assert_user_error(result, status, message):
 
 @pytest.fixture(scope="module")
 def tictactoe_td_file(tmp_path_factory):
-    from agents.td import TDAgent
+    from agents.tabular.td import TDAgent
     from gym_boardgames.rules import TicTacToe
 
     path = tmp_path_factory.mktemp("td") / "ttt.npz"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import agents.solver
+import agents.search.solver
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
 import script_helpers  # noqa: E402
@@ -117,7 +117,7 @@ def test_sizes_over_the_board_limit_fail_with_exit_status_2():
 
 
 def test_force_solves_over_the_limit_with_progress(solve_script, monkeypatch, capsys):
-    monkeypatch.setattr(agents.solver, "MAX_LAYERED_POSITIONS", 100)
+    monkeypatch.setattr(agents.search.solver, "MAX_LAYERED_POSITIONS", 100)
     with pytest.raises(SystemExit) as exit_info:
         solve_script.main(["tictactoe"])
     assert exit_info.value.code == 2
@@ -126,7 +126,7 @@ def test_force_solves_over_the_limit_with_progress(solve_script, monkeypatch, ca
 
     def recording_solve(game, **kwargs):
         calls.append(kwargs)
-        return agents.solver.solve(game, **kwargs)
+        return agents.search.solver.solve(game, **kwargs)
 
     # Whether a bar shows for a 0.01 s solve depends on tqdm being installed (the plain-text fallback only
     # writes after a second), so check that the solve was asked for progress instead of reading stderr.
@@ -154,5 +154,5 @@ def test_a_bad_out_path_fails_before_solving(tmp_path):
 
 def test_the_documented_limits_are_those_in_the_docstring():
     doc = SCRIPT.read_text()
-    assert f"{agents.solver.MAX_LAYERED_POSITIONS // 10**6} million" in doc
-    assert f"{agents.solver.MAX_MEMOISED_POSITIONS // 10**6} million" in doc
+    assert f"{agents.search.solver.MAX_LAYERED_POSITIONS // 10**6} million" in doc
+    assert f"{agents.search.solver.MAX_MEMOISED_POSITIONS // 10**6} million" in doc

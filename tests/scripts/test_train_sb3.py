@@ -12,7 +12,7 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
-from agents.arena import play_match
+from agents.matches.arena import play_match
 from gym_boardgames.rules import TicTacToe
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path

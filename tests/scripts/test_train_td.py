@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.td import TDAgent
+from agents.tabular.td import TDAgent
 from gym_boardgames.rules import TicTacToe
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path

@@ -396,7 +396,7 @@ def test_native_vector_env_bad_name_lists_the_valid_opponents() -> None:
 
 
 def test_native_vector_env_still_refuses_agent_objects_and_points_to_sync_mode() -> None:
-    from agents.minimax import AlphaBetaAgent
+    from agents.search.minimax import AlphaBetaAgent
 
     with pytest.raises(ValueError, match="vectorization_mode='sync'"):
         gym.make_vec("TicTacToe-v0", num_envs=2, opponent=AlphaBetaAgent())
@@ -418,7 +418,6 @@ class _Interrupted:
 @pytest.mark.parametrize("vector_env", [TicTacToeVectorEnv, DotsAndBoxesVectorEnv])
 def test_an_opponent_that_raises_leaves_every_game_as_it_was(monkeypatch, vector_env, error):
     import gym_boardgames.vector.base as vector_base
-
     from gym_boardgames.opponents import Opponent
 
     agent = _Interrupted()

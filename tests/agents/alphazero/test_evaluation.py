@@ -3,7 +3,7 @@
 import numpy as np
 
 from agents.alphazero.evaluation import ExactPlayer, RecordingAgent, greedy_moves
-from agents.grading import ExactValues
+from agents.matches.grading import ExactValues
 from gym_boardgames.rules import TicTacToe
 
 GAME = TicTacToe()

@@ -92,7 +92,7 @@ def test_games_against_perfect_play_are_played_as_first_player_and_scored_as_win
     """With the perfect player itself in the network's seat, the first player wins Connect Four every time."""
     pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed to train")
     pytest.importorskip("numba", reason="the solver extra is needed for games against the solver in training")
-    from agents.connect_four_solver import PerfectAgent
+    from agents.search.connect_four import PerfectAgent
 
     trainer = _tiny_trainer(tmp_path, game=connect_four(), perfect_games=2)
     trainer.agent = lambda simulations, seed=0: PerfectAgent(seed)

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the
 
 class _ZeroEvaluator:
     def evaluate(self, game, states):
-        from agents.evaluators import uniform_priors
+        from agents.search.evaluators import uniform_priors
 
         return uniform_priors(game, states), np.zeros(len(states))
 

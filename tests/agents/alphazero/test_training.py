@@ -49,7 +49,7 @@ def test_a_short_tictactoe_training_makes_the_raw_network_optimal_in_90_percent_
     from agents.alphazero.config import TrainConfig
     from agents.alphazero.evaluation import greedy_moves
     from agents.alphazero.training import Trainer
-    from agents.grading import ExactValues, optimal_move_rate
+    from agents.matches.grading import ExactValues, optimal_move_rate
 
     game = TicTacToe()
     config = TrainConfig(

@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.arena import play_match
 from agents.dots import Always4Never3Bot, EndgameBot, FirstAvailableBot, RandomBot, first_available_order, solve_layers
 from agents.dots.bots import make_bot
+from agents.matches.arena import play_match
 from gym_boardgames.rules import DotsAndBoxes
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path

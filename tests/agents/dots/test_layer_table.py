@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from agents.dots import LayeredValueAgent, LayerTable, solve_layers
-from agents.minimax import alphabeta
 from agents.persistence import save_npz
+from agents.search.minimax import alphabeta
 from gym_boardgames.rules import DotsAndBoxes
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.arena import play_match
 from agents.dots import Always4Never3Bot, FirstAvailableBot, LayeredValueAgent, RandomBot, solve_layers
+from agents.matches.arena import play_match
 from agents.persistence import save_npz
 from gym_boardgames.rules import DotsAndBoxes
 

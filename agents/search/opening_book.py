@@ -1,10 +1,10 @@
-"""The 12-ply Connect Four opening book that :mod:`agents.connect_four_solver` reads instead of searching.
+"""The 12-ply Connect Four opening book that :mod:`agents.search.connect_four` reads instead of searching.
 
 The book is ``book_12ply_distances.dat`` of the MIT-licensed ``bitbully-databases`` package (the ``solver``
 extra), read here by our own code. It scores about 4.2 million positions with 12 stones on the 6x7 board
 (mirror images once): each record is a 4-byte big-endian signed position code and a signed byte,
 0 for a draw, ``100 - d`` when the player to move wins in ``d`` plies and ``-(100 - d)`` when they lose.
-Records are sorted by code, so a lookup is a binary search (:func:`agents.connect_four_solver._book_score`
+Records are sorted by code, so a lookup is a binary search (:func:`agents.search.connect_four._book_score`
 computes the code).
 
 We read this book rather than compute one: a 12-ply book takes days of CPU to build, this one is 21 MB on

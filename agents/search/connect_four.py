@@ -11,10 +11,10 @@ so that one shift moves every stone one cell in a direction. On top of plain alp
 * **a transposition table** of lower and upper bounds, keyed by ``mine + mask`` (unique per position);
 * **null-window iterative deepening**: :func:`solve_bits` narrows ``[min, max]`` with searches of window
   ``[m, m + 1]``, trying 0 and half the range early because most positions are near-draws or quick results;
-* **an opening book** on the standard 6x7 board (:mod:`agents.opening_book`): a position with 12 stones is
+* **an opening book** on the standard 6x7 board (:mod:`agents.search.opening_book`): a position with 12 stones is
   read, not searched, so early positions cost a search of at most 12 plies.
 
-Scores follow Pons (and the label files of :mod:`agents.perfect_play`), for the player to move with ``ply``
+Scores follow Pons (and the label files of :mod:`agents.matches.perfect_play`), for the player to move with ``ply``
 stones on a board of ``cells``: a win with the player's next stone scores ``(cells + 1 - ply) // 2``, one
 less for each further stone of theirs it needs; a draw scores 0; a loss is the negative of the opponent's
 win score. So the largest score is the fastest win, and among losses the least negative is the slowest.
@@ -98,7 +98,7 @@ def _half_toward_zero(value: int) -> int:
 def _book_score(mine: int, mask: int, rows: int, cols: int, book_keys: np.ndarray, book_scores: np.ndarray) -> int:
     """Return the book's score of a 12-stone 6x7 position for the player to move, or -100 if it has none.
 
-    The book (:mod:`agents.opening_book`) keys a position by a code read column by column, bottom to top:
+    The book (:mod:`agents.search.opening_book`) keys a position by a code read column by column, bottom to top:
     ``10`` for a first-player stone, ``11`` for a second-player stone, ``0`` closing each column, and one
     trailing ``0``; 12 stones make exactly 32 bits. The position or its mirror image may be stored.
     """
@@ -338,7 +338,7 @@ class ConnectFourSolver:
         self.table_upper = np.full(TABLE_SIZE, _NO_UPPER, dtype=np.int8)
         opening = None
         if book and (rows, cols) == (6, 7):
-            from agents.opening_book import default_book
+            from agents.search.opening_book import default_book
 
             opening = default_book()
         self.book = opening

@@ -1,6 +1,6 @@
 """MCTSAgent: Monte Carlo tree search with random rollouts (UCT), or PUCT with a prior, for any game here.
 
-The agent is the search core of :mod:`agents.search` (one tree: selection, expansion, backup, the
+The agent is the search core of :mod:`agents.search.tree` (one tree: selection, expansion, backup, the
 MCTS-Solver's proofs and tree reuse) plus an evaluator asked once per new leaf, with batch size 1:
 
 * no hooks: UCT (Kocsis and Szepesvari, 2006), every leaf valued by a uniformly random playout;
@@ -10,7 +10,7 @@ MCTS-Solver's proofs and tree reuse) plus an evaluator asked once per new leaf, 
 * ``evaluator``: PUCT with any batch evaluator (``evaluate(game, states) -> (priors, values)``), such as a
   policy-value network (:mod:`agents.alphazero`).
 
-See :mod:`agents.search` for the selection rules, the solver (a win in one is never missed, a loss in one
+See :mod:`agents.search.tree` for the selection rules, the solver (a win in one is never missed, a loss in one
 is blocked as soon as the opponent's winning replies are found, and the search stops once the root is
 proven), the final-move order and tree reuse. With ``reuse_tree=True`` the agent keeps its tree between
 moves: at the next ``act`` it finds the new position among the tree's nodes (breadth-first), for example
@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from agents._rng import SeedLike, make_rng, reseed_rng, uniform_stream
-from agents.evaluators import CallbackEvaluator, Evaluator, PriorFn, RolloutEvaluator, RolloutPolicy, ValueFn
-from agents.search import SearchTree
-from agents.search_node import ChildStats
+from agents.search.evaluators import CallbackEvaluator, Evaluator, PriorFn, RolloutEvaluator, RolloutPolicy, ValueFn
+from agents.search.node import ChildStats
+from agents.search.tree import SearchTree
 from gym_boardgames.checks import check_int, check_number
 
 __all__ = ["MAX_SIMULATIONS", "ChildStats", "MCTSAgent", "PriorFn", "RolloutPolicy", "ValueFn"]
@@ -75,7 +75,7 @@ class MCTSAgent:
             the side of the player to move at ``state``, called on non-terminal leaves instead of a rollout.
         reuse_tree: keep the subtree of the new position between calls (see the module docstring).
         evaluator: a batch evaluator (``evaluate(game, states) -> (priors, values)``, see
-            :class:`agents.evaluators.Evaluator`) for PUCT; it replaces ``rollout``, ``prior`` and ``value``.
+            :class:`agents.search.evaluators.Evaluator`) for PUCT; it replaces ``rollout``, ``prior`` and ``value``.
 
     Raises:
         ValueError: on ``n_simulations`` not an integer in ``[1, MAX_SIMULATIONS]``, ``c`` negative or not

@@ -18,7 +18,7 @@ A search tree grows from its root by *simulations*. Each simulation:
 4. **Backup**: every node on the path adds the result for the player who moved into it.
 
 The evaluator protocol and the evaluators that need no network (rollouts, callbacks) are in
-:mod:`agents.evaluators`, and what a node records in :mod:`agents.search_node`; this module is the search.
+:mod:`agents.search.evaluators`, and what a node records in :mod:`agents.search.node`; this module is the search.
 
 Whose turn it is comes from ``game.current_player(state)`` at every node, never from alternation, so Dots
 and Boxes' extra turns are searched correctly. Results are payoff tuples, one entry per player; an
@@ -55,9 +55,9 @@ from typing import Any
 
 import numpy as np
 
-from agents import gumbel
-from agents.evaluators import Evaluator, evaluate_state, legal_row
-from agents.search_node import ChildStats, Node
+from agents.search import gumbel
+from agents.search.evaluators import Evaluator, evaluate_state, legal_row
+from agents.search.node import ChildStats, Node
 from gym_boardgames.rules.common import value_for
 
 # Payoffs are in [-1, 1] (+1 win, -1 loss, 0 draw), so +1 is a win nothing can beat and -1 a loss nothing
@@ -79,7 +79,7 @@ class SearchTree:
         c: the exploration constant of UCT or PUCT (a finite number >= 0).
         puct: PUCT with the evaluator's priors if True, else UCT (priors unused).
         uniform: the tree's :func:`agents._rng.uniform_stream`; it orders untried moves and breaks ties.
-        gumbel: select as Gumbel AlphaZero (:mod:`agents.gumbel`) instead of PUCT: deterministically by the
+        gumbel: select as Gumbel AlphaZero (:mod:`agents.search.gumbel`) instead of PUCT: deterministically by the
             improved policy below the root, and at the root by the sequential halving that
             :meth:`plan_gumbel_root` sets up (needs ``puct=True``: the priors; ``c`` is unused).
     """
@@ -453,7 +453,7 @@ def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulation
 
     Args:
         trees: the trees, each with its own root.
-        evaluator: a batch evaluator (see :class:`agents.evaluators.Evaluator`).
+        evaluator: a batch evaluator (see :class:`agents.search.evaluators.Evaluator`).
         n_simulations: simulations to add to each tree (a tree whose root gets proven stops early).
     """
     game = trees[0].game if trees else None

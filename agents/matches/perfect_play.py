@@ -3,7 +3,7 @@
 Connect Four 6x7 is too big to solve whole, so the truth comes from a *label set*: a few thousand positions,
 each stored as the columns played from the empty board, with the exact score of every legal move.
 ``scripts/label_connectfour.py`` builds such sets with this project's exact solver
-(:mod:`agents.connect_four_solver`, fast with the ``solver`` extra; ``--crosscheck`` compares every position
+(:mod:`agents.search.connect_four`, fast with the ``solver`` extra; ``--crosscheck`` compares every position
 with BitBully's). The shipped sets (:func:`shipped_labels_path`) were scored by BitBully, and our solver gives
 every one of their scores again (``tests/agents/test_connect_four_solver.py``); they let anyone grade a
 player with numpy alone.

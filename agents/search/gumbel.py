@@ -22,9 +22,9 @@ at the root may even make the searched policy worse than the prior. Gumbel Alpha
 network's value of the node. Values are rescaled to ``[0, 1]`` by the min and max of the node's completed
 Q-values, and ``sigma(q) = (c_visit + max_b N(b)) * c_scale * q`` (mctx's defaults: 50 and 0.1).
 
-The functions here read a node of the search tree (:class:`agents.search_node.Node`) through its fields
+The functions here read a node of the search tree (:class:`agents.search.node.Node`) through its fields
 (``priors``, ``children``, ``n``, ``q``, ``v``, ``proven``, ``player``) and return plain lists;
-:class:`agents.search.SearchTree` calls them when built with ``gumbel=True``.
+:class:`agents.search.tree.SearchTree` calls them when built with ``gumbel=True``.
 """
 
 from __future__ import annotations

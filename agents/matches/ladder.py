@@ -1,7 +1,8 @@
 """A rating ladder: every pair of agents plays from both seats until the ratings are known well enough.
 
 The ladder plays in rounds. Each round, every *open* pair plays one block of games, seats alternating
-(:func:`agents.arena.play_match`), and the ratings are refitted (:func:`agents.rating.fit_ratings`, Elo with
+(:func:`agents.matches.arena.play_match`), and the ratings are refitted
+(:func:`agents.matches.rating.fit_ratings`, Elo with
 ``random`` at 0). A pair is open while it has fewer than ``max_games`` games and it has not met yet or one of its
 two agents has a 95% interval wider than ``target_width``; the run also stops when it has played ``max_total``
 games.
@@ -30,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import play_match
-from agents.rating import Ratings, fit_ratings
+from agents.matches.arena import play_match
+from agents.matches.rating import Ratings, fit_ratings
 from gym_boardgames.opponents import Opponent, make_opponent
 from gym_boardgames.outputs import write_text_atomic
 from gym_boardgames.utils import process_pool, require_extra

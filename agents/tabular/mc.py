@@ -34,8 +34,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents._episodes import check_callback, run_episodes
 from agents._rng import SeedLike, make_rng, uniform_stream
+from agents.tabular._episodes import check_callback, run_episodes
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.tabular import check_policy
 
@@ -141,7 +141,7 @@ def _episode_runner(
     learn: Callable[[Any], None],
     start: Callable[[], dict[str, Any] | None] | None = None,
 ) -> Callable[[int, int], None]:
-    """Return ``run(first, n)`` for :func:`agents._episodes.run_episodes`: ``learn(first observation)`` per episode.
+    """Return ``run(first, n)`` for :func:`agents.tabular._episodes.run_episodes`: ``learn(first obs)`` per episode.
 
     Each episode starts with ``env.reset(options=start())`` (no options without ``start``). The env is
     seeded once, at the first reset, from ``rng`` (drawn now); later resets continue the env's own stream.

@@ -7,11 +7,11 @@ numpy (the key is ``sum(board[i] * 3**i)``, see :mod:`gym_boardgames.rules.conne
 with an explicit stack (no recursion, so no ``RecursionError`` however long the game).
 :func:`estimate_solve` bounds the positions, time and memory of a solve before it starts, so callers
 (``scripts/solve.py``) can refuse what would not finish. :func:`position_values` gives every reachable
-position's value by its key, e.g. to grade a learned policy's moves (:mod:`agents.grading`).
+position's value by its key, e.g. to grade a learned policy's moves (:mod:`agents.matches.grading`).
 
 Values are for the player to move, and a child's value is negated only when the child has the other
 player to move (:func:`~gym_boardgames.rules.common.value_for`), so Dots and Boxes' extra turns are
-solved correctly; searching a single position to a depth is :mod:`agents.minimax`'s alpha-beta.
+solved correctly; searching a single position to a depth is :mod:`agents.search.minimax`'s alpha-beta.
 """
 
 from __future__ import annotations
@@ -308,12 +308,12 @@ def score_moves(game: Any, state: Any, max_nodes: int | None = None) -> dict[int
 
     ``{column: score}``, for the player to move, in Pascal Pons' convention: a win with your next stone scores
     ``(cells + 1 - ply) // 2``, one less per further stone it needs; 0 a draw; a loss the negative of the
-    opponent's win. The search is :mod:`agents.connect_four_solver`'s (compiled with the ``solver`` extra).
+    opponent's win. The search is :mod:`agents.search.connect_four`'s (compiled with the ``solver`` extra).
 
     Raises:
         ValueError: if the solver cannot play ``game``, naming the boards it plays, or the game is over.
-        agents.connect_four_solver.SearchBudgetExceeded: if ``max_nodes`` positions were searched first.
+        agents.search.connect_four.SearchBudgetExceeded: if ``max_nodes`` positions were searched first.
     """
-    from agents.connect_four_solver import score_moves as exact_scores
+    from agents.search.connect_four import score_moves as exact_scores
 
     return exact_scores(game, state, max_nodes)

@@ -1,7 +1,7 @@
-"""One node of the search tree of :mod:`agents.search`: what the tree records about a state.
+"""One node of the search tree of :mod:`agents.search.tree`: what the tree records about a state.
 
 A tree is its nodes, each linked to its children. A node's fields are the search's whole memory, read by
-the selection rules (UCT, PUCT, and Gumbel's in :mod:`agents.gumbel`), written by expansion and backup:
+the selection rules (UCT, PUCT, and Gumbel's in :mod:`agents.search.gumbel`), written by expansion and backup:
 
 ==============  =======================================================================================
 field           meaning

@@ -40,10 +40,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agents._episodes import check_callback, run_episodes
 from agents._rng import Seeded, SeedLike, make_rng, uniform_stream
 from agents.persistence import MAX_DATA_BYTES, MAX_FILE_BYTES
-from agents.td_file import load_tables, save_tables, table_size
+from agents.tabular._episodes import check_callback, run_episodes
+from agents.tabular.td_file import load_tables, save_tables, table_size
 from gym_boardgames.checks import check_int, check_number
 
 # Cached positions per agent before the cache is dropped and rebuilt (bounds memory on big boards).
@@ -211,7 +211,7 @@ class TDAgent(Seeded):
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write both seats' tables, the game and the training notes to one ``.npz`` file, atomically.
 
-        The file's format is :mod:`agents.td_file`'s.
+        The file's format is :mod:`agents.tabular.td_file`'s.
 
         Raises:
             OSError: if the file cannot be written (an existing file at ``path`` is then untouched).
@@ -231,7 +231,7 @@ class TDAgent(Seeded):
     ) -> TDAgent:
         """Load an agent saved by :meth:`save`; it plays whichever side is to move.
 
-        The file is checked before anything is built or allocated, as :func:`agents.td_file.load_tables`
+        The file is checked before anything is built or allocated, as :func:`agents.tabular.td_file.load_tables`
         says.
 
         Args:
@@ -240,7 +240,7 @@ class TDAgent(Seeded):
                 boards can be rebuilt; other games must be passed).
             epsilon: exploration at play time.
             seed: int, Generator or None for tie-breaking.
-            max_file_bytes: the largest file accepted, as :func:`agents.td_file.load_tables` takes it.
+            max_file_bytes: the largest file accepted, as :func:`agents.tabular.td_file.load_tables` takes it.
             max_data_bytes: the largest table accepted once decompressed, as ``load_tables`` takes it.
 
         Returns:
@@ -249,7 +249,7 @@ class TDAgent(Seeded):
         Raises:
             FileNotFoundError: if ``path`` does not exist.
             ValueError: (:class:`~agents.persistence.SavedFileError`) naming the file and the problem, as
-                :func:`agents.td_file.load_tables` lists them.
+                :func:`agents.tabular.td_file.load_tables` lists them.
         """
         game, values, training = load_tables(path, game, max_file_bytes=max_file_bytes, max_data_bytes=max_data_bytes)
         return cls(game, values, epsilon=epsilon, seed=seed, training=training)

@@ -1,4 +1,4 @@
-"""The tables of the TD player (:mod:`agents.td`): which games can have them, and their saved file.
+"""The tables of the TD player (:mod:`agents.tabular.td`): which games can have them, and their saved file.
 
 A TD table holds, for each seat, one float64 value per key of the game (``game.key``, ``0 .. num_keys - 1``),
 so a game needs ``key`` and an integer ``num_keys`` of at most :data:`MAX_KEYS` (:func:`table_size`).

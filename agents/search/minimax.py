@@ -11,7 +11,7 @@ Alpha-beta recurses once per ply; a search that would go deeper than :data:`MAX_
 with a ``ValueError`` asking for a depth limit, instead of overflowing Python's stack.
 :meth:`AlphaBetaAgent.check` tells before the first move whether a game is that long (a 64x64 board), from
 :func:`longest_game`, so a match can refuse the agent before it starts. Solving a whole game, every
-reachable position at once, is :mod:`agents.solver`'s.
+reachable position at once, is :mod:`agents.search.solver`'s.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ _EXACT, _LOWER, _UPPER = 0, 1, 2
 #: Deepest alpha-beta search, in plies. Each ply is one Python frame, and Python's default stack holds
 #: about 1000; no search this deep would finish anyway (exact search of a board with 400 empty cells).
 MAX_SEARCH_PLIES = 400
-#: Exact alpha-beta is refused on a game whose positions :func:`agents.solver.estimate_solve` bounds above this.
+#: Exact alpha-beta is refused on a game whose positions :func:`agents.search.solver.estimate_solve` bounds above this.
 #: Its table keeps every position searched, so a board far beyond it (Connect Four 6x7: a bound of 7e13) grows
 #: the table by 15-18 MB/s until memory runs out. Dots and Boxes 3x3 (a bound of 6.1e7) passes; its first move
 #: takes about 34 s of CPU.
@@ -242,7 +242,7 @@ class AlphaBetaAgent(Seeded):
         the limit) or a game of at most that many moves passes. A game of unknown length passes too.
 
         Exact search (no depth) is refused too on a game whose positions
-        :func:`~agents.solver.estimate_solve` bounds above :data:`MAX_EXACT_POSITIONS`: it would not answer
+        :func:`~agents.search.solver.estimate_solve` bounds above :data:`MAX_EXACT_POSITIONS`: it would not answer
         before memory runs out.
 
         Raises:
@@ -259,7 +259,7 @@ class AlphaBetaAgent(Seeded):
                 f"{MAX_SEARCH_PLIES}: give a depth of at most {MAX_SEARCH_PLIES} (alphabeta:DEPTH)"
             )
         if self.depth is None:
-            from agents.solver import estimate_solve
+            from agents.search.solver import estimate_solve
 
             positions = estimate_solve(game).positions
             if positions is not None and positions > MAX_EXACT_POSITIONS:

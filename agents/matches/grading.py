@@ -2,7 +2,7 @@
 
 A *solved game* knows, for a position, the final result the player to move can force from there under
 perfect play, from that player's side (:class:`SolvedGame`): the payoff (+1, 0, -1) for tic-tac-toe and
-small Connect Four boards (:class:`ExactValues`, from :func:`agents.solver.position_values`), the final box
+small Connect Four boards (:class:`ExactValues`, from :func:`agents.search.solver.position_values`), the final box
 margin for Dots and Boxes (the study's adapter of the layered solver's table). A move is *optimal* when the
 position it leads to is worth as much to the mover as the position itself (:func:`move_value`).
 
@@ -17,7 +17,7 @@ Three ways to grade, each a question the project asks:
 * **In played games** (:func:`play_graded`): the best result the player could force at any of its moves,
   against the result it got.
 
-Connect Four 6x7 is too big to solve here: :mod:`agents.perfect_play` grades against a label file's move
+Connect Four 6x7 is too big to solve here: :mod:`agents.matches.perfect_play` grades against a label file's move
 scores instead.
 """
 
@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from agents.arena import play_game
+from agents.matches.arena import play_game
 from gym_boardgames.rules.common import value_for
 
 
@@ -66,14 +66,14 @@ class ExactValues:
 
     Args:
         game: a rules object with ``key`` whose positions the solver can enumerate
-            (:func:`agents.solver.position_values`).
+            (:func:`agents.search.solver.position_values`).
         values: ``{game.key(state): value for the player to move}`` if already solved (as
-            :func:`agents.solver.position_values` returns it); solved here if None.
+            :func:`agents.search.solver.position_values` returns it); solved here if None.
     """
 
     def __init__(self, game: Any, values: Mapping[int, int] | None = None) -> None:
         if values is None:
-            from agents.solver import position_values
+            from agents.search.solver import position_values
 
             values = position_values(game)
         self.game = game
@@ -204,7 +204,7 @@ def audit_all_positions(agent: Any, game: Any, solved: Mapping[int, int]) -> Gre
             are checked).
         game: the rules object (with ``key``).
         solved: ``{game.key(state): value for the player to move}`` for every reachable position, as
-            returned by :func:`agents.solver.position_values`.
+            returned by :func:`agents.search.solver.position_values`.
 
     Returns:
         The audit; ``optimal_share`` is the share of positions where the player's move is optimal.

@@ -1,9 +1,9 @@
 """What a search tree asks about a new leaf: the evaluator protocol, and the evaluators that need no network.
 
-A tree (:class:`agents.search.SearchTree`) never scores a non-terminal leaf itself; it asks an *evaluator*,
+A tree (:class:`agents.search.tree.SearchTree`) never scores a non-terminal leaf itself; it asks an *evaluator*,
 once per new leaf, for the leaf's prior over moves (PUCT reads it, UCT does not) and its value for the player
 to move there (docs/design.md, section "Search core and evaluators"). The protocol takes many states at a
-time, so that one network call can serve many trees (:func:`agents.search.search_batch`):
+time, so that one network call can serve many trees (:func:`agents.search.tree.search_batch`):
 
 * :class:`Evaluator`: ``evaluate(game, states) -> (priors (B, num_actions), values (B,))``, with an optional
   single-state shortcut ``evaluate_one``;
