@@ -48,6 +48,8 @@ FACTORY = "agents.factory"
 #: The forms a user's agent takes, for help texts and errors.
 USER_FORMS = ("module:Class", "file.py:Class")
 
+#: The longest move time that may be asked for (a day): a thread waits at most ``threading.TIMEOUT_MAX``.
+MAX_MOVE_TIME = 86_400.0
 #: A move function: ``(game, state) -> action``.
 Policy = Callable[[Any, Any], int]
 # The spawn key that separates an opponent's random stream from the env's own np_random stream.
@@ -120,8 +122,8 @@ class Opponent:
         move_time: float | None = None,
         rebuild: Callable[[Any], Any] | None = None,
     ) -> None:
-        if move_time is not None and not move_time > 0:
-            raise ValueError(f"move_time must be a number of seconds > 0 or None, got {move_time!r}")
+        if move_time is not None and not 0 < move_time <= MAX_MOVE_TIME:
+            raise ValueError(f"move_time must be seconds in (0, {MAX_MOVE_TIME:g}] or None, got {move_time!r}")
         self.name, self.user, self.move_time, self._rebuild = name, user, move_time, rebuild
         #: Built from a name: :meth:`reseed` gives it the whole random state of a seed.
         self.rebuildable = rebuild is not None

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 
 from agents.factory import agent_forms
 from agents.matches.arena import play_match
 from agents.matches.ladder import MOVE_TIME
 from gym_boardgames import cli
-from gym_boardgames.opponents import make_opponent
+from gym_boardgames.opponents import MAX_MOVE_TIME, make_opponent
 from gym_boardgames.utils import progress_bar
 
 
@@ -36,7 +35,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help=f"agents: {', '.join(agent_forms())} (the last four named forms play dots only)",
     )
     parser.add_argument(
-        "--move-time", type=cli.number_type(0, math.inf, low_open=True), default=MOVE_TIME, help="seconds per move"
+        "--move-time", type=cli.number_type(0, MAX_MOVE_TIME, low_open=True), default=MOVE_TIME, help="seconds per move"
     )
     parser.add_argument("--games", type=cli.positive_int, default=100, help="games per pair (seats alternate)")
     cli.add_run_flags(parser, seed="seed of the agents and the random players", out=cli.OUT_HELP, overwrite=True)

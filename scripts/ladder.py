@@ -32,6 +32,7 @@ from agents.matches.ladder import (
 )
 from agents.matches.rating import Ratings
 from gym_boardgames import cli
+from gym_boardgames.opponents import MAX_MOVE_TIME
 from gym_boardgames.utils import progress_bar, require_extra
 
 
@@ -54,7 +55,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-total", type=cli.positive_int, help="games this run at most (default: no limit)")
     parser.add_argument("--block", type=cli.int_type(1, MAX_BLOCK), default=10, help="games a pair plays between fits")
     parser.add_argument(
-        "--move-time", type=cli.number_type(0, math.inf, low_open=True), default=MOVE_TIME, help="seconds per move"
+        "--move-time", type=cli.number_type(0, MAX_MOVE_TIME, low_open=True), default=MOVE_TIME, help="seconds per move"
     )
     parser.add_argument("--workers", type=cli.positive_int, help="processes playing games (default: one per core)")
     parser.add_argument("--ray-address", help="play the games as Ray tasks on this cluster (rllib extra)")

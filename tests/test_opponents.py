@@ -184,8 +184,9 @@ def test_the_projects_own_agents_are_called_directly_without_a_move_limit():
 
     opponent = make_opponent("alphabeta", TicTacToe())
     assert not opponent.user and opponent.move_time is None and opponent.rebuildable
-    with pytest.raises(ValueError, match=r"move_time must be a number of seconds > 0 or None, got 0"):
-        make_opponent("alphabeta", TicTacToe(), move_time=0)
+    for bad in (0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match=rf"move_time must be seconds in \(0, 86400\] or None, got {bad!r}"):
+            make_opponent("alphabeta", TicTacToe(), move_time=bad)
 
 
 # ---- a named opponent is built once, then reseeded ------------------------------------------------
