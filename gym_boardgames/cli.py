@@ -379,7 +379,8 @@ def _check_paths(args: argparse.Namespace, roles: dict[str, tuple[str, str]], fi
     inputs = [entry for entry in paths if entry[2] == "input"]
     for index, (flag, path, role, may_exist) in enumerate(written):
         check_output_path(path, flag, kind="dir" if role == "folder" else "file")
-        if role == "output" and not may_exist and os.path.lexists(path) and not getattr(args, "overwrite", True):
+        new = not may_exist and not getattr(args, "overwrite", True)
+        if final and role == "output" and new and os.path.lexists(path):
             raise ValueError(f"{flag} {path} exists: pass --overwrite to replace it")
         for other_flag, other, other_role, _ in written[:index] + inputs:
             if os.path.realpath(path) == os.path.realpath(other):

@@ -19,19 +19,21 @@ def process_pool(workers: int, initializer: Callable[..., Any] | None = None, in
 
     Every pool of the package and the scripts is made here. Spawn, not fork: a worker starts clean, as on
     macOS and Windows, whatever threads this process runs. Ctrl-C reaches every process of the terminal's
-    group; the workers ignore it, so only the main process reports it (one line, :func:`gym_boardgames.cli.run`)
-    and its pool stops them, where each worker used to print a traceback. ``initializer(*initargs)`` then
-    runs in each worker.
+    group; the workers ignore it from their first instruction (they are started while this process ignores
+    it, and a new Python keeps an inherited "ignore"), so only the main process reports it (one line,
+    :func:`gym_boardgames.cli.run`) and its pool stops them, where each worker used to print a traceback, even
+    one still starting up. ``initializer(*initargs)`` runs in each worker.
     """
     import multiprocessing
+    import threading
 
-    return multiprocessing.get_context("spawn").Pool(workers, _start_worker, (initializer, initargs))
-
-
-def _start_worker(initializer: Callable[..., Any] | None, initargs: tuple[Any, ...]) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if initializer is not None:
-        initializer(*initargs)
+    main = threading.current_thread() is threading.main_thread()  # only the main thread may set a handler
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        return multiprocessing.get_context("spawn").Pool(workers, initializer, initargs)
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
 def peak_rss_mb() -> float | None:

@@ -66,7 +66,7 @@ def test_agents_package_is_light_and_every_module_its_docstring_names_imports():
     assert out == "[] False False"
     import agents
 
-    named = re.findall(r"``(agents\.\w+)``", agents.__doc__)
+    named = re.findall(r"``(agents\.[\w.]+)``", agents.__doc__)
     assert {"agents.search.minimax", "agents.search.solver", "agents.search.mcts", "agents.factory"} <= set(named)
     for name in named:
         module = importlib.import_module(name)
