@@ -62,7 +62,6 @@ class PlayApp(PlaySession):
         name: str | None = None,
     ) -> None:
         self.screenshot = screenshot
-        self._saved_end = False
         self.window: Any = None
         self.mouse = (-1, -1)
         self.running = True
@@ -73,18 +72,14 @@ class PlayApp(PlaySession):
         self.pygame.display.set_caption(title or env.window_title)
         self.clock = self.pygame.time.Clock()
 
-    def restart(self, moves: Any = ()) -> None:  # noqa: D102  (PlaySession.restart, and a new screenshot)
-        self._saved_end = False
-        super().restart(moves)
-
     def status(self) -> str:
         """:meth:`PlaySession.status`, counting the seconds while the agent thinks (each frame redraws it)."""
         text = super().status()
         return f"{text} {self.thinking_seconds:.0f} s" if text == THINKING else text
 
     def _on_game_over(self) -> None:
-        if self.screenshot and not self._saved_end and self.window is not None:
-            self._saved_end = True
+        # Once per game: a finished game takes no move, so only a restart (a new game) leads here again.
+        if self.screenshot and self.window is not None:
             self._write_screenshot()
 
     # ---- input -------------------------------------------------------------------------------

@@ -166,16 +166,15 @@ class PlaySession:
             self.env.reset(seed=0)
             for action in moves:
                 self.env.step(action)
-            self._clear_hints()
             self._after_move()
 
     def _after_move(self) -> None:
+        self.hints, self.hint_source = {}, ""  # the last position's hints
         self._touch()
         if self.env.episode_over:
             self._on_game_over()
             return
         if self.human_to_move:
-            self._clear_hints()
             if self.show_hints:
                 self._request_hints()
         else:
@@ -192,9 +191,6 @@ class PlaySession:
     def _start_worker(self, target: Callable[[int, Any], None]) -> None:
         thread = threading.Thread(target=target, args=(self._generation, self.env.state), daemon=True)
         thread.start()
-
-    def _clear_hints(self) -> None:
-        self.hints, self.hint_source = {}, ""
 
     def _request_hints(self) -> None:
         self._hints_pending = True
@@ -268,7 +264,6 @@ class PlaySession:
                 if action is None:
                     self.say(reason)
                 else:
-                    self._clear_hints()
                     self.env.step(action)
                     self._after_move()
 

@@ -31,7 +31,7 @@ from agents.matches.ladder import (
     write_results,
 )
 from agents.matches.rating import Ratings
-from gym_boardgames import cli
+from gym_boardgames import cli, figures
 from gym_boardgames.opponents import MAX_MOVE_TIME
 from gym_boardgames.utils import progress_bar, require_extra
 
@@ -78,7 +78,7 @@ def check_files(args: argparse.Namespace) -> None:
     """Check the extras and --plot's format before any game (cli.parse_checked checks the files themselves)."""
     if args.plot is not None:
         require_extra("plot", "matplotlib", needed_for="--plot")
-        cli.check_figure_path(args.plot, "--plot")
+        figures.check_figure_path(args.plot, "--plot")
     if args.ray_address is not None:
         require_extra("rllib", "ray", needed_for="--ray-address")
 
@@ -94,7 +94,7 @@ def build_players(args: argparse.Namespace) -> None:
 
 def plot(path: str, r: Ratings, order: list[int]) -> None:
     """Draw each agent's rating and 95% interval, the strongest on top, and save it to ``path``."""
-    plt = cli.pyplot()
+    plt = figures.pyplot()
     fig, ax = plt.subplots(figsize=(7, 1 + 0.4 * len(order)))
     y = range(len(order))[::-1]
     elo = [r.elo[i] for i in order]
@@ -103,7 +103,7 @@ def plot(path: str, r: Ratings, order: list[int]) -> None:
     ax.set_xlabel(f"Elo ({ANCHOR} = 0), 95% intervals")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    cli.save_figure(fig, path)
+    figures.save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gym_boardgames import cli
+from gym_boardgames import cli, figures
 from gym_boardgames.utils import require_extra
 
 
@@ -39,7 +39,7 @@ def _check(args: argparse.Namespace) -> None:
     if args.out is None and not args.json:
         raise ValueError("give --out PNG, --json or both")
     if args.out is not None:  # a figure: never a run's model or training state, which are .npz
-        cli.check_figure_path(args.out, "--out")
+        figures.check_figure_path(args.out, "--out")
         require_extra("plot", "matplotlib", needed_for="--out")
 
 
@@ -61,7 +61,7 @@ def curve_points(curve: list[Any]) -> dict[str, list[list[float]]]:
 
 def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
     """Draw every run's metrics over training minutes (one colour per run, one line style per metric)."""
-    plt = cli.pyplot()
+    plt = figures.pyplot()
     styles = {"outcome kept": "o-", "outcome kept (critical)": "s--", "optimal moves": "o-"}
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for index, (name, metrics) in enumerate(runs.items()):
@@ -74,7 +74,7 @@ def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    cli.save_figure(fig, path, dpi=90)
+    figures.save_figure(fig, path, dpi=90)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,7 +54,7 @@ from agents.alphazero.checkpoint import (  # noqa: E402
     resolve_state_path,
 )
 from agents.alphazero.config import PRESETS, is_integer_setting, setting_fields  # noqa: E402
-from gym_boardgames import cli  # noqa: E402
+from gym_boardgames import cli, figures  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
 
 
@@ -117,7 +117,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         role="output",
         help="the learning curve, a PNG or as its suffix says (default OUT_curve.png when matplotlib is installed)",
     )
-    cli.add_tensorboard_flag(parser, "each iteration's losses and positions/s and each evaluation's scores")
+    figures.add_tensorboard_flag(parser, "each iteration's losses and positions/s and each evaluation's scores")
     cli.add_run_flags(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     cli.add_overwrite_flag(parser)
@@ -248,7 +248,7 @@ def _choose_outputs(args: argparse.Namespace) -> None:
             args.out = model
     cli.default_output(args, f"alphazero_{args.game}.npz")
     if args.plot is not None:
-        cli.check_figure_path(args.plot, "--plot")
+        figures.check_figure_path(args.plot, "--plot")
         require_extra("plot", "matplotlib", needed_for="--plot")
     else:
         try:
@@ -276,7 +276,7 @@ def _default_plot(model: str) -> str:
 
 def plot_curve(curve: list[Any], path: str, title: str) -> None:
     """Draw the losses and the evaluation scores over wall-clock minutes to a PNG."""
-    plt = cli.pyplot()
+    plt = figures.pyplot()
     minutes = [p.seconds / 60 for p in curve]
     fig, (ax_loss, ax_score) = plt.subplots(1, 2, figsize=(11, 4))
     ax_loss.plot(minutes, [p.policy_loss for p in curve], label="policy loss  -pi . log p")
@@ -301,10 +301,10 @@ def plot_curve(curve: list[Any], path: str, title: str) -> None:
             ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    cli.save_figure(fig, path, dpi=90)
+    figures.save_figure(fig, path, dpi=90)
 
 
-def tensorboard_logger(trainer: Any, board: cli.TensorBoardLog) -> Any:
+def tensorboard_logger(trainer: Any, board: figures.TensorBoardLog) -> Any:
     """Return the trainer's ``on_iteration`` hook that logs each iteration to ``board``, by iteration.
 
     Every iteration: ``loss/policy``, ``loss/value`` and ``selfplay/positions_per_second`` (this iteration's
@@ -360,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     print(config.describe(trainer.game), flush=True)
     board = None
     if args.tensorboard is not None:
-        board = cli.TensorBoardLog(args.tensorboard)
+        board = figures.TensorBoardLog(args.tensorboard)
         trainer.on_iteration = tensorboard_logger(trainer, board)
         print(f"TensorBoard log in {args.tensorboard} (view it: tensorboard --logdir {args.tensorboard})", flush=True)
     # With a time limit the bar counts training seconds, so its percentage and time left are the run's own.

@@ -39,7 +39,7 @@ import gym_boardgames  # noqa: F401  (registers TabularBlackjack-v0)
 from agents._rng import make_rng
 from agents.tabular.dp import policy_evaluation, value_iteration
 from agents.tabular.mc import mc_control_es, mc_prediction
-from gym_boardgames import cli
+from gym_boardgames import cli, figures
 from gym_boardgames.outputs import write_text_atomic
 from gym_boardgames.rules.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
 from gym_boardgames.tabular import build_model
@@ -73,7 +73,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--out", role="folder", help="directory for the PNG figures (created if missing) and summary.json"
     )
-    cli.add_tensorboard_flag(parser, "the prediction errors and the exploring-starts return curve")
+    figures.add_tensorboard_flag(parser, "the prediction errors and the exploring-starts return curve")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     cli.add_run_flags(parser, overwrite=True)
     return cli.parse_checked(parser, argv, _check_outputs)
@@ -139,7 +139,12 @@ def predict(episodes: int, first_visit: bool, seed: int, show: bool) -> tuple[np
 
 
 def run_es(
-    args: argparse.Namespace, seed: int, model: Any, mu: np.ndarray, optimum: float, board: cli.TensorBoardLog | None
+    args: argparse.Namespace,
+    seed: int,
+    model: Any,
+    mu: np.ndarray,
+    optimum: float,
+    board: figures.TensorBoardLog | None,
 ) -> dict[str, Any]:
     """MC exploring starts with the exact return of the greedy policy every ``--es-every`` episodes.
 
@@ -216,7 +221,7 @@ def figure_5_1(plt: Any, estimates: dict, exact: np.ndarray, budgets: list[int],
         heatmap(axes[row, -1], grid(exact, ace), f"exact (DP on P)\n{label}", -1, 1)
     fig.colorbar(image, ax=axes, shrink=0.6, label="V(s) of stick on 20 or 21")
     fig.suptitle("Figure 5.1: Monte Carlo prediction of the stick-on-20 policy (TabularBlackjack-v0)")
-    cli.save_figure(fig, path, dpi=110)
+    figures.save_figure(fig, path, dpi=110)
 
 
 def figure_5_2(plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: np.ndarray, path: str) -> None:
@@ -237,7 +242,7 @@ def figure_5_2(plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: n
         heatmap(axes[row, 2], grid(optimal_values, ace), f"exact V* (value iteration on P, {label})", -1, 1)
     fig.colorbar(image, ax=axes[:, 1:], shrink=0.6, label="value")
     fig.suptitle(f"Figure 5.2: Monte Carlo ES after {es['episodes']:,} episodes")
-    cli.save_figure(fig, path, dpi=110)
+    figures.save_figure(fig, path, dpi=110)
 
 
 def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str) -> None:
@@ -262,7 +267,7 @@ def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str) -> 
     right.set_xlabel("episodes")
     right.set_ylabel("optimum - exact return of greedy policy")
     right.set_title("MC exploring starts: return from the deal")
-    cli.save_figure(fig, path, dpi=110)
+    figures.save_figure(fig, path, dpi=110)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -270,7 +275,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     show = not args.no_progress
     # Closed after the experiments; an error before that loses only unflushed points (its thread is a daemon).
-    board = cli.TensorBoardLog(args.tensorboard) if args.tensorboard else None
+    board = figures.TensorBoardLog(args.tensorboard) if args.tensorboard else None
     rng = make_rng(args.seed)
     P, mu = blackjack_model()
     model = build_model(P)
@@ -349,7 +354,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-        plt = cli.pyplot()
+        plt = figures.pyplot()
         paths = [os.path.join(args.out, name) for name in OUT_FILES[:3]]
         figure_5_1(plt, estimates, exact, figure_budgets, paths[0])
         figure_5_2(plt, es, optimal_policy, optimal_values, paths[1])

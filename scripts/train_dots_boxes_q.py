@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.dots.study import run_solve, run_task, saved_files, shared_table, study_summary, study_tasks, table_file
-from gym_boardgames import cli
+from gym_boardgames import cli, figures
 from gym_boardgames.outputs import write_text_atomic
 from gym_boardgames.utils import process_pool, progress_bar, require_extra
 
@@ -218,7 +218,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
 
 def write_png(path: str, summary: dict[str, Any]) -> None:
     """Plot the learning-rate study (ours solid, the study's dashed) and table 1's win rates."""
-    plt = cli.pyplot()  # parse_args has checked the 'plot' extra
+    plt = figures.pyplot()  # parse_args has checked the 'plot' extra
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     lr_study = summary.get("lr_study")
     ax = axes[0]
@@ -255,7 +255,7 @@ def write_png(path: str, summary: dict[str, Any]) -> None:
     ax.set_title("Tables 1 and 2")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    cli.save_figure(fig, path, dpi=110)
+    figures.save_figure(fig, path, dpi=110)
 
 
 # ---- main --------------------------------------------------------------------------------------

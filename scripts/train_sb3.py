@@ -35,7 +35,7 @@ import numpy as np
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.matches.arena import play_match
 from agents.search.minimax import AlphaBetaAgent
-from gym_boardgames import cli
+from gym_boardgames import cli, figures
 from gym_boardgames.cli import positive_int
 from gym_boardgames.outputs import write_bytes_atomic
 from gym_boardgames.rules import TicTacToe
@@ -72,7 +72,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "of sb3_tictactoe_ALGO_2.zip, _3, ... so an earlier run's model is kept). SB3 zips contain pickled parts: "
         "load only files you trust",
     )
-    cli.add_tensorboard_flag(parser, "SB3's training statistics (its tensorboard_log)")
+    figures.add_tensorboard_flag(parser, "SB3's training statistics (its tensorboard_log)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     cli.add_run_flags(parser, overwrite=True)
     return cli.parse_checked(parser, argv, _check_outputs)

@@ -27,7 +27,7 @@ from agents.matches.grading import audit_all_positions, audit_seat
 from agents.search.minimax import AlphaBetaAgent
 from agents.search.solver import position_values
 from agents.tabular.td import TDAgent, train_self_play
-from gym_boardgames import cli
+from gym_boardgames import cli, figures
 from gym_boardgames.rules import TicTacToe
 from gym_boardgames.utils import progress_bar, require_extra
 
@@ -60,7 +60,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         role="output",
         help="write the learning curve (a PNG, or as its suffix says: .pdf, .svg)",
     )
-    cli.add_tensorboard_flag(parser, "the learning curve (by episode)")
+    figures.add_tensorboard_flag(parser, "the learning curve (by episode)")
     for flag, default, text in (
         ("--curve-points", 20, "learning-curve points over the run (with --plot or --tensorboard)"),
         ("--curve-games", 200, "games against random per curve point"),
@@ -77,7 +77,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def _check_outputs(args: argparse.Namespace) -> None:
     cli.default_output(args, DEFAULT_OUT)
     if args.plot is not None:
-        cli.check_figure_path(args.plot, "--plot")
+        figures.check_figure_path(args.plot, "--plot")
         require_extra("plot", "matplotlib", needed_for="--plot")
 
 
@@ -101,7 +101,7 @@ def plot_curve(plt, curve: list[dict], path: str, title: str) -> None:
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    cli.save_figure(fig, path, dpi=100)
+    figures.save_figure(fig, path, dpi=100)
 
 
 def match_rows(result: MatchResult) -> dict[str, dict[str, int]]:
@@ -112,7 +112,7 @@ def match_rows(result: MatchResult) -> dict[str, dict[str, int]]:
 def main(argv: list[str] | None = None) -> dict:
     """Train, evaluate, save; return the summary (printed as JSON with --json)."""
     args = parse_args(argv)
-    plt = cli.pyplot() if args.plot else None
+    plt = figures.pyplot() if args.plot else None
 
     if args.out_note:
         print(args.out_note, flush=True)
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> dict:
     solved = position_values(game)  # the game-theoretic value of every reachable position (5478)
     curve: list[dict] = []
     curve_seconds = 0.0
-    board = cli.TensorBoardLog(args.tensorboard) if args.tensorboard else None
+    board = figures.TensorBoardLog(args.tensorboard) if args.tensorboard else None
 
     def record(done: int, agent: TDAgent, _other: TDAgent) -> None:
         nonlocal curve_seconds

@@ -17,14 +17,13 @@ import pytest
 
 from gym_boardgames import cli, outputs
 from gym_boardgames.cli import (
-    TENSORBOARD_MISSING,
     check_output_path,
-    check_tensorboard,
     emit_summary,
     nonnegative_int,
     number_type,
     positive_int,
 )
+from gym_boardgames.figures import TENSORBOARD_MISSING, check_tensorboard
 
 ROOT = Path(__file__).resolve().parents[1]
 OLD = b"the figure of an earlier run"
@@ -148,7 +147,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 import gym_boardgames.outputs as outputs
-from gym_boardgames.cli import save_figure
+from gym_boardgames.figures import save_figure
 
 stage = sys.argv[2]
 if stage == "rendering":
@@ -189,7 +188,7 @@ def test_a_save_killed_midway_leaves_the_earlier_figure_and_no_temporary_file(st
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from gym_boardgames.cli import save_figure
+    from gym_boardgames.figures import save_figure
 
     fig, _ = plt.subplots()
     save_figure(fig, target, dpi=50)

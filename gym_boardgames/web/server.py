@@ -55,7 +55,7 @@ from typing import Any, TextIO
 from urllib.parse import parse_qs, urlsplit
 
 from gym_boardgames.checks import check_int, check_number
-from gym_boardgames.play_session import COMMANDS, THINKING, HintProvider, PlaySession
+from gym_boardgames.play_session import COMMANDS, THINKING, PlaySession
 
 #: The largest request body accepted by default, in bytes (413 beyond).
 MAX_BODY_BYTES = 4096
@@ -250,10 +250,7 @@ class PlayServer(ThreadingHTTPServer):
         if self._serving:  # shutdown() waits for serve_forever's loop, so only when it runs
             self.shutdown()
         self.server_close()
-        with self._lock:
-            games, self.games = list(self.games.values()), {}
-        for game in games:
-            game.session.close()
+        self._free(lambda game: True)
         if self._thread is not None:
             self._thread.join(timeout=5)
 
@@ -273,13 +270,17 @@ class PlayServer(ThreadingHTTPServer):
     def reap_idle(self) -> int:
         """Free every game not asked about for ``limits.idle_seconds``; return how many were freed."""
         now = self.clock()
+        return self._free(lambda game: now - game.last_seen > self.limits.idle_seconds)
+
+    def _free(self, which: Callable[[_Game], bool]) -> int:
+        """Drop the games ``which`` picks and end their sessions (outside the lock); return how many."""
         with self._lock:
-            idle = [g for g in self.games.values() if now - g.last_seen > self.limits.idle_seconds]
-            for game in idle:
+            gone = [game for game in self.games.values() if which(game)]
+            for game in gone:
                 del self.games[game.id]
-        for game in idle:
+        for game in gone:
             game.session.close()
-        return len(idle)
+        return len(gone)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """One line, never a traceback (a client that hung up mid-answer, say)."""
@@ -296,11 +297,8 @@ class PlayServer(ThreadingHTTPServer):
         """``POST /api/games``: start a game and return its state."""
         opponent = body.get("opponent", self.opponents[0])
         if opponent is not None and opponent not in self.opponents:
-            raise HttpError(
-                400,
-                f"unknown opponent {opponent!r:.60}: use one of {', '.join(self.opponents)}, or null to play both "
-                "sides",
-            )
+            names = ", ".join(self.opponents)
+            raise HttpError(400, f"unknown opponent {opponent!r:.60}: use one of {names}, or null to play both sides")
         human = body.get("human", 0)
         if type(human) is not int or human not in (0, 1):  # not 1.0, not true: the side indexes lists
             raise HttpError(400, f"human must be 0 or 1, got {human!r:.60}")
@@ -362,10 +360,8 @@ class PlayServer(ThreadingHTTPServer):
 
     def end_game(self, game_id: str) -> None:
         """``DELETE /api/games/ID``: free the game."""
-        game = self.game(game_id)
-        with self._lock:
-            self.games.pop(game_id, None)
-        game.session.close()
+        self.game(game_id)  # 404 if there is none
+        self._free(lambda game: game.id == game_id)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -388,11 +384,11 @@ class _Handler(BaseHTTPRequestHandler):
             if method == "GET" and path == "/":
                 self._send(200, play.page, "text/html; charset=utf-8")
             elif method == "POST" and path == "/api/games":
-                self._send_json(201, play.new_game(self._json_body()))
+                self._send(201, play.new_game(self._json_body()))
             elif match and method == "GET":
-                self._send_json(200, play.game_state(match[1], query))
+                self._send(200, play.game_state(match[1], query))
             elif match and method == "POST":
-                self._send_json(200, play.act(match[1], self._json_body()))
+                self._send(200, play.act(match[1], self._json_body()))
             elif match and method == "DELETE":
                 play.end_game(match[1])
                 self._send(204, b"", "text/plain")
@@ -403,10 +399,10 @@ class _Handler(BaseHTTPRequestHandler):
         except HttpError as error:
             status, reason = error.args
             play.log.write(f"play server: {method} {self._logged_path()!r} -> {status}: {reason}\n")
-            self._send_json(status, {"error": reason})
+            self._send(status, {"error": reason})
         except Exception as error:  # a bug of ours: one line in the log, a 500 to the client, no traceback
             play.log.write(f"play server: {method} {self._logged_path()!r} failed: {error!r}\n")
-            self._send_json(500, {"error": "internal error (see the server's log)"})
+            self._send(500, {"error": "internal error (see the server's log)"})
 
     # http.server calls do_METHOD for a request: the three methods the routes take share the one router.
     do_GET = do_POST = do_DELETE = _dispatch
@@ -437,10 +433,9 @@ class _Handler(BaseHTTPRequestHandler):
         """The request's path without its query, which may hold the token."""
         return urlsplit(self.path).path[:200]
 
-    def _send_json(self, status: int, payload: dict[str, Any]) -> None:
-        self._send(status, json.dumps(payload).encode("utf-8"), "application/json")
-
-    def _send(self, status: int, body: bytes, content_type: str) -> None:
+    def _send(self, status: int, body: bytes | dict[str, Any], content_type: str = "application/json") -> None:
+        if isinstance(body, dict):
+            body = json.dumps(body).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -493,46 +488,3 @@ def _build_page(title: str, opponents: list[str], human: int) -> bytes:
     config = config.replace("<", "\\u003c")
     page = template.replace("{{title}}", html.escape(title)).replace("{{config}}", config).replace("{{script}}", script)
     return page.encode("utf-8")
-
-
-def serve(
-    game: Any,
-    opponents: str | Sequence[str],
-    *,
-    hints: HintProvider | None = None,
-    seed: int | None = 0,
-    start: bool = True,
-    **server_options: Any,
-) -> PlayServer:
-    """Serve ``game`` in a browser page against the named agents ``opponents`` (the first is the default).
-
-    Args:
-        game: a board game's rules object (``gym_boardgames.rules.registry.make_game("dotsandboxes")``, say).
-        opponents: an agent name or a list of them, as the envs' ``opponent=`` takes them (``"alphabeta"``,
-            ``"mcts:200"``...), built when a game starts; the page offers exactly these, and "both sides" for
-            two people.
-        hints: the hint provider of the Hints button (``agents.hints.hint_labels``), or None for ``"?"``.
-        seed: seeds each game's agent.
-        start: serve in a background thread at once (a script calls ``serve_forever()`` itself instead).
-        **server_options: :class:`PlayServer`'s keywords: ``host``, ``port``, ``token``, ``allow_remote``,
-            ``limits``...
-
-    Raises:
-        ValueError: on a game with no board env, or a bad server option. A name that cannot be built is
-            refused when a page asks for it (400, the reason).
-        OSError: if the port cannot be bound.
-    """
-    from gym_boardgames.envs import env_for_game
-    from gym_boardgames.opponents import make_opponent
-
-    # A game without a board env is refused now, not at the first page; the env also gives the page's title.
-    title = env_for_game(game, opponent=None).window_title
-
-    def new_session(opponent: str | None, human: int) -> PlaySession:
-        # The one place a name becomes an agent here: the envs' own way, its failures as one ValueError.
-        agent = None if opponent is None else make_opponent(opponent, game, seed)
-        return PlaySession(env_for_game(game, opponent=None), agent, human_player=human, hints=hints, name=opponent)
-
-    server_options.setdefault("title", f"{title} - gym-boardgames")
-    server = PlayServer(new_session, opponents, **server_options)
-    return server.start() if start else server

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the
 from script_helpers import load_script  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
-from gym_boardgames.cli import TENSORBOARD_MISSING, TensorBoardLog  # noqa: E402
+from gym_boardgames.figures import TENSORBOARD_MISSING, TensorBoardLog  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HAS_TORCH = importlib.util.find_spec("torch") is not None
