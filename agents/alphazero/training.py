@@ -156,14 +156,8 @@ class Trainer:
         self, n_simulations: int = 0, params: dict[str, np.ndarray] | None = None, seed: int = 0
     ) -> AlphaZeroAgent:
         """Return the current (or given) network as a numpy-backed player."""
-        return AlphaZeroAgent(
-            self.game,
-            self.net_config,
-            params if params is not None else self.params(),
-            n_simulations=n_simulations,
-            c_puct=self.config.selfplay.c_puct,
-            seed=seed,
-        )
+        params = params if params is not None else self.params()
+        return AlphaZeroAgent(self.game, self.net_config, params, n_simulations, self.config.selfplay.c_puct, seed)
 
     def run(self) -> list[CurvePoint]:
         """Train until ``iterations`` (or ``time_limit``) and return the learning curve."""
@@ -254,11 +248,11 @@ class Trainer:
             self.game, self.net_config, params, config.selfplay, config.inference, config.games, seeds
         )
         results = pool.run(tasks)
+        summaries = [summary for _, part in results for summary in part]
         if self.on_game is not None:
-            for _, summaries in results:
-                for summary in summaries:
-                    self.on_game(summary)
-        return Samples.concat([r[0] for r in results]), [s for r in results for s in r[1]]
+            for summary in summaries:
+                self.on_game(summary)
+        return Samples.concat([samples for samples, _ in results]), summaries
 
     def train_steps(self, steps: int) -> tuple[float, float]:
         """Run ``steps`` gradient steps on random augmented batches of the window; return the mean losses."""
@@ -313,12 +307,11 @@ class Trainer:
     def _evaluate(self, point: CurvePoint) -> None:
         from agents.alphazero.evaluation import greedy_moves
         from agents.matches.arena import play_match
+        from agents.matches.perfect_play import grade
         from agents.search.mcts import MCTSAgent
 
         config = self.config
         for name, labels in self._label_sets().items():
-            from agents.matches.perfect_play import grade
-
             report = grade(labels, greedy_moves(self.agent(0).evaluator, self.game)(labels.states()))
             shares = [report["outcome_kept"], report["critical"]["outcome_kept"]]
             if name == "labels":
@@ -333,10 +326,8 @@ class Trainer:
         if config.perfect_games:
             point.scores["perfect"] = self._perfect_play_score()
         if config.eval_games:
-            baselines = {"random": "random", f"mcts{config.baseline_simulations}": None}
-            for name, opponent in baselines.items():
-                if opponent is None:
-                    opponent = MCTSAgent(config.baseline_simulations, seed=config.seed + self.iteration)
+            mcts = MCTSAgent(config.baseline_simulations, seed=config.seed + self.iteration)
+            for name, opponent in {"random": "random", f"mcts{config.baseline_simulations}": mcts}.items():
                 player = self.agent(config.eval_simulations, seed=config.seed + self.iteration)
                 total = play_match(self.game, player, opponent, config.eval_games, seed=config.seed).total
                 point.scores[name] = (total.win + total.draw / 2) / config.eval_games
@@ -484,10 +475,6 @@ class Trainer:
         trainer.replay.add(saved.replay)
         trainer.iteration, trainer.games, trainer.positions = saved.iteration, saved.games, saved.positions
         trainer.seconds, trainer.selfplay_seconds = saved.seconds, saved.selfplay_seconds
-        try:
-            trainer.rng.bit_generator.state = saved.rng
-        except (KeyError, TypeError, ValueError, OverflowError):
-            # An edited RNG state: continue with the seed's stream (reproducibility is lost, nothing else).
-            trainer.log(f"note: {state_path}: the saved random state is not usable; continuing from the run's seed")
+        trainer.rng.bit_generator.state = saved.rng  # a PCG64 state, checked when read
         trainer.curve = saved.curve
         return trainer

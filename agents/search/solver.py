@@ -168,9 +168,8 @@ def solve(game: Any, *, progress: bool = False) -> tuple[float, int]:
         return float(values[0][0]) + 0.0, int(sum(len(layer) for layer in keys))
     values = _solve_generic(game, progress)
     start = game.initial_state()
-    value = values[start]
     # + 0.0 turns a negated draw (-0.0) into 0.0.
-    return float(value_for(0, value, game.current_player(start))) + 0.0, len(values)
+    return float(value_for(0, values[start], game.current_player(start))) + 0.0, len(values)
 
 
 class SolveEstimate(NamedTuple):
@@ -295,11 +294,7 @@ def position_values(game: Any) -> dict[int, int]:
     """
     if _is_small_connectn(game):
         keys, values = _solve_connectn_layers(game)
-        return {
-            int(k): int(v)
-            for layer_k, layer_v in zip(keys, values, strict=True)
-            for k, v in zip(layer_k.tolist(), layer_v.tolist(), strict=True)
-        }
+        return dict(zip(np.concatenate(keys).tolist(), np.concatenate(values).tolist(), strict=True))
     return {game.key(state): int(value) for state, value in _solve_generic(game).items()}
 
 
