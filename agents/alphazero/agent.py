@@ -229,17 +229,10 @@ class AlphaZeroAgent:
         stored_game = found["game"]
         if game is not None and game != stored_game:
             raise SavedFileError(path, f"a model of {stored_game!r}, not of {game!r}")
+        game = stored_game if game is None else game
         info = found["info"] if isinstance(found["info"], dict) else {}
         try:
-            return cls(
-                game if game is not None else stored_game,
-                found["config"],
-                dict(loaded.arrays),
-                n_simulations=n_simulations,
-                c_puct=c_puct,
-                seed=seed,
-                meta=info,
-            )
+            return cls(game, found["config"], dict(loaded.arrays), n_simulations, c_puct, seed, meta=info)
         except ValueError as error:  # poisoned weights: a negative variance, an overflow when folding
             raise SavedFileError(path, str(error)) from None
 

@@ -184,10 +184,8 @@ class Trainer:
         self.positions += len(samples.values)
         steps = max(1, math.ceil(config.epochs * len(samples.values) / config.batch_size))
         # Decay over the run's length: its iterations, or its time limit if that ends it first.
-        fraction = self.iteration / max(1, config.iterations - 1)
-        if config.time_limit:
-            fraction = max(fraction, self.seconds / config.time_limit)
-        fraction = min(fraction, 1.0)
+        timed = self.seconds / config.time_limit if config.time_limit else 0.0
+        fraction = min(max(self.iteration / max(1, config.iterations - 1), timed), 1.0)
         for group in self.optimizer.param_groups:
             group["lr"] = config.lr * (1.0 - 0.9 * fraction)
         policy_loss, value_loss = self.train_steps(steps)

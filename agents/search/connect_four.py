@@ -381,7 +381,7 @@ class ConnectFourSolver:
         mine, mask, ply = to_bits(game, state)
         rows, cells = self.rows, self.rows * self.cols
         wins = _winning_cells(mine, mask, rows, _board_masks(rows, self.cols)[1])
-        scores, spent = {}, 0
+        scores, start = {}, self.nodes
         for column in game.legal_actions(state):
             column_bits = ((1 << rows) - 1) << (column * (rows + 1))
             move = (mask + (1 << (column * (rows + 1)))) & column_bits
@@ -390,10 +390,8 @@ class ConnectFourSolver:
             elif ply + 1 == cells:
                 scores[column] = 0  # the last stone, not a win: a draw
             else:
-                left = None if max_nodes is None else max(max_nodes - spent, 1)
-                before = self.nodes
+                left = None if max_nodes is None else max(max_nodes - (self.nodes - start), 1)
                 scores[column] = -self.solve_bits(mine ^ mask, mask | move, ply + 1, left)
-                spent += self.nodes - before
         return scores
 
     def solve(self, game: Any, state: Any, max_nodes: int | None = None) -> int:

@@ -130,15 +130,14 @@ def _solve_connectn_layers(game: Any, progress: bool = False) -> tuple[list[np.n
             keys = layer_keys[ply]
             values = np.empty(len(keys), dtype=np.int8)
             for i in range(0, len(keys), _CHUNK):
-                terminal_value, children = _expand_layer(game, keys[i : i + _CHUNK], ply)
+                # The terminal values, replaced by the best child's where there are children.
+                chunk_values, children = _expand_layer(game, keys[i : i + _CHUNK], ply)
                 live = (children >= 0).any(axis=1)
-                chunk_values = terminal_value
                 if live.any():
                     next_keys, next_values = layer_keys[ply + 1], layer_values[ply + 1]
                     kids = children[live]
                     # Every child key is in the next layer (it was found from these very positions).
-                    found_at = np.searchsorted(next_keys, np.maximum(kids, 0))
-                    found_at = np.minimum(found_at, len(next_keys) - 1)
+                    found_at = np.minimum(np.searchsorted(next_keys, np.maximum(kids, 0)), len(next_keys) - 1)
                     negated = np.where(kids >= 0, -next_values[found_at].astype(np.int8), np.int8(-2))
                     chunk_values[live] = negated.max(axis=1)
                 values[i : i + _CHUNK] = chunk_values

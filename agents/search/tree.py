@@ -128,11 +128,8 @@ class SearchTree:
 
     def advance(self, action: int) -> None:
         """Move the root to the child reached by ``action`` (a fresh node if that move was never tried)."""
-        for move, child in self.root.tried():
-            if move == action:
-                self.root = child
-                return
-        self.root = self._new_root(self.game.apply(self.root.state, action))
+        tried = dict(self.root.tried())
+        self.root = tried[action] if action in tried else self._new_root(self.game.apply(self.root.state, action))
 
     # ---- one simulation, in three steps ----------------------------------------------------------------
 
