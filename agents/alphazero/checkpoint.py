@@ -92,8 +92,8 @@ class TrainingState:
         games: self-play games so far.
         positions: self-play positions so far.
         selfplay_seconds: the part of ``seconds`` spent in self-play.
-        rng: the run's ``numpy`` generator state (``bit_generator.state``); as read, whatever the file holds
-            (None if nothing), for the trainer to try.
+        rng: the run's ``numpy`` generator state (``bit_generator.state``); as read, a PCG64 state that
+            :func:`read_training_state` has checked, so the trainer restores it as it is.
         curve: the learning curve.
         best_params: the gating's best network, if any (written only: a resumed run gates afresh).
     """
