@@ -57,9 +57,6 @@ class NetworkEvaluator:
         self.game = game
         self.net = net
         self.encoder = encoder if encoder is not None else encoder_for(game)
-        #: Forward passes and states evaluated so far (to check batching).
-        self.calls = 0
-        self.states_evaluated = 0
 
     def evaluate(self, game: Any, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         """Return ``(priors (B, num_actions), values (B,))``: softmax over legal moves, tanh value for the mover.
@@ -71,8 +68,6 @@ class NetworkEvaluator:
             raise ValueError(f"this network plays {self.game!r}, not {game!r}")
         if len(states) == 0:
             return np.zeros((0, self.encoder.num_actions)), np.zeros(0)
-        self.calls += 1
-        self.states_evaluated += len(states)
         logits, values = self.net.forward(self.encoder.encode(states))
         mask = np.stack([game.legal_mask(s) for s in states]).astype(bool)
         logits, values = np.asarray(logits, dtype=np.float64), np.asarray(values, dtype=np.float64)
@@ -84,6 +79,14 @@ class NetworkEvaluator:
                 "positions: the model is broken; retrain it or load another"
             )
         return masked_softmax(logits, mask), values
+
+
+def _check_fits(config: NetConfig, game: Any, encoder: BoardEncoder) -> None:
+    """Refuse a network whose input planes or policy size are not those of ``game``'s encoding."""
+    expected = (*encoder.shape, encoder.num_actions)
+    got = (config.in_planes, config.height, config.width, config.num_actions)
+    if got != expected:
+        raise ValueError(f"network input/output {got} does not fit {game!r}, which needs {expected}")
 
 
 class AlphaZeroAgent:
@@ -117,10 +120,7 @@ class AlphaZeroAgent:
         check_int("n_simulations (0: the raw network)", n_simulations, 0, MAX_SIMULATIONS)
         check_number("c_puct", c_puct, 0.0, 1e6)
         encoder = encoder_for(game)
-        expected = (encoder.shape[0], encoder.shape[1], encoder.shape[2], encoder.num_actions)
-        got = (config.in_planes, config.height, config.width, config.num_actions)
-        if got != expected:
-            raise ValueError(f"network input/output {got} does not fit {game!r}, which needs {expected}")
+        _check_fits(config, game, encoder)
         self.game = game
         self.config = config
         self.params = {name: np.asarray(params[name], dtype=np.float32) for name in config.param_shapes()}
@@ -167,8 +167,7 @@ class AlphaZeroAgent:
         """
         if game.is_terminal(state):
             raise ValueError("cannot act on a terminal state: the game is over")
-        if game is not self.game and game != self.game:
-            raise ValueError(f"this network plays {self.game!r}, not {game!r}")
+        # Another game is refused by the evaluator, searching or not.
         if self.n_simulations == 0:
             priors, _ = self.evaluate(game, [state])
             legal = list(game.legal_actions(state))
@@ -221,10 +220,7 @@ class AlphaZeroAgent:
                 raise ValueError("the metadata must hold 'game' and 'net'")
             stored_game, encoder = recorded_game(meta["game"])
             config = NetConfig.from_dict(meta["net"])
-            expected = (encoder.shape[0], encoder.shape[1], encoder.shape[2], encoder.num_actions)
-            got = (config.in_planes, config.height, config.width, config.num_actions)
-            if got != expected:
-                raise ValueError(f"network input/output {got} does not fit {stored_game!r}, which needs {expected}")
+            _check_fits(config, stored_game, encoder)
             found.update(game=stored_game, config=config, info=meta.get("info", {}))
             return {name: ArraySpec(shape, np.float32, finite=True) for name, shape in config.param_shapes().items()}
 
@@ -233,17 +229,10 @@ class AlphaZeroAgent:
         stored_game = found["game"]
         if game is not None and game != stored_game:
             raise SavedFileError(path, f"a model of {stored_game!r}, not of {game!r}")
+        game = stored_game if game is None else game
         info = found["info"] if isinstance(found["info"], dict) else {}
         try:
-            return cls(
-                game if game is not None else stored_game,
-                found["config"],
-                dict(loaded.arrays),
-                n_simulations=n_simulations,
-                c_puct=c_puct,
-                seed=seed,
-                meta=info,
-            )
+            return cls(game, found["config"], dict(loaded.arrays), n_simulations, c_puct, seed, meta=info)
         except ValueError as error:  # poisoned weights: a negative variance, an overflow when folding
             raise SavedFileError(path, str(error)) from None
 

@@ -92,8 +92,8 @@ class TrainingState:
         games: self-play games so far.
         positions: self-play positions so far.
         selfplay_seconds: the part of ``seconds`` spent in self-play.
-        rng: the run's ``numpy`` generator state (``bit_generator.state``); as read, whatever the file holds
-            (None if nothing), for the trainer to try.
+        rng: the run's ``numpy`` generator state (``bit_generator.state``); as read, a PCG64 state that
+            :func:`read_training_state` has checked, so the trainer restores it as it is.
         curve: the learning curve.
         best_params: the gating's best network, if any (written only: a resumed run gates afresh).
     """
@@ -170,10 +170,8 @@ def model_path(state_path: str) -> str:
 
 def resolve_state_path(path: str | os.PathLike[str]) -> str:
     """Return the training-state file of ``path``: itself if it is one, else the state beside the model it names."""
-    state_path = os.fspath(path)
-    if not state_path.endswith(".train.npz"):
-        state_path = training_state_path(state_path)
-    return state_path
+    path = os.fspath(path)
+    return path if path.endswith(".train.npz") else training_state_path(path)
 
 
 def save_training_state(path: str | os.PathLike[str], state: TrainingState) -> None:
@@ -188,9 +186,8 @@ def save_training_state(path: str | os.PathLike[str], state: TrainingState) -> N
         arrays.update({f"best.{k}": v for k, v in state.best_params.items()})
     # Planes hold multiples of 1/4 in [0, 1] (0/1 pieces, Dots' sides drawn / 4): stored exactly as
     # uint8 quarters, a quarter of the bytes, which keeps the per-iteration save short.
-    quarters = _quarters(state.replay.planes)
-    arrays.update({"replay.planes": quarters, "replay.policies": state.replay.policies})
-    arrays["replay.values"] = state.replay.values
+    planes, policies, values = state.replay
+    arrays.update({"replay.planes": _quarters(planes), "replay.policies": policies, "replay.values": values})
     meta = {
         "game": game_to_config(state.game),
         "net": state.net.to_dict(),
@@ -235,11 +232,9 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
         found.update(game=game, config=config, net=net, version=version)
         specs = {f"model.{k}": ArraySpec(s, np.float32, finite=True) for k, s in net.param_shapes().items()}
         for name, shape in net.param_shapes().items():
-            if name.endswith(("running_mean", "running_var")):
-                continue
-            specs[f"adam.exp_avg.{name}"] = ArraySpec(shape, np.float32, finite=True)
-            specs[f"adam.exp_avg_sq.{name}"] = ArraySpec(shape, np.float32, finite=True)
-            specs[f"adam.step.{name}"] = ArraySpec((), np.float32, finite=True)
+            if not name.endswith(("running_mean", "running_var")):  # batch-norm statistics are not trained
+                for moment, moment_shape in (("exp_avg", shape), ("exp_avg_sq", shape), ("step", ())):
+                    specs[f"adam.{moment}.{name}"] = ArraySpec(moment_shape, np.float32, finite=True)
         window = config.replay_window
         specs["replay.planes"] = ArraySpec((None, *encoder.shape), np.uint8, max_size=window * math.prod(encoder.shape))
         specs["replay.policies"] = ArraySpec(

@@ -89,18 +89,14 @@ class BoardEncoder:
         # where[k] = the new position of old cell k; an action follows its cell.
         where = np.empty_like(cell_perm)
         where[cell_perm] = np.arange(cell_perm.size)
-        cell_to_action = self._cell_to_action(height * width)
+        cell_to_action = np.full(height * width, -1, dtype=np.int64)
+        cell_to_action[self._action_cells] = np.arange(self.num_actions)
         new_action_of = cell_to_action[where[self._action_cells]]
         if np.any(new_action_of < 0):
             raise AssertionError(f"symmetry {name} maps a move outside the moves")  # a bug, not user input
         action_perm = np.empty_like(new_action_of)
         action_perm[new_action_of] = np.arange(self.num_actions)  # pi_new[a'] = pi_old[a]
         return Symmetry(name, cell_perm, action_perm)
-
-    def _cell_to_action(self, cells: int) -> np.ndarray:
-        table = np.full(cells, -1, dtype=np.int64)
-        table[self._action_cells] = np.arange(self.num_actions)
-        return table
 
     def encode(self, states: Sequence[Any]) -> np.ndarray:
         """Return the ``(B, planes, height, width)`` float32 input of ``states``, each from its mover's side."""
@@ -153,12 +149,8 @@ class ConnectEncoder(BoardEncoder):
 
     def __init__(self, game: ConnectN) -> None:
         rows, cols = game.rows, game.cols
-        if game.gravity:
-            maps = _MIRROR
-            action_cells = np.arange(cols)  # a column is represented by its top cell
-        else:
-            maps = _DIHEDRAL if rows == cols else _RECTANGLE
-            action_cells = np.arange(rows * cols)
+        maps = _MIRROR if game.gravity else _DIHEDRAL if rows == cols else _RECTANGLE
+        action_cells = np.arange(cols if game.gravity else rows * cols)  # a column is represented by its top cell
         super().__init__(game, 5 if game.gravity else 4, rows, cols, action_cells, maps)
 
     def encode(self, states: Sequence[Any]) -> np.ndarray:

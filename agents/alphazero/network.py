@@ -60,6 +60,12 @@ def _patches(x: np.ndarray) -> np.ndarray:
     return np.concatenate(views, axis=3).reshape(batch * height * width, 9 * channels)
 
 
+def _nhwc_matrix(weight: np.ndarray, cells: int) -> np.ndarray:
+    """Return the ``(features, out)`` matrix of a linear layer over PyTorch's flattened NCHW features, for NHWC ones."""
+    out = weight.shape[0]
+    return np.ascontiguousarray(weight.reshape(out, -1, cells).transpose(0, 2, 1).reshape(out, -1).T)
+
+
 class NumpyNet:
     """Inference with numpy only: the network of ``config`` with ``params`` (see the module docstring).
 
@@ -86,13 +92,8 @@ class NumpyNet:
         self._policy = _fold(params, "policy")
         self._value = _fold(params, "value")
         cells = config.height * config.width
-        # The linear layers read PyTorch's flattened NCHW features; reorder their columns once for NHWC.
-        policy_w = params["policy_fc.weight"].reshape(config.num_actions, config.policy_channels, cells)
-        policy_w = policy_w.transpose(0, 2, 1).reshape(config.num_actions, -1)
-        self._policy_fc = (np.ascontiguousarray(policy_w.T), params["policy_fc.bias"])
-        value_w = params["value_fc1.weight"].reshape(config.value_hidden, config.value_channels, cells)
-        value_w = value_w.transpose(0, 2, 1).reshape(config.value_hidden, -1)
-        self._value_fc1 = (np.ascontiguousarray(value_w.T), params["value_fc1.bias"])
+        self._policy_fc = (_nhwc_matrix(params["policy_fc.weight"], cells), params["policy_fc.bias"])
+        self._value_fc1 = (_nhwc_matrix(params["value_fc1.weight"], cells), params["value_fc1.bias"])
         self._value_fc2 = (np.ascontiguousarray(params["value_fc2.weight"].T), params["value_fc2.bias"])
 
     def forward(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

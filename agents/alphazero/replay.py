@@ -71,9 +71,7 @@ class ReplayWindow:
 
     def ordered(self) -> Samples:
         """Return the kept samples, oldest first: views of the buffers when they do not wrap, else one copy."""
+        buffers = (self.planes, self.policies, self.values)
         if self.size < self.capacity or self.next == 0:
-            return Samples(self.planes[: self.size], self.policies[: self.size], self.values[: self.size])
-        split = self.next
-        return Samples(
-            *(np.concatenate((buffer[split:], buffer[:split])) for buffer in (self.planes, self.policies, self.values))
-        )
+            return Samples(*(buffer[: self.size] for buffer in buffers))
+        return Samples(*(np.concatenate((buffer[self.next :], buffer[: self.next])) for buffer in buffers))

@@ -115,10 +115,8 @@ def play_games(
     started, slots, parts, summaries = 0, [], [], []
     while started < n_games or slots:
         while started < n_games and len(slots) < config.parallel_games:
-            tree = SearchTree(
-                game, _opening(game, config.random_opening_moves, rng), config.c_puct, True, uniform, gumbel=use_gumbel
-            )
-            slots.append(_Slot(tree))
+            opening = _opening(game, config.random_opening_moves, rng)
+            slots.append(_Slot(SearchTree(game, opening, config.c_puct, True, uniform, gumbel=use_gumbel)))
             started += 1
         trees = [slot.tree for slot in slots]
         expand_roots(trees, evaluator)

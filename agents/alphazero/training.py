@@ -156,14 +156,8 @@ class Trainer:
         self, n_simulations: int = 0, params: dict[str, np.ndarray] | None = None, seed: int = 0
     ) -> AlphaZeroAgent:
         """Return the current (or given) network as a numpy-backed player."""
-        return AlphaZeroAgent(
-            self.game,
-            self.net_config,
-            params if params is not None else self.params(),
-            n_simulations=n_simulations,
-            c_puct=self.config.selfplay.c_puct,
-            seed=seed,
-        )
+        params = params if params is not None else self.params()
+        return AlphaZeroAgent(self.game, self.net_config, params, n_simulations, self.config.selfplay.c_puct, seed)
 
     def run(self) -> list[CurvePoint]:
         """Train until ``iterations`` (or ``time_limit``) and return the learning curve."""
@@ -190,10 +184,8 @@ class Trainer:
         self.positions += len(samples.values)
         steps = max(1, math.ceil(config.epochs * len(samples.values) / config.batch_size))
         # Decay over the run's length: its iterations, or its time limit if that ends it first.
-        fraction = self.iteration / max(1, config.iterations - 1)
-        if config.time_limit:
-            fraction = max(fraction, self.seconds / config.time_limit)
-        fraction = min(fraction, 1.0)
+        timed = self.seconds / config.time_limit if config.time_limit else 0.0
+        fraction = min(max(self.iteration / max(1, config.iterations - 1), timed), 1.0)
         for group in self.optimizer.param_groups:
             group["lr"] = config.lr * (1.0 - 0.9 * fraction)
         policy_loss, value_loss = self.train_steps(steps)
@@ -254,11 +246,11 @@ class Trainer:
             self.game, self.net_config, params, config.selfplay, config.inference, config.games, seeds
         )
         results = pool.run(tasks)
+        summaries = [summary for _, part in results for summary in part]
         if self.on_game is not None:
-            for _, summaries in results:
-                for summary in summaries:
-                    self.on_game(summary)
-        return Samples.concat([r[0] for r in results]), [s for r in results for s in r[1]]
+            for summary in summaries:
+                self.on_game(summary)
+        return Samples.concat([samples for samples, _ in results]), summaries
 
     def train_steps(self, steps: int) -> tuple[float, float]:
         """Run ``steps`` gradient steps on random augmented batches of the window; return the mean losses."""
@@ -313,12 +305,11 @@ class Trainer:
     def _evaluate(self, point: CurvePoint) -> None:
         from agents.alphazero.evaluation import greedy_moves
         from agents.matches.arena import play_match
+        from agents.matches.perfect_play import grade
         from agents.search.mcts import MCTSAgent
 
         config = self.config
         for name, labels in self._label_sets().items():
-            from agents.matches.perfect_play import grade
-
             report = grade(labels, greedy_moves(self.agent(0).evaluator, self.game)(labels.states()))
             shares = [report["outcome_kept"], report["critical"]["outcome_kept"]]
             if name == "labels":
@@ -333,10 +324,8 @@ class Trainer:
         if config.perfect_games:
             point.scores["perfect"] = self._perfect_play_score()
         if config.eval_games:
-            baselines = {"random": "random", f"mcts{config.baseline_simulations}": None}
-            for name, opponent in baselines.items():
-                if opponent is None:
-                    opponent = MCTSAgent(config.baseline_simulations, seed=config.seed + self.iteration)
+            mcts = MCTSAgent(config.baseline_simulations, seed=config.seed + self.iteration)
+            for name, opponent in {"random": "random", f"mcts{config.baseline_simulations}": mcts}.items():
                 player = self.agent(config.eval_simulations, seed=config.seed + self.iteration)
                 total = play_match(self.game, player, opponent, config.eval_games, seed=config.seed).total
                 point.scores[name] = (total.win + total.draw / 2) / config.eval_games
@@ -484,10 +473,6 @@ class Trainer:
         trainer.replay.add(saved.replay)
         trainer.iteration, trainer.games, trainer.positions = saved.iteration, saved.games, saved.positions
         trainer.seconds, trainer.selfplay_seconds = saved.seconds, saved.selfplay_seconds
-        try:
-            trainer.rng.bit_generator.state = saved.rng
-        except (KeyError, TypeError, ValueError, OverflowError):
-            # An edited RNG state: continue with the seed's stream (reproducibility is lost, nothing else).
-            trainer.log(f"note: {state_path}: the saved random state is not usable; continuing from the run's seed")
+        trainer.rng.bit_generator.state = saved.rng  # a PCG64 state, checked when read
         trainer.curve = saved.curve
         return trainer

@@ -84,22 +84,13 @@ def selfplay_tasks(
     The shares differ by at most one game; a worker with no game gets no task.
     """
     workers = len(seeds)
-    tasks = []
-    for w, seed in enumerate(seeds):
-        share = games // workers + (w < games % workers)
-        if share > 0:
-            tasks.append(
-                {
-                    "game": game_to_config(game),
-                    "net": net.to_dict(),
-                    "params": params,
-                    "selfplay": selfplay.to_dict(),
-                    "inference": inference,
-                    "games": share,
-                    "seed": int(seed),
-                }
-            )
-    return tasks
+    shared = {"game": game_to_config(game), "net": net.to_dict(), "params": params, "selfplay": selfplay.to_dict()}
+    shares = [games // workers + (w < games % workers) for w in range(workers)]
+    return [
+        {**shared, "inference": inference, "games": share, "seed": int(seed)}
+        for share, seed in zip(shares, seeds, strict=True)
+        if share > 0
+    ]
 
 
 def _init_worker() -> None:

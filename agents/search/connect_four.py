@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from agents._rng import Seeded
+from agents.search.opening_book import default_book
 
 try:  # the `solver` extra: compile the kernels, cache them beside this module (or in NUMBA_CACHE_DIR)
     from numba import njit
@@ -336,14 +337,9 @@ class ConnectFourSolver:
         self.table_keys = np.full(TABLE_SIZE, -1, dtype=np.int64)
         self.table_lower = np.full(TABLE_SIZE, _NO_LOWER, dtype=np.int8)
         self.table_upper = np.full(TABLE_SIZE, _NO_UPPER, dtype=np.int8)
-        opening = None
-        if book and (rows, cols) == (6, 7):
-            from agents.search.opening_book import default_book
-
-            opening = default_book()
-        self.book = opening
-        self._book_codes = opening.codes if opening else np.zeros(0, dtype=np.int32)
-        self._book_scores = opening.scores if opening else np.zeros(0, dtype=np.int8)
+        self.book = default_book() if book and (rows, cols) == (6, 7) else None
+        self._book_codes = self.book.codes if self.book else np.zeros(0, dtype=np.int32)
+        self._book_scores = self.book.scores if self.book else np.zeros(0, dtype=np.int8)
         self.nodes = 0
 
     def __repr__(self) -> str:
@@ -385,8 +381,7 @@ class ConnectFourSolver:
         mine, mask, ply = to_bits(game, state)
         rows, cells = self.rows, self.rows * self.cols
         wins = _winning_cells(mine, mask, rows, _board_masks(rows, self.cols)[1])
-        scores = {}
-        spent = 0
+        scores, start = {}, self.nodes
         for column in game.legal_actions(state):
             column_bits = ((1 << rows) - 1) << (column * (rows + 1))
             move = (mask + (1 << (column * (rows + 1)))) & column_bits
@@ -395,10 +390,8 @@ class ConnectFourSolver:
             elif ply + 1 == cells:
                 scores[column] = 0  # the last stone, not a win: a draw
             else:
-                left = None if max_nodes is None else max(max_nodes - spent, 1)
-                before = self.nodes
+                left = None if max_nodes is None else max(max_nodes - (self.nodes - start), 1)
                 scores[column] = -self.solve_bits(mine ^ mask, mask | move, ply + 1, left)
-                spent += self.nodes - before
         return scores
 
     def solve(self, game: Any, state: Any, max_nodes: int | None = None) -> int:

@@ -118,40 +118,30 @@ def legal_priors(raw: Any, actions: Sequence[int], num_actions: int | None) -> l
         ValueError: on another shape or length, or entries that are negative or not finite. A prior that
             sums to 0 over the legal moves becomes uniform.
     """
-    if isinstance(raw, (list, tuple)) and len(raw) in (num_actions, len(actions)):
-        # Plain Python for short lists: a prior is asked once per new leaf, and numpy's per-call overhead
-        # would cost more than the arithmetic.
-        try:
-            picked = [float(raw[a]) for a in actions] if len(raw) == num_actions else [float(x) for x in raw]
-        except (TypeError, ValueError):
-            raise ValueError(f"prior probabilities must be numbers, got {raw!r}") from None
-        total = math.fsum(picked)
-        if not math.isfinite(total) or min(picked) < 0:  # NaN or inf anywhere makes the sum non-finite
-            raise ValueError(f"prior probabilities must be finite and >= 0, got {picked} for {list(actions)}")
-        if total <= 0:
-            return [1.0 / len(actions)] * len(actions)
-        return [p / total for p in picked]
+    # A mapping or an array becomes a list first: the checks run in plain Python, since a prior is asked once per
+    # new leaf and numpy's per-call overhead would cost more than the arithmetic on a short list.
     if isinstance(raw, Mapping):
-        probs = np.array([float(raw.get(a, 0.0)) for a in actions], dtype=float)
-    else:
+        raw = [raw.get(a, 0.0) for a in actions]
+    elif not isinstance(raw, (list, tuple)):
         array = np.asarray(raw, dtype=float)
         if array.ndim != 1:
             raise ValueError(f"prior must return a mapping or a 1-D sequence, got shape {array.shape}")
-        if len(array) == num_actions:
-            probs = array[list(actions)]
-        elif len(array) == len(actions):
-            probs = array
-        else:
-            raise ValueError(
-                f"prior returned {len(array)} probabilities: expected game.num_actions={num_actions} "
-                f"(indexed by action) or {len(actions)} (one per legal action, ascending)"
-            )
-    if not np.all(np.isfinite(probs)) or np.any(probs < 0):
-        raise ValueError(f"prior probabilities must be finite and >= 0, got {probs.tolist()} for {list(actions)}")
-    total = probs.sum()
+        raw = array.tolist()
+    if len(raw) not in (num_actions, len(actions)):
+        raise ValueError(
+            f"prior returned {len(raw)} probabilities: expected game.num_actions={num_actions} "
+            f"(indexed by action) or {len(actions)} (one per legal action, ascending)"
+        )
+    try:
+        picked = [float(raw[a]) for a in actions] if len(raw) == num_actions else [float(x) for x in raw]
+    except (TypeError, ValueError):
+        raise ValueError(f"prior probabilities must be numbers, got {raw!r}") from None
+    # The minimum first: fsum refuses inf + -inf, and NaN or inf anywhere makes the sum non-finite.
+    if min(picked) < 0 or not math.isfinite(total := math.fsum(picked)):
+        raise ValueError(f"prior probabilities must be finite and >= 0, got {picked} for {list(actions)}")
     if total <= 0:
         return [1.0 / len(actions)] * len(actions)
-    return (probs / total).tolist()
+    return [p / total for p in picked]
 
 
 def check_value(v: Any, source: str = "value") -> float:

@@ -89,12 +89,11 @@ def _child_q(child: Any, player: int) -> float:
 
 def sigma(node: Any, q: Sequence[float]) -> list[float]:
     """Return ``sigma(q)``: Q rescaled to ``[0, 1]`` over the node's moves, times ``(c_visit + max N) * c_scale``."""
-    low, high = min(q), max(q)
-    span = high - low
-    most = max((child.n for child in node.children if child is not None), default=0)
-    scale = (C_VISIT + most) * C_SCALE
+    low = min(q)
+    span = max(q) - low
     if span <= 1e-12:
         return [0.0] * len(q)
+    scale = (C_VISIT + max((child.n for child in node.children if child is not None), default=0)) * C_SCALE
     return [scale * (x - low) / span for x in q]
 
 

@@ -164,10 +164,9 @@ def alphabeta(
         return game.returns(state)[game.current_player(state)] + 0.0, None
     if limit == 0:
         return search.value(state, limit, -1.0, 1.0)
-    rng = make_rng(seed)
     mover = game.current_player(state)
     actions = list(game.legal_actions(state))
-    rng.shuffle(actions)
+    make_rng(seed).shuffle(actions)
     best_value, best_action = -math.inf, None
     alpha, beta = -1.0, 1.0
     for action in actions:

@@ -130,15 +130,14 @@ def _solve_connectn_layers(game: Any, progress: bool = False) -> tuple[list[np.n
             keys = layer_keys[ply]
             values = np.empty(len(keys), dtype=np.int8)
             for i in range(0, len(keys), _CHUNK):
-                terminal_value, children = _expand_layer(game, keys[i : i + _CHUNK], ply)
+                # The terminal values, replaced by the best child's where there are children.
+                chunk_values, children = _expand_layer(game, keys[i : i + _CHUNK], ply)
                 live = (children >= 0).any(axis=1)
-                chunk_values = terminal_value
                 if live.any():
                     next_keys, next_values = layer_keys[ply + 1], layer_values[ply + 1]
                     kids = children[live]
                     # Every child key is in the next layer (it was found from these very positions).
-                    found_at = np.searchsorted(next_keys, np.maximum(kids, 0))
-                    found_at = np.minimum(found_at, len(next_keys) - 1)
+                    found_at = np.minimum(np.searchsorted(next_keys, np.maximum(kids, 0)), len(next_keys) - 1)
                     negated = np.where(kids >= 0, -next_values[found_at].astype(np.int8), np.int8(-2))
                     chunk_values[live] = negated.max(axis=1)
                 values[i : i + _CHUNK] = chunk_values
@@ -168,9 +167,8 @@ def solve(game: Any, *, progress: bool = False) -> tuple[float, int]:
         return float(values[0][0]) + 0.0, int(sum(len(layer) for layer in keys))
     values = _solve_generic(game, progress)
     start = game.initial_state()
-    value = values[start]
     # + 0.0 turns a negated draw (-0.0) into 0.0.
-    return float(value_for(0, value, game.current_player(start))) + 0.0, len(values)
+    return float(value_for(0, values[start], game.current_player(start))) + 0.0, len(values)
 
 
 class SolveEstimate(NamedTuple):
@@ -295,11 +293,7 @@ def position_values(game: Any) -> dict[int, int]:
     """
     if _is_small_connectn(game):
         keys, values = _solve_connectn_layers(game)
-        return {
-            int(k): int(v)
-            for layer_k, layer_v in zip(keys, values, strict=True)
-            for k, v in zip(layer_k.tolist(), layer_v.tolist(), strict=True)
-        }
+        return dict(zip(np.concatenate(keys).tolist(), np.concatenate(values).tolist(), strict=True))
     return {game.key(state): int(value) for state, value in _solve_generic(game).items()}
 
 

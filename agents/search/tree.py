@@ -94,10 +94,7 @@ class SearchTree:
         self.puct = puct
         self.gumbel = gumbel
         self.uniform = uniform
-        self.root = self._new_root(state)
-        self._root_noise: list[float] = []  # Gumbel(0, 1) per root move, aligned with root.actions
-        self._schedule: list[int] = []  # sequential halving: the visits a root move needs, per simulation
-        self._root_simulations = 0
+        self.restart(state)
 
     def _new_root(self, state: Any) -> Node:
         player = self.game.current_player(state)
@@ -125,15 +122,14 @@ class SearchTree:
     def restart(self, state: Any) -> None:
         """Start a fresh tree at ``state``, keeping nothing (Gumbel self-play searches each move afresh)."""
         self.root = self._new_root(state)
-        self._root_noise, self._schedule, self._root_simulations = [], [], 0
+        self._root_noise: list[float] = []  # Gumbel(0, 1) per root move, aligned with root.actions
+        self._schedule: list[int] = []  # sequential halving: the visits a root move needs, per simulation
+        self._root_simulations = 0
 
     def advance(self, action: int) -> None:
         """Move the root to the child reached by ``action`` (a fresh node if that move was never tried)."""
-        for move, child in self.root.tried():
-            if move == action:
-                self.root = child
-                return
-        self.root = self._new_root(self.game.apply(self.root.state, action))
+        tried = dict(self.root.tried())
+        self.root = tried[action] if action in tried else self._new_root(self.game.apply(self.root.state, action))
 
     # ---- one simulation, in three steps ----------------------------------------------------------------
 
@@ -473,7 +469,6 @@ def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulation
         if not pending:
             return
         priors, values = evaluator.evaluate(game, [path[-1].state for _, path in pending])
-        priors = np.asarray(priors, dtype=float)
         for (tree, path), row, v in zip(pending, priors, np.asarray(values, dtype=float).tolist(), strict=True):
             if tree.puct:
                 tree.expand(path[-1], *legal_row(game, path[-1].state, row), v)
