@@ -28,6 +28,7 @@ Truncated episodes (a time limit) are used as they are: their missing tail count
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
@@ -208,15 +209,18 @@ def mc_prediction(
             counts[s] = counts.get(s, 0) + 1
 
     run_episodes(episodes, _episode_runner(env, rng, learn), progress)
-    values = {s: total / counts[s] for s, total in sums.items()}
-    discrete = _discrete_obs(env)
+    return _as_table({s: total / counts[s] for s, total in sums.items()}, _discrete_obs(env))
+
+
+def _as_table(rows: dict[Any, Any], discrete: tuple[int, int] | None, *width: int) -> Any:
+    """``rows`` in the output format: the dict itself, or for a Discrete space an array indexed by ``obs - start``."""
     if discrete is None:
-        return values
+        return rows
     num_states, start = discrete
-    v = np.zeros(num_states)
-    for s, value in values.items():
-        v[int(s) - start] = value
-    return v
+    array = np.zeros((num_states, *width))
+    for s, row in rows.items():
+        array[int(s) - start] = row
+    return array
 
 
 class _Control:
@@ -228,7 +232,7 @@ class _Control:
         self.q: dict[Any, list[float]] = {}
         self.n: dict[Any, list[int]] = {}
         self.greedy: dict[Any, int] = {}
-        self.initial: Callable[[Any], int] | None = None
+        self.initial: Callable[[Any], int] = lambda obs: 0
         if callable(initial_policy):
             self.initial = initial_policy
         elif initial_policy is not None:
@@ -238,15 +242,12 @@ class _Control:
         if self.discrete is not None:
             num_states, start = self.discrete
             for s in range(start, start + num_states):
-                self.greedy[s] = self.first_action(s)
-
-    def first_action(self, obs: Any) -> int:
-        return 0 if self.initial is None else int(self.initial(obs))
+                self.greedy[s] = int(self.initial(s))
 
     def act(self, obs: Any) -> int:
         action = self.greedy.get(obs)
         if action is None:
-            action = self.greedy[obs] = self.first_action(obs)
+            action = self.greedy[obs] = int(self.initial(obs))
         return action
 
     def update(
@@ -275,16 +276,9 @@ class _Control:
             probs[action] += 1.0 - epsilon
             return probs
 
-        if self.discrete is None:
-            q = {s: np.array(values) for s, values in self.q.items()}
-            return q, {s: row(a) for s, a in self.greedy.items()}
-        num_states, start = self.discrete
-        q_array = np.zeros((num_states, num_actions))
-        for s, values in self.q.items():
-            q_array[int(s) - start] = values
-        policy = np.full((num_states, num_actions), base)
-        policy[np.arange(num_states), [self.greedy[s] for s in range(start, start + num_states)]] += 1.0 - epsilon
-        return q_array, policy
+        q = {s: np.array(values) for s, values in self.q.items()}
+        policy = {s: row(a) for s, a in self.greedy.items()}
+        return _as_table(q, self.discrete, num_actions), _as_table(policy, self.discrete, num_actions)
 
 
 def _start_states(env: gym.Env, start_states: Sequence[Any] | None) -> list[Any] | None:
@@ -425,8 +419,6 @@ def mc_control_epsilon_soft(
     def learn(obs: Any) -> None:
         update(*_play(step, act, obs), gamma, first_visit)
 
-    def tables() -> tuple[Any, Any]:
-        return control.tables(epsilon)
-
+    tables = functools.partial(control.tables, epsilon)
     run_episodes(episodes, _episode_runner(env, rng, learn), progress, callback, callback_every, tables)
     return tables()

@@ -402,12 +402,9 @@ def train_self_play(
     callback_every = check_callback(callback, callback_every)
     num_keys = table_size(game)
     rng = make_rng(seed)
-    if initial is None:
-        values = np.full((2, num_keys), 0.5)
-    elif not (initial.game is game or initial.game == game):
+    if initial is not None and not (initial.game is game or initial.game == game):
         raise ValueError(f"initial holds tables for {initial.game!r}, not for {game!r}")
-    else:
-        values = initial.values.copy()
+    values = np.full((2, num_keys), 0.5) if initial is None else initial.values.copy()
     training = {
         "episodes": episodes,
         "alpha": alpha,
