@@ -83,10 +83,8 @@ class LayeredValueAgent:
             )
         return board
 
-    def _move_values(
-        self, board: DotsAndBoxes, key: int, boxes_left: int
-    ) -> tuple[list[int], list[float], list[float]]:
-        """Free edges of ``key``, their estimated ``f(s, a)`` and children's ``V`` (training's hot loop)."""
+    def _move_values(self, board: DotsAndBoxes, key: int, boxes_left: int) -> tuple[list[int], list[float]]:
+        """Free edges of ``key`` and their estimated ``f(s, a)`` (training's hot loop)."""
         get = self.layers[board.num_edges - key.bit_count() - 1].get
         moves = board.edge_key_successors(key)
         children = [get(child) for _, child, _ in moves]
@@ -98,7 +96,7 @@ class LayeredValueAgent:
                 for v, (_, _, reward) in zip(children, moves, strict=True)
             ]
         values = [move_value(v, reward, boxes_left) for v, (_, _, reward) in zip(children, moves, strict=True)]
-        return [edge for edge, _, _ in moves], values, children
+        return [edge for edge, _, _ in moves], values
 
     def move_values(self, game: DotsAndBoxes, state: DotsState) -> dict[int, float]:
         """Return the estimated ``f(s, a)`` of every free edge under the current ``V``.
@@ -108,7 +106,7 @@ class LayeredValueAgent:
         """
         board = self._bind(game)
         key = board.edge_key(state)
-        edges, values, _ = self._move_values(board, key, board.num_boxes - board.completed_boxes(key))
+        edges, values = self._move_values(board, key, board.num_boxes - board.completed_boxes(key))
         return dict(zip(edges, values, strict=True))
 
     def value(self, game: DotsAndBoxes, state: DotsState) -> float | None:
@@ -122,7 +120,7 @@ class LayeredValueAgent:
         return self.layers[board.num_edges - key.bit_count()].get(key)
 
     def _greedy(self, board: DotsAndBoxes, key: int, boxes_left: int) -> int:
-        edges, values, _ = self._move_values(board, key, boxes_left)
+        edges, values = self._move_values(board, key, boxes_left)
         if not edges:
             raise ValueError("no legal action: the game is over")
         best = max(values)
@@ -151,7 +149,7 @@ class LayeredValueAgent:
             left = num_edges - key.bit_count()
             if left == 0:
                 continue  # the full board is worth 0 for sure
-            _, values, _ = self._move_values(board, key, boxes_left)
+            _, values = self._move_values(board, key, boxes_left)
             target = max(values)
             layer = self.layers[left]
             old = layer.get(key)

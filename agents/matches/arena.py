@@ -38,12 +38,8 @@ class SideRecord:
 
     def add(self, payoff: float) -> None:
         """Count one game by its payoff for this agent: > 0 a win, < 0 a loss, 0 a draw."""
-        if payoff > 0:
-            self.win += 1
-        elif payoff < 0:
-            self.loss += 1
-        else:
-            self.draw += 1
+        name = "win" if payoff > 0 else "loss" if payoff < 0 else "draw"
+        setattr(self, name, getattr(self, name) + 1)
 
 
 @dataclass
