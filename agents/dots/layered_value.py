@@ -172,12 +172,7 @@ class LayeredValueAgent:
         return _unseen_value(sum(seen), len(seen), boxes_left)
 
     def train(
-        self,
-        game: DotsAndBoxes,
-        opponent: Any,
-        games: int,
-        *,
-        progress: Callable[[int], None] | None = None,
+        self, game: DotsAndBoxes, opponent: Any, games: int, *, progress: Callable[[int], None] | None = None
     ) -> MatchResult:
         """Play ``games`` training games against ``opponent``, learning after each one.
 
@@ -241,13 +236,9 @@ class LayeredValueAgent:
             raise ValueError("nothing to save: the agent has not been trained or used on a board yet")
         keys = [k for layer in self.layers for k in layer]
         values = [v for layer in self.layers for v in layer.values()]
-        meta = {
-            "rows": board.rows,
-            "cols": board.cols,
-            "lr": self.lr,
-            "explore": self.explore,
-            "games_trained": self.games_trained,
-        }
+        meta = dict(
+            rows=board.rows, cols=board.cols, lr=self.lr, explore=self.explore, games_trained=self.games_trained
+        )
         arrays = {"keys": np.array(keys, dtype=np.uint64), "values": np.array(values, dtype=np.float64)}
         save_npz(path, arrays, format=self.FORMAT, version=self.VERSION, meta=meta)
 
@@ -280,9 +271,7 @@ class LayeredValueAgent:
 
         loaded = load_npz(path, format=cls.FORMAT, versions=(cls.VERSION,), schema=schema)
         meta = loaded.meta
-        rows, cols, games = meta["rows"], meta["cols"], meta["games_trained"]
-        lr, explore = meta["lr"], meta["explore"]
-        board = DotsAndBoxes(rows, cols)
+        board = DotsAndBoxes(meta["rows"], meta["cols"])
         keys, values = loaded.arrays["keys"], loaded.arrays["values"]
         if keys.shape != values.shape:
             raise SavedFileError(path, f"'keys' has {keys.size} entries but 'values' has {values.size}")
@@ -298,9 +287,9 @@ class LayeredValueAgent:
         # Checked before the tables are built, so a bad file is refused without the slow part.
         if not np.any((keys == board.full_key) & (values == 0.0)):
             raise SavedFileError(path, "the full board's value is not 0")
-        agent = cls(lr=float(lr), explore=float(explore), seed=seed)
+        agent = cls(lr=float(meta["lr"]), explore=float(meta["explore"]), seed=seed)
         agent._bind(board)
-        agent.games_trained = games
+        agent.games_trained = meta["games_trained"]
         layers = agent.layers
         for key, value in zip(keys.tolist(), values.tolist(), strict=True):
             layers[board.num_edges - key.bit_count()][key] = value

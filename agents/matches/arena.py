@@ -83,10 +83,7 @@ def as_policy(agent: AgentLike, rng: SeedLike = None) -> Callable[[Any, Any], in
 
 
 def play_game(
-    game: Any,
-    first: AgentLike,
-    second: AgentLike,
-    on_move: Callable[[Any, int, Any], None] | None = None,
+    game: Any, first: AgentLike, second: AgentLike, on_move: Callable[[Any, int, Any], None] | None = None
 ) -> tuple[float, float]:
     """Play one game, ``first`` as player 0 and ``second`` as player 1; return ``game.returns``.
 

@@ -152,9 +152,7 @@ def grade_moves(solved: SolvedGame, states: Sequence[Any], moves: Sequence[Seque
 
 
 def optimal_move_rate(
-    exact: SolvedGame,
-    choose: Callable[[Sequence[Any]], Sequence[int]],
-    states: Sequence[Any] | None = None,
+    exact: SolvedGame, choose: Callable[[Sequence[Any]], Sequence[int]], states: Sequence[Any] | None = None
 ) -> float:
     """Return the share of ``states`` (default: every non-terminal position) where ``choose`` plays optimally.
 

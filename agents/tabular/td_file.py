@@ -17,15 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.persistence import (
-    MAX_DATA_BYTES,
-    MAX_FILE_BYTES,
-    ArraySpec,
-    SavedFileError,
-    load_npz,
-    save_npz,
-    short_repr,
-)
+from agents.persistence import MAX_DATA_BYTES, MAX_FILE_BYTES, ArraySpec, SavedFileError, load_npz, save_npz, short_repr
 from gym_boardgames.rules.registry import family_of, game_from_config, game_to_config
 
 #: Format name and version of saved TD files (see :mod:`agents.persistence`).
