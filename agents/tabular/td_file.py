@@ -123,10 +123,8 @@ def _game_for_file(path: str | os.PathLike[str], meta: dict[str, Any], game: Any
         if rebuilt is None:
             raise SavedFileError(path, f"holds tables for {label}, which cannot be rebuilt: pass game=")
         return rebuilt
-    if rebuilt is not None:
-        if not game == rebuilt:
-            raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
-    elif game_to_config(game) != {"class": stored["class"], "config": stored.get("config")}:
+    described = {"class": stored["class"], "config": stored.get("config")}  # for a game the registry cannot rebuild
+    if not (game == rebuilt if rebuilt is not None else game_to_config(game) == described):
         raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
     return game
 
