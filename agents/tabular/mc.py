@@ -126,16 +126,6 @@ def _returns(keys: list[Any], rewards: list[float], gamma: float, first_visit: b
             yield keys[t], g
 
 
-def _check_hashable(obs: Any) -> None:
-    try:
-        hash(obs)
-    except TypeError:
-        raise ValueError(
-            f"Monte Carlo tables key on observations; {type(obs).__name__} observations are not hashable "
-            "(use a Discrete or tuple observation space)"
-        ) from None
-
-
 def _episode_runner(
     env: gym.Env,
     rng: np.random.Generator,
@@ -155,8 +145,14 @@ def _episode_runner(
         for _ in range(n):
             obs, _ = env.reset(seed=seed_for_env, options=None if start is None else start())
             if seed_for_env is not None:
-                _check_hashable(obs)
                 seed_for_env = None
+                try:
+                    hash(obs)
+                except TypeError:
+                    raise ValueError(
+                        f"Monte Carlo tables key on observations; {type(obs).__name__} observations are not hashable "
+                        "(use a Discrete or tuple observation space)"
+                    ) from None
             learn(obs)
 
     return run
