@@ -7,7 +7,7 @@ If it has a ``reset()`` method, it is called before each game (MCTS uses this to
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import Any
 
 from agents._rng import SeedLike, make_rng
@@ -57,9 +57,7 @@ class MatchResult:
     @property
     def total(self) -> SideRecord:
         """A's results over both seats."""
-        return SideRecord(
-            self.first.win + self.second.win, self.first.draw + self.second.draw, self.first.loss + self.second.loss
-        )
+        return SideRecord(*(a + b for a, b in zip(astuple(self.first), astuple(self.second), strict=True)))
 
     def as_dict(self) -> dict[str, dict[str, int]]:
         """A JSON-ready summary: A's win/draw/loss as first, as second, and in total."""

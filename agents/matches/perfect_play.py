@@ -286,12 +286,7 @@ def format_report(reports: dict[str, dict[str, Any]]) -> str:
         return "n/a" if value is None else f"{100 * value:.1f}%"
 
     for name, report in reports.items():
-        cells = [
-            f"`{name}`",
-            pct(report["outcome_kept"]),
-            pct(report["critical"]["outcome_kept"]),
-            *(pct(report["stages"][s]["outcome_kept"]) for s in stage_names),
-            pct(report["best_score"]),
-        ]
+        kept = [report, report["critical"], *(report["stages"][s] for s in stage_names)]
+        cells = [f"`{name}`", *(pct(rates["outcome_kept"]) for rates in kept), pct(report["best_score"])]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
