@@ -43,6 +43,7 @@ from gym_boardgames.tabular import check_policy
 PolicyLike = Callable[[Any], int] | np.ndarray
 Progress = Callable[[int], None]
 Callback = Callable[[int, Any, Any], None]
+Start = Callable[[], dict[str, Any]]  # the reset options of an episode's start
 
 #: The reset option that starts an episode in a given state (GridWorld-v0's and TabularBlackjack-v0's).
 START_OPTION = "start_state"
@@ -59,9 +60,7 @@ def _num_actions(env: gym.Env) -> int:
 def _discrete_obs(env: gym.Env) -> tuple[int, int] | None:
     """``(n, start)`` of a Discrete observation space, None for any other space."""
     space = env.observation_space
-    if isinstance(space, gym.spaces.Discrete):
-        return int(space.n), int(space.start)
-    return None
+    return (int(space.n), int(space.start)) if isinstance(space, gym.spaces.Discrete) else None
 
 
 def _integers(rng: np.random.Generator, high: int) -> Iterator[int]:
@@ -101,9 +100,7 @@ def _policy_array(env: gym.Env, policy: np.ndarray, num_actions: int) -> tuple[n
 
 def _play(step: Callable[..., tuple], act: Callable[[Any], int], obs: Any, first_action: int | None = None) -> tuple:
     """Play one episode from ``obs``; return its lists of observations, actions and rewards."""
-    states: list[Any] = []
-    actions: list[int] = []
-    rewards: list[float] = []
+    states, actions, rewards = [], [], []
     action = act(obs) if first_action is None else first_action
     while True:
         states.append(obs)
@@ -127,10 +124,7 @@ def _returns(keys: list[Any], rewards: list[float], gamma: float, first_visit: b
 
 
 def _episode_runner(
-    env: gym.Env,
-    rng: np.random.Generator,
-    learn: Callable[[Any], None],
-    start: Callable[[], dict[str, Any] | None] | None = None,
+    env: gym.Env, rng: np.random.Generator, learn: Callable[[Any], None], start: Start | None = None
 ) -> Callable[[int, int], None]:
     """Return ``run(first, n)`` for :func:`agents.tabular._episodes.run_episodes`: ``learn(first obs)`` per episode.
 
@@ -348,9 +342,7 @@ def mc_control_es(
     def learn(obs: Any) -> None:
         update(*_play(step, act, obs, next(first_actions)), gamma, first_visit)
 
-    def start() -> dict[str, Any] | None:
-        return None if starts is None else {START_OPTION: starts[next(start_indices)]}
-
+    start: Start | None = None if starts is None else lambda: {START_OPTION: starts[next(start_indices)]}
     run_episodes(episodes, _episode_runner(env, rng, learn, start), progress, callback, callback_every, control.tables)
     return control.tables()
 
