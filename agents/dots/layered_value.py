@@ -149,8 +149,7 @@ class LayeredValueAgent:
             left = num_edges - key.bit_count()
             if left == 0:
                 continue  # the full board is worth 0 for sure
-            _, values = self._move_values(board, key, boxes_left)
-            target = max(values)
+            target = max(self._move_values(board, key, boxes_left)[1])
             layer = self.layers[left]
             old = layer.get(key)
             if old is None:
@@ -290,9 +289,8 @@ class LayeredValueAgent:
         agent = cls(lr=float(meta["lr"]), explore=float(meta["explore"]), seed=seed)
         agent._bind(board)
         agent.games_trained = meta["games_trained"]
-        layers = agent.layers
         for key, value in zip(keys.tolist(), values.tolist(), strict=True):
-            layers[board.num_edges - key.bit_count()][key] = value
+            agent.layers[board.num_edges - key.bit_count()][key] = value
         return agent
 
 

@@ -181,9 +181,8 @@ def _walk(agent: Any, solved: SolvedGame, seat: int | None) -> GreedyAudit:
             continue
         mover = game.current_player(state)
         if seat is None or mover == seat:
-            chosen = player_moves(agent, game, state)
             graded.append(state)
-            chosen_moves.append(chosen)
+            chosen_moves.append(chosen := player_moves(agent, game, state))
         # Everything stays reachable for the full audit; a seat's audit follows only its own choices.
         for action in chosen if mover == seat else game.legal_actions(state):
             child = game.apply(state, action)
