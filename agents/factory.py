@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from agents._rng import SeedLike, make_rng
 from gym_boardgames.checks import check_int
 from gym_boardgames.opponents import USER_FORMS, UnknownAgentError, load_user_agent
+from gym_boardgames.rules.registry import family_of
 
 
 class AgentKind(NamedTuple):
@@ -81,7 +82,6 @@ def suggested_opponents(game: Any) -> list[str]:
 
     from agents.alphazero.agent import pretrained_name
     from agents.dots.layer_table import SHIPPED_TABLES
-    from gym_boardgames.rules.registry import family_of
 
     best = []
     if family_of(game) == "dots" and (game.rows, game.cols) in SHIPPED_TABLES:
@@ -103,8 +103,6 @@ def suggested_opponents(game: Any) -> list[str]:
 
 def solver_plays(game: Any) -> bool:
     """Return whether the exact Connect Four solver plays ``game`` (:mod:`agents.search.connect_four`)."""
-    from gym_boardgames.rules.registry import family_of
-
     if family_of(game) != "connect" or not getattr(game, "gravity", False):
         return False  # decided without importing the solver (and numba)
     from agents.search.connect_four import check_solvable
@@ -210,8 +208,6 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
 
         return PerfectAgent(rng)
     if kind in ("first_available", "always4never3", "endgame", "exact"):
-        from gym_boardgames.rules.registry import family_of
-
         if game is not None and family_of(game) != "dots":
             raise ValueError(
                 f"{spec!r} plays Dots and Boxes only; for {game!r} use one of {', '.join(agent_forms(False))}"
@@ -233,12 +229,10 @@ def _alphazero(spec: str, arg: str, rng: Any, game: Any) -> Any:
     from agents.alphazero.agent import MAX_SIMULATIONS, AlphaZeroAgent, load_pretrained, pretrained_name
 
     path, simulations = arg, ALPHAZERO_SIMULATIONS
-    head, sep, tail = arg.rpartition(":")
+    head, sep, tail = ("", ":", arg) if arg.isdigit() else arg.rpartition(":")  # alphazero:50 has no file
     # 0 simulations is the raw network: its most probable legal move, no search. The count is checked here,
     # before a model file is read, with the agent's own bound.
-    if arg.isdigit():
-        path, simulations = "", _count(arg, "the simulations", spec, low=0, high=MAX_SIMULATIONS)
-    elif sep and tail.isdigit():
+    if sep and tail.isdigit():
         path, simulations = head, _count(tail, "the simulations", spec, low=0, high=MAX_SIMULATIONS)
     if path:
         return AlphaZeroAgent.load(path, game=game, n_simulations=simulations, seed=rng)
