@@ -106,10 +106,8 @@ class LabelSet:
 
     def critical(self) -> np.ndarray:
         """``(N,)`` bool: positions where some legal move changes the result (win, draw or loss)."""
-        legal = self.scores != NO_MOVE
         signs = np.sign(self.scores.astype(np.int64))
-        best = np.sign(self.best_scores())[:, None]
-        return np.any(legal & (signs != best), axis=1)
+        return np.any((self.scores != NO_MOVE) & (signs != np.sign(self.best_scores())[:, None]), axis=1)
 
     def subset(self, index: np.ndarray) -> LabelSet:
         """Return the positions at ``index`` (an int or bool array) as a new label set."""
@@ -185,10 +183,8 @@ def load_labels(path: str | os.PathLike[str] | None = None) -> LabelSet:
             raise SavedFileError(path, f"position {i}: the game is over after {row[:n].tolist()}")
         legal = game.legal_mask(state).astype(bool)
         if not np.array_equal(legal, scores[i] != NO_MOVE):
-            scored = np.flatnonzero(scores[i] != NO_MOVE).tolist()
-            raise SavedFileError(
-                path, f"position {i} scores columns {scored}, but {np.flatnonzero(legal).tolist()} are legal"
-            )
+            scored, playable = np.flatnonzero(scores[i] != NO_MOVE).tolist(), np.flatnonzero(legal).tolist()
+            raise SavedFileError(path, f"position {i} scores columns {scored}, but {playable} are legal")
         _check_scores_against_the_rules(path, i, game, state, n, scores[i])
     return labels
 
