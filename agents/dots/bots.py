@@ -145,8 +145,7 @@ class EndgameBot(Always4Never3Bot):
     """
 
     def __init__(self, k: int = 10, table: LayerTable | None = None, seed: SeedLike = None) -> None:
-        self.k = check_int("k", k, 0)
-        self.table = table
+        self.k, self.table = check_int("k", k, 0), table
         super().__init__(seed)
 
     def _table_for(self, game: DotsAndBoxes) -> LayerTable:

@@ -62,8 +62,7 @@ class LayerTable:
         if values.dtype != np.int8 or values.shape != (size,):
             raise ValueError(f"values must be an int8 array of shape ({size},), got {values.dtype} {values.shape}")
         self.rows, self.cols = int(rows), int(cols)
-        self.last_k = check_int("last_k", last_k, 0, self.game.num_edges)
-        self.values = values
+        self.last_k, self.values = check_int("last_k", last_k, 0, self.game.num_edges), values
         self.values.flags.writeable = False
 
     def __repr__(self) -> str:

@@ -55,8 +55,7 @@ class LayeredValueAgent:
     def __init__(self, lr: float = 0.1, explore: float = 2 / 3, seed: SeedLike = None) -> None:
         #: The learning rate and the probability of a random move in training games, each in [0, 1]; they
         #: may change between :meth:`train` calls (the study's schedules), which checks them again.
-        self.lr = check_number("lr", lr, 0, 1)
-        self.explore = check_number("explore", explore, 0, 1)
+        self.lr, self.explore = check_number("lr", lr, 0, 1), check_number("explore", explore, 0, 1)
         self.rng = make_rng(seed)
         self.layers: list[dict[int, float]] = []
         self.games_trained = 0

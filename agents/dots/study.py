@@ -187,8 +187,7 @@ class BoxMargins:
     """
 
     def __init__(self, game: DotsAndBoxes, table: LayerTable) -> None:
-        self.game = game
-        self.table = table
+        self.game, self.table = game, table
 
     def value(self, state: DotsState) -> int:
         """Return the final margin the player to move can force from ``state``, from its side."""

@@ -76,8 +76,7 @@ class ExactValues:
             from agents.search.solver import position_values
 
             values = position_values(game)
-        self.game = game
-        self.values = values
+        self.game, self.values = game, values
         self._non_terminal: list[Any] | None = None
 
     def value(self, state: Any) -> int:

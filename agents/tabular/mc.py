@@ -217,8 +217,7 @@ class _Control:
     """Q tables, counts and the greedy policy shared by the two control algorithms."""
 
     def __init__(self, env: gym.Env, initial_policy: PolicyLike | None) -> None:
-        self.num_actions = _num_actions(env)
-        self.discrete = _discrete_obs(env)
+        self.num_actions, self.discrete = _num_actions(env), _discrete_obs(env)
         self.q: dict[Any, list[float]] = {}
         self.n: dict[Any, list[int]] = {}
         self.greedy: dict[Any, int] = {}

@@ -125,10 +125,7 @@ class TDAgent(Seeded):
         check_number("epsilon", epsilon, 0, 1)
         if seat not in (None, 0, 1):
             raise ValueError(f"seat must be 0, 1 or None, got {seat!r}")
-        self.game = game
-        self.values = values
-        self.seat = seat
-        self.epsilon = float(epsilon)
+        self.game, self.values, self.seat, self.epsilon = game, values, seat, float(epsilon)
         super().__init__(seed)
         self.training = dict(training or {})
         self._nodes: dict[int, _Children] = {}
