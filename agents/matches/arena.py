@@ -100,10 +100,8 @@ def play_game(
     """
     players = (first, second)
     policies = (as_policy(first), as_policy(second))
-    for agent in players:
-        reset = reset_hook(agent)
-        if reset is not None:
-            reset()
+    for reset in filter(None, map(reset_hook, players)):
+        reset()
     state = game.initial_state()
     while not game.is_terminal(state):
         mover = game.current_player(state)
@@ -143,8 +141,7 @@ def play_match(
     """
     check_int("games", games, 1)
     rng = make_rng(seed)
-    a = as_policy(agent_a, rng) if isinstance(agent_a, str) else agent_a
-    b = as_policy(agent_b, rng) if isinstance(agent_b, str) else agent_b
+    a, b = (as_policy(agent, rng) if isinstance(agent, str) else agent for agent in (agent_a, agent_b))
     result = MatchResult()
     for i in range(games):
         a_first = i % 2 == 0
