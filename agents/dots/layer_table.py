@@ -218,9 +218,7 @@ def solve_layers(game: DotsAndBoxes, last_k: int | None = None, *, progress: boo
             f"solve_layers keeps bytes per position (2**edges); {num_edges} edges is more than the "
             f"{MAX_SOLVE_EDGES} it takes"
         )
-    if last_k is None:
-        last_k = num_edges
-    last_k = min(check_int("last_k", last_k, 0), num_edges)
+    last_k = num_edges if last_k is None else min(check_int("last_k", last_k, 0), num_edges)
 
     drawn = _popcounts(num_edges)
     values = np.full(1 << num_edges, -1, dtype=np.int8)  # V, or -1 on layers not solved

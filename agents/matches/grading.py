@@ -162,8 +162,7 @@ def optimal_move_rate(
         states: the positions to test.
     """
     states = exact.non_terminal_states() if states is None else list(states)  # type: ignore[attr-defined]
-    chosen = choose(states)
-    return grade_moves(exact, states, [[int(a)] for a in chosen]).optimal / len(states)
+    return grade_moves(exact, states, [[int(a)] for a in choose(states)]).optimal / len(states)
 
 
 def _walk(agent: Any, solved: SolvedGame, seat: int | None) -> GreedyAudit:
