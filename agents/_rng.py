@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 
@@ -60,9 +60,4 @@ def uniform_stream(rng: np.random.Generator, block: int = 2048) -> Callable[[], 
         block: floats drawn per numpy call. The default suits a search: large enough that refills are
             rare, small enough that a short search does not draw much it never uses.
     """
-
-    def blocks() -> Iterator[list[float]]:
-        while True:
-            yield rng.random(block).tolist()
-
-    return itertools.chain.from_iterable(blocks()).__next__
+    return itertools.chain.from_iterable(rng.random(block).tolist() for _ in itertools.count()).__next__

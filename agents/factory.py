@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from agents._rng import SeedLike, make_rng
 from gym_boardgames.checks import check_int
 from gym_boardgames.opponents import USER_FORMS, UnknownAgentError, load_user_agent
+from gym_boardgames.rules.registry import family_of
 
 
 class AgentKind(NamedTuple):
@@ -81,7 +82,6 @@ def suggested_opponents(game: Any) -> list[str]:
 
     from agents.alphazero.agent import pretrained_name
     from agents.dots.layer_table import SHIPPED_TABLES
-    from gym_boardgames.rules.registry import family_of
 
     best = []
     if family_of(game) == "dots" and (game.rows, game.cols) in SHIPPED_TABLES:
@@ -91,19 +91,27 @@ def suggested_opponents(game: Any) -> list[str]:
     if pretrained_name(game) is not None:
         best += ["alphazero", "alphazero:0"]
     names = [*best, "mcts", "mcts:200", "alphabeta:4", "alphabeta:2", "random"]
-    if family_of(game) == "connect" and getattr(game, "gravity", False):  # else numba is not even imported
-        from agents.search.connect_four import COMPILED, check_solvable
+    if solver_plays(game):
+        from agents.search.connect_four import COMPILED
 
-        try:
-            check_solvable(game)
-        except ValueError:
-            pass
-        else:
-            standard = (game.rows, game.cols) == (6, 7)
-            book = importlib.util.find_spec("bitbully_databases") is not None
-            if COMPILED and (book if standard else game.rows * game.cols <= 25):
-                names.insert(1, "perfect")
+        standard = (game.rows, game.cols) == (6, 7)
+        book = importlib.util.find_spec("bitbully_databases") is not None
+        if COMPILED and (book if standard else game.rows * game.cols <= 25):
+            names.insert(1, "perfect")
     return list(dict.fromkeys(names))
+
+
+def solver_plays(game: Any) -> bool:
+    """Return whether the exact Connect Four solver plays ``game`` (:mod:`agents.search.connect_four`)."""
+    if family_of(game) != "connect" or not getattr(game, "gravity", False):
+        return False  # decided without importing the solver (and numba)
+    from agents.search.connect_four import check_solvable
+
+    try:
+        check_solvable(game)
+    except ValueError:
+        return False
+    return True
 
 
 def _count(text: str, what: str, spec: str, low: int = 1, high: int | None = None) -> int:
@@ -178,16 +186,11 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
     if kind == "td" and arg:
         from agents.persistence import SavedFileError
         from agents.tabular.td import TDAgent
+        from agents.tabular.td_file import table_size
 
-        # With the game, load() compares the file's stored game with it before building any table, so a
-        # tic-tac-toe file offered for another board fails here, not mid-match.
         try:
-            return TDAgent.load(arg, game=game, seed=rng)
-        except SavedFileError:
-            raise  # the file's own problem (or "holds tables for X, not for Y"): the message names the file
+            table_size(game) if game is not None else None
         except ValueError as error:
-            if game is None:
-                raise
             # The game itself cannot have a TD table (Connect Four has ~10^20 positions), so no file fits
             # it; say which game this file is for, read from the file itself.
             try:
@@ -195,6 +198,9 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
             except ValueError:
                 raise error from None
             raise SavedFileError(arg, f"holds tables for {stored!r}, not for {game!r} ({error})") from None
+        # With the game, load() compares the file's stored game with it before building any table, so a
+        # tic-tac-toe file offered for another board fails here, not mid-match.
+        return TDAgent.load(arg, game=game, seed=rng)
     if kind == "alphazero":
         return _alphazero(spec, arg, rng, game)
     if kind == "perfect" and not arg:
@@ -202,8 +208,6 @@ def _build(spec: str, rng: Any, game: Any, table: Any) -> Any:
 
         return PerfectAgent(rng)
     if kind in ("first_available", "always4never3", "endgame", "exact"):
-        from gym_boardgames.rules.registry import family_of
-
         if game is not None and family_of(game) != "dots":
             raise ValueError(
                 f"{spec!r} plays Dots and Boxes only; for {game!r} use one of {', '.join(agent_forms(False))}"
@@ -225,12 +229,10 @@ def _alphazero(spec: str, arg: str, rng: Any, game: Any) -> Any:
     from agents.alphazero.agent import MAX_SIMULATIONS, AlphaZeroAgent, load_pretrained, pretrained_name
 
     path, simulations = arg, ALPHAZERO_SIMULATIONS
-    head, sep, tail = arg.rpartition(":")
+    head, sep, tail = ("", ":", arg) if arg.isdigit() else arg.rpartition(":")  # alphazero:50 has no file
     # 0 simulations is the raw network: its most probable legal move, no search. The count is checked here,
     # before a model file is read, with the agent's own bound.
-    if arg.isdigit():
-        path, simulations = "", _count(arg, "the simulations", spec, low=0, high=MAX_SIMULATIONS)
-    elif sep and tail.isdigit():
+    if sep and tail.isdigit():
         path, simulations = head, _count(tail, "the simulations", spec, low=0, high=MAX_SIMULATIONS)
     if path:
         return AlphaZeroAgent.load(path, game=game, n_simulations=simulations, seed=rng)

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.factory import solver_plays
 from agents.search.minimax import alphabeta
 from gym_boardgames.checks import check_int
 from gym_boardgames.play_session import EXACT, SEARCH_ESTIMATE, HintLabels
@@ -87,7 +88,7 @@ def hint_labels(game: Any, state: Any, player: int, *, max_nodes: int | None = N
         check_int("max_nodes", max_nodes, 1)
     if family_of(game) == "dots" and game.num_edges <= 26:
         return HintLabels(_dots_hint_labels(game, state, player), EXACT)
-    if _solver_plays(game):
+    if solver_plays(game):
         from agents.search.connect_four import SearchBudgetExceeded
 
         try:
@@ -147,18 +148,6 @@ def exact_connect_labels(game: Any, state: Any, player: int, max_nodes: int | No
     scores = score_moves(game, state, hint_node_budget() if max_nodes is None else max_nodes)
     ply = sum(1 for cell in state.board if cell)
     return {column: exact_label(score, game.rows * game.cols, ply) for column, score in scores.items()}
-
-
-def _solver_plays(game: Any) -> bool:
-    if family_of(game) != "connect" or not getattr(game, "gravity", False):
-        return False  # decided without importing the solver (and numba)
-    from agents.search.connect_four import check_solvable
-
-    try:
-        check_solvable(game)
-    except ValueError:
-        return False
-    return True
 
 
 def _dots_hint_labels(game: DotsAndBoxes, state: Any, player: int) -> dict[int, str]:

@@ -23,7 +23,6 @@ from agents.dots.value import check_dots
 from agents.random_agent import RandomAgent
 from gym_boardgames.checks import check_int
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
-from gym_boardgames.rules.registry import family_of
 
 #: Bot names (also accepted by :func:`agents.factory.make_agent`).
 BOT_NAMES = ("random", "first_available", "always4never3", "endgame:K")
@@ -78,12 +77,11 @@ class FirstAvailableBot(Seeded):
         Raises:
             ValueError: at the end of the game, or if ``game`` is not Dots and Boxes.
         """
-        size = (game.rows, game.cols) if family_of(game) == "dots" else None
-        order = self._orders.get(size) if size else None
-        if order is None:
-            order = self._orders[size] = first_available_order(game)
+        size = (check_dots(game).rows, game.cols)
+        if size not in self._orders:
+            self._orders[size] = first_available_order(game)
         key = game.edge_key(state)
-        for edge in order:
+        for edge in self._orders[size]:
             if not key >> edge & 1:
                 return edge
         raise ValueError("no legal action: the game is over")
@@ -117,8 +115,7 @@ class Always4Never3Bot(Seeded):
         moves = game.edge_key_successors(key)
         if not moves:
             raise ValueError("no legal action: the game is over")
-        completing = [e for e, _, reward in moves if reward]
-        if completing:
+        if completing := [e for e, _, reward in moves if reward]:
             return completing
         # An edge is unsafe when a box it borders already has two edges: drawing it makes a three-sided box.
         free = [e for e, _, _ in moves]
@@ -148,8 +145,7 @@ class EndgameBot(Always4Never3Bot):
     """
 
     def __init__(self, k: int = 10, table: LayerTable | None = None, seed: SeedLike = None) -> None:
-        self.k = check_int("k", k, 0)
-        self.table = table
+        self.k, self.table = check_int("k", k, 0), table
         super().__init__(seed)
 
     def _table_for(self, game: DotsAndBoxes) -> LayerTable:

@@ -62,19 +62,8 @@ class LayerTable:
         if values.dtype != np.int8 or values.shape != (size,):
             raise ValueError(f"values must be an int8 array of shape ({size},), got {values.dtype} {values.shape}")
         self.rows, self.cols = int(rows), int(cols)
-        self.last_k = check_int("last_k", last_k, 0, self.game.num_edges)
-        self.values = values
+        self.last_k, self.values = check_int("last_k", last_k, 0, self.game.num_edges), values
         self.values.flags.writeable = False
-
-    @property
-    def num_edges(self) -> int:
-        """Edges of the board."""
-        return self.game.num_edges
-
-    @property
-    def num_boxes(self) -> int:
-        """Boxes of the board."""
-        return self.game.num_boxes
 
     def __repr__(self) -> str:
         return f"LayerTable(rows={self.rows}, cols={self.cols}, last_k={self.last_k})"
@@ -83,14 +72,14 @@ class LayerTable:
         if isinstance(state, (int, np.integer)) and not isinstance(state, bool):
             key = int(state)
             if not 0 <= key <= self.game.full_key:
-                raise ValueError(f"edge bitmask {key} is out of range for {self.num_edges} edges")
+                raise ValueError(f"edge bitmask {key} is out of range for {self.game.num_edges} edges")
             return key
         return self.game.edge_key(state)
 
     def _value(self, key: int) -> int:
         value = int(self.values[key])
         if value < 0:
-            left = self.num_edges - key.bit_count()
+            left = self.game.num_edges - key.bit_count()
             raise ValueError(f"this table holds positions with at most {self.last_k} edges left, not {left}")
         return value
 
@@ -109,7 +98,7 @@ class LayerTable:
             ValueError: as :meth:`value`.
         """
         key = self._key(state)
-        return 2 * self._value(key) - (self.num_boxes - self.game.completed_boxes(key))
+        return 2 * self._value(key) - (self.game.num_boxes - self.game.completed_boxes(key))
 
     def move_values(self, state: DotsState | int) -> dict[int, int]:
         """Return ``f(s, a)`` for every free edge ``a``: the boxes the mover gets from here by playing ``a``.
@@ -119,7 +108,7 @@ class LayerTable:
                 left), or it is of another board.
         """
         key = self._key(state)
-        boxes_left = self.num_boxes - self.game.completed_boxes(key)
+        boxes_left = self.game.num_boxes - self.game.completed_boxes(key)
         moves = self.game.edge_key_successors(key)
         return {edge: move_value(self._value(child), reward, boxes_left) for edge, child, reward in moves}
 
@@ -130,9 +119,7 @@ class LayerTable:
             ValueError: as :meth:`move_values`.
         """
         values = self.move_values(state)
-        if not values:
-            return []
-        best = max(values.values())
+        best = max(values.values(), default=None)
         return [edge for edge, value in values.items() if value == best]
 
     def save(self, path: PathLike) -> None:
@@ -231,9 +218,7 @@ def solve_layers(game: DotsAndBoxes, last_k: int | None = None, *, progress: boo
             f"solve_layers keeps bytes per position (2**edges); {num_edges} edges is more than the "
             f"{MAX_SOLVE_EDGES} it takes"
         )
-    if last_k is None:
-        last_k = num_edges
-    last_k = min(check_int("last_k", last_k, 0), num_edges)
+    last_k = num_edges if last_k is None else min(check_int("last_k", last_k, 0), num_edges)
 
     drawn = _popcounts(num_edges)
     values = np.full(1 << num_edges, -1, dtype=np.int8)  # V, or -1 on layers not solved

@@ -55,8 +55,7 @@ class LayeredValueAgent:
     def __init__(self, lr: float = 0.1, explore: float = 2 / 3, seed: SeedLike = None) -> None:
         #: The learning rate and the probability of a random move in training games, each in [0, 1]; they
         #: may change between :meth:`train` calls (the study's schedules), which checks them again.
-        self.lr = check_number("lr", lr, 0, 1)
-        self.explore = check_number("explore", explore, 0, 1)
+        self.lr, self.explore = check_number("lr", lr, 0, 1), check_number("explore", explore, 0, 1)
         self.rng = make_rng(seed)
         self.layers: list[dict[int, float]] = []
         self.games_trained = 0
@@ -83,10 +82,8 @@ class LayeredValueAgent:
             )
         return board
 
-    def _move_values(
-        self, board: DotsAndBoxes, key: int, boxes_left: int
-    ) -> tuple[list[int], list[float], list[float]]:
-        """Free edges of ``key``, their estimated ``f(s, a)`` and children's ``V`` (training's hot loop)."""
+    def _move_values(self, board: DotsAndBoxes, key: int, boxes_left: int) -> tuple[list[int], list[float]]:
+        """Free edges of ``key`` and their estimated ``f(s, a)`` (training's hot loop)."""
         get = self.layers[board.num_edges - key.bit_count() - 1].get
         moves = board.edge_key_successors(key)
         children = [get(child) for _, child, _ in moves]
@@ -98,7 +95,7 @@ class LayeredValueAgent:
                 for v, (_, _, reward) in zip(children, moves, strict=True)
             ]
         values = [move_value(v, reward, boxes_left) for v, (_, _, reward) in zip(children, moves, strict=True)]
-        return [edge for edge, _, _ in moves], values, children
+        return [edge for edge, _, _ in moves], values
 
     def move_values(self, game: DotsAndBoxes, state: DotsState) -> dict[int, float]:
         """Return the estimated ``f(s, a)`` of every free edge under the current ``V``.
@@ -108,7 +105,7 @@ class LayeredValueAgent:
         """
         board = self._bind(game)
         key = board.edge_key(state)
-        edges, values, _ = self._move_values(board, key, board.num_boxes - board.completed_boxes(key))
+        edges, values = self._move_values(board, key, board.num_boxes - board.completed_boxes(key))
         return dict(zip(edges, values, strict=True))
 
     def value(self, game: DotsAndBoxes, state: DotsState) -> float | None:
@@ -122,7 +119,7 @@ class LayeredValueAgent:
         return self.layers[board.num_edges - key.bit_count()].get(key)
 
     def _greedy(self, board: DotsAndBoxes, key: int, boxes_left: int) -> int:
-        edges, values, _ = self._move_values(board, key, boxes_left)
+        edges, values = self._move_values(board, key, boxes_left)
         if not edges:
             raise ValueError("no legal action: the game is over")
         best = max(values)
@@ -151,8 +148,7 @@ class LayeredValueAgent:
             left = num_edges - key.bit_count()
             if left == 0:
                 continue  # the full board is worth 0 for sure
-            _, values, _ = self._move_values(board, key, boxes_left)
-            target = max(values)
+            target = max(self._move_values(board, key, boxes_left)[1])
             layer = self.layers[left]
             old = layer.get(key)
             if old is None:
@@ -174,12 +170,7 @@ class LayeredValueAgent:
         return _unseen_value(sum(seen), len(seen), boxes_left)
 
     def train(
-        self,
-        game: DotsAndBoxes,
-        opponent: Any,
-        games: int,
-        *,
-        progress: Callable[[int], None] | None = None,
+        self, game: DotsAndBoxes, opponent: Any, games: int, *, progress: Callable[[int], None] | None = None
     ) -> MatchResult:
         """Play ``games`` training games against ``opponent``, learning after each one.
 
@@ -243,13 +234,9 @@ class LayeredValueAgent:
             raise ValueError("nothing to save: the agent has not been trained or used on a board yet")
         keys = [k for layer in self.layers for k in layer]
         values = [v for layer in self.layers for v in layer.values()]
-        meta = {
-            "rows": board.rows,
-            "cols": board.cols,
-            "lr": self.lr,
-            "explore": self.explore,
-            "games_trained": self.games_trained,
-        }
+        meta = dict(
+            rows=board.rows, cols=board.cols, lr=self.lr, explore=self.explore, games_trained=self.games_trained
+        )
         arrays = {"keys": np.array(keys, dtype=np.uint64), "values": np.array(values, dtype=np.float64)}
         save_npz(path, arrays, format=self.FORMAT, version=self.VERSION, meta=meta)
 
@@ -282,9 +269,7 @@ class LayeredValueAgent:
 
         loaded = load_npz(path, format=cls.FORMAT, versions=(cls.VERSION,), schema=schema)
         meta = loaded.meta
-        rows, cols, games = meta["rows"], meta["cols"], meta["games_trained"]
-        lr, explore = meta["lr"], meta["explore"]
-        board = DotsAndBoxes(rows, cols)
+        board = DotsAndBoxes(meta["rows"], meta["cols"])
         keys, values = loaded.arrays["keys"], loaded.arrays["values"]
         if keys.shape != values.shape:
             raise SavedFileError(path, f"'keys' has {keys.size} entries but 'values' has {values.size}")
@@ -300,12 +285,11 @@ class LayeredValueAgent:
         # Checked before the tables are built, so a bad file is refused without the slow part.
         if not np.any((keys == board.full_key) & (values == 0.0)):
             raise SavedFileError(path, "the full board's value is not 0")
-        agent = cls(lr=float(lr), explore=float(explore), seed=seed)
+        agent = cls(lr=float(meta["lr"]), explore=float(meta["explore"]), seed=seed)
         agent._bind(board)
-        agent.games_trained = games
-        layers = agent.layers
+        agent.games_trained = meta["games_trained"]
         for key, value in zip(keys.tolist(), values.tolist(), strict=True):
-            layers[board.num_edges - key.bit_count()][key] = value
+            agent.layers[board.num_edges - key.bit_count()][key] = value
         return agent
 
 

@@ -125,8 +125,7 @@ def run_trainer(task: dict[str, Any]) -> dict[str, Any]:
     """Tables 1 and 2 for one trainer: train, test against every bot, train against endgame(k), test again."""
     game, table, rng, k = _task_setup(task)
     agent = LayeredValueAgent(lr=task["lr"], explore=task["explore"], seed=rng)
-    phases = 2 if task["table2"] else 1
-    games = phases * (task["train_games"] + 4 * task["test_games"])
+    games = (2 if task["table2"] else 1) * (task["train_games"] + 4 * task["test_games"])
     bar = progress_bar(games, f"trainer {task['trainer']}", task["progress"])
     out: dict[str, Any] = {"trainer": task["trainer"]}
     agent.train(game, make_agent(task["trainer"], rng, table=table), task["train_games"], progress=bar.update)
@@ -165,9 +164,7 @@ def run_lr(task: dict[str, Any]) -> dict[str, Any]:
     wins, records = [], []
     for _ in range(task["rounds"]):
         agent.train(game, trainer, task["round_games"], progress=bar.update)
-        result = play_match(
-            game, agent, make_agent(f"endgame:{k}", rng, table=table), task["round_test_games"], seed=rng
-        )
+        result = play_match(game, agent, trainer, task["round_test_games"], seed=rng)  # a new bot: the same table, rng
         bar.update(task["round_test_games"])
         wins.append(result.total.win)
         records.append(match_record(result))
@@ -177,13 +174,9 @@ def run_lr(task: dict[str, Any]) -> dict[str, Any]:
     # One test of 100 games is noisy (a standard deviation of about 5 wins near 35%): the mean of the last
     # rounds says more about where a learning rate ends up than the best single round.
     tail = wins[-5:]
-    return {
-        "lr": task["lr"],
-        "wins": wins,
-        "last5_mean": round(sum(tail) / len(tail), 1),
-        "records": records,
-        "states": agent.num_states,
-    }
+    return dict(
+        lr=task["lr"], wins=wins, last5_mean=round(sum(tail) / len(tail), 1), records=records, states=agent.num_states
+    )
 
 
 class BoxMargins:
@@ -194,8 +187,7 @@ class BoxMargins:
     """
 
     def __init__(self, game: DotsAndBoxes, table: LayerTable) -> None:
-        self.game = game
-        self.table = table
+        self.game, self.table = game, table
 
     def value(self, state: DotsState) -> int:
         """Return the final margin the player to move can force from ``state``, from its side."""

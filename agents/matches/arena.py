@@ -7,7 +7,7 @@ If it has a ``reset()`` method, it is called before each game (MCTS uses this to
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import Any
 
 from agents._rng import SeedLike, make_rng
@@ -38,12 +38,8 @@ class SideRecord:
 
     def add(self, payoff: float) -> None:
         """Count one game by its payoff for this agent: > 0 a win, < 0 a loss, 0 a draw."""
-        if payoff > 0:
-            self.win += 1
-        elif payoff < 0:
-            self.loss += 1
-        else:
-            self.draw += 1
+        name = "win" if payoff > 0 else "loss" if payoff < 0 else "draw"
+        setattr(self, name, getattr(self, name) + 1)
 
 
 @dataclass
@@ -61,9 +57,7 @@ class MatchResult:
     @property
     def total(self) -> SideRecord:
         """A's results over both seats."""
-        return SideRecord(
-            self.first.win + self.second.win, self.first.draw + self.second.draw, self.first.loss + self.second.loss
-        )
+        return SideRecord(*(a + b for a, b in zip(astuple(self.first), astuple(self.second), strict=True)))
 
     def as_dict(self) -> dict[str, dict[str, int]]:
         """A JSON-ready summary: A's win/draw/loss as first, as second, and in total."""
@@ -87,10 +81,7 @@ def as_policy(agent: AgentLike, rng: SeedLike = None) -> Callable[[Any, Any], in
 
 
 def play_game(
-    game: Any,
-    first: AgentLike,
-    second: AgentLike,
-    on_move: Callable[[Any, int, Any], None] | None = None,
+    game: Any, first: AgentLike, second: AgentLike, on_move: Callable[[Any, int, Any], None] | None = None
 ) -> tuple[float, float]:
     """Play one game, ``first`` as player 0 and ``second`` as player 1; return ``game.returns``.
 
@@ -109,10 +100,8 @@ def play_game(
     """
     players = (first, second)
     policies = (as_policy(first), as_policy(second))
-    for agent in players:
-        reset = reset_hook(agent)
-        if reset is not None:
-            reset()
+    for reset in filter(None, map(reset_hook, players)):
+        reset()
     state = game.initial_state()
     while not game.is_terminal(state):
         mover = game.current_player(state)
@@ -152,8 +141,7 @@ def play_match(
     """
     check_int("games", games, 1)
     rng = make_rng(seed)
-    a = as_policy(agent_a, rng) if isinstance(agent_a, str) else agent_a
-    b = as_policy(agent_b, rng) if isinstance(agent_b, str) else agent_b
+    a, b = (as_policy(agent, rng) if isinstance(agent, str) else agent for agent in (agent_a, agent_b))
     result = MatchResult()
     for i in range(games):
         a_first = i % 2 == 0

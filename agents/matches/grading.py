@@ -76,8 +76,7 @@ class ExactValues:
             from agents.search.solver import position_values
 
             values = position_values(game)
-        self.game = game
-        self.values = values
+        self.game, self.values = game, values
         self._non_terminal: list[Any] | None = None
 
     def value(self, state: Any) -> int:
@@ -152,9 +151,7 @@ def grade_moves(solved: SolvedGame, states: Sequence[Any], moves: Sequence[Seque
 
 
 def optimal_move_rate(
-    exact: SolvedGame,
-    choose: Callable[[Sequence[Any]], Sequence[int]],
-    states: Sequence[Any] | None = None,
+    exact: SolvedGame, choose: Callable[[Sequence[Any]], Sequence[int]], states: Sequence[Any] | None = None
 ) -> float:
     """Return the share of ``states`` (default: every non-terminal position) where ``choose`` plays optimally.
 
@@ -165,8 +162,7 @@ def optimal_move_rate(
         states: the positions to test.
     """
     states = exact.non_terminal_states() if states is None else list(states)  # type: ignore[attr-defined]
-    chosen = choose(states)
-    return grade_moves(exact, states, [[int(a)] for a in chosen]).optimal / len(states)
+    return grade_moves(exact, states, [[int(a)] for a in choose(states)]).optimal / len(states)
 
 
 def _walk(agent: Any, solved: SolvedGame, seat: int | None) -> GreedyAudit:
@@ -183,9 +179,8 @@ def _walk(agent: Any, solved: SolvedGame, seat: int | None) -> GreedyAudit:
             continue
         mover = game.current_player(state)
         if seat is None or mover == seat:
-            chosen = player_moves(agent, game, state)
             graded.append(state)
-            chosen_moves.append(chosen)
+            chosen_moves.append(chosen := player_moves(agent, game, state))
         # Everything stays reachable for the full audit; a seat's audit follows only its own choices.
         for action in chosen if mover == seat else game.legal_actions(state):
             child = game.apply(state, action)

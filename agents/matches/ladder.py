@@ -26,7 +26,7 @@ import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, astuple, dataclass
 from typing import Any
 
 import numpy as np
@@ -208,8 +208,7 @@ def play_block(game: Any, task: Task, move_time: float | None = MOVE_TIME) -> Bl
     seeds = np.random.SeedSequence([seed, zlib.crc32(a.encode()), zlib.crc32(b.encode()), index]).generate_state(2)
     first, second = (build_agent(name, int(s), game, move_time) for name, s in ((a, seeds[0]), (b, seeds[1])))
     record = play_match(game, first, second, games)
-    first, second = record.first.as_dict(), record.second.as_dict()
-    return Block(a, b, index, seed, tuple(first.values()), tuple(second.values()))  # type: ignore[arg-type]
+    return Block(a, b, index, seed, astuple(record.first), astuple(record.second))
 
 
 @contextmanager

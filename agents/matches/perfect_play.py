@@ -106,10 +106,8 @@ class LabelSet:
 
     def critical(self) -> np.ndarray:
         """``(N,)`` bool: positions where some legal move changes the result (win, draw or loss)."""
-        legal = self.scores != NO_MOVE
         signs = np.sign(self.scores.astype(np.int64))
-        best = np.sign(self.best_scores())[:, None]
-        return np.any(legal & (signs != best), axis=1)
+        return np.any((self.scores != NO_MOVE) & (signs != np.sign(self.best_scores())[:, None]), axis=1)
 
     def subset(self, index: np.ndarray) -> LabelSet:
         """Return the positions at ``index`` (an int or bool array) as a new label set."""
@@ -174,7 +172,7 @@ def load_labels(path: str | os.PathLike[str] | None = None) -> LabelSet:
     for i, row in enumerate(moves):
         # Replay the position's moves, refusing padding inside a move list or an illegal or finishing move.
         n = int((row != PAD).sum())
-        if np.any(row[:n] == PAD) or np.any(row[n:] != PAD):
+        if np.any(row[n:] != PAD):  # n stones, so a stone past n means padding before it
             raise SavedFileError(path, f"position {i}: padding inside its move list")
         state = game.initial_state()
         for column in row[:n].tolist():
@@ -185,12 +183,8 @@ def load_labels(path: str | os.PathLike[str] | None = None) -> LabelSet:
             raise SavedFileError(path, f"position {i}: the game is over after {row[:n].tolist()}")
         legal = game.legal_mask(state).astype(bool)
         if not np.array_equal(legal, scores[i] != NO_MOVE):
-            scored = np.flatnonzero(scores[i] != NO_MOVE).tolist()
-            raise SavedFileError(
-                path, f"position {i} scores columns {scored}, but {np.flatnonzero(legal).tolist()} are legal"
-            )
-        if np.any(np.abs(scores[i][legal].astype(np.int64)) > MAX_PLIES // 2):
-            raise SavedFileError(path, f"position {i} has a score outside -21..21: {scores[i].tolist()}")
+            scored, playable = np.flatnonzero(scores[i] != NO_MOVE).tolist(), np.flatnonzero(legal).tolist()
+            raise SavedFileError(path, f"position {i} scores columns {scored}, but {playable} are legal")
         _check_scores_against_the_rules(path, i, game, state, n, scores[i])
     return labels
 
@@ -288,12 +282,7 @@ def format_report(reports: dict[str, dict[str, Any]]) -> str:
         return "n/a" if value is None else f"{100 * value:.1f}%"
 
     for name, report in reports.items():
-        cells = [
-            f"`{name}`",
-            pct(report["outcome_kept"]),
-            pct(report["critical"]["outcome_kept"]),
-            *(pct(report["stages"][s]["outcome_kept"]) for s in stage_names),
-            pct(report["best_score"]),
-        ]
+        kept = [report, report["critical"], *(report["stages"][s] for s in stage_names)]
+        cells = [f"`{name}`", *(pct(rates["outcome_kept"]) for rates in kept), pct(report["best_score"])]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

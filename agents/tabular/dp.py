@@ -256,12 +256,12 @@ def policy_iteration(
     """
     model, gamma, theta, max_iterations, V = _setup(P, gamma, theta, "max_iterations", max_iterations)
     current = uniform_policy(model) if policy is None else check_policy(policy, model.num_states, model.num_actions)
-    sweeps_per_evaluation: list[int] = []
+    sweeps: list[int] = []  # per evaluation
     rows = np.arange(model.num_states)
     for _ in range(max_iterations):
         evaluation: dict[str, Any] = {}
         V = policy_evaluation(model, current, gamma, theta, V0=V, max_sweeps=max_sweeps, info=evaluation)
-        sweeps_per_evaluation.append(evaluation["sweeps"])
+        sweeps.append(evaluation["sweeps"])
         ties = _near_best(model.q_values(V, gamma))
         # Keep the old action where it is still (within tolerance) best, so equal actions never swap.
         old = np.argmax(current, axis=1)
@@ -270,11 +270,9 @@ def policy_iteration(
         improved = _one_hot(chosen, model.num_actions)
         if np.array_equal(improved, current):
             if info is not None:
+                total = sum(sweeps)
                 info.update(
-                    iterations=len(sweeps_per_evaluation),
-                    evaluation_sweeps=sweeps_per_evaluation,
-                    sweeps=sum(sweeps_per_evaluation),
-                    updates=sum(sweeps_per_evaluation) * model.num_states,
+                    iterations=len(sweeps), evaluation_sweeps=sweeps, sweeps=total, updates=total * model.num_states
                 )
             return improved, V
         current = improved
@@ -422,14 +420,10 @@ class _Backup(NamedTuple):
     reward: np.ndarray  # (len(states) * width,)
     width: int = 1
 
-    def action_values(self, V: np.ndarray, gamma: float) -> np.ndarray:
-        """The flat ``(len(states) * width,)`` backed-up values before the reduce step."""
-        future = np.bincount(self.slot, weights=self.weight * V[self.next_state], minlength=self.reward.size)
-        return self.reward + gamma * future
-
     def values(self, V: np.ndarray, gamma: float) -> np.ndarray:
-        """The new values of ``states``."""
-        q = self.action_values(V, gamma)
+        """The new values of ``states``: the flat ``(len(states) * width,)`` backed-up values, then the reduce step."""
+        future = np.bincount(self.slot, weights=self.weight * V[self.next_state], minlength=self.reward.size)
+        q = self.reward + gamma * future
         return q if self.width == 1 else q.reshape(-1, self.width).max(axis=1)
 
 

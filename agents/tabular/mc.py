@@ -28,6 +28,7 @@ Truncated episodes (a time limit) are used as they are: their missing tail count
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
@@ -42,6 +43,7 @@ from gym_boardgames.tabular import check_policy
 PolicyLike = Callable[[Any], int] | np.ndarray
 Progress = Callable[[int], None]
 Callback = Callable[[int, Any, Any], None]
+Start = Callable[[], dict[str, Any]]  # the reset options of an episode's start
 
 #: The reset option that starts an episode in a given state (GridWorld-v0's and TabularBlackjack-v0's).
 START_OPTION = "start_state"
@@ -58,9 +60,7 @@ def _num_actions(env: gym.Env) -> int:
 def _discrete_obs(env: gym.Env) -> tuple[int, int] | None:
     """``(n, start)`` of a Discrete observation space, None for any other space."""
     space = env.observation_space
-    if isinstance(space, gym.spaces.Discrete):
-        return int(space.n), int(space.start)
-    return None
+    return (int(space.n), int(space.start)) if isinstance(space, gym.spaces.Discrete) else None
 
 
 def _integers(rng: np.random.Generator, high: int) -> Iterator[int]:
@@ -100,9 +100,7 @@ def _policy_array(env: gym.Env, policy: np.ndarray, num_actions: int) -> tuple[n
 
 def _play(step: Callable[..., tuple], act: Callable[[Any], int], obs: Any, first_action: int | None = None) -> tuple:
     """Play one episode from ``obs``; return its lists of observations, actions and rewards."""
-    states: list[Any] = []
-    actions: list[int] = []
-    rewards: list[float] = []
+    states, actions, rewards = [], [], []
     action = act(obs) if first_action is None else first_action
     while True:
         states.append(obs)
@@ -125,21 +123,8 @@ def _returns(keys: list[Any], rewards: list[float], gamma: float, first_visit: b
             yield keys[t], g
 
 
-def _check_hashable(obs: Any) -> None:
-    try:
-        hash(obs)
-    except TypeError:
-        raise ValueError(
-            f"Monte Carlo tables key on observations; {type(obs).__name__} observations are not hashable "
-            "(use a Discrete or tuple observation space)"
-        ) from None
-
-
 def _episode_runner(
-    env: gym.Env,
-    rng: np.random.Generator,
-    learn: Callable[[Any], None],
-    start: Callable[[], dict[str, Any] | None] | None = None,
+    env: gym.Env, rng: np.random.Generator, learn: Callable[[Any], None], start: Start | None = None
 ) -> Callable[[int, int], None]:
     """Return ``run(first, n)`` for :func:`agents.tabular._episodes.run_episodes`: ``learn(first obs)`` per episode.
 
@@ -154,8 +139,14 @@ def _episode_runner(
         for _ in range(n):
             obs, _ = env.reset(seed=seed_for_env, options=None if start is None else start())
             if seed_for_env is not None:
-                _check_hashable(obs)
                 seed_for_env = None
+                try:
+                    hash(obs)
+                except TypeError:
+                    raise ValueError(
+                        f"Monte Carlo tables key on observations; {type(obs).__name__} observations are not hashable "
+                        "(use a Discrete or tuple observation space)"
+                    ) from None
             learn(obs)
 
     return run
@@ -208,27 +199,29 @@ def mc_prediction(
             counts[s] = counts.get(s, 0) + 1
 
     run_episodes(episodes, _episode_runner(env, rng, learn), progress)
-    values = {s: total / counts[s] for s, total in sums.items()}
-    discrete = _discrete_obs(env)
+    return _as_table({s: total / counts[s] for s, total in sums.items()}, _discrete_obs(env))
+
+
+def _as_table(rows: dict[Any, Any], discrete: tuple[int, int] | None, *width: int) -> Any:
+    """``rows`` in the output format: the dict itself, or for a Discrete space an array indexed by ``obs - start``."""
     if discrete is None:
-        return values
+        return rows
     num_states, start = discrete
-    v = np.zeros(num_states)
-    for s, value in values.items():
-        v[int(s) - start] = value
-    return v
+    array = np.zeros((num_states, *width))
+    for s, row in rows.items():
+        array[int(s) - start] = row
+    return array
 
 
 class _Control:
     """Q tables, counts and the greedy policy shared by the two control algorithms."""
 
     def __init__(self, env: gym.Env, initial_policy: PolicyLike | None) -> None:
-        self.num_actions = _num_actions(env)
-        self.discrete = _discrete_obs(env)
+        self.num_actions, self.discrete = _num_actions(env), _discrete_obs(env)
         self.q: dict[Any, list[float]] = {}
         self.n: dict[Any, list[int]] = {}
         self.greedy: dict[Any, int] = {}
-        self.initial: Callable[[Any], int] | None = None
+        self.initial: Callable[[Any], int] = lambda obs: 0
         if callable(initial_policy):
             self.initial = initial_policy
         elif initial_policy is not None:
@@ -238,15 +231,12 @@ class _Control:
         if self.discrete is not None:
             num_states, start = self.discrete
             for s in range(start, start + num_states):
-                self.greedy[s] = self.first_action(s)
-
-    def first_action(self, obs: Any) -> int:
-        return 0 if self.initial is None else int(self.initial(obs))
+                self.greedy[s] = int(self.initial(s))
 
     def act(self, obs: Any) -> int:
         action = self.greedy.get(obs)
         if action is None:
-            action = self.greedy[obs] = self.first_action(obs)
+            action = self.greedy[obs] = int(self.initial(obs))
         return action
 
     def update(
@@ -275,16 +265,9 @@ class _Control:
             probs[action] += 1.0 - epsilon
             return probs
 
-        if self.discrete is None:
-            q = {s: np.array(values) for s, values in self.q.items()}
-            return q, {s: row(a) for s, a in self.greedy.items()}
-        num_states, start = self.discrete
-        q_array = np.zeros((num_states, num_actions))
-        for s, values in self.q.items():
-            q_array[int(s) - start] = values
-        policy = np.full((num_states, num_actions), base)
-        policy[np.arange(num_states), [self.greedy[s] for s in range(start, start + num_states)]] += 1.0 - epsilon
-        return q_array, policy
+        q = {s: np.array(values) for s, values in self.q.items()}
+        policy = {s: row(a) for s, a in self.greedy.items()}
+        return _as_table(q, self.discrete, num_actions), _as_table(policy, self.discrete, num_actions)
 
 
 def _start_states(env: gym.Env, start_states: Sequence[Any] | None) -> list[Any] | None:
@@ -358,9 +341,7 @@ def mc_control_es(
     def learn(obs: Any) -> None:
         update(*_play(step, act, obs, next(first_actions)), gamma, first_visit)
 
-    def start() -> dict[str, Any] | None:
-        return None if starts is None else {START_OPTION: starts[next(start_indices)]}
-
+    start: Start | None = None if starts is None else lambda: {START_OPTION: starts[next(start_indices)]}
     run_episodes(episodes, _episode_runner(env, rng, learn, start), progress, callback, callback_every, control.tables)
     return control.tables()
 
@@ -425,8 +406,6 @@ def mc_control_epsilon_soft(
     def learn(obs: Any) -> None:
         update(*_play(step, act, obs), gamma, first_visit)
 
-    def tables() -> tuple[Any, Any]:
-        return control.tables(epsilon)
-
+    tables = functools.partial(control.tables, epsilon)
     run_episodes(episodes, _episode_runner(env, rng, learn), progress, callback, callback_every, tables)
     return tables()

@@ -72,15 +72,19 @@ class _Children(NamedTuple):
     outcomes: tuple[tuple[float, float] | None, ...]
 
 
-def _expand(game: Any, state: Any) -> _Children:
-    """Apply every legal action of ``state`` and record the children's keys and terminal values."""
+def _expand(game: Any, state: Any, key: int, nodes: dict[int, _Children]) -> _Children:
+    """Apply every legal action of ``state`` and record the children's keys and terminal values in ``nodes[key]``."""
     actions = tuple(int(a) for a in game.legal_actions(state))
     if not actions:
         raise ValueError("the game is over: there is no move to choose")
     states = tuple(game.apply(state, a) for a in actions)
     # A terminal child's payoffs +1/0/-1 become the values 1/0.5/0.
     outcomes = tuple(tuple((r + 1.0) / 2.0 for r in game.returns(s)) if game.is_terminal(s) else None for s in states)
-    return _Children(game.current_player(state), actions, tuple(game.key(s) for s in states), states, outcomes)
+    node = _Children(game.current_player(state), actions, tuple(game.key(s) for s in states), states, outcomes)
+    if len(nodes) >= _CACHE_LIMIT:
+        nodes.clear()  # bounds memory on big boards: nodes are recomputed on demand
+    nodes[key] = node
+    return node
 
 
 class TDAgent(Seeded):
@@ -121,10 +125,7 @@ class TDAgent(Seeded):
         check_number("epsilon", epsilon, 0, 1)
         if seat not in (None, 0, 1):
             raise ValueError(f"seat must be 0, 1 or None, got {seat!r}")
-        self.game = game
-        self.values = values
-        self.seat = seat
-        self.epsilon = float(epsilon)
+        self.game, self.values, self.seat, self.epsilon = game, values, seat, float(epsilon)
         super().__init__(seed)
         self.training = dict(training or {})
         self._nodes: dict[int, _Children] = {}
@@ -147,10 +148,7 @@ class TDAgent(Seeded):
         key = game.key(state)
         node = self._nodes.get(key)
         if node is None:
-            node = _expand(game, state)
-            if len(self._nodes) >= _CACHE_LIMIT:
-                self._nodes.clear()
-            self._nodes[key] = node
+            node = _expand(game, state, key, self._nodes)
             for child, outcome in zip(node.keys, node.outcomes, strict=True):
                 if outcome is not None:
                     self.values[0, child], self.values[1, child] = outcome
@@ -278,10 +276,7 @@ class _SelfPlay:
 
     def expand(self, key: int, state: Any) -> _Children:
         """Expand ``state`` once; seed the live tables with its children's values."""
-        node = _expand(self.game, state)
-        if len(self.nodes) >= _CACHE_LIMIT:
-            self.nodes.clear()  # nodes are recomputed on demand; the live values are kept
-        self.nodes[key] = node
+        node = _expand(self.game, state, key, self.nodes)  # the live values outlive a cleared cache
         mover_table = self.live[node.mover]
         for child, outcome in zip(node.keys, node.outcomes, strict=True):
             if outcome is not None:
@@ -402,12 +397,9 @@ def train_self_play(
     callback_every = check_callback(callback, callback_every)
     num_keys = table_size(game)
     rng = make_rng(seed)
-    if initial is None:
-        values = np.full((2, num_keys), 0.5)
-    elif not (initial.game is game or initial.game == game):
+    if initial is not None and not (initial.game is game or initial.game == game):
         raise ValueError(f"initial holds tables for {initial.game!r}, not for {game!r}")
-    else:
-        values = initial.values.copy()
+    values = np.full((2, num_keys), 0.5) if initial is None else initial.values.copy()
     training = {
         "episodes": episodes,
         "alpha": alpha,

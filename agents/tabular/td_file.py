@@ -17,15 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.persistence import (
-    MAX_DATA_BYTES,
-    MAX_FILE_BYTES,
-    ArraySpec,
-    SavedFileError,
-    load_npz,
-    save_npz,
-    short_repr,
-)
+from agents.persistence import MAX_DATA_BYTES, MAX_FILE_BYTES, ArraySpec, SavedFileError, load_npz, save_npz, short_repr
 from gym_boardgames.rules.registry import family_of, game_from_config, game_to_config
 
 #: Format name and version of saved TD files (see :mod:`agents.persistence`).
@@ -131,10 +123,8 @@ def _game_for_file(path: str | os.PathLike[str], meta: dict[str, Any], game: Any
         if rebuilt is None:
             raise SavedFileError(path, f"holds tables for {label}, which cannot be rebuilt: pass game=")
         return rebuilt
-    if rebuilt is not None:
-        if not game == rebuilt:
-            raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
-    elif game_to_config(game) != {"class": stored["class"], "config": stored.get("config")}:
+    described = {"class": stored["class"], "config": stored.get("config")}  # for a game the registry cannot rebuild
+    if not (game == rebuilt if rebuilt is not None else game_to_config(game) == described):
         raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
     return game
 
