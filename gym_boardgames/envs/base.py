@@ -115,8 +115,7 @@ def board_space(game: Any) -> spaces.Box:
 class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     """A two-player, zero-sum, perfect-information board game seen by one agent.
 
-    The observation is the rules' ``observation(state, player)`` in :func:`board_space`; a subclass may set
-    its own ``observation_space`` and :meth:`_observation`. The drawing comes from
+    The observation is the rules' ``observation(state, player)`` in :func:`board_space`. The drawing comes from
     :mod:`gym_boardgames.render.board` (a subclass may refine :meth:`marks`).
 
     Args:
@@ -169,9 +168,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         self._opponent_name, self._opponent = self._make_opponent(opponent)
         self.agent_player_setting = check_seat(agent_player, "agent_player")
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode, self._canvas = render_mode, None  # the pygame backend comes with the first pygame frame
+        self._set_render_mode(render_mode)  # the pygame backend comes with the first pygame frame
 
         self.state: Any = None  # the current rules state; None until reset()
         self.agent_player: int | None = None  # the side of this episode; None in self-play
@@ -365,7 +362,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     def _observe(self) -> np.ndarray:
         """The current observation, from the agent's side (in self-play: the player to move's)."""
         player = self.agent_player
-        return self._observation(self.state, self.game.current_player(self.state) if player is None else player)
+        return self.game.observation(self.state, self.game.current_player(self.state) if player is None else player)
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {
@@ -380,10 +377,6 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     def _reward(self, before: Any, after: Any, seat: int) -> float:
         """The reward of ``seat`` for a legal step from ``before`` to ``after``: the payoff at the end."""
         return float(self.game.returns(after)[seat]) if self._episode_over else 0.0
-
-    def _observation(self, state: Any, player: int) -> np.ndarray:
-        """Return a new observation of ``state`` from ``player``'s point of view."""
-        return self.game.observation(state, player)
 
     # ---- rendering ---------------------------------------------------------------------------
 
