@@ -27,20 +27,10 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_boardgames.checks import check_choice, check_seat
-from gym_boardgames.envs.contract import (
-    ILLEGAL_ACTION_MODES,
-    reset_needed,
-    reset_side,
-    winner_of_returns,
-)
+from gym_boardgames.envs.contract import ILLEGAL_ACTION_MODES, reset_needed, reset_side, winner_of_returns
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
 from gym_boardgames.opponents import Opponent, as_policy, make_opponent, opponent_error
-from gym_boardgames.render.board import (
-    BoardMarks,
-    BoardStyle,
-    board_marks,
-    status_line,
-)
+from gym_boardgames.render.board import BoardMarks, BoardStyle, board_marks, status_line
 from gym_boardgames.render.modes import BoardRenderMixin
 from gym_boardgames.rules.registry import row_of
 
