@@ -204,9 +204,8 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
         if self.game.is_terminal(self.state):
             payoff = self.game.returns(self.state)
             self.winner = winner_of_returns(payoff)
-            for index, name in enumerate(AGENTS):
-                self.rewards[name] = float(payoff[index])
-                self.infos[name] = {"winner": self.winner}
+            self.rewards = {name: float(value) for name, value in zip(AGENTS, payoff, strict=True)}
+            self.infos = {name: {"winner": self.winner} for name in AGENTS}
             self.terminations = dict.fromkeys(AGENTS, True)
         self._accumulate_rewards()
         self.agent_selection = AGENTS[self.game.current_player(self.state)]

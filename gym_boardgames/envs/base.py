@@ -160,16 +160,9 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self._set_render_mode(render_mode)  # the pygame backend comes with the first pygame frame
 
-        self.state: Any = None  # the current rules state; None until reset()
         self.agent_player: int | None = None  # the side of this episode; None in self-play
-        # (player, action) of every move this episode, by either side: drawing and undo use it,
-        # never the observation (states carry no history).
-        self.moves: list[tuple[int, int]] = []
-        self._previous: Any = None  # the state before the last move (where it landed is a rules question)
-        self._episode_over = False
         self._needs_reset = True
-        self._winner: int | None = None  # None while the game goes on; then 0, 1 or DRAW
-        self._illegal = False
+        self._new_game(None)  # the current rules state is None until reset()
 
     # ---- construction helpers ----------------------------------------------------------------
 
@@ -190,6 +183,17 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     def _random_move(self, game: Any, state: Any) -> int:
         legal = game.legal_actions(state)
         return int(legal[self.np_random.integers(len(legal))])
+
+    def _new_game(self, state: Any) -> None:
+        """Start the episode's record at ``state``: no move played, nothing won."""
+        self.state: Any = state
+        # (player, action) of every move this episode, by either side: drawing and undo use it,
+        # never the observation (states carry no history).
+        self.moves: list[tuple[int, int]] = []
+        self._previous: Any = None  # the state before the last move (where it landed is a rules question)
+        self._episode_over = False
+        self._winner: int | None = None  # None while the game goes on; then 0, 1 or DRAW
+        self._illegal = False
 
     # ---- the gymnasium API -------------------------------------------------------------------
 
@@ -215,12 +219,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
             self.agent_player = int(self.np_random.integers(2)) if side == "random" else int(side)
         if seed is not None and self._opponent_agent is not None and self._opponent_agent.rebuildable:
             self._opponent_agent.reseed(seed)  # built from a name: its random state comes from the seed
-        self.state = self.game.initial_state()
-        self.moves = []
-        self._previous = None
-        self._episode_over = False
-        self._winner = None
-        self._illegal = False
+        self._new_game(self.game.initial_state())
         if self._opponent_agent is not None:
             self._opponent_agent.reset()
         if self._opponent is not None:

@@ -102,13 +102,12 @@ class TwoPlayerVectorEnv(VectorEnv):
         self.game = batch.game
         # A named opponent: one agent for every sub-env, built once here and reseeded at each seeded reset, its
         # act(game, state) and reset() hook; else None.
-        self._opponent_spec = opponent if opponent not in (None, "random") else None
         self._opponent_agent: Opponent | None = None
-        if self._opponent_spec is not None:
+        if opponent not in (None, "random"):
             try:
-                self._opponent_agent = make_opponent(self._opponent_spec, self.game)
+                self._opponent_agent = make_opponent(opponent, self.game)
             except ValueError as error:
-                error = opponent_error(self._opponent_spec, error)
+                error = opponent_error(opponent, error)
                 if isinstance(error, UnknownAgentError):
                     raise UnknownAgentError(f"{error} (for an agent object or a callable, {_SYNC_HINT})") from None
                 raise error from None
@@ -307,7 +306,7 @@ class TwoPlayerVectorEnv(VectorEnv):
             move = _as_integer(returned)
             if move is None or not game.is_legal(state, move):
                 raise ValueError(
-                    f"opponent {self._opponent_spec} returned {returned!r} in sub-env {i}, which is not a legal "
+                    f"opponent {self.opponent} returned {returned!r} in sub-env {i}, which is not a legal "
                     f"action there: legal actions are {list(game.legal_actions(state))}. This is a bug in the opponent."
                 )
             actions[i] = move
