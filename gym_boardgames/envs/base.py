@@ -225,8 +225,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         if self._opponent is not None:
             self._play_opponent()
         self._needs_reset = False
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return self._observe(), self._info()
 
     def step(self, action: int | np.integer) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -253,8 +252,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
                     f"action {action} is illegal in this position: legal actions are {list(game.legal_actions(state))}"
                 )
             self._episode_over, self._illegal, self._winner = True, True, 1 - mover
-            if self.render_mode == "human":
-                self.render()
+            self._render_human()
             return self._observe(), -1.0, True, False, self._info()
 
         before, n_moves, previous = state, len(self.moves), self._previous
@@ -270,8 +268,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
             raise
         seat = mover if self.agent_player is None else self.agent_player
         reward = self._reward(before, self.state, seat)
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return self._observe(), reward, self._episode_over, False, self._info()
 
     def action_masks(self) -> np.ndarray:

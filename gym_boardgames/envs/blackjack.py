@@ -256,8 +256,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
             self._state = start
         self._raw, self._last_reward = raw, None
         info["raw_obs"] = raw
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return self._state, info
 
     def _deal_state(self, state: int) -> tuple[int, int, int]:
@@ -293,8 +292,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         self._state = TERMINAL if terminated else _PLAY_INDEX[raw]
         self._raw, self._last_reward = raw, float(reward)
         info["raw_obs"] = raw
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return self._state, reward, terminated, truncated, info
 
     def outcome(self) -> str | None:

@@ -317,8 +317,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         self.lastaction = None
         self.steps = 0
         self.episode_return = 0.0
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return start, {"prob": prob}
 
     def step(self, action: int | np.integer) -> tuple[int, float, bool, bool, dict[str, Any]]:
@@ -344,8 +343,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         self.lastaction = a
         self.steps += 1
         self.episode_return += reward
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return s_next, reward, terminated, False, {"prob": prob}
 
     # ---- overlay and rendering ---------------------------------------------------------------
