@@ -156,8 +156,7 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
             options: unused.
         """
         self._new_game()
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
 
     def _new_game(self) -> None:
         """Set up the opening position, both agents in and nothing won yet (the constructor and ``reset``)."""
@@ -204,14 +203,12 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
         if self.game.is_terminal(self.state):
             payoff = self.game.returns(self.state)
             self.winner = winner_of_returns(payoff)
-            for index, name in enumerate(AGENTS):
-                self.rewards[name] = float(payoff[index])
-                self.infos[name] = {"winner": self.winner}
+            self.rewards = {name: float(value) for name, value in zip(AGENTS, payoff, strict=True)}
+            self.infos = {name: {"winner": self.winner} for name in AGENTS}
             self.terminations = dict.fromkeys(AGENTS, True)
         self._accumulate_rewards()
         self.agent_selection = AGENTS[self.game.current_player(self.state)]
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
 
     # ---- drawing (render() and close() are BoardRenderMixin's) --------------------------------
 

@@ -307,16 +307,10 @@ def build_model(P: ModelLike) -> TabularModel:
 
 def _model_of_env(env: Any) -> Any:
     """Return the ``P`` of an env, looked up through its wrappers (a wrapper env may hold it, not the core)."""
-    lookup = getattr(env, "get_wrapper_attr", None)  # Gymnasium >= 1.0: outermost holder first
-    if callable(lookup):
-        try:
-            return lookup("P")
-        except AttributeError:
-            pass
-    model = getattr(env.unwrapped, "P", None)
-    if model is None:
-        raise ValueError(f"{env} has no tabular model P (neither it nor its wrappers have a P attribute)")
-    return model
+    try:
+        return env.get_wrapper_attr("P")  # the outermost holder first
+    except AttributeError:
+        raise ValueError(f"{env} has no tabular model P (neither it nor its wrappers have a P attribute)") from None
 
 
 def _colour_groups(num_states: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, ...]:

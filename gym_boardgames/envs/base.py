@@ -27,20 +27,10 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_boardgames.checks import check_choice, check_seat
-from gym_boardgames.envs.contract import (
-    ILLEGAL_ACTION_MODES,
-    reset_needed,
-    reset_side,
-    winner_of_returns,
-)
+from gym_boardgames.envs.contract import ILLEGAL_ACTION_MODES, reset_needed, reset_side, winner_of_returns
 from gym_boardgames.errors import ActionTypeError, ResetNeeded
 from gym_boardgames.opponents import Opponent, as_policy, make_opponent, opponent_error
-from gym_boardgames.render.board import (
-    BoardMarks,
-    BoardStyle,
-    board_marks,
-    status_line,
-)
+from gym_boardgames.render.board import BoardMarks, BoardStyle, board_marks, status_line
 from gym_boardgames.render.modes import BoardRenderMixin
 from gym_boardgames.rules.registry import row_of
 
@@ -115,8 +105,7 @@ def board_space(game: Any) -> spaces.Box:
 class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     """A two-player, zero-sum, perfect-information board game seen by one agent.
 
-    The observation is the rules' ``observation(state, player)`` in :func:`board_space`; a subclass may set
-    its own ``observation_space`` and :meth:`_observation`. The drawing comes from
+    The observation is the rules' ``observation(state, player)`` in :func:`board_space`. The drawing comes from
     :mod:`gym_boardgames.render.board` (a subclass may refine :meth:`marks`).
 
     Args:
@@ -169,20 +158,11 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         self._opponent_name, self._opponent = self._make_opponent(opponent)
         self.agent_player_setting = check_seat(agent_player, "agent_player")
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode, self._canvas = render_mode, None  # the pygame backend comes with the first pygame frame
+        self._set_render_mode(render_mode)  # the pygame backend comes with the first pygame frame
 
-        self.state: Any = None  # the current rules state; None until reset()
         self.agent_player: int | None = None  # the side of this episode; None in self-play
-        # (player, action) of every move this episode, by either side: drawing and undo use it,
-        # never the observation (states carry no history).
-        self.moves: list[tuple[int, int]] = []
-        self._previous: Any = None  # the state before the last move (where it landed is a rules question)
-        self._episode_over = False
         self._needs_reset = True
-        self._winner: int | None = None  # None while the game goes on; then 0, 1 or DRAW
-        self._illegal = False
+        self._new_game(None)  # the current rules state is None until reset()
 
     # ---- construction helpers ----------------------------------------------------------------
 
@@ -203,6 +183,17 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     def _random_move(self, game: Any, state: Any) -> int:
         legal = game.legal_actions(state)
         return int(legal[self.np_random.integers(len(legal))])
+
+    def _new_game(self, state: Any) -> None:
+        """Start the episode's record at ``state``: no move played, nothing won."""
+        self.state: Any = state
+        # (player, action) of every move this episode, by either side: drawing and undo use it,
+        # never the observation (states carry no history).
+        self.moves: list[tuple[int, int]] = []
+        self._previous: Any = None  # the state before the last move (where it landed is a rules question)
+        self._episode_over = False
+        self._winner: int | None = None  # None while the game goes on; then 0, 1 or DRAW
+        self._illegal = False
 
     # ---- the gymnasium API -------------------------------------------------------------------
 
@@ -228,19 +219,13 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
             self.agent_player = int(self.np_random.integers(2)) if side == "random" else int(side)
         if seed is not None and self._opponent_agent is not None and self._opponent_agent.rebuildable:
             self._opponent_agent.reseed(seed)  # built from a name: its random state comes from the seed
-        self.state = self.game.initial_state()
-        self.moves = []
-        self._previous = None
-        self._episode_over = False
-        self._winner = None
-        self._illegal = False
+        self._new_game(self.game.initial_state())
         if self._opponent_agent is not None:
             self._opponent_agent.reset()
         if self._opponent is not None:
             self._play_opponent()
         self._needs_reset = False
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return self._observe(), self._info()
 
     def step(self, action: int | np.integer) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -267,8 +252,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
                     f"action {action} is illegal in this position: legal actions are {list(game.legal_actions(state))}"
                 )
             self._episode_over, self._illegal, self._winner = True, True, 1 - mover
-            if self.render_mode == "human":
-                self.render()
+            self._render_human()
             return self._observe(), -1.0, True, False, self._info()
 
         before, n_moves, previous = state, len(self.moves), self._previous
@@ -284,8 +268,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
             raise
         seat = mover if self.agent_player is None else self.agent_player
         reward = self._reward(before, self.state, seat)
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return self._observe(), reward, self._episode_over, False, self._info()
 
     def action_masks(self) -> np.ndarray:
@@ -365,7 +348,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     def _observe(self) -> np.ndarray:
         """The current observation, from the agent's side (in self-play: the player to move's)."""
         player = self.agent_player
-        return self._observation(self.state, self.game.current_player(self.state) if player is None else player)
+        return self.game.observation(self.state, self.game.current_player(self.state) if player is None else player)
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {
@@ -380,10 +363,6 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     def _reward(self, before: Any, after: Any, seat: int) -> float:
         """The reward of ``seat`` for a legal step from ``before`` to ``after``: the payoff at the end."""
         return float(self.game.returns(after)[seat]) if self._episode_over else 0.0
-
-    def _observation(self, state: Any, player: int) -> np.ndarray:
-        """Return a new observation of ``state`` from ``player``'s point of view."""
-        return self.game.observation(state, player)
 
     # ---- rendering ---------------------------------------------------------------------------
 

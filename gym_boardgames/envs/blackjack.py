@@ -57,12 +57,9 @@ from gym_boardgames.rules.blackjack import (
 RESET_OPTIONS = ("start_state",)
 
 # Gymnasium observation -> index, for step (never a natural: every index below NATURAL_OFFSET) and for the
-# deal (where a soft 21 is always a natural).
+# deal (where a soft 21 is always a natural: the naturals, numbered last, replace the soft 21s).
 _PLAY_INDEX: dict[tuple[int, int, int], int] = {decode(s): s for s in range(NATURAL_OFFSET)}
-_DEAL_INDEX: dict[tuple[int, int, int], int] = {
-    **_PLAY_INDEX,
-    **{decode(s): s for s in range(NATURAL_OFFSET, TERMINAL)},
-}
+_DEAL_INDEX: dict[tuple[int, int, int], int] = {decode(s): s for s in range(TERMINAL)}
 
 
 def _hand_for(state: int) -> list[int]:
@@ -259,8 +256,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
             self._state = start
         self._raw, self._last_reward = raw, None
         info["raw_obs"] = raw
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return self._state, info
 
     def _deal_state(self, state: int) -> tuple[int, int, int]:
@@ -269,12 +265,8 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         dealer_card = decode(state)[1]
         dealt.player = _hand_for(state)
         dealt.dealer[0] = dealer_card
-        if dealer_card == 1:
-            dealt.dealer_top_card_value_str = "A"
-        elif dealer_card == 10:
-            dealt.dealer_top_card_value_str = str(dealt.np_random.choice(["J", "Q", "K"]))
-        else:
-            dealt.dealer_top_card_value_str = str(dealer_card)
+        face = str(dealt.np_random.choice(["J", "Q", "K"])) if dealer_card == 10 else card_label(dealer_card)
+        dealt.dealer_top_card_value_str = face
         raw = (sum_hand(dealt.player), dealt.dealer[0], usable_ace(dealt.player))
         # Guards against a Gymnasium release that renames the hands: fail loudly, never start elsewhere.
         if raw != decode(state) or is_natural(dealt.player) != is_natural_state(state):
@@ -300,8 +292,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
         self._state = TERMINAL if terminated else _PLAY_INDEX[raw]
         self._raw, self._last_reward = raw, float(reward)
         info["raw_obs"] = raw
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return self._state, reward, terminated, truncated, info
 
     def outcome(self) -> str | None:

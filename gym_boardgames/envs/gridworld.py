@@ -18,8 +18,7 @@ Names are Gymnasium toy_text's: the current state is ``s``, the last action ``la
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -40,22 +39,6 @@ ACTION_NAMES = ("UP", "DOWN", "LEFT", "RIGHT")
 MOVES = ((-1, 0), (1, 0), (0, -1), (0, 1))
 #: The keys ``reset(options=...)`` understands.
 RESET_OPTIONS = ("start_state",)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while building the model.
-
-    The model is hundreds of thousands of small tuples and lists that cannot form cycles; the collector
-    would rescan the growing heap again and again as they are made, which doubled the build time.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _slip_template(key: tuple[int, ...], stay: float, move: float) -> tuple[list[tuple[float, int]], ...]:
@@ -235,7 +218,12 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         # Slip rows depend only on which directions reach the same cell and on the order of the cells
         # reached: one template per such pattern (a few dozen at most) gives (prob, rank) for each action.
         templates: dict[tuple[int, ...], tuple[list[tuple[float, int]], ...]] = {}
-        with _collector_paused():
+        # The model is hundreds of thousands of small tuples and lists that cannot form cycles; the cyclic
+        # garbage collector would rescan the growing heap again and again as they are made, which doubled
+        # the build time, so it is paused meanwhile.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
             for s, targets in enumerate(self._targets().tolist()):
                 if absorbing[s]:
                     loop = (1.0, s, 0.0, True)
@@ -250,6 +238,9 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
                         template = templates[key] = _slip_template(key, stay, move)
                     cells = [(t, terminal[t]) for t in reached]
                     P[s] = {a: [(p, cells[rank][0], -1.0, cells[rank][1]) for p, rank in template[a]] for a in range(4)}
+        finally:
+            if collecting:
+                gc.enable()
         return P
 
     def _check_terminals_reachable(self) -> None:
@@ -326,8 +317,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         self.lastaction = None
         self.steps = 0
         self.episode_return = 0.0
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return start, {"prob": prob}
 
     def step(self, action: int | np.integer) -> tuple[int, float, bool, bool, dict[str, Any]]:
@@ -353,8 +343,7 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         self.lastaction = a
         self.steps += 1
         self.episode_return += reward
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return s_next, reward, terminated, False, {"prob": prob}
 
     # ---- overlay and rendering ---------------------------------------------------------------

@@ -57,10 +57,7 @@ class TicTacToeEnv(ConnectBoardEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
+        game = TicTacToe()
         super().__init__(
-            TicTacToe(),
-            opponent=opponent,
-            agent_player=agent_player,
-            illegal_action=illegal_action,
-            render_mode=render_mode,
+            game, opponent=opponent, agent_player=agent_player, illegal_action=illegal_action, render_mode=render_mode
         )

@@ -43,13 +43,7 @@ class BlackjackView:
         self.size = (WIDTH, HEIGHT)
 
     def draw(
-        self,
-        surface: Any,
-        player: Sequence[int],
-        dealer: Sequence[int],
-        showing: str,
-        over: bool,
-        status: str,
+        self, surface: Any, player: Sequence[int], dealer: Sequence[int], showing: str, over: bool, status: str
     ) -> None:
         """Draw the whole frame on ``surface``, of size ``self.size``.
 

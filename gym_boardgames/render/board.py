@@ -19,15 +19,7 @@ from gym_boardgames.registration import layers_of
 from gym_boardgames.rules.dots import DRAW
 from gym_boardgames.rules.registry import BoardStyle, row_of
 
-__all__ = [
-    "BoardMarks",
-    "BoardStyle",
-    "board_marks",
-    "board_style",
-    "board_text",
-    "last_mark",
-    "status_line",
-]
+__all__ = ["BoardMarks", "BoardStyle", "board_marks", "board_style", "board_text", "last_mark", "status_line"]
 
 
 class BoardMarks(NamedTuple):

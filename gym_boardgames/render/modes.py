@@ -83,6 +83,11 @@ class RenderModesMixin:
             return None
         return self._canvas.to_array()
 
+    def _render_human(self) -> None:
+        """Show the current frame in the window in human mode (``reset`` and ``step`` call it), else nothing."""
+        if self.render_mode == "human":
+            self.render()
+
     def _maker_call(self) -> str:
         """How the user makes this env with a render mode, for the warning of ``render()`` without one."""
         return f'gymnasium.make("{self.spec.id if self.spec else type(self).__name__}", render_mode=...)'

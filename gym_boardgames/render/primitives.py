@@ -32,12 +32,7 @@ def thick_line(
 
 
 def fitted_text(
-    text: str,
-    size: tuple[int, int],
-    colour: tuple[int, int, int],
-    largest: int,
-    bold: bool = False,
-    smallest: int = 12,
+    text: str, size: tuple[int, int], colour: tuple[int, int, int], largest: int, bold: bool = False, smallest: int = 12
 ) -> Any:
     """Render ``text`` as large as it fits in ``size`` (width, height), on a transparent surface.
 

@@ -283,7 +283,7 @@ class DotsAndBoxes(RulesByConfig):
                 f"the state has {len(state.edges)} edges but this board ({self.rows}x{self.cols} boxes) has "
                 f"{self.num_edges}"
             )
-        return _edge_key(state.edges)
+        return int(state.edges.translate(_TO_ASCII_BITS)[::-1], 2)
 
     # ---- the bitmask form, for value tables over drawn-edge bitmasks ----------------------------
 
@@ -330,7 +330,3 @@ class DotsAndBoxes(RulesByConfig):
             return (r, c), (r, c + 1)
         r, c = divmod(edge - self.num_horizontal, self.cols + 1)
         return (r, c), (r + 1, c)
-
-
-def _edge_key(edges: bytes) -> int:
-    return int(edges.translate(_TO_ASCII_BITS)[::-1], 2)

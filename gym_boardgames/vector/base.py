@@ -102,13 +102,12 @@ class TwoPlayerVectorEnv(VectorEnv):
         self.game = batch.game
         # A named opponent: one agent for every sub-env, built once here and reseeded at each seeded reset, its
         # act(game, state) and reset() hook; else None.
-        self._opponent_spec = opponent if opponent not in (None, "random") else None
         self._opponent_agent: Opponent | None = None
-        if self._opponent_spec is not None:
+        if opponent not in (None, "random"):
             try:
-                self._opponent_agent = make_opponent(self._opponent_spec, self.game)
+                self._opponent_agent = make_opponent(opponent, self.game)
             except ValueError as error:
-                error = opponent_error(self._opponent_spec, error)
+                error = opponent_error(opponent, error)
                 if isinstance(error, UnknownAgentError):
                     raise UnknownAgentError(f"{error} (for an agent object or a callable, {_SYNC_HINT})") from None
                 raise error from None
@@ -159,7 +158,7 @@ class TwoPlayerVectorEnv(VectorEnv):
         before = self._scores()
         no = np.zeros(self.num_envs, dtype=bool)
         winner = np.full(self.num_envs, -1, dtype=np.int64)
-        return self._observe(), self._info(no, winner, no.copy(), before)
+        return self.batch.observation(self._agent), self._info(no, winner, no.copy(), before)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play each sub-env's action, then the opponent's replies; restart the sub-envs that ended last step.
@@ -225,15 +224,14 @@ class TwoPlayerVectorEnv(VectorEnv):
             terminated &= ~restarting
             winner[restarting] = -1
         seat = mover if self._agent is None else self._agent
-        reward = self._reward(
-            winner, seat, before, illegal if any_illegal else None, restarting if any_restart else None
-        )
+        reward = self._reward(winner, seat, before, illegal, restarting)
         self._done = terminated.copy()
         if any_restart:
             # A board so small that the opening move ends the game is restarted by the next step.
             self._done[restart_rows] = batch.over[restart_rows]
         truncated = np.zeros(self.num_envs, dtype=bool)
-        return self._observe(), reward, terminated, truncated, self._info(terminated, winner, illegal, before)
+        observation = self.batch.observation(self._agent)
+        return observation, reward, terminated, truncated, self._info(terminated, winner, illegal, before)
 
     def action_masks(self) -> np.ndarray:
         """Return a new ``(num_envs, num_actions)`` int8 array of the legal actions (zeros where a game ended).
@@ -308,7 +306,7 @@ class TwoPlayerVectorEnv(VectorEnv):
             move = _as_integer(returned)
             if move is None or not game.is_legal(state, move):
                 raise ValueError(
-                    f"opponent {self._opponent_spec} returned {returned!r} in sub-env {i}, which is not a legal "
+                    f"opponent {self.opponent} returned {returned!r} in sub-env {i}, which is not a legal "
                     f"action there: legal actions are {list(game.legal_actions(state))}. This is a bug in the opponent."
                 )
             actions[i] = move
@@ -333,20 +331,12 @@ class TwoPlayerVectorEnv(VectorEnv):
                 actions[rows] = random_legal_actions(batch.legal_mask()[rows], self.np_random)
             batch.play(actions, moving)
 
-    def _observe(self) -> np.ndarray:
-        return self.batch.observation(self._agent)
-
     def _scores(self) -> Any:
         """A snapshot of the scores taken before a move, for games rewarded by score; None otherwise."""
         return None
 
     def _reward(
-        self,
-        winner: np.ndarray,
-        seat: np.ndarray,
-        before: Any,
-        illegal: np.ndarray | None,
-        restarted: np.ndarray | None,
+        self, winner: np.ndarray, seat: np.ndarray, before: Any, illegal: np.ndarray, restarted: np.ndarray
     ) -> np.ndarray:
         """Return float64 rewards for ``seat``.
 
@@ -359,10 +349,8 @@ class TwoPlayerVectorEnv(VectorEnv):
             reward -= winner == 1 - seat
             return reward
         reward = self._score_reward(seat, before)
-        if illegal is not None:
-            reward[illegal] = -1.0
-        if restarted is not None:
-            reward[restarted] = 0.0  # a new game: its scores were reset, not lost
+        reward[illegal] = -1.0
+        reward[restarted] = 0.0  # a new game: its scores were reset, not lost
         return reward
 
     def _score_reward(self, seat: np.ndarray, before: Any) -> np.ndarray:

@@ -50,12 +50,9 @@ class ConnectNVectorEnv(TwoPlayerVectorEnv):
         illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
+        batch = ConnectNBatch(ConnectN(rows, cols, n, gravity), num_envs)
         super().__init__(
-            ConnectNBatch(ConnectN(rows, cols, n, gravity), num_envs),
-            opponent=opponent,
-            agent_player=agent_player,
-            illegal_action=illegal_action,
-            render_mode=render_mode,
+            batch, opponent=opponent, agent_player=agent_player, illegal_action=illegal_action, render_mode=render_mode
         )
 
 
@@ -75,12 +72,9 @@ class _FixedBoardVectorEnv(ConnectNVectorEnv):
         render_mode: str | None = None,
     ) -> None:
         # The board is fixed: TwoPlayerVectorEnv's constructor directly, without ConnectNVectorEnv's sizes.
+        batch = ConnectNBatch(self.make_game(), num_envs)
         super(ConnectNVectorEnv, self).__init__(
-            ConnectNBatch(self.make_game(), num_envs),
-            opponent=opponent,
-            agent_player=agent_player,
-            illegal_action=illegal_action,
-            render_mode=render_mode,
+            batch, opponent=opponent, agent_player=agent_player, illegal_action=illegal_action, render_mode=render_mode
         )
 
 

@@ -62,12 +62,9 @@ class DotsAndBoxesVectorEnv(TwoPlayerVectorEnv):
         render_mode: str | None = None,
     ) -> None:
         check_choice("reward", reward, DOTS_REWARD_MODES)  # before the board, as the single env checks them
+        batch = DotsAndBoxesBatch(DotsAndBoxes(rows, cols, tie_break), num_envs)
         super().__init__(
-            DotsAndBoxesBatch(DotsAndBoxes(rows, cols, tie_break), num_envs),
-            opponent=opponent,
-            agent_player=agent_player,
-            illegal_action=illegal_action,
-            render_mode=render_mode,
+            batch, opponent=opponent, agent_player=agent_player, illegal_action=illegal_action, render_mode=render_mode
         )
         self.reward_mode = reward
 
