@@ -370,7 +370,7 @@ def _check_paths(args: argparse.Namespace, roles: dict[str, tuple[str, str]], fi
         new = not may_exist and not getattr(args, "overwrite", True)
         if final and role == "output" and new and os.path.lexists(path):
             raise ValueError(f"{flag} {path} exists: pass --overwrite to replace it")
-        for other_flag, other, other_role, _ in written[:index] + inputs:
+        for other_flag, other, other_role, _ in (written[:index] + inputs) if final else ():
             if os.path.realpath(path) == os.path.realpath(other):
                 why = (
                     "writing it would replace the script's own input"

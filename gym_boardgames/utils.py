@@ -28,12 +28,17 @@ def process_pool(workers: int, initializer: Callable[..., Any] | None = None, in
     import threading
 
     main = threading.current_thread() is threading.main_thread()  # only the main thread may set a handler
+    blocking = main and hasattr(signal, "pthread_sigmask")
+    # Blocked too while ignored: a Ctrl-C in this window waits, and reaches this process once it is unblocked.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if blocking else None
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
         return multiprocessing.get_context("spawn").Pool(workers, initializer, initargs)
     finally:
         if main:
             signal.signal(signal.SIGINT, previous)
+        if blocking:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def peak_rss_mb() -> float | None:
