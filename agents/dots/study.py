@@ -13,9 +13,10 @@ A task is a plain dict in and a JSON-ready dict out, so it pickles to a worker p
   (:func:`play_audited`).
 
 Games alternate seats (the agent moves first in even games) and use the study's tie rule,
-``tie_break="second"``. The solved table is the process's one copy,
-:func:`~agents.dots.layer_table.solved_table`'s: taken in the parent before a pool forks, it is shared by the
-workers instead of read or solved again.
+``tie_break="second"``. The solved table is each process's one copy,
+:func:`~agents.dots.layer_table.solved_table`'s: the pool's workers are spawned
+(:func:`gym_boardgames.utils.process_pool`), so each reads the shipped table once, or solves a board without
+one once.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def run_solve(rows: int, cols: int) -> dict[str, Any]:
     """Solve the board and the two smaller study boards; report values, time and memory.
 
     The board is solved here even where a table ships, to measure the solve; the tasks then take
-    :func:`shared_table`, fetched here so that workers forked later share it. The memory is the peak of the
+    :func:`shared_table`, this process's copy (spawned workers take their own). The memory is the peak of the
     whole process (:func:`~gym_boardgames.utils.peak_rss_mb`, None where it cannot be read), so the solve
     should run before anything else grows.
     """
