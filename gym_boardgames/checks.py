@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -23,10 +24,15 @@ from gym_boardgames.errors import BadFileError
 __all__ = ["check_choice", "check_int", "check_number", "check_seat", "read_regular_file"]
 
 
-def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
-    """Return ``value`` if it is one of the strings ``choices``, else raise ``ValueError`` naming them."""
+def check_choice(name: str, value: Any, choices: Sequence[str], optional: bool = False) -> Any:
+    """Return ``value`` if it is one of the strings ``choices`` (or None, if ``optional``), else raise ``ValueError``.
+
+    The message names ``name``, the choices and the value: ``render_mode must be None or one of [...], got 'x'``.
+    """
+    if optional and value is None:
+        return None
     if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+        raise ValueError(f"{name} must be {'None or ' if optional else ''}one of {choices}, got {value!r}")
     return value
 
 

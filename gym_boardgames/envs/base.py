@@ -158,10 +158,9 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         self._opponent_name, self._opponent = self._make_opponent(opponent)
         self.agent_player_setting = check_seat(agent_player, "agent_player")
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        # The mixin's _set_render_mode, inline: a name reaches its opponent through fewer files (issue 33).
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode, self._canvas = render_mode, None  # the pygame backend comes with the first pygame frame
+        # The mixin's _set_render_mode, written out: a name reaches its opponent through fewer files (issue 33).
+        self.render_mode = check_choice("render_mode", render_mode, self.metadata["render_modes"], optional=True)
+        self._canvas = None  # the pygame backend comes with the first pygame frame
 
         self.agent_player: int | None = None  # the side of this episode; None in self-play
         self._needs_reset = True

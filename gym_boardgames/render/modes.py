@@ -16,6 +16,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from gym_boardgames.checks import check_choice
 from gym_boardgames.registration import layers_of
 from gym_boardgames.render.board import BoardMarks, board_text
 
@@ -52,9 +53,7 @@ class RenderModesMixin:
         Raises:
             ValueError: for a mode other than None and those of ``metadata["render_modes"]``.
         """
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = check_choice("render_mode", render_mode, self.metadata["render_modes"], optional=True)
         self._canvas = None
 
     def render(self) -> str | np.ndarray | None:
