@@ -19,26 +19,22 @@ def process_pool(workers: int, initializer: Callable[..., Any] | None = None, in
 
     Every pool of the package and the scripts is made here. Spawn, not fork: a worker starts clean, as on
     macOS and Windows, whatever threads this process runs. Ctrl-C reaches every process of the terminal's
-    group; the workers ignore it from their first instruction (they are started while this process ignores
-    it, and a new Python keeps an inherited "ignore"), so only the main process reports it (one line,
-    :func:`gym_boardgames.cli.run`) and its pool stops them, where each worker used to print a traceback, even
-    one still starting up. ``initializer(*initargs)`` runs in each worker.
+    group; the workers ignore it (their first act), so only the main process reports it (one line,
+    :func:`gym_boardgames.cli.run`) and its pool stops them, where each worker used to print a traceback.
+    ``initializer(*initargs)`` then runs in each worker. A Ctrl-C while a worker is still starting (its first
+    second or so of imports, before it can ignore anything) may still print that worker's traceback: making
+    the workers ignore it from birth (this process ignoring it while it starts them) lost the Ctrl-C whenever
+    another thread of this process, such as a BLAS thread, took the signal in that window.
     """
     import multiprocessing
-    import threading
 
-    main = threading.current_thread() is threading.main_thread()  # only the main thread may set a handler
-    blocking = main and hasattr(signal, "pthread_sigmask")
-    # Blocked too while ignored: a Ctrl-C in this window waits, and reaches this process once it is unblocked.
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if blocking else None
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-    try:
-        return multiprocessing.get_context("spawn").Pool(workers, initializer, initargs)
-    finally:
-        if main:
-            signal.signal(signal.SIGINT, previous)
-        if blocking:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    return multiprocessing.get_context("spawn").Pool(workers, _start_worker, (initializer, initargs))
+
+
+def _start_worker(initializer: Callable[..., Any] | None, initargs: tuple[Any, ...]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if initializer is not None:
+        initializer(*initargs)
 
 
 def peak_rss_mb() -> float | None:

@@ -2,6 +2,7 @@
 
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -34,3 +35,17 @@ def run_script(name: str, *args: object, check: bool = False, **options: object)
     options = {"cwd": ROOT, **options}
     command = [sys.executable, str(ROOT / "scripts" / f"{name}.py"), *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, check=check, **options)
+
+
+def children(pid):
+    """The ids of ``pid``'s child processes."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += (task / "children").read_text().split()
+    return [int(child) for child in found]
+
+
+def ignores_ctrl_c(pid):
+    """Whether the process has set SIGINT to be ignored (bit 2 of SigIgn in /proc/PID/status)."""
+    line = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("SigIgn:"))
+    return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))

@@ -9,23 +9,12 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: the sibling helper
+from script_helpers import children, ignores_ctrl_c  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads processes from /proc (Linux)")
-
-
-def _children(pid):
-    """The ids of ``pid``'s child processes."""
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += (task / "children").read_text().split()
-    return [int(child) for child in found]
-
-
-def _ignores_ctrl_c(pid):
-    """Whether the process has set SIGINT to be ignored (bit 2 of SigIgn in /proc/PID/status)."""
-    line = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("SigIgn:"))
-    return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
 
 
 @pytest.mark.slow  # a subprocess run of the script with two workers
@@ -39,7 +28,7 @@ def test_ctrl_c_with_worker_processes_is_one_line_and_status_130(tmp_path):
     try:
         deadline = time.monotonic() + 240
         # Working: both pool workers (and multiprocessing's resource tracker) are up and ignore Ctrl-C.
-        while not (len(children := _children(script.pid)) >= 3 and all(map(_ignores_ctrl_c, children))):
+        while not (len(kids := children(script.pid)) >= 3 and all(map(ignores_ctrl_c, kids))):
             assert script.poll() is None and time.monotonic() < deadline, script.communicate()
             time.sleep(0.05)
         os.killpg(script.pid, signal.SIGINT)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from script_helpers import ROOT, load_script, run_script  # noqa: E402
+from script_helpers import ROOT, children, ignores_ctrl_c, load_script, run_script  # noqa: E402
 
 LADDER = load_script("ladder")
 
@@ -221,7 +221,9 @@ def test_ctrl_c_with_worker_processes_is_one_line_status_130_and_the_finished_bl
         argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     deadline = time.monotonic() + 180
-    while not results.exists() and time.monotonic() < deadline:
+    # A block is saved and both pool workers are up and ignore Ctrl-C (a worker still importing cannot yet).
+    while not (results.exists() and len(kids := children(run.pid)) >= 3 and all(map(ignores_ctrl_c, kids))):
+        assert run.poll() is None and time.monotonic() < deadline, run.communicate()
         time.sleep(0.05)
     os.killpg(run.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group, workers included
     out, err = run.communicate(timeout=60)
