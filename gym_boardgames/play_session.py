@@ -13,6 +13,7 @@ its reply under the same lock, then bumps :attr:`PlaySession.version` and wakes 
 
 from __future__ import annotations
 
+import functools
 import io
 import threading
 import time
@@ -96,7 +97,6 @@ class PlaySession:
             raise ValueError(
                 "the env must be in self-play mode (opponent=None): the session's agent plays the other side"
             )
-        self.pygame = import_pygame()
         self.env, self.game, self.agent = env, env.game, agent
         self._act = None if agent is None else as_policy(agent)
         self.name = name or getattr(agent, "__name__", type(agent).__name__)
@@ -104,7 +104,6 @@ class PlaySession:
         self.failure = ""
         self.hint_provider = hints
         self.human = human_player
-        self.view = env.make_view()
         self.show_hints = False
         self.hints: dict[int, str] = {}
         #: How :attr:`hints` were found: :data:`EXACT`, :data:`SEARCH_ESTIMATE`, :data:`NETWORK_ESTIMATE`
@@ -125,6 +124,17 @@ class PlaySession:
         self.restart()
 
     # ---- game flow ---------------------------------------------------------------------------
+
+    @functools.cached_property
+    def pygame(self) -> Any:
+        """pygame, imported at the first drawing or click: a session played as text never needs it."""
+        return import_pygame()
+
+    @functools.cached_property
+    def view(self) -> Any:
+        """The package's pygame view of the board, made at the first drawing or click."""
+        self.pygame  # noqa: B018 - a clear DependencyNotInstalled before the view's own import
+        return self.env.make_view()
 
     @property
     def both_sides(self) -> bool:
