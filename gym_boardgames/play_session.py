@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from gym_boardgames.cancel import CancelSignal, Cancelled, cancellable
+from gym_boardgames.cancel import Cancelled, CancelSignal, cancellable
 from gym_boardgames.envs.base import TwoPlayerEnv
 from gym_boardgames.opponents import as_policy
 from gym_boardgames.render.pygame_canvas import import_pygame
@@ -168,6 +168,11 @@ class PlaySession:
         return not self.over and (self.both_sides or self.game.current_player(self.env.state) == self.human)
 
     @property
+    def hints_pending(self) -> bool:
+        """Whether hints are being computed for the position (a big search can take seconds)."""
+        return self._hints_pending
+
+    @property
     def mover(self) -> int:
         """The side the person moves for now: the side to move when playing both, else :attr:`human`."""
         return self.game.current_player(self.env.state) if self.both_sides else self.human
@@ -298,6 +303,17 @@ class PlaySession:
                 else:
                     self.env.step(action)
                     self._after_move()
+
+    def play(self, action: int) -> None:
+        """Play the person's ``action`` (a move typed as text, say), or say in the status why not."""
+        with self.lock:
+            if not self.human_to_move:
+                self.say("the game is over" if self.over else "wait: the agent is thinking")
+            elif not self.game.is_legal(self.env.state, action):
+                self.say(f"{action} is not a legal move here")
+            else:
+                self.env.step(action)
+                self._after_move()
 
     def undo(self) -> None:
         """Take back the person's last move and the agent's replies after it (one move when playing both)."""

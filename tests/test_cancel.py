@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from gym_boardgames.cancel import CancelSignal, Cancelled, cancellable, check_cancelled, on_cancel
+from gym_boardgames.cancel import Cancelled, CancelSignal, cancellable, check_cancelled, on_cancel
 from gym_boardgames.rules.connect import ConnectN
 from gym_boardgames.rules.dots import DotsAndBoxes
 

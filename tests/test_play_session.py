@@ -246,3 +246,13 @@ def test_a_provider_of_a_plain_dict_names_no_source():
     session.toggle_hints()
     settle(session)
     assert session.hints == {4: "win"} and session.hint_source == "" and session.status() == "your move (X)"
+
+
+def test_play_takes_a_legal_move_by_its_action_and_refuses_the_rest_in_the_status():
+    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=0)
+    session.play(4)
+    settle(session)
+    assert [action for _, action in session.env.moves] == [4, 0]  # the agent replied with the lowest cell
+    session.play(4)
+    assert session.status() == "4 is not a legal move here"
+    assert not session.hints_pending
