@@ -84,6 +84,7 @@ def play_in_terminal(session: PlaySession, input: TextIO | None = None, output: 
                 say(HELP.format(choices=labels.choices(game)))
             elif command:
                 session.command(COMMANDS[command])
+                shown = [] if command == "new" else shown  # a new game's first board names the agent's opening
             elif over:
                 say(f'"{line.strip()}": the game is over: type n(ew) for another, u(ndo), or q(uit)')
             else:
@@ -96,6 +97,9 @@ def play_in_terminal(session: PlaySession, input: TextIO | None = None, output: 
                 # path undo takes, so the flow (the agent's turn, the hints, the end) stays the session's.
                 session.restart([action for _, action in moves] + [action])
                 show = True
+    except KeyboardInterrupt:
+        say("")  # Ctrl-C at the prompt: the script's one line goes under it, not after it
+        raise
     finally:
         session.close()
 
