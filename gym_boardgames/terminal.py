@@ -57,18 +57,19 @@ def play_in_terminal(session: PlaySession, input: TextIO | None = None, output: 
         output.write(text + end)
         output.flush()
 
-    you = env.player_names[session.human]
-    say(f"{env.window_title}: you play {you} against {session.name}. Type {labels.choices(game)}; ? for help.")
+    you = "both sides" if session.both_sides else f"{env.player_names[session.human]} against {session.name}"
+    say(f"{env.window_title}: you play {you}. Type {labels.choices(game)}; ? for help.")
     shown: list[tuple[int, int]] = []  # the moves of the last board printed, to name the agent's new ones
     show = True
     try:
         while True:
             _wait(session, say)
-            with session.lock:
+            with session.lock:  # one moment of the game: the board, its status line and the hints agree
                 over, moves = session.over, list(env.moves)
-                if show:
-                    say(_board(session, labels, shown))
-                    shown = moves
+                board = _board(session, labels, shown) if show else ""
+            if show:
+                say(board)
+                shown = moves
             say("new game or quit? (n/q) " if over else "> ", end="")
             line = input.readline()
             if not line:
@@ -77,6 +78,8 @@ def play_in_terminal(session: PlaySession, input: TextIO | None = None, output: 
             word = line.strip().lower()
             command = "help" if word == "?" else next((c for c in COMMANDS if word and word in (c, c[0])), "")
             show = command not in ("help", "")
+            if not word:  # Enter alone asks again, as a shell does
+                continue
             if command == "quit":
                 say("goodbye")
                 return 0

@@ -133,6 +133,10 @@ def test_a_whole_tictactoe_game_typed_against_alphabeta_with_a_bad_move_and_an_u
     assert "Tic-tac-toe: you play X against alphabeta" in screen and "   a   b   c" in screen
     game.type("z9\n")
     assert answer(game.screen()) == [f"z9 is off the board: type a cell a1-c3 (column letter, then row), or {COMMANDS}"]
+    game.type("\n")  # Enter alone: the prompt again, nothing else
+    assert answer(game.screen()) == []
+    game.type("?\n")
+    assert [line.split()[0] for line in answer(game.screen())[1:]] == ["h(ints)", "u(ndo)", "n(ew)", "q(uit)", "?"]
     game.type("a1\n")
     screen = game.screen()
     assert "alphabeta played " in screen and board_rows(screen, r"\d ")[0][0] == "X"
@@ -144,6 +148,8 @@ def test_a_whole_tictactoe_game_typed_against_alphabeta_with_a_bad_move_and_an_u
         screen = game.screen()
     # Perfect play beats "always the first free cell".
     assert RESULT.findall(screen) and "You lose - O wins" in screen
+    game.type("a3\n")
+    assert answer(game.screen()) == ['"a3": the game is over: type n(ew) for another, u(ndo), or q(uit)']
     game.type("q\n")
     assert game.status() == 0 and game.text.rstrip().endswith("goodbye")
 
