@@ -289,7 +289,8 @@ def test_a_slow_reply_is_announced_once_then_the_board_follows(monkeypatch):
     from gym_boardgames.play_session import PlaySession
     from gym_boardgames.rules import ConnectN
 
-    monkeypatch.setattr(terminal, "NOTICE_SECONDS", 0.0)  # say it at the first wait, without a clock in the test
+    # Said at the first short wait: the test reads no clock (a wait of 0 would spin until the agent replies).
+    monkeypatch.setattr(terminal, "NOTICE_SECONDS", 0.01)
     agent = Gated()
     session = PlaySession(env_for_game(ConnectN(), opponent=None), agent, human_player=1, name="gated")
     output = Watching(agent)
