@@ -21,7 +21,8 @@ from gym_boardgames.render.text import MoveLabels, move_labels
 
 #: How long the agent's reply or the hints may take before the terminal says what it waits for, in seconds.
 NOTICE_SECONDS = 1.0
-#: The commands, typed as the word or its first letter, and the :meth:`PlaySession.command` each runs.
+#: The commands, typed as the word or its first letter, and the
+#: :meth:`~gym_boardgames.play_session.PlaySession.command` each runs.
 COMMANDS = {"hints": "hints", "undo": "undo", "new": "restart", "quit": "", "help": ""}
 SHORT_HELP = "h(ints), u(ndo), n(ew), q(uit), ?(help)"
 HELP = """Type a move as the board labels it: {choices}. Commands, as a word or its first letter:
