@@ -557,20 +557,20 @@ def waiting_poll(server, game):
 def test_every_way_a_game_ends_closes_its_session(make_server):
     clock, closed = FakeClock(), []
     server = make_server(recording_sessions(closed), clock=clock, limits=Limits(idle_seconds=60))
-    deleted, idle, left, kept = (new_game(server) for _ in range(4))
-    session = {name: server.games[game["id"]].session for name, game in zip("dilk", (deleted, idle, left, kept))}
+    deleted, idle, left, kept = games = [new_game(server) for _ in range(4)]
+    d, i, l, k = (server.games[game["id"]].session for game in games)  # noqa: E741
     assert request(server, "DELETE", f"/api/games/{deleted['id']}")[0] == 204
-    assert closed == [session["d"]]
+    assert closed == [d]
     assert request(server, "POST", f"/api/games/{left['id']}", {"leaving": True})[0] == 200
     clock.now += server_module.LEAVE_GRACE_SECONDS + 1  # the page that left never came back; the others are idle
     eventually(lambda: len(closed) == 2)  # freed between requests: nobody needs to ask
-    assert closed[1] is session["l"] and set(server.games) == {idle["id"], kept["id"]}
+    assert closed[1] is l and set(server.games) == {idle["id"], kept["id"]}
     assert request(server, "GET", f"/api/games/{kept['id']}")[0] == 200
     clock.now += 60 - server_module.LEAVE_GRACE_SECONDS  # idle: 61 s without a request; kept: 40 s
     eventually(lambda: len(closed) == 3)
-    assert closed[2] is session["i"] and set(server.games) == {kept["id"]}
+    assert closed[2] is i and set(server.games) == {kept["id"]}
     server.close()
-    assert closed[3] is session["k"] and not server.games
+    assert closed[3] is k and not server.games
 
 
 def test_a_page_back_within_the_grace_keeps_its_game_and_a_poll_left_behind_does_not(make_server):
