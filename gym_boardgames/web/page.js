@@ -20,7 +20,7 @@
   const stored = (id) => {  // storage may be refused (a sandboxed frame): the page then plays without it
     try { return id === undefined ? sessionStorage.getItem(STORED) : sessionStorage.setItem(STORED, id); } catch { return null; }
   };
-  let game = null, version = -1, poller = 0, aborter = null, pendingClick = null, agentMoves = 0;
+  let game = null, version = -1, poller = 0, aborter = null, starts = 0, pendingClick = null, agentMoves = 0;
   // The server says once how long the agent has thought so far; the page counts on from there by itself.
   let status = "", thinkingSince = null;
 
@@ -63,6 +63,7 @@
     // The menus say what the game shown is played with (after Swap, or after a reload).
     $("side").value = state.both_sides ? "both" : String(state.human);
     if (state.opponent !== null) $("opponent").value = state.opponent;
+    document.body.dataset.game = state.id;
     document.body.dataset.version = state.version;
     document.body.dataset.over = state.over;
     document.body.dataset.thinking = state.thinking;
@@ -126,14 +127,19 @@
   async function newGame(notice = "", freePrevious = true) {
     const side = $("side").value;
     const opponent = side === "both" ? null : $("opponent").value;
-    const previous = game;
+    const previous = game, mine = ++starts;
     leave();
     noticeLine.textContent = notice;
     try {
-      attach(await api("POST", "/api/games", { opponent, human: side === "1" ? 1 : 0 }));
-      errorLine.textContent = "";
+      const state = await api("POST", "/api/games", { opponent, human: side === "1" ? 1 : 0 });
+      if (mine === starts) {
+        attach(state);
+        errorLine.textContent = "";
+      } else {  // the menus changed again meanwhile (arrow keys on a menu): only the last game asked for is kept
+        api("DELETE", `/api/games/${state.id}`).catch(() => {});
+      }
     } catch (error) {
-      errorLine.textContent = error.message;
+      if (mine === starts) errorLine.textContent = error.message;
     }
     if (previous && freePrevious) api("DELETE", `/api/games/${previous}`).catch(() => {});
   }

@@ -395,3 +395,15 @@ def test_the_page_says_once_that_the_server_stopped_and_stops_asking(browser, se
     )
     time.sleep(3)  # long enough for a retry of the old page (it tried every second): none comes now
     assert browser.execute_script("return window.fetches") == fetches
+
+
+def test_menus_changed_faster_than_the_server_answers_leave_one_game_the_last_asked_for(browser, serve_page):
+    server = serve_page(lambda: TicTacToeEnv(opponent=None), opponents=("lowest", "other"))
+    page = Page(browser, server)
+    browser.execute_script("""
+        const menu = document.getElementById("opponent");
+        for (const name of ["other", "lowest", "other"]) { menu.value = name; menu.dispatchEvent(new Event("change")); }
+    """)
+    page.wait(lambda: len(server.games) == 1 and page.data("game") in server.games)
+    (game,) = server.games.values()
+    assert game.opponent == "other" and page.game.id != game.id
