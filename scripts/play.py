@@ -1,4 +1,5 @@
-"""Play a board game against an agent with the mouse: in a pygame window, or in a browser page (``--web``).
+"""Play a board game against an agent: with the mouse in a pygame window or a browser page (``--web``), or by
+typing moves in a terminal (``--terminal``, over SSH too: no pygame, no browser).
 
 Examples:
   python scripts/play.py tictactoe
@@ -9,6 +10,8 @@ Examples:
   python scripts/play.py dotsandboxes --web
   python scripts/play.py dotsandboxes --web --port 8765          # on a remote machine: ssh -L 8765:127.0.0.1:8765 HOST
   python scripts/play.py connectfour --web --token-file ~/.play-token   # open pages survive a restart
+  python scripts/play.py connectfour --terminal                  # type the column numbers the board shows
+  python scripts/play.py dotsandboxes --rows 2 --cols 2 --terminal --you second   # edges as their dots: a1b1
 
 Without ``--opponent`` each game gets an agent that replies at once (``agents.factory.default_opponent``, in words
 ``agents.factory.DEFAULT_OPPONENTS``): the solved table on Dots and Boxes 3x3, perfect alpha-beta on boards of at
@@ -18,7 +21,8 @@ other board.
 row its bitboard holds, ``(rows + 1) * cols <= 63``); on Connect Four most replies take milliseconds, the hardest
 about a second. The hints (H) on those boards are exact: "win in N", "draw" or "loss in N" (``agents.hints``).
 
-The window is :class:`gym_boardgames.play.PlayApp`; the page is served by :mod:`gym_boardgames.web`. This script
+The window is :class:`gym_boardgames.play.PlayApp`; the page is served by :mod:`gym_boardgames.web`; the terminal
+game is :func:`gym_boardgames.terminal.play_in_terminal` (docs/tutorials/play_terminal.md). This script
 parses the command line, builds the game and the agent (``agents.factory.make_agent``) and hands them the
 agent and the hints (``agents.hints.hint_labels``), since the env package never imports ``agents`` nor reads
 the command line.
@@ -35,6 +39,8 @@ from gym_boardgames import cli
 from gym_boardgames.envs import TwoPlayerEnv, env_for_game
 from gym_boardgames.opponents import make_opponent
 from gym_boardgames.play import KEYS_HELP, PlayApp, no_screen_reason
+from gym_boardgames.play_session import PlaySession
+from gym_boardgames.terminal import SHORT_HELP, play_in_terminal
 
 # What --help lists for --opponent: every agent name form (the Dots and Boxes bots play dots only).
 OPPONENTS = ", ".join(agent_forms())
@@ -44,7 +50,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line (default ``sys.argv[1:]``)."""
     parser = cli.make_parser(
         "Play a board game against an agent with the mouse (click a cell, a column or an edge), in a window or,\n"
-        "with --web, in a browser page. Keys: " + KEYS_HELP + ".",
+        "with --web, in a browser page. Keys: " + KEYS_HELP + ".\nWith --terminal, type moves as the board labels "
+        "them (a column 1-7, a cell b2, an edge a1b1), or " + SHORT_HELP + ".",
     )
     cli.add_game_flags(parser, positional=True)
     parser.add_argument(
@@ -60,6 +67,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         role="output",
         help="save the window as PNG when a game ends and on exit; without a screen (SDL_VIDEODRIVER=dummy, or "
         "on Linux no DISPLAY) save the opening position and exit",
+    )
+    parser.add_argument(
+        "--terminal",
+        action="store_true",
+        help="play in this terminal by typing moves (no window, no browser: works over SSH)",
     )
     web = parser.add_argument_group("browser page")
     web.add_argument("--web", action="store_true", help="serve the game as a browser page and print its URL")
@@ -102,6 +114,10 @@ def _check_screenshot(args: argparse.Namespace) -> None:
         raise ValueError("--host must be an address: 127.0.0.1 (this machine), or 0.0.0.0 or :: (every interface)")
     if args.web and args.screenshot is not None:
         raise ValueError("--screenshot is the window's: the page needs no screen")
+    window = {"--web": args.web, "--screenshot": args.screenshot is not None, "--max-frames": args.max_frames}
+    if args.terminal and any(window.values()):
+        given = " and ".join(flag for flag, value in window.items() if value)
+        raise ValueError(f"--terminal plays in this terminal, so it takes no {given} (the page's or the window's)")
 
 
 def _check_token(args: argparse.Namespace) -> None:
@@ -142,11 +158,17 @@ def _build(args: argparse.Namespace) -> None:
     args.agent = cli.build_named("--opponent", [args.opponent], build)[args.opponent]
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Parse the command line, build the game and the agent of ``--opponent``, then open the window or the page."""
+def main(argv: list[str] | None = None) -> int | None:
+    """Parse the command line, build the game and ``--opponent``, then play in the window, the page or the terminal.
+
+    Returns:
+        the terminal game's exit status (0), or None after the window or the page.
+    """
     args = parse_args(argv)
     env, opponent, agent = args.env, args.opponent, args.agent
     human = 0 if args.you == "first" else 1
+    if args.terminal:
+        return play_in_terminal(PlaySession(env, agent, human_player=human, hints=hint_labels, name=opponent))
     if args.web:
         serve_page(env, opponent, human, args)
         return

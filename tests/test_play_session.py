@@ -267,3 +267,13 @@ def test_a_message_belongs_to_its_position_a_reply_an_undo_or_a_restart_clears_i
     session.click(session.view.cell_rect(0).center)
     session.undo()
     assert session.status() == "your move (X)"
+
+
+def test_play_takes_a_legal_move_by_its_action_and_refuses_the_rest_in_the_status():
+    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=0)
+    session.play(4)
+    settle(session)
+    assert [action for _, action in session.env.moves] == [4, 0]  # the agent replied with the lowest cell
+    session.play(4)
+    assert session.status() == "4 is not a legal move here"
+    assert not session.hints_pending
