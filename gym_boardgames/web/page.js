@@ -18,7 +18,11 @@
   const STOPPED = "the server has stopped: start it again (the same --token keeps this page) and reload";
   const GONE = "this tab's game is gone (freed, or the server restarted): here is a new one";
   const stored = (id) => {  // storage may be refused (a sandboxed frame): the page then plays without it
-    try { return id === undefined ? sessionStorage.getItem(STORED) : sessionStorage.setItem(STORED, id); } catch { return null; }
+    try {
+      return id === undefined ? sessionStorage.getItem(STORED) : sessionStorage.setItem(STORED, id);
+    } catch {
+      return null;
+    }
   };
   let game = null, version = -1, poller = 0, aborter = null, starts = 0, pendingClick = null, agentMoves = 0;
   // The server says once how long the agent has thought so far; the page counts on from there by itself.
@@ -41,7 +45,8 @@
     });
     const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
     if (!response.ok) {
-      throw Object.assign(new Error(data.error || `${response.status} ${response.statusText}`), { status: response.status });
+      const error = new Error(data.error || `${response.status} ${response.statusText}`);
+      throw Object.assign(error, { status: response.status });  // the poll tells a gone game (404) from the rest
     }
     return data;
   }
