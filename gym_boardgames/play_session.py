@@ -193,6 +193,7 @@ class PlaySession:
 
     def _after_move(self) -> None:
         self.hints, self.hint_source = {}, ""  # the last position's hints
+        self.message_until = 0.0  # and its message: a restart, an undo or a reply makes it stale
         self._touch()
         if self.env.episode_over:
             self._on_game_over()
@@ -351,7 +352,7 @@ class PlaySession:
         {"hints": self.toggle_hints, "undo": self.undo, "restart": self.restart, "swap": self.swap}[name]()
 
     def say(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
-        """Show ``text`` in the status line for a while (the result of a finished game stays beside it)."""
+        """Show ``text`` in the status line for a while, or until the position changes (a result stays beside it)."""
         with self.lock:
             self.message, self.message_until = text, time.monotonic() + seconds
             self._touch()
