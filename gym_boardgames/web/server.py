@@ -236,10 +236,11 @@ class PlayServer(ThreadingHTTPServer):
         return f"http://{shown}:{self.port}/?token={self.token}"
 
     def start(self) -> PlayServer:
-        """Serve in a background thread (for notebooks and tests) and return self."""
-        self._serving = True  # before the thread runs, so an immediate close() still stops its loop
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True, name="play-server")
-        self._thread.start()
+        """Serve in a background thread (for notebooks and tests) and return self; a second call does nothing."""
+        if self._thread is None:  # a second loop (``with serve(...)``) would outlive close() and spin
+            self._serving = True  # before the thread runs, so an immediate close() still stops its loop
+            self._thread = threading.Thread(target=self.serve_forever, daemon=True, name="play-server")
+            self._thread.start()
         return self
 
     def serve_forever(self, poll_interval: float = 0.2) -> None:

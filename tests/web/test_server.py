@@ -613,3 +613,14 @@ def test_a_restart_clears_the_message_of_the_finished_game(make_server):
         state = request(server, "POST", path, {"click": list(view.cell_rect(cell).center)})[1]
     assert state["status"] == "X wins (the game is over: R starts a new one)"
     assert request(server, "POST", path, {"command": "restart"})[1]["status"] == "X to move"
+
+
+def test_a_server_entered_after_serve_started_it_runs_one_loop_that_close_stops():
+    before = {thread for thread in threading.enumerate() if thread.name == "play-server"}
+    with serve(make_game("tictactoe"), ["random"], log=io.StringIO()) as server:
+        loops = {thread for thread in threading.enumerate() if thread.name == "play-server"} - before
+        assert len(loops) == 1  # serve() started it; entering it did not start a second loop
+    for thread in loops:
+        thread.join(HANG_GUARD_S)
+        assert not thread.is_alive()
+    assert server.games == {}
