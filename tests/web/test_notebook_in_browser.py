@@ -1,10 +1,12 @@
 """The notebook widget end to end: a real JupyterLab, a notebook of one cell, Debian's headless Chromium.
 
 The test starts JupyterLab on 127.0.0.1 with a random port and a token of its own, every Jupyter folder (config,
-data, runtime, IPython's) in a temporary directory so the user's are untouched, writes a notebook whose one cell
-is ``play("tictactoe", opponent="alphabeta")``, runs the cell in Chromium, clicks the centre cell of the picture
-and waits for the agent's reply to be drawn. It then checks that the kernel listens on no TCP port but the five
-of its own connection file: the widget speaks through the kernel's channel, with no server of its own.
+data, runtime, IPython's) in a temporary directory so the user's are untouched, and writes a notebook whose one
+cell is ``play("tictactoe", opponent="alphabeta")``. In Chromium it runs the cell, narrows the widget so that the
+picture is shown scaled down, clicks the centre cell and waits for the agent's reply, pushed from the kernel's
+watcher thread. The picture shown must then be, byte for byte, the frame of the same game played here. Last, the
+kernel must listen on no TCP port it did not listen on before the cell ran: the widget speaks through the
+kernel's own channel, with no server of its own (``gym_boardgames.web.serve`` in the cell fails it).
 
 Skipped, with the reason, without Selenium, Chromium, JupyterLab or anywidget; under CI (``CI`` set, as
 ``.ci/run`` runs), which installs the ``notebook`` and ``browser`` extras, a missing JupyterLab or anywidget fails
