@@ -42,6 +42,14 @@ AGENT_KINDS = {
 }
 #: Simulations per move of ``alphazero`` when the name gives none.
 ALPHAZERO_SIMULATIONS = 200
+#: Boards alpha-beta solves within a second, where it is the default opponent: at most this many cells or edges.
+SOLVED_AT_ONCE_CELLS, SOLVED_AT_ONCE_EDGES = 9, 12
+#: What :func:`default_opponent` picks on every board, in words, for help texts (tests check it against the code).
+DEFAULT_OPPONENTS = (
+    f"exact on dotsandboxes 3x3 (the shipped solved table); alphabeta on boards of at most {SOLVED_AT_ONCE_CELLS} "
+    f"cells or {SOLVED_AT_ONCE_EDGES} edges (tictactoe, connectn 3x3, dotsandboxes 2x2 and 1x3); alphazero on the "
+    "6x7 Connect Four board (the shipped network); mcts on every other board"
+)
 
 
 def agent_forms(dots: bool | None = None, user: bool = True) -> list[str]:
@@ -61,7 +69,8 @@ def default_opponent(game: Any) -> str:
     Every default replies within a second on a quiet 2-core machine, its first move included
     (``scripts/bench.py`` measures it): the solved table on Dots and Boxes 3x3 (``exact``, shipped with the
     package), exact alpha-beta on games small enough to solve at once (tic-tac-toe, Dots and Boxes up to 12
-    edges), the shipped network where there is one (``alphazero``: Connect Four), and ``mcts`` elsewhere.
+    edges), the shipped network where there is one (``alphazero``: Connect Four), and ``mcts`` elsewhere
+    (:data:`DEFAULT_OPPONENTS` says it for the help texts).
     ``perfect`` is not the default on Connect Four although it plays perfectly: most of its replies take
     milliseconds, but the hardest positions (12 to 17 stones) take the solver about a second, and more on a
     slower machine; it is offered second (:func:`suggested_opponents`).
@@ -86,7 +95,10 @@ def suggested_opponents(game: Any) -> list[str]:
     best = []
     if family_of(game) == "dots" and (game.rows, game.cols) in SHIPPED_TABLES:
         best.append("exact")
-    if getattr(game, "num_cells", 10**9) <= 9 or getattr(game, "num_edges", 10**9) <= 12:
+    if (
+        getattr(game, "num_cells", 10**9) <= SOLVED_AT_ONCE_CELLS
+        or getattr(game, "num_edges", 10**9) <= SOLVED_AT_ONCE_EDGES
+    ):
         best.append("alphabeta")  # solved in well under a second: perfect play
     if pretrained_name(game) is not None:
         best += ["alphazero", "alphazero:0"]

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from gym_boardgames.cancel import Cancelled, CancelSignal, cancellable
 from gym_boardgames.envs.base import TwoPlayerEnv
 from gym_boardgames.opponents import as_policy
 from gym_boardgames.render.pygame_canvas import import_pygame
@@ -119,6 +120,11 @@ class PlaySession:
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
         self._generation = 0  # bumped by undo/restart/swap/close so stale worker results are dropped
+        # Cancelled with each bump: the workers' searches of the old position stop instead of computing on.
+        self._cancel = CancelSignal()
+        # One search of the agent at a time: a new reply waits for the cancelled one to stop, since an agent
+        # (its random stream, its kept tree) is not made to be searched from two threads at once.
+        self._agent_busy = threading.Lock()
         self._thinking_since: float | None = None
         self._hints_pending = False  # hints are being computed (a big search can take seconds)
         self.restart()
@@ -162,15 +168,22 @@ class PlaySession:
         return not self.over and (self.both_sides or self.game.current_player(self.env.state) == self.human)
 
     @property
+    def hints_pending(self) -> bool:
+        """Whether hints are being computed for the position (a big search can take seconds)."""
+        return self._hints_pending
+
+    @property
     def mover(self) -> int:
         """The side the person moves for now: the side to move when playing both, else :attr:`human`."""
         return self.game.current_player(self.env.state) if self.both_sides else self.human
 
     def restart(self, moves: Sequence[int] = ()) -> None:
-        """Start a new game (or rebuild one from ``moves``) and let the agent move if it is its turn."""
+        """Start a new game (or rebuild one from ``moves``) and let the agent move if it is its turn.
+
+        A reply or hints still being computed for the old position are dropped and their search stopped.
+        """
         with self.lock:
-            self._generation += 1
-            self._thinking_since = None
+            self._abandon_workers()
             self._hints_pending = False
             self.failure = ""
             self.env.reset(seed=0)
@@ -180,6 +193,7 @@ class PlaySession:
 
     def _after_move(self) -> None:
         self.hints, self.hint_source = {}, ""  # the last position's hints
+        self.message_until = 0.0  # and its message: a restart, an undo or a reply makes it stale
         self._touch()
         if self.env.episode_over:
             self._on_game_over()
@@ -198,18 +212,30 @@ class PlaySession:
         self.version += 1
         self._changed.notify_all()
 
+    def _abandon_workers(self) -> None:
+        """Drop the results of the running workers and stop their searches (:mod:`gym_boardgames.cancel`)."""
+        self._generation += 1
+        self._thinking_since = None
+        self._cancel.cancel()
+        self._cancel = CancelSignal()
+
     def _start_worker(self, target: Callable[[int, Any], None]) -> None:
-        thread = threading.Thread(target=target, args=(self._generation, self.env.state), daemon=True)
-        thread.start()
+        def work(generation: int, state: Any, signal: CancelSignal) -> None:
+            with cancellable(signal):
+                target(generation, state)
+
+        args = (self._generation, self.env.state, self._cancel)
+        threading.Thread(target=work, args=args, name="play session worker", daemon=True).start()
 
     def _request_hints(self) -> None:
         self._hints_pending = True
         self._start_worker(self._compute_hints)
 
     def _compute_agent_move(self, generation: int, state: Any) -> None:
-        start = time.perf_counter()
         try:
-            result: Any = int(self._act(self.game, state))  # type: ignore[misc]
+            with self._agent_busy:
+                start = time.perf_counter()
+                result: Any = int(self._act(self.game, state))  # type: ignore[misc]
         except Exception as error:  # shown in the status line instead of killing the worker silently
             result = error
         seconds = time.perf_counter() - start
@@ -231,6 +257,8 @@ class PlaySession:
     def _compute_hints(self, generation: int, state: Any) -> None:
         try:
             labels = self._hint_labels(state)
+        except Cancelled:  # the position was left: nobody waits for these hints
+            return
         except Exception as error:  # shown; without a result the status would say "solving" forever
             labels = HintLabels({}, "")
             self.say(f"the hints failed: {error!r}", seconds=10)
@@ -277,6 +305,17 @@ class PlaySession:
                     self.env.step(action)
                     self._after_move()
 
+    def play(self, action: int) -> None:
+        """Play the person's ``action`` (a move typed as text, say), or say in the status why not."""
+        with self.lock:
+            if not self.human_to_move:
+                self.say("the game is over" if self.over else "wait: the agent is thinking")
+            elif not self.game.is_legal(self.env.state, action):
+                self.say(f"{action} is not a legal move here")
+            else:
+                self.env.step(action)
+                self._after_move()
+
     def undo(self) -> None:
         """Take back the person's last move and the agent's replies after it (one move when playing both)."""
         with self.lock:
@@ -313,16 +352,15 @@ class PlaySession:
         {"hints": self.toggle_hints, "undo": self.undo, "restart": self.restart, "swap": self.swap}[name]()
 
     def say(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
-        """Show ``text`` in the status line for a while (the result of a finished game stays beside it)."""
+        """Show ``text`` in the status line for a while, or until the position changes (a result stays beside it)."""
         with self.lock:
             self.message, self.message_until = text, time.monotonic() + seconds
             self._touch()
 
     def close(self) -> None:
-        """Drop any reply or hint still being computed: the session is done."""
+        """Drop any reply or hint still being computed and stop its search: the session is done."""
         with self.lock:
-            self._generation += 1
-            self._thinking_since = None
+            self._abandon_workers()
             self._touch()
 
     def wait_for_change(self, since: int, timeout: float) -> int:

@@ -1,4 +1,5 @@
-"""Play a board game against an agent with the mouse: in a pygame window, or in a browser page (``--web``).
+"""Play a board game against an agent: with the mouse in a pygame window or a browser page (``--web``), or by
+typing moves in a terminal (``--terminal``, over SSH too: no pygame, no browser).
 
 Examples:
   python scripts/play.py tictactoe
@@ -8,14 +9,20 @@ Examples:
   python scripts/play.py connectn --rows 9 --cols 9 --n 5 --no-gravity --opponent alphabeta:2
   python scripts/play.py dotsandboxes --web
   python scripts/play.py dotsandboxes --web --port 8765          # on a remote machine: ssh -L 8765:127.0.0.1:8765 HOST
+  python scripts/play.py connectfour --web --token-file ~/.play-token   # open pages survive a restart
+  python scripts/play.py connectfour --terminal                  # type the column numbers the board shows
+  python scripts/play.py dotsandboxes --rows 2 --cols 2 --terminal --you second   # edges as their dots: a1b1
 
-Without ``--opponent`` each game gets an agent that replies at once (``agents.factory.default_opponent``):
-perfect alpha-beta on tic-tac-toe, the shipped network on Connect Four, the solved table on Dots and Boxes 3x3.
+Without ``--opponent`` each game gets an agent that replies at once (``agents.factory.default_opponent``, in words
+``agents.factory.DEFAULT_OPPONENTS``): the solved table on Dots and Boxes 3x3, perfect alpha-beta on boards of at
+most 9 cells or 12 edges (tic-tac-toe, Dots and Boxes 2x2), the shipped network on Connect Four, ``mcts`` on every
+other board.
 ``--opponent perfect`` plays Connect Four perfectly with the exact solver (and every gravity board with four in a
 row its bitboard holds, ``(rows + 1) * cols <= 63``); on Connect Four most replies take milliseconds, the hardest
 about a second. The hints (H) on those boards are exact: "win in N", "draw" or "loss in N" (``agents.hints``).
 
-The window is :class:`gym_boardgames.play.PlayApp`; the page is served by :mod:`gym_boardgames.web`. This script
+The window is :class:`gym_boardgames.play.PlayApp`; the page is served by :mod:`gym_boardgames.web`; the terminal
+game is :func:`gym_boardgames.terminal.play_in_terminal` (docs/tutorials/play_terminal.md). This script
 parses the command line, builds the game and the agent (``agents.factory.make_agent``) and hands them the
 agent and the hints (``agents.hints.hint_labels``), since the env package never imports ``agents`` nor reads
 the command line.
@@ -26,12 +33,14 @@ from __future__ import annotations
 import argparse
 import os
 
-from agents.factory import agent_forms, default_opponent, suggested_opponents
+from agents.factory import DEFAULT_OPPONENTS, agent_forms, default_opponent, suggested_opponents
 from agents.hints import hint_labels
 from gym_boardgames import cli
 from gym_boardgames.envs import TwoPlayerEnv, env_for_game
 from gym_boardgames.opponents import make_opponent
 from gym_boardgames.play import KEYS_HELP, PlayApp, no_screen_reason
+from gym_boardgames.play_session import PlaySession
+from gym_boardgames.terminal import SHORT_HELP, play_in_terminal
 
 # What --help lists for --opponent: every agent name form (the Dots and Boxes bots play dots only).
 OPPONENTS = ", ".join(agent_forms())
@@ -41,14 +50,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line (default ``sys.argv[1:]``)."""
     parser = cli.make_parser(
         "Play a board game against an agent with the mouse (click a cell, a column or an edge), in a window or,\n"
-        "with --web, in a browser page. Keys: " + KEYS_HELP + ".",
+        "with --web, in a browser page. Keys: " + KEYS_HELP + ".\nWith --terminal, type moves as the board labels "
+        "them (a column 1-7, a cell b2, an edge a1b1), or " + SHORT_HELP + ".",
     )
     cli.add_game_flags(parser, positional=True)
     parser.add_argument(
         "--opponent",
-        help=f"the agent you play: {OPPONENTS} (default: one that answers at once: alphabeta on tictactoe, "
-        "alphazero on connectfour, exact on dots 3x3, mcts elsewhere; perfect: the exact solver, for gravity "
-        "boards with four in a row up to (rows + 1) * cols <= 63, connectfour included)",
+        help=f"the agent you play: {OPPONENTS} (default: one that answers at once: {DEFAULT_OPPONENTS}. perfect: the "
+        "exact solver, for gravity boards with four in a row up to (rows + 1) * cols <= 63, connectfour included)",
     )
     parser.add_argument("--you", choices=["first", "second"], default="first", help="your side")
     cli.add_run_flags(parser, seed="seed of the agent", json=None)
@@ -59,6 +68,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="save the window as PNG when a game ends and on exit; without a screen (SDL_VIDEODRIVER=dummy, or "
         "on Linux no DISPLAY) save the opening position and exit",
     )
+    parser.add_argument(
+        "--terminal",
+        action="store_true",
+        help="play in this terminal by typing moves (no window, no browser: works over SSH)",
+    )
     web = parser.add_argument_group("browser page")
     web.add_argument("--web", action="store_true", help="serve the game as a browser page and print its URL")
     web.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1, this machine)")
@@ -68,7 +82,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     web.add_argument(
         "--allow-remote",
         action="store_true",
-        help="let --host be an address other machines reach (anyone with the URL's token can then play)",
+        help="let --host be an address other machines reach (anyone with the URL's token can then play; the server "
+        "says so in one line)",
+    )
+    web.add_argument(
+        "--token",
+        help="the URL's access token (default: a new random one at each start): 43 to 256 characters of A-Z a-z 0-9 "
+        "- _; the same token after a restart keeps open pages working. A command line is visible to other users of "
+        "the machine: prefer --token-file",
+    )
+    web.add_argument(
+        "--token-file",
+        metavar="FILE",
+        role="input",
+        help="read --token from FILE, e.g. one made once with: "
+        "python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE",
     )
     parser.add_argument(
         "--max-frames",
@@ -76,7 +104,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="N",
         help="quit after N frames (about N/30 s), saving --screenshot (default: run until closed; 1 headless)",
     )
-    return cli.parse_checked(parser, argv, _check_screenshot, _build)
+    return cli.parse_checked(parser, argv, _check_screenshot, _check_token, _build)
 
 
 def _check_screenshot(args: argparse.Namespace) -> None:
@@ -86,6 +114,33 @@ def _check_screenshot(args: argparse.Namespace) -> None:
         raise ValueError("--host must be an address: 127.0.0.1 (this machine), or 0.0.0.0 or :: (every interface)")
     if args.web and args.screenshot is not None:
         raise ValueError("--screenshot is the window's: the page needs no screen")
+    window = {"--web": args.web, "--screenshot": args.screenshot is not None, "--max-frames": args.max_frames}
+    if args.terminal and any(window.values()):
+        given = " and ".join(flag for flag, value in window.items() if value)
+        raise ValueError(f"--terminal plays in this terminal, so it takes no {given} (the page's or the window's)")
+
+
+def _check_token(args: argparse.Namespace) -> None:
+    """Read ``--token-file`` into ``args.token`` and check the token as the server will (one line if it refuses)."""
+    from gym_boardgames.checks import read_regular_file
+    from gym_boardgames.web.server import checked_token
+
+    flag = "--token-file" if args.token_file is not None else "--token"
+    if args.token_file is not None:
+        if args.token is not None:
+            raise ValueError("give --token or --token-file, not both")
+        try:
+            args.token = read_regular_file(args.token_file, 4096, "a token file").decode("utf-8", "replace").strip()
+        except (OSError, ValueError) as error:  # each names the file: "PATH: no such file"
+            raise ValueError(f"--token-file {error}") from None
+    if args.token is None:
+        return
+    if not args.web:
+        raise ValueError(f"{flag} is the page's: add --web")
+    try:
+        checked_token(args.token)
+    except ValueError as error:  # the server's own check, named after the flag
+        raise ValueError(f"{flag}: {error}") from None
 
 
 def _build(args: argparse.Namespace) -> None:
@@ -103,11 +158,17 @@ def _build(args: argparse.Namespace) -> None:
     args.agent = cli.build_named("--opponent", [args.opponent], build)[args.opponent]
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Parse the command line, build the game and the agent of ``--opponent``, then open the window or the page."""
+def main(argv: list[str] | None = None) -> int | None:
+    """Parse the command line, build the game and ``--opponent``, then play in the window, the page or the terminal.
+
+    Returns:
+        the terminal game's exit status (0), or None after the window or the page.
+    """
     args = parse_args(argv)
     env, opponent, agent = args.env, args.opponent, args.agent
     human = 0 if args.you == "first" else 1
+    if args.terminal:
+        return play_in_terminal(PlaySession(env, agent, human_player=human, hints=hint_labels, name=opponent))
     if args.web:
         serve_page(env, opponent, human, args)
         return
@@ -136,7 +197,7 @@ def serve_page(env: TwoPlayerEnv, opponent: str, human: int, args: argparse.Name
     try:
         server = serve(
             env.game, opponents, hints=hint_labels, seed=args.seed, start=False,
-            host=args.host, port=args.port, allow_remote=args.allow_remote, default_human=human,
+            host=args.host, port=args.port, allow_remote=args.allow_remote, default_human=human, token=args.token,
         )  # fmt: skip
     except ValueError as error:
         cli.fail(f"{error}")

@@ -246,3 +246,34 @@ def test_a_provider_of_a_plain_dict_names_no_source():
     session.toggle_hints()
     settle(session)
     assert session.hints == {4: "win"} and session.hint_source == "" and session.status() == "your move (X)"
+
+
+def test_a_message_belongs_to_its_position_a_reply_an_undo_or_a_restart_clears_it(monkeypatch):
+    from gym_boardgames import play_session
+
+    monkeypatch.setattr(play_session, "time", FakeClock)  # frozen: no message runs out of time here
+    session = PlaySession(TicTacToeEnv(opponent=None), Lowest())
+    play(session, 8)  # the agent answers 0
+    play(session, 5)  # the agent answers 1
+    session.click(session.view.cell_rect(0).center)
+    assert session.status() == "that cell is taken"
+    play(session, 6)  # the agent answers 2: the top row, and the game
+    assert session.status() == "You lose - O wins"  # not "(that cell is taken)": that was the last position's
+    session.click(session.view.cell_rect(7).center)
+    assert session.status() == "You lose - O wins (the game is over: R starts a new one)"
+    session.restart()
+    assert session.status() == "your move (X)"  # the fresh board is not "over"
+    play(session, 8)
+    session.click(session.view.cell_rect(0).center)
+    session.undo()
+    assert session.status() == "your move (X)"
+
+
+def test_play_takes_a_legal_move_by_its_action_and_refuses_the_rest_in_the_status():
+    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=0)
+    session.play(4)
+    settle(session)
+    assert [action for _, action in session.env.moves] == [4, 0]  # the agent replied with the lowest cell
+    session.play(4)
+    assert session.status() == "4 is not a legal move here"
+    assert not session.hints_pending

@@ -18,6 +18,7 @@ import numpy as np
 
 from agents.dots.value import check_dots, move_value
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
+from gym_boardgames.cancel import check_cancelled
 from gym_boardgames.checks import check_int
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
 from gym_boardgames.utils import progress_bar
@@ -232,6 +233,7 @@ def solve_layers(game: DotsAndBoxes, last_k: int | None = None, *, progress: boo
             best = np.full(keys.size, -1, dtype=np.int8)
             free = keys ^ full
             for _ in range(left):
+                check_cancelled()  # a big layer takes a while: stop between its edges
                 low = free & -free  # the lowest free edge not yet tried, as a bit
                 free ^= low
                 child = keys | low

@@ -34,6 +34,7 @@ import numpy as np
 
 from agents._rng import Seeded
 from agents.search.opening_book import default_book
+from gym_boardgames.cancel import check_cancelled, on_cancel
 
 try:  # the `solver` extra: compile the kernels, cache them beside this module (or in NUMBA_CACHE_DIR)
     from numba import njit
@@ -356,11 +357,14 @@ class ConnectFourSolver:
         if max_nodes is not None and (type(max_nodes) is not int or max_nodes < 1):
             raise ValueError(f"max_nodes must be a positive int or None (no limit), got {max_nodes!r}")
         counters = np.array([0, max_nodes or 0, 0], dtype=np.int64)
-        score = solve_bits(
-            mine, mask, ply, self.rows, self.cols, self.table_keys, self.table_lower, self.table_upper,
-            self._book_codes, self._book_scores, counters,
-        )  # fmt: skip
+        # The compiled search cannot check the cancel signal: cancelling sets its node limit as reached.
+        with on_cancel(lambda: counters.__setitem__(_LIMIT, 1)):
+            score = solve_bits(
+                mine, mask, ply, self.rows, self.cols, self.table_keys, self.table_lower, self.table_upper,
+                self._book_codes, self._book_scores, counters,
+            )  # fmt: skip
         self.nodes += int(counters[_NODES])
+        check_cancelled()
         if counters[_STOPPED]:
             raise SearchBudgetExceeded(f"no exact answer within {max_nodes} positions")
         return int(score)

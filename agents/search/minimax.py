@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents._rng import Seeded, SeedLike, make_rng
+from gym_boardgames.cancel import CHECK_EVERY, check_cancelled
 from gym_boardgames.checks import check_int
 
 Evaluate = Callable[[Any, Any], float]
@@ -71,6 +72,8 @@ class _Search:
         best move first.
         """
         self.nodes += 1
+        if not self.nodes & (CHECK_EVERY - 1):
+            check_cancelled()
         game = self.game
         if depth <= 0:
             return (0.0 if self.evaluate is None else float(self.evaluate(game, state))), None

@@ -58,6 +58,7 @@ import numpy as np
 from agents.search import gumbel
 from agents.search.evaluators import Evaluator, evaluate_state, legal_row
 from agents.search.node import ChildStats, Node
+from gym_boardgames.cancel import check_cancelled
 from gym_boardgames.rules.common import value_for
 
 # Payoffs are in [-1, 1] (+1 win, -1 loss, 0 draw), so +1 is a win nothing can beat and -1 a loss nothing
@@ -296,6 +297,7 @@ class SearchTree:
         self.evaluate_root(evaluator)
         root = self.root
         for done in range(n_simulations):
+            check_cancelled()  # a reply nobody wants any more (a restart, a closed page) stops here
             if root.proven is not None:
                 return done
             path, created = select()
@@ -456,6 +458,7 @@ def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulation
     expand_roots(trees, evaluator)
     remaining = [n_simulations] * len(trees)
     while True:
+        check_cancelled()
         pending: list[tuple[SearchTree, list[Node]]] = []
         for t, tree in enumerate(trees):
             while remaining[t] > 0 and tree.root.proven is None:

@@ -1,17 +1,30 @@
 """Plain-text boards for ``render_mode="ansi"``; never imports pygame.
 
 Each board function draws a position from the rules object, the state and what it marks (the last move and
-the status line); see :mod:`gym_boardgames.render.board`. GridWorld's text is the map with the agent's cell,
+the status line); see :mod:`gym_boardgames.render.board`. The boards carry the labels a person types in the
+terminal game (:mod:`gym_boardgames.terminal`), and each game kind reads them back with one pair of functions
+here, so the board and the parser cannot disagree (:func:`move_labels`):
+
+* gravity boards (Connect Four): the column numbers 1, 2, ... above the board (the action is the number less 1);
+* other Connect-N boards (tic-tac-toe): a cell is its column letter over the board and its row number beside
+  it, ``b2`` (columns past ``z`` go on ``aa``, ``ab``, ... as in a spreadsheet);
+* Dots and Boxes: the dots are named the same way, and an edge by the two dots it joins, ``a1b1`` or ``b2b3``.
+
+GridWorld's text is the map with the agent's cell,
 and its value and policy tables laid out as the grid, as Figure 4.1 of Sutton & Barto prints them
 (:func:`format_values`, :func:`format_policy`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from gym_boardgames.rules.connect import ConnectN
+from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.rules.gridworld import TERMINAL, WALL
 from gym_boardgames.tabular import best_actions, check_policy
 
@@ -27,7 +40,8 @@ def _cell(symbol: str, marked: bool) -> str:
 def connect_text(game: Any, state: Any, last_cell: int | None, status: str, symbols: tuple[str, str]) -> str:
     """Return a Connect-N board as text, the last move's cell in brackets, then the status line.
 
-    Gravity boards get a header with the column numbers, since those are the actions.
+    Gravity boards get a header with the column numbers from 1 (the labels :func:`connect_label` gives);
+    other boards get column letters above and row numbers beside, which name the cells (``b2``).
 
     Args:
         game: the :class:`~gym_boardgames.rules.connect.ConnectN` rules.
@@ -39,14 +53,16 @@ def connect_text(game: Any, state: Any, last_cell: int | None, status: str, symb
     if state is None:
         return status + "\n"
     pieces = (".", *symbols)
-    lines = []
-    if game.gravity:
-        lines.append(" ".join(f"{c:^3}" for c in range(game.cols)).rstrip())
-    rows = (
-        "|".join(_cell(pieces[state.board[i]], i == last_cell) for i in range(r * game.cols, (r + 1) * game.cols))
-        for r in range(game.rows)
-    )
-    lines.append(("\n" + "+".join(["---"] * game.cols) + "\n").join(rows))
+    # Row numbers take the left margin on boards without gravity; gravity boards need none.
+    width = 0 if game.gravity else len(str(game.rows)) + 1
+    heads = [str(c + 1) if game.gravity else _letters(c) for c in range(game.cols)]
+    lines = [(" " * width + " ".join(f"{head:^3}" for head in heads)).rstrip()]
+    for r in range(game.rows):
+        cells = range(r * game.cols, (r + 1) * game.cols)
+        if r:
+            lines.append(" " * width + "+".join(["---"] * game.cols))
+        margin = "" if game.gravity else f"{r + 1:>{width - 1}} "
+        lines.append(margin + "|".join(_cell(pieces[state.board[i]], i == last_cell) for i in cells))
     lines.append(status)
     return "\n".join(lines) + "\n"
 
@@ -54,8 +70,9 @@ def connect_text(game: Any, state: Any, last_cell: int | None, status: str, symb
 def dots_text(game: Any, state: Any, last_edge: int | None, status: str, initials: tuple[str, str]) -> str:
     """Return a Dots and Boxes board as text, then the status line.
 
-    Dots are ``+``; drawn edges are ``---`` and ``|``, the last one ``***`` or ``*``; a scored box shows
-    its owner's initial.
+    Dots are ``+``, named by the column letters above and the row numbers beside (an edge is typed as the
+    two dots it joins, :func:`dots_label`); drawn edges are ``---`` and ``|``, the last one ``***`` or
+    ``*``; a scored box shows its owner's initial.
 
     Args:
         game: the :class:`~gym_boardgames.rules.dots.DotsAndBoxes` rules.
@@ -74,11 +91,13 @@ def dots_text(game: Any, state: Any, last_edge: int | None, status: str, initial
     def vertical(edge: int) -> str:
         return ("*" if edge == last_edge else "|") if state.edges[edge] else " "
 
-    lines = []
+    width = len(str(game.rows + 1)) + 1  # the dot rows' numbers
+    lines = [" " * width + "".join(f"{_letters(c):<4}" for c in range(game.cols + 1)).rstrip()]
     for r in range(game.rows + 1):
-        lines.append("+" + "+".join(horizontal(r * game.cols + c) for c in range(game.cols)) + "+")
+        dots = "+" + "+".join(horizontal(r * game.cols + c) for c in range(game.cols)) + "+"
+        lines.append(f"{r + 1:>{width - 1}} {dots}")
         if r < game.rows:
-            row = ""
+            row = " " * width
             for c in range(game.cols + 1):
                 row += vertical(game.num_horizontal + r * (game.cols + 1) + c)
                 if c < game.cols:
@@ -86,6 +105,145 @@ def dots_text(game: Any, state: Any, last_edge: int | None, status: str, initial
             lines.append(row)
     lines.append(status)
     return "\n".join(lines) + "\n"
+
+
+# ---- the labels a person types, both ways -------------------------------------------------------------
+
+
+class MoveLabels(NamedTuple):
+    """How a person names the moves of one kind of board game, as its text labels them.
+
+    Attributes:
+        label: ``(game, action) -> str``, the label of a move (``"4"``, ``"b2"``, ``"a1b1"``).
+        parse: ``(game, typed, state) -> action``, the legal move a typed label names; raises ``ValueError``
+            naming the problem (``"z9" is not a column``, ``column 4 is full``).
+        choices: ``(game) -> str``, what a person may type, for help and errors (``a column 1-7``).
+    """
+
+    label: Callable[[Any, int], str]
+    parse: Callable[[Any, str, Any], int]
+    choices: Callable[[Any], str]
+
+
+def _letters(index: int) -> str:
+    """Spreadsheet column letters: 0 is ``a``, 25 ``z``, 26 ``aa``."""
+    text = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        text = chr(ord("a") + rest) + text
+    return text
+
+
+def _point(row: int, col: int) -> str:
+    """The name of a cell or a dot: its column letters, then its row from 1 (``b2`` is row 1, column 1)."""
+    return f"{_letters(col)}{row + 1}"
+
+
+_POINT = r"([a-z]+)\s*([0-9]+)"
+
+
+def _read_point(letters: str, digits: str, rows: int, cols: int) -> tuple[int, int] | None:
+    """The ``(row, col)`` a point's letters and digits name, or None when it is off a ``rows x cols`` grid."""
+    col = 0
+    for char in letters:
+        col = col * 26 + ord(char) - ord("a") + 1
+    row = int(digits) - 1
+    return (row, col - 1) if 0 <= row < rows and 0 < col <= cols else None
+
+
+def connect_label(game: Any, action: int) -> str:
+    """Return how :func:`connect_text` labels ``action``: its column from 1 (gravity), else its cell (``b2``)."""
+    return str(action + 1) if game.gravity else _point(*divmod(action, game.cols))
+
+
+def connect_choices(game: Any) -> str:
+    """Return what a person types for a Connect-N move: ``a column 1-7``, or ``a cell a1-c3``."""
+    if game.gravity:
+        return f"a column 1-{game.cols}"
+    return f"a cell a1-{_point(game.rows - 1, game.cols - 1)} (column letter, then row)"
+
+
+def connect_move(game: Any, typed: str, state: Any) -> int:
+    """Return the legal action a Connect-N label names (the inverse of :func:`connect_label`).
+
+    Args:
+        game: the :class:`~gym_boardgames.rules.connect.ConnectN` rules.
+        typed: what the person typed; case and spaces do not matter.
+        state: the position the move is for.
+
+    Raises:
+        ValueError: naming the problem: not a label, off the board, or a full column or taken cell.
+    """
+    text = typed.strip().lower()
+    if game.gravity:
+        if not re.fullmatch("[0-9]+", text):
+            raise ValueError(f'"{typed.strip()}" is not a column')
+        action = int(text) - 1
+        if not 0 <= action < game.cols:
+            raise ValueError(f"there is no column {int(text)}")
+        where = f"column {action + 1} is full"
+    else:
+        match = re.fullmatch(_POINT, text)
+        point = match and _read_point(*match.groups(), game.rows, game.cols)
+        if not point:
+            raise ValueError(f'"{typed.strip()}" is not a cell' if not match else f"{text} is off the board")
+        action = point[0] * game.cols + point[1]
+        where = f"{_point(*point)} is taken"
+    if not game.is_legal(state, action):
+        raise ValueError(where if not game.is_terminal(state) else "the game is over")
+    return action
+
+
+def dots_label(game: Any, edge: int) -> str:
+    """Return how :func:`dots_text` labels ``edge``: the two dots it joins, left or top one first (``a1b1``)."""
+    return "".join(_point(*dot) for dot in game.edge_endpoints(edge))
+
+
+def dots_choices(game: Any) -> str:
+    """Return what a person types for a Dots and Boxes move."""
+    return f"an edge: two neighbouring dots a1-{_point(game.rows, game.cols)}, as a1b1 or a1a2"
+
+
+def dots_move(game: Any, typed: str, state: Any) -> int:
+    """Return the legal edge a Dots and Boxes label names (the inverse of :func:`dots_label`).
+
+    The two dots may come in either order, with a space, ``-`` or ``,`` between them.
+
+    Raises:
+        ValueError: naming the problem: not two dots, a dot off the board, dots that are not neighbours, or
+            an edge already drawn.
+    """
+    text = typed.strip().lower()
+    match = re.fullmatch(_POINT + r"[\s,-]*" + _POINT, text)
+    if not match:
+        raise ValueError(f'"{typed.strip()}" is not an edge')
+    dots = [_read_point(*match.groups()[i : i + 2], game.rows + 1, game.cols + 1) for i in (0, 2)]
+    if None in dots:
+        raise ValueError(f"{text} has a dot off the board")
+    (r, c), (r2, c2) = sorted(dots)  # type: ignore[type-var]  (None is refused above)
+    if (r2 - r, c2 - c) == (0, 1):
+        edge = r * game.cols + c
+    elif (r2 - r, c2 - c) == (1, 0):
+        edge = game.num_horizontal + r * (game.cols + 1) + c
+    else:
+        raise ValueError(f"{_point(r, c)} and {_point(r2, c2)} are not neighbouring dots")
+    if not game.is_legal(state, edge):
+        raise ValueError(f"{dots_label(game, edge)} is drawn" if not game.is_terminal(state) else "the game is over")
+    return edge
+
+
+def move_labels(game: Any) -> MoveLabels:
+    """Return the labels of a board game's moves, both ways, as its text shows them.
+
+    Raises:
+        NotImplementedError: for a game other than the Connect-N boards and Dots and Boxes.
+    """
+    if isinstance(game, DotsAndBoxes):
+        return MoveLabels(dots_label, dots_move, dots_choices)
+    if isinstance(game, ConnectN):
+        return MoveLabels(connect_label, connect_move, connect_choices)
+    raise NotImplementedError(f"no move labels for {game!r}: only the Connect-N boards and Dots and Boxes have them")
 
 
 def gridworld_text(env: Any, status: str, values: np.ndarray | None = None, policy: np.ndarray | None = None) -> str:

@@ -5,11 +5,26 @@
   const config = JSON.parse(document.getElementById("config").textContent);
   const token = new URLSearchParams(location.search).get("token") || "";
   const $ = (id) => document.getElementById(id);
-  const board = $("board"), statusLine = $("status"), errorLine = $("error");
+  const board = $("board"), statusLine = $("status"), errorLine = $("error"), noticeLine = $("notice");
   // Round trips of a click to the agent's reply drawn, less the agent's thinking (ms): scripts/bench.py reads them.
   const stats = { roundTrips: [] };
   window.playStats = stats;
-  let game = null, version = -1, poller = 0, pendingClick = null, agentMoves = 0;
+  // The tab's game outlives a reload: sessionStorage is the tab's own, and the server keeps a game its page left
+  // for a grace period (LEAVE_GRACE_SECONDS), so the reloaded page shows the same game.
+  const STORED = "gym-boardgames-game";
+  // Polls that fail in a row (the server gone) before the page says the server has stopped and stops asking;
+  // it waits 1, 2, 4, 8 s between them, so a server restarted meanwhile is found again.
+  const MAX_FAILURES = 5;
+  const STOPPED = "the server has stopped: start it again (the same --token keeps this page) and reload";
+  const GONE = "this tab's game is gone (freed, or the server restarted): here is a new one";
+  const stored = (id) => {  // storage may be refused (a sandboxed frame): the page then plays without it
+    try {
+      return id === undefined ? sessionStorage.getItem(STORED) : sessionStorage.setItem(STORED, id);
+    } catch {
+      return null;
+    }
+  };
+  let game = null, version = -1, poller = 0, aborter = null, starts = 0, pendingClick = null, agentMoves = 0;
   // The server says once how long the agent has thought so far; the page counts on from there by itself.
   let status = "", thinkingSince = null;
 
@@ -21,14 +36,18 @@
 
   $("side").value = String(config.human);
 
-  async function api(method, path, body) {
+  async function api(method, path, body, signal) {
     const response = await fetch(path, {
       method,
+      signal,
       headers: { "X-Play-Token": token, "Content-Type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(data.error || `${response.status} ${response.statusText}`);
+    if (!response.ok) {
+      const error = new Error(data.error || `${response.status} ${response.statusText}`);
+      throw Object.assign(error, { status: response.status });  // the poll tells a gone game (404) from the rest
+    }
     return data;
   }
 
@@ -46,6 +65,10 @@
     status = state.status;
     thinkingSince = status === config.thinking ? performance.now() - 1000 * state.thinking_seconds : null;
     tick();
+    // The menus say what the game shown is played with (after Swap, or after a reload).
+    $("side").value = state.both_sides ? "both" : String(state.human);
+    if (state.opponent !== null) $("opponent").value = state.opponent;
+    document.body.dataset.game = state.id;
     document.body.dataset.version = state.version;
     document.body.dataset.over = state.over;
     document.body.dataset.thinking = state.thinking;
@@ -66,35 +89,75 @@
     }
   }
 
-  async function poll(mine) {
+  // Show the game of ``state`` and follow it by long polls until the page leaves it.
+  function attach(state) {
+    game = state.id;
+    version = -1;
+    stored(game);
+    aborter = new AbortController();
+    show(state);
+    poll(poller, aborter.signal);
+  }
+
+  // Stop following the game: its long poll is aborted, so it cannot come back with a 404 once the game is freed.
+  function leave() {
+    poller += 1;
+    if (aborter) aborter.abort();
+    aborter = null;
+    game = null;
+  }
+
+  async function poll(mine, signal) {
+    let failures = 0;
     while (mine === poller) {
       try {
-        show(await api("GET", `/api/games/${game}?since=${version}&wait=5`));
+        show(await api("GET", `/api/games/${game}?since=${version}&wait=5`, undefined, signal));
         errorLine.textContent = "";
+        failures = 0;
       } catch (error) {
         if (mine !== poller) return;
-        errorLine.textContent = `connection: ${error.message}`;
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (error.status === 404) return newGame(GONE, false);  // freed, or a server restarted with the token
+        failures += 1;
+        if (error.status === 403 || failures >= MAX_FAILURES) {  // 403: a server restarted with another token
+          leave();
+          errorLine.textContent = error.status === 403 ? `${error.message} (the server restarted?)` : STOPPED;
+          return;
+        }
+        errorLine.textContent = `connection: ${error.message}; trying again`;
+        await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** failures));
       }
     }
   }
 
-  async function newGame() {
+  async function newGame(notice = "", freePrevious = true) {
     const side = $("side").value;
     const opponent = side === "both" ? null : $("opponent").value;
-    const previous = game;
-    poller += 1;
+    const previous = game, mine = ++starts;
+    leave();
+    noticeLine.textContent = notice;
     try {
       const state = await api("POST", "/api/games", { opponent, human: side === "1" ? 1 : 0 });
-      game = state.id;
-      version = -1;
-      errorLine.textContent = "";
-      show(state);
-      poll(poller);
+      if (mine === starts) {
+        attach(state);
+        errorLine.textContent = "";
+      } else {  // the menus changed again meanwhile (arrow keys on a menu): only the last game asked for is kept
+        api("DELETE", `/api/games/${state.id}`).catch(() => {});
+      }
     } catch (error) {
-      errorLine.textContent = error.message;
+      if (mine === starts) errorLine.textContent = error.message;
     }
-    if (previous) api("DELETE", `/api/games/${previous}`).catch(() => {});
+    if (previous && freePrevious) api("DELETE", `/api/games/${previous}`).catch(() => {});
+  }
+
+  // After a reload: the tab's game if the server still has it, else a new one (and a line saying so).
+  async function resume() {
+    const id = stored();
+    if (!id) return newGame();
+    try {
+      attach(await api("GET", `/api/games/${id}`));
+    } catch (error) {
+      newGame(GONE);
+    }
   }
 
   async function send(body) {
@@ -116,14 +179,18 @@
   for (const command of ["hints", "undo", "restart", "swap"]) {
     $(command).addEventListener("click", () => send({ command }));
   }
-  $("new").addEventListener("click", newGame);
+  // The menus apply at once: a new game against the opponent picked, on the side picked.
+  $("new").addEventListener("click", () => newGame());
+  $("opponent").addEventListener("change", () => newGame());
+  $("side").addEventListener("change", () => newGame());
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "SELECT" || event.ctrlKey || event.metaKey || event.altKey) return;
     const command = { h: "hints", u: "undo", r: "restart", s: "swap" }[event.key.toLowerCase()];
     if (command) send({ command });
   });
+  // The tab may be closing, or reloading: the server frees the game unless this tab asks for it again soon.
   window.addEventListener("pagehide", () => {
-    if (game) fetch(`/api/games/${game}?token=${encodeURIComponent(token)}`, { method: "DELETE", keepalive: true });
+    if (game) navigator.sendBeacon(`/api/games/${game}?token=${encodeURIComponent(token)}`, '{"leaving": true}');
   });
-  newGame();
+  resume();
 })();

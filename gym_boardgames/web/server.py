@@ -3,34 +3,31 @@
 :class:`PlayServer` is the standard library's threading HTTP server, each request in a thread of its own. The
 guards, in the order a request meets them:
 
-- the address: 127.0.0.1 unless ``allow_remote`` (a warning is printed then);
+- the address: 127.0.0.1 unless ``allow_remote`` (a warning line is logged then);
 - a connection silent for :data:`SOCKET_TIMEOUT_SECONDS` is dropped, so slow clients cannot pile up;
 - the token (the printed URL's ``?token=``, or the ``X-Play-Token`` header the page sends), compared in constant
-  time: without it every answer is 403;
-- the path: the server serves exactly one document, the page, built in memory from this package's own
-  ``page.html`` and ``page.js``; no path is ever mapped to a file;
+  time: without it every answer is 403 (a given token must pass :func:`checked_token`);
+- the path: one document, the page, built in memory from ``page.html`` and ``page.js``; no path maps to a file;
 - the body: at most :attr:`Limits.body_bytes` of UTF-8 JSON, an object nested at most :data:`MAX_JSON_DEPTH`
   deep (counted before parsing), each field checked;
-- the games: at most :attr:`Limits.games` at once; one nobody asks about for :attr:`Limits.idle_seconds` is freed
-  (at the next request).
+- the games: at most :attr:`Limits.games` at once; one nobody asks about for :attr:`Limits.idle_seconds` (or
+  :data:`LEAVE_GRACE_SECONDS` after its page left) is freed, and its session closed, as at DELETE and ``close()``.
 
 A refusal is a 4xx with a JSON ``{"error": ...}`` and one log line without the query (which may hold the
 token); a bug of ours is a 500 and one line; never a traceback.
 
 Routes (all need the token):
 
-``GET /``
-    the page.
-``POST /api/games`` ``{"opponent": NAME or null, "human": 0 or 1}``
-    starts a game against one of the offered opponents (null: a person on both sides); 201 and its state.
-``GET /api/games/ID?since=VERSION&wait=SECONDS``
-    the game's state once its version (a counter bumped at each change) passes ``since``, or after ``wait``
-    seconds (at most :data:`MAX_WAIT_SECONDS`). While the agent thinks the state says for how long so far;
-    the page counts on from there by itself.
-``POST /api/games/ID`` ``{"click": [x, y]}`` or ``{"command": "hints" | "undo" | "restart" | "swap"}``
-    a click on the board's picture (in its pixels) or a command; the new state.
-``DELETE /api/games/ID``
-    frees the game; 204.
+- ``GET /``: the page.
+- ``POST /api/games`` ``{"opponent": NAME or null, "human": 0 or 1}``: starts a game against one of the offered
+  opponents (null: a person on both sides); 201 and its state.
+- ``GET /api/games/ID?since=VERSION&wait=SECONDS``: the game's state once its version (a counter bumped at each
+  change) passes ``since``, or after ``wait`` seconds (at most :data:`MAX_WAIT_SECONDS`). While the agent thinks
+  the state says for how long so far; the page counts on from there by itself.
+- ``POST /api/games/ID`` ``{"click": [x, y]}`` or ``{"command": "hints" | "undo" | "restart" | "swap"}``: a click
+  on the board's picture (in its pixels) or a command; the new state. ``{"leaving": true}`` (the page's beacon as
+  its tab hides): the game is freed unless asked about within :data:`LEAVE_GRACE_SECONDS` (a reload asks).
+- ``DELETE /api/games/ID``: frees the game; 204.
 """
 
 from __future__ import annotations
@@ -46,7 +43,6 @@ import socket
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -69,14 +65,17 @@ IDLE_TIMEOUT_SECONDS = 120.0
 MAX_WAIT_SECONDS = 10.0
 #: A connection that sends nothing for this long is dropped, so idle sockets cannot pile up.
 SOCKET_TIMEOUT_SECONDS = 30.0
-#: The shortest token accepted.
-MIN_TOKEN_CHARS = 16
+#: The shortest token accepted: as long as the one the server makes (``secrets.token_urlsafe(32)``, 43 characters).
+MIN_TOKEN_CHARS = len(secrets.token_urlsafe(32))
+#: Seconds a game lives on after its page said it was leaving: a reload's new page comes back to it within them.
+LEAVE_GRACE_SECONDS = 20.0
 
 #: Builds the session of a new game: ``(opponent name or None, the person's side) -> PlaySession``.
 SessionFactory = Callable[[str | None, int], PlaySession]
 
 _GAME_PATH = re.compile(r"/api/games/([A-Za-z0-9_-]{1,32})")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')  # a bracket inside a string does not nest
+_TOKEN = re.compile(rf"[A-Za-z0-9_-]{{{MIN_TOKEN_CHARS},256}}")  # URL-safe: a URL or a header carries it as it is
 
 
 @dataclass(frozen=True)
@@ -101,6 +100,15 @@ class HttpError(Exception):
     """A request the server refuses: ``HttpError(status code, the one-line reason the client gets)``."""
 
 
+def checked_token(token: str) -> str:
+    """Return ``token`` if a server takes it (one restarted with it serves the pages it served), else a ValueError."""
+    if isinstance(token, str) and _TOKEN.fullmatch(token):
+        return token
+    raise ValueError(
+        f"a token must be {MIN_TOKEN_CHARS} to 256 characters of A-Z a-z 0-9 - _, as secrets.token_urlsafe(32) makes"
+    )
+
+
 def is_loopback(host: str) -> bool:
     """Whether ``host`` names this machine only (``localhost``, ``127.0.0.0/8``, ``::1``)."""
     try:
@@ -110,10 +118,10 @@ def is_loopback(host: str) -> bool:
 
 
 class _Game:
-    """A session with its id and the time it was last asked about."""
+    """A session with its id, its opponent's name and the time it was last asked about."""
 
-    def __init__(self, game_id: str, session: PlaySession, now: float) -> None:
-        self.id, self.session, self.last_seen = game_id, session, now
+    def __init__(self, game_id: str, session: PlaySession, opponent: str | None, now: float) -> None:
+        self.id, self.session, self.opponent, self.last_seen = game_id, session, opponent, now
         self._frame_key: tuple[int, str] | None = None
         self._frame = ""
 
@@ -127,6 +135,7 @@ class _Game:
                 self._frame_key = (session.version, status)
             return {
                 "id": self.id,
+                "opponent": self.opponent,  # the page's menus follow the game it shows
                 "version": session.version,
                 "status": status,
                 "over": session.over,
@@ -148,24 +157,22 @@ class PlayServer(ThreadingHTTPServer):
     """A web server for one board game, played in a browser page against any of a list of agents.
 
     Args:
-        new_session: builds the session of a new game from the opponent's name (None: a person on both
-            sides) and the person's side.
+        new_session: builds a new game's session (:data:`SessionFactory`; None: a person on both sides).
         opponents: the agent names the page offers, or one name (``new_session`` is only ever called with one
             of these); the first is the default.
         title: the page's title.
         default_human: the side the page offers the person first, 0 (moves first) or 1.
         host: the address to listen on (default ``127.0.0.1``: this machine only).
         port: the port (0: a free one, see :attr:`url`).
-        token: the secret every request must carry (default: 32 random bytes, URL-safe).
+        token: the secret every request must carry (default: 32 random bytes, URL-safe; see :func:`checked_token`).
         allow_remote: needed for a ``host`` that is not loopback, which lets other machines reach the page;
-            a warning is printed then.
+            a warning line is logged then.
         limits: the games open at once, the largest body and an idle game's life (:class:`Limits`).
         log: where one line per refused request goes (default ``sys.stderr``).
         clock: the monotonic clock of the idle timeout (tests pass their own).
 
     Raises:
-        ValueError: on a bad setting, an empty ``opponents``, an empty ``host``, or a non-loopback ``host``
-            without ``allow_remote``.
+        ValueError: on a bad setting: no ``opponents`` or ``host``, a bad token, a remote host without ``allow_remote``.
         OSError: if the address cannot be bound (the port is taken).
     """
 
@@ -198,9 +205,7 @@ class PlayServer(ThreadingHTTPServer):
             )
         if default_human not in (0, 1) or isinstance(default_human, bool):
             raise ValueError(f"default_human must be 0 or 1, got {default_human!r}")
-        self.token = token if token is not None else secrets.token_urlsafe(32)
-        if len(self.token) < MIN_TOKEN_CHARS:
-            raise ValueError(f"token must have at least {MIN_TOKEN_CHARS} characters")
+        self.token = secrets.token_urlsafe(32) if token is None else checked_token(token)
         self.new_session, self.opponents, self.title = new_session, list(dict.fromkeys(opponents)), title
         self.limits, self.log, self.clock = limits, (log if log is not None else sys.stderr), clock
         self.games: dict[str, _Game] = {}
@@ -208,14 +213,11 @@ class PlayServer(ThreadingHTTPServer):
         self._lock = threading.Lock()
         self.page = _build_page(title, self.opponents, default_human)
         self._thread: threading.Thread | None = None
-        self._serving = False
+        self._serving = self._closed = False
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         super().__init__((host, port), _Handler)
         if not is_loopback(host):
-            warnings.warn(
-                f"the play server listens on {host}: any machine that can reach it and has the token can play",
-                stacklevel=2,
-            )
+            self.log.write(f"play server: warning: on {host}, any machine that reaches it with the token can play\n")
 
     # ---- running -----------------------------------------------------------------------------
 
@@ -246,7 +248,8 @@ class PlayServer(ThreadingHTTPServer):
         super().serve_forever(poll_interval)
 
     def close(self) -> None:
-        """Stop serving, end every game (which ends its long polls) and release the port."""
+        """Stop serving, end every game (its long polls answer 503: the server has stopped) and release the port."""
+        self._closed = True
         if self._serving:  # shutdown() waits for serve_forever's loop, so only when it runs
             self.shutdown()
         self.server_close()
@@ -266,6 +269,10 @@ class PlayServer(ThreadingHTTPServer):
             f'<iframe src="{html.escape(self.url)}" width="100%" height="640" style="border:0" '
             f'title="{html.escape(self.title)}"></iframe>'
         )
+
+    def service_actions(self) -> None:
+        """Called by ``serve_forever`` at least every 0.2 s: games expire without a request too."""
+        self.reap_idle()
 
     def reap_idle(self) -> int:
         """Free every game not asked about for ``limits.idle_seconds``; return how many were freed."""
@@ -317,18 +324,21 @@ class PlayServer(ThreadingHTTPServer):
         finally:
             with self._lock:
                 self._starting -= 1
-        game = _Game(secrets.token_urlsafe(12), session, self.clock())
+        game = _Game(secrets.token_urlsafe(12), session, opponent, self.clock())
         with self._lock:
             self.games[game.id] = game
+        if self._closed:  # close() may have freed the games before this one came: it ends here too
+            self._free(lambda other: other is game)
+            raise HttpError(503, "the server has stopped")
         return game.state()
 
-    def game(self, game_id: str) -> _Game:
-        """The open game ``game_id``, its last-seen time refreshed, or 404."""
+    def game(self, game_id: str, seen: bool = True) -> _Game:
+        """The open game ``game_id``, its last-seen time refreshed if ``seen``; else 404 (503 once stopped)."""
         with self._lock:
             game = self.games.get(game_id)
             if game is None:
-                raise HttpError(404, "no such game (it may have been freed after being idle)")
-            game.last_seen = self.clock()
+                raise HttpError(503, "the server has stopped") if self._closed else HttpError(404, "no such game")
+            game.last_seen = self.clock() if seen else game.last_seen
             return game
 
     def game_state(self, game_id: str, query: dict[str, list[str]]) -> dict[str, Any]:
@@ -339,7 +349,7 @@ class PlayServer(ThreadingHTTPServer):
         if not 0 <= wait <= MAX_WAIT_SECONDS:
             raise HttpError(400, f"wait must be in [0, {MAX_WAIT_SECONDS:g}] seconds, got {wait}")
         game.session.wait_for_change(since, wait)  # close() ends the session, which wakes it
-        return self.game(game_id).state()  # a long poll is a sign of life: last_seen again
+        return self.game(game_id, seen=False).state()  # seen at its start: a poll left behind keeps no game alive
 
     def act(self, game_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /api/games/ID``: a click or a command; the new state."""
@@ -354,8 +364,10 @@ class PlayServer(ThreadingHTTPServer):
             if body["command"] not in COMMANDS:
                 raise HttpError(400, f"unknown command {body['command']!r:.60}: use one of {', '.join(COMMANDS)}")
             game.session.command(body["command"])
+        elif body.get("leaving") is True:  # freed in LEAVE_GRACE_SECONDS (or sooner if idle) unless asked about
+            game.last_seen = min(game.last_seen, game.last_seen + LEAVE_GRACE_SECONDS - self.limits.idle_seconds)
         else:
-            raise HttpError(400, 'give {"click": [x, y]} or {"command": NAME}')
+            raise HttpError(400, 'give {"click": [x, y]}, {"command": NAME} or {"leaving": true}')
         return game.state()
 
     def end_game(self, game_id: str) -> None:
@@ -476,10 +488,7 @@ def _query_number(query: dict[str, list[str]], name: str, default: Any, kind: ty
 
 
 def _build_page(title: str, opponents: list[str], human: int) -> bytes:
-    """The page: page.html with the script and the settings inlined (one document, no other file).
-
-    The settings hold the thinking line, after which the page counts the agent's seconds.
-    """
+    """The page: page.html with the script and the settings (the thinking line, say) inlined: one document."""
     folder = resources.files("gym_boardgames.web")
     template = folder.joinpath("page.html").read_text(encoding="utf-8")
     script = folder.joinpath("page.js").read_text(encoding="utf-8")

@@ -164,13 +164,14 @@ def ladder_row(
     train = "python scripts/train_tictactoe_td.py --out td.npz --no-progress"
     ladder = (
         "python scripts/ladder.py --game tictactoe --agents random alphabeta:1 alphabeta:2 alphabeta mcts:50 "
-        "mcts:400 td:td.npz alphazero:0 alphazero:50 --results ttt.jsonl --plot ladder_tictactoe.png --workers 1 --json"
+        "mcts:400 td:td.npz alphazero:0 alphazero:50 --results ladder_tictactoe.jsonl --plot ladder_tictactoe.png "
+        "--workers 1 --json"
     )
     grade = (
         "python scripts/eval_perfect_play.py --game tictactoe random alphabeta:1 alphabeta:2 alphabeta mcts:50 "
         "mcts:400 td:td.npz alphazero:0 alphazero:50"
     )
-    outputs = ("td.npz", "ttt.jsonl", "ladder_tictactoe.png")
+    outputs = ("td.npz", "ladder_tictactoe.jsonl", "ladder_tictactoe.png")
     name = re.escape(agent)
     line = rf"^\s*{rank}\s+{name}\s+"  # the agent's line of the printed table
     return [
@@ -480,12 +481,12 @@ ROWS: list[Row] = [
         (
             "python scripts/train_tictactoe_td.py --out td.npz --no-progress",
             "python scripts/ladder.py --game tictactoe --agents random alphabeta:1 alphabeta:2 alphabeta mcts:50 "
-            "mcts:400 td:td.npz alphazero:0 alphazero:50 --results ttt.jsonl --plot ladder_tictactoe.png --workers 1 "
-            "--json",
+            "mcts:400 td:td.npz alphazero:0 alphazero:50 --results ladder_tictactoe.jsonl --plot ladder_tictactoe.png "
+            "--workers 1 --json",
         ),
         "The ladder stopped when every interval was narrower than 100 Elo, after {{4,290}} games (of 7,200 allowed)",
         (Json(("games",), "{:,}"),),
-        outputs=("td.npz", "ttt.jsonl", "ladder_tictactoe.png"),
+        outputs=("td.npz", "ladder_tictactoe.jsonl", "ladder_tictactoe.png"),
         in_tmp=True,
         needs=("matplotlib",),  # --plot
         slow=True,

@@ -12,7 +12,16 @@ def test_ansi_shows_pieces_last_move_and_status():
     env.step(4)
     env.step(0)
     text = env.render()
-    assert text == ("[O]| . | . \n---+---+---\n . | X | . \n---+---+---\n . | . | . \nX to move\n")
+    # The column letters and row numbers name the cells a person types in the terminal game (b2 is the centre).
+    assert text.splitlines() == [
+        "   a   b   c",
+        "1 [O]| . | . ",
+        "  ---+---+---",
+        "2  . | X | . ",
+        "  ---+---+---",
+        "3  . | . | . ",
+        "X to move",
+    ]
 
 
 def test_ansi_shows_the_result_of_an_illegal_move():

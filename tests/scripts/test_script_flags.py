@@ -165,6 +165,36 @@ def test_play_help_lists_alphazero_among_the_opponents(monkeypatch):
         assert name in entry
 
 
+@pytest.mark.parametrize(
+    ("game", "options", "said", "default"),
+    [
+        ("dotsandboxes", {}, "exact on dotsandboxes 3x3", "exact"),
+        ("tictactoe", {}, "alphabeta on boards of at most 9 cells or 12 edges", "alphabeta"),
+        ("connectn", {"rows": 3, "cols": 3, "n": 3}, "alphabeta on boards of at most 9 cells", "alphabeta"),
+        ("dotsandboxes", {"rows": 2, "cols": 2}, "12 edges (tictactoe, connectn 3x3, dotsandboxes 2x2", "alphabeta"),
+        ("dotsandboxes", {"rows": 1, "cols": 3}, "dotsandboxes 2x2 and 1x3)", "alphabeta"),
+        ("connectfour", {}, "alphazero on the 6x7 Connect Four board", "alphazero"),
+        ("connectn", {}, "alphazero on the 6x7 Connect Four board", "alphazero"),  # connectn's default board is it
+        ("connectn", {"rows": 5, "cols": 5}, "mcts on every other board", "mcts"),
+        ("connectn", {"rows": 2, "cols": 5, "n": 2}, "mcts on every other board", "mcts"),  # 10 cells
+        ("dotsandboxes", {"rows": 2, "cols": 3}, "mcts on every other board", "mcts"),  # 17 edges
+        ("dotsandboxes", {"rows": 4, "cols": 4}, "mcts on every other board", "mcts"),
+    ],
+)
+def test_play_help_names_the_default_opponent_of_every_board(game, options, said, default, monkeypatch):
+    from agents.factory import default_opponent
+    from gym_boardgames.rules.registry import make_game
+
+    (entry,) = [
+        help_entry(parser, action)
+        for parser in [script_parser("play", monkeypatch)]
+        for action in parser._actions
+        if "--opponent" in action.option_strings
+    ]
+    assert said in entry and "elsewhere" not in entry
+    assert default_opponent(make_game(game, **options)) == default
+
+
 # ---- no output replaced without --overwrite -------------------------------------------------------
 
 # (script, arguments with OUT for the folder, the file that exists, the flag named in the refusal)
@@ -225,16 +255,28 @@ SAME_PATH = {
     "ladder": [["--results", "DIR/new.svg", "--plot", "DIR/new.svg"]],
 }
 #: The scripts with one path option, which nothing can collide with (checked below).
-ONE_PATH = {"arena", "bench", "bench_revisions", "demo_tictactoe", "eval_alphazero", "play", "reward_thresholds"}
+ONE_PATH = {"arena", "bench", "bench_revisions", "demo_tictactoe", "eval_alphazero", "reward_thresholds"}
 ONE_PATH |= {"solve", "train_blackjack_mc", "train_rllib", "train_sb3"}
+#: The scripts whose path options no run takes together (play.py: --screenshot is the window's, --token-file the
+#: page's), with a command line giving both, which is refused in one line before the paths could meet.
+APART = {"play": ["--web", "--token-file", "IN", "--screenshot", "IN"]}
 
 
 def test_every_script_with_two_paths_is_checked_for_one_naming_the_other(monkeypatch):
-    assert sorted(SCRIPTS) == sorted({*SAME_PATH, *ONE_PATH})
+    assert sorted(SCRIPTS) == sorted({*SAME_PATH, *ONE_PATH, *APART})
     for name in ONE_PATH:
         parser = script_parser(name, monkeypatch)
         actions = [action for action in parser._actions if action.dest in parser.roles]
         assert len(actions) <= 1 and all(action.nargs is None and action.default is None for action in actions), name
+
+
+@pytest.mark.parametrize(("name", "argv"), APART.items())
+def test_path_options_no_run_takes_together_are_refused_together(name, argv, tmp_path, capsys):
+    (tmp_path / "in.npz").write_bytes(b"kept")
+    with pytest.raises(SystemExit) as info:
+        load_script(name, "flags").parse_args([arg.replace("IN", str(tmp_path / "in.npz")) for arg in argv])
+    assert info.value.code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert (tmp_path / "in.npz").read_bytes() == b"kept"
 
 
 @pytest.mark.parametrize(("name", "argv"), [(name, argv) for name, lines in SAME_PATH.items() for argv in lines])

@@ -23,7 +23,7 @@ webdriver = pytest.importorskip("selenium.webdriver", reason="the browser extra 
 from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from agents.hints import hint_labels  # noqa: E402
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
@@ -56,6 +56,7 @@ def chromium_options():
         "--window-size=900,900",
     ):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for driver.get_log("browser")
     return options
 
 
@@ -83,11 +84,12 @@ class Lowest:
 def serve_page():
     servers = []
 
-    def start(make_env, human=0, hints=hint_labels):
+    def start(make_env, human=0, hints=hint_labels, opponents=("lowest",), **options):
         def new_session(opponent, side):
             return PlaySession(make_env(), None if opponent is None else Lowest(), human_player=side, hints=hints)
 
-        server = PlayServer(new_session, ["lowest"], default_human=human, log=io.StringIO()).start()
+        options.setdefault("log", io.StringIO())
+        server = PlayServer(new_session, list(opponents), default_human=human, **options).start()
         servers.append(server)
         return server
 
@@ -290,3 +292,118 @@ def test_a_page_without_the_token_shows_nothing(browser, serve_page):
     server = serve_page(lambda: TicTacToeEnv(opponent=None))
     browser.get(server.url.split("?")[0])
     assert "missing or wrong token" in browser.page_source and not server.games
+
+
+# ---- a reload, New game, a restarted or stopped server ----------------------------------------
+
+
+def console_errors(browser):
+    """The console's errors since the last call (a failed request is one: "... status of 404 ...")."""
+    return [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def test_a_reload_mid_game_shows_the_same_game(browser, serve_page):
+    server = serve_page(lambda: TicTacToeEnv(opponent=None))
+    page = Page(browser, server)
+    page.click_board(page.session.view.cell_rect(4).center)
+    page.wait_for_moves(2)
+    board, version = page.frame_png(), page.data("version")
+    browser.refresh()
+    page.wait(lambda: page.data("version") == version)  # the new page shows the game, as it was
+    assert page.frame_png() == board and page.data("moves") == "2" and page.shows_the_session()
+    assert list(server.games.values()) == [page.game] and page.session.env.moves == [(0, 4), (1, 0)]
+    page.click_board(page.session.view.cell_rect(8).center)  # and plays on
+    page.wait_for_moves(4)
+
+
+def test_a_server_restarted_with_the_same_token_serves_the_old_tab(browser):
+    def new_session(opponent, side):
+        return PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=side)
+
+    token = "my-token-kept-across-restarts-of-the-server-0123"
+    server = PlayServer(new_session, "lowest", token=token, log=io.StringIO()).start()
+    port = server.port
+    try:
+        page = Page(browser, server)
+        page.click_board(page.session.view.cell_rect(4).center)
+        page.wait_for_moves(2)
+        server.close()
+        server = PlayServer(new_session, "lowest", port=port, token=token, log=io.StringIO()).start()
+        # The tab's game died with the server: the tab starts a new one on the new server and says so, once.
+        page.wait(lambda: len(server.games) == 1 and page.data("moves") == "0")
+        notice = browser.find_element("id", "notice").text
+        assert notice == "this tab's game is gone (freed, or the server restarted): here is a new one"
+        assert browser.find_element("id", "error").text == ""
+        browser.refresh()  # the same address, token and all, still opens the page, and its new game
+        page.wait(lambda: page.data("version") is not None)
+        assert browser.find_element("id", "notice").text == "" and len(server.games) == 1
+    finally:
+        server.close()
+
+
+def test_the_menus_apply_at_once_and_follow_swap(browser, serve_page):
+    server = serve_page(lambda: TicTacToeEnv(opponent=None), opponents=("lowest", "other"))
+    page = Page(browser, server)
+    side = lambda: browser.execute_script("return document.getElementById('side').value")  # noqa: E731
+    opponent = lambda: browser.execute_script("return document.getElementById('opponent').value")  # noqa: E731
+    assert side() == "0" and opponent() == "lowest"
+    page.press("swap")
+    page.wait(lambda: side() == "1")  # the agent opens now, and the menu says so
+    page.wait_for_moves(1)
+    page.press("new")  # New game keeps the swap
+    page.wait(lambda: len(server.games) == 1 and page.game.id not in server.games)
+    ((game,),) = [server.games.values()]
+    assert game.session.human == 1 and side() == "1"
+    Select(browser.find_element("id", "opponent")).select_by_value("other")  # a new game against it, at once
+    page.wait(lambda: len(server.games) == 1 and game.id not in server.games)
+    ((game,),) = [server.games.values()]
+    assert game.opponent == "other" and game.session.human == 1
+    Select(browser.find_element("id", "side")).select_by_value("both")
+    page.wait(lambda: len(server.games) == 1 and game.id not in server.games)
+    ((game,),) = [server.games.values()]
+    assert game.session.both_sides
+
+
+def test_new_game_leaves_the_old_games_poll_without_a_404(browser, serve_page):
+    server = serve_page(lambda: TicTacToeEnv(opponent=None))
+    page = Page(browser, server)
+    page.wait(lambda: page.session._changed._waiters)  # the page's long poll is waiting on the server
+    console_errors(browser)  # what came before this page is not this test's
+    page.press("new")
+    page.wait(lambda: len(server.games) == 1 and page.game.id not in server.games)  # the old game is freed
+    ((game,),) = [server.games.values()]
+    page.wait(lambda: game.session._changed._waiters)  # the new game's poll waits: the old one is done
+    game.session.say("a change the page draws")  # a round trip after the old poll's end
+    page.wait(lambda: page.data("version") == str(game.session.version))
+    assert console_errors(browser) == []
+
+
+def test_the_page_says_once_that_the_server_stopped_and_stops_asking(browser, serve_page):
+    server = serve_page(lambda: TicTacToeEnv(opponent=None))
+    page = Page(browser, server)
+    browser.execute_script("""
+        window.fetches = 0;
+        const fetch = window.fetch;
+        window.fetch = (...args) => { window.fetches += 1; return fetch(...args); };
+    """)
+    server.close()
+    error = lambda: browser.find_element("id", "error").text  # noqa: E731
+    page.wait(lambda: error().startswith("the server has stopped"))
+    fetches = browser.execute_script("return window.fetches")
+    assert 1 <= fetches <= 5 and error() == (
+        "the server has stopped: start it again (the same --token keeps this page) and reload"
+    )
+    time.sleep(3)  # long enough for a retry of the old page (it tried every second): none comes now
+    assert browser.execute_script("return window.fetches") == fetches
+
+
+def test_menus_changed_faster_than_the_server_answers_leave_one_game_the_last_asked_for(browser, serve_page):
+    server = serve_page(lambda: TicTacToeEnv(opponent=None), opponents=("lowest", "other"))
+    page = Page(browser, server)
+    browser.execute_script("""
+        const menu = document.getElementById("opponent");
+        for (const name of ["other", "lowest", "other"]) { menu.value = name; menu.dispatchEvent(new Event("change")); }
+    """)
+    page.wait(lambda: len(server.games) == 1 and page.data("game") in server.games)
+    (game,) = server.games.values()
+    assert game.opponent == "other" and page.game.id != game.id

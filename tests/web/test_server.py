@@ -10,6 +10,7 @@ import socket
 import threading
 import urllib.error
 import urllib.request
+import warnings
 
 import pytest
 
@@ -143,9 +144,33 @@ def test_the_printed_url_carries_the_token_and_opens_the_page(make_server):
 
 def test_tokens_are_random_and_long(make_server):
     first, second = make_server(), make_server()
-    assert first.token != second.token and len(first.token) >= 32
-    with pytest.raises(ValueError, match="at least 16"):
-        PlayServer(tictactoe_sessions(), ["x"], token="short")
+    assert first.token != second.token and len(first.token) == server_module.MIN_TOKEN_CHARS == 43
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["short", "a" * 42, "a" * 42 + "!", "a" * 42 + "=", "a" * 42 + "%", "a b" * 20, "é" * 43, "a" * 257, 43],
+)
+def test_a_given_token_shorter_than_a_generated_one_or_not_url_safe_is_refused_in_one_line(token):
+    with pytest.raises(ValueError) as info:
+        PlayServer(tictactoe_sessions(), ["x"], token=token)
+    assert str(info.value) == (
+        "a token must be 43 to 256 characters of A-Z a-z 0-9 - _, as secrets.token_urlsafe(32) makes"
+    )
+
+
+def test_a_server_restarted_with_the_same_token_takes_the_old_url_and_says_its_game_is_gone(make_server):
+    first = make_server()
+    old_url, game = first.url, new_game(first)
+    port, token = first.port, first.token
+    first.close()
+    second = make_server(port=port, token="-_" + token[2:])  # any URL-safe token as long as a generated one
+    assert request(second, "GET", f"/api/games/{game['id']}", token=token)[0] == 403
+    second.close()
+    third = make_server(port=port, token=token)
+    with urllib.request.urlopen(old_url, timeout=HANG_GUARD_S) as response:
+        assert response.status == 200  # the old tab's address, token and all
+    assert request(third, "GET", f"/api/games/{game['id']}")[0] == 404  # the page starts a new game then
 
 
 # ---- nothing but the page --------------------------------------------------------------------
@@ -348,7 +373,6 @@ def test_an_idle_game_is_freed_after_the_timeout(make_server):
     clock.now += 40
     assert request(server, "GET", f"/api/games/{polled['id']}")[0] == 200
     clock.now += 30  # idle: 70 s without a request; polled: 30 s
-    assert server.reap_idle() == 1
     assert request(server, "GET", f"/api/games/{idle['id']}")[0] == 404
     assert request(server, "GET", f"/api/games/{polled['id']}")[0] == 200
 
@@ -360,9 +384,13 @@ def test_another_host_needs_an_explicit_flag_and_then_warns(monkeypatch):
         PlayServer(tictactoe_sessions(), ["x"], host="192.168.1.10")
     # Pretend loopback is remote, so the warning path runs while the socket stays on 127.0.0.1.
     monkeypatch.setattr(server_module, "is_loopback", lambda host: False)
-    with pytest.warns(UserWarning, match="listens on 127.0.0.1"):
-        server = PlayServer(tictactoe_sessions(), ["x"], host="127.0.0.1", allow_remote=True)
-    server.close()
+    log = io.StringIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one plain line in the log, not a Python warning with its source line
+        PlayServer(tictactoe_sessions(), ["x"], host="127.0.0.1", allow_remote=True, log=log).close()
+    assert log.getvalue() == (
+        "play server: warning: on 127.0.0.1, any machine that reaches it with the token can play\n"
+    )
 
 
 def test_the_server_listens_on_loopback_by_default():
@@ -489,3 +517,99 @@ def test_every_board_game_draws_a_png_of_its_board(env):
     pixels = pygame.surfarray.array3d(picture)
     assert (pixels == pygame.surfarray.array3d(board)).all()  # PNG is lossless: the very frame drawn
     assert len({tuple(p) for p in pixels.reshape(-1, 3)}) > 2  # a board, not a blank or two-colour fill
+
+
+# ---- a game's end: reloads, leaving pages, a stopped server ----------------------------------
+
+
+def recording_sessions(closed):
+    """Sessions that append themselves to ``closed`` when the server closes them."""
+
+    def new_session(opponent, human):
+        session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=human)
+        close = session.close
+        session.close = lambda: (closed.append(session), close())
+        return session
+
+    return new_session
+
+
+def eventually(condition):
+    """Wait for ``condition`` with no deadline but the hang guard (the server's loop acts between requests)."""
+    for _ in range(HANG_GUARD_S * 100):
+        if condition():
+            return
+        threading.Event().wait(0.01)
+    raise AssertionError("never happened")
+
+
+def waiting_poll(server, game):
+    """A long poll of ``game`` (a page's), started and waiting for a change; join it for its answer."""
+    answers = []
+    session = server.games[game["id"]].session
+    path = f"/api/games/{game['id']}?since={game['version']}&wait=10"
+    poll = threading.Thread(target=lambda: answers.append(request(server, "GET", path)))
+    poll.start()
+    eventually(lambda: session._changed._waiters)  # in wait_for_change: it asked before anything that follows
+    return poll, answers
+
+
+def test_every_way_a_game_ends_closes_its_session(make_server):
+    clock, closed = FakeClock(), []
+    server = make_server(recording_sessions(closed), clock=clock, limits=Limits(idle_seconds=60))
+    deleted, idle, left, kept = games = [new_game(server) for _ in range(4)]
+    d, i, l, k = (server.games[game["id"]].session for game in games)  # noqa: E741
+    assert request(server, "DELETE", f"/api/games/{deleted['id']}")[0] == 204
+    assert closed == [d]
+    assert request(server, "POST", f"/api/games/{left['id']}", {"leaving": True})[0] == 200
+    clock.now += server_module.LEAVE_GRACE_SECONDS + 1  # the page that left never came back; the others are idle
+    eventually(lambda: len(closed) == 2)  # freed between requests: nobody needs to ask
+    assert closed[1] is l and set(server.games) == {idle["id"], kept["id"]}
+    assert request(server, "GET", f"/api/games/{kept['id']}")[0] == 200
+    clock.now += 60 - server_module.LEAVE_GRACE_SECONDS  # idle: 61 s without a request; kept: 40 s
+    eventually(lambda: len(closed) == 3)
+    assert closed[2] is i and set(server.games) == {kept["id"]}
+    server.close()
+    assert closed[3] is k and not server.games
+
+
+def test_a_page_back_within_the_grace_keeps_its_game_and_a_poll_left_behind_does_not(make_server):
+    clock = FakeClock()
+    server = make_server(clock=clock)
+    reloaded, closed = new_game(server), new_game(server)
+    for game in (reloaded, closed):
+        poll, answers = waiting_poll(server, game)  # the page's poll, waiting when its tab goes
+        assert request(server, "POST", f"/api/games/{game['id']}", {"leaving": True})[0] == 200
+        server.games[game["id"]].session.say("a change ends the poll")
+        poll.join(HANG_GUARD_S)
+        assert answers[0][0] == 200
+    clock.now += 5
+    assert request(server, "GET", f"/api/games/{reloaded['id']}")[0] == 200  # the reloaded page asks
+    clock.now += server_module.LEAVE_GRACE_SECONDS
+    assert request(server, "GET", f"/api/games/{reloaded['id']}")[0] == 200
+    assert request(server, "GET", f"/api/games/{closed['id']}")[0] == 404
+
+
+def test_a_poll_waiting_when_the_server_stops_hears_that_it_stopped_not_that_its_game_is_gone(make_server):
+    server = make_server()
+    poll, answers = waiting_poll(server, new_game(server))
+    server.close()
+    poll.join(HANG_GUARD_S)
+    assert answers == [(503, {"error": "the server has stopped"})]
+
+
+def test_the_state_names_its_opponent_so_the_page_menus_can_follow_it(make_server):
+    server = make_server()
+    assert new_game(server, "other")["opponent"] == "other"
+    assert new_game(server, None)["opponent"] is None
+
+
+def test_a_restart_clears_the_message_of_the_finished_game(make_server):
+    server = make_server()
+    game = new_game(server, opponent=None)
+    path = f"/api/games/{game['id']}"
+    view = server.games[game["id"]].session.view
+    for cell in (0, 3, 1, 4, 2, 5):  # X completes the top row; the last click is on the finished game
+        state = request(server, "POST", path, {"click": list(view.cell_rect(cell).center)})[1]
+    assert state["status"] == "X wins (the game is over: R starts a new one)"
+    assert request(server, "POST", path, {"command": "restart"})[1]["status"] == "X to move"
