@@ -14,6 +14,8 @@ function render({ model, el }) {
     return element;
   };
   const newGame = button("New game", () => ({ new: { opponent: opponent.value, side: side.value } }));
+  // As on the page, a menu that changes starts a new game at once.
+  for (const menu of [opponent, side]) menu.addEventListener("change", () => newGame.click());
   const commands = ["hints", "undo", "restart", "swap"].map((command) =>
     button(command[0].toUpperCase() + command.slice(1), () => ({ command })),
   );
