@@ -1,0 +1,230 @@
+"""gym_boardgames.notebook: the widget's Python side, without a browser (tests/web/test_notebook_in_browser.py has one).
+
+Messages go in as the page sends them, through the widget's comm handler; frames and the status line come out as
+the widget's synced traits. Outside a kernel ipywidgets gives the widget a comm that sends nothing, so the traits
+are what the page would receive. Waits have no deadline but a hang guard.
+"""
+
+import io
+import math
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+pytest.importorskip("pygame")
+
+from gym_boardgames.envs import TicTacToeEnv  # noqa: E402
+from gym_boardgames.play_session import PlaySession  # noqa: E402
+from gym_boardgames.utils import MissingExtraError  # noqa: E402
+
+HANG_GUARD_S = 600
+
+
+@pytest.fixture(scope="module")
+def notebook():
+    if not os.environ.get("CI"):  # CI installs the notebook extra: there a missing one is a broken install
+        pytest.importorskip("anywidget", reason="the notebook extra (anywidget) is not installed")
+    import gym_boardgames.notebook
+
+    return gym_boardgames.notebook
+
+
+@pytest.fixture
+def widgets():
+    made = []
+    yield made
+    for widget in made:
+        widget.close()
+
+
+@pytest.fixture
+def play(notebook, widgets):
+    def start(*args, **kwargs):
+        widget = notebook.play(*args, **kwargs)
+        widgets.append(widget)
+        return widget
+
+    return start
+
+
+def send(widget, content):
+    """Deliver ``content`` as the page's ``model.send(content)`` arrives: a custom message on the widget's comm."""
+    widget._handle_msg({"content": {"data": {"method": "custom", "content": content}}, "buffers": []})
+
+
+def until(widget, condition):
+    """Wait until ``condition()`` holds for what the widget shows (its traits), or fail at the hang guard."""
+    for _ in range(HANG_GUARD_S * 20):
+        with widget.session.lock:
+            if condition():
+                return
+        widget.session.wait_for_change(widget.session.version, 0.05)
+    raise AssertionError(f"never happened; the widget shows {widget.status!r}, {widget.moves} moves")
+
+
+def shown(widget):
+    """The widget shows the session as it is now: the frame the views draw, the status, the moves."""
+    session = widget.session
+    return (widget.png, widget.status, widget.moves) == (session.png(), session.status(), len(session.env.moves))
+
+
+def cell(widget, index):
+    return list(widget.session.view.cell_rect(index).center)
+
+
+def test_importing_the_module_imports_neither_the_widget_library_nor_pygame_nor_agents():
+    names = "{'anywidget', 'ipywidgets', 'traitlets', 'pygame', 'agents'}"
+    code = f"import sys, gym_boardgames.notebook; print(sorted({names} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_missing_extra_is_one_line_naming_the_install_before_any_work(monkeypatch, notebook):
+    monkeypatch.setitem(sys.modules, "anywidget", None)  # import anywidget now raises ImportError
+    notebook._widget_class.cache_clear()
+    try:
+        with pytest.raises(MissingExtraError, match=r'pip install "gym-boardgames\[notebook\]"'):
+            notebook.play("no such game")  # the game is not even looked at
+    finally:
+        notebook._widget_class.cache_clear()
+
+
+def test_the_frame_out_is_the_png_the_views_draw(play):
+    import pygame
+
+    widget = play("tictactoe", opponent="alphabeta")
+    until(widget, lambda: shown(widget))
+    assert widget.png == widget.session.png()
+    picture = pygame.image.load(io.BytesIO(widget.png), "frame.png")
+    assert picture.get_size() == widget.session.view.size
+    assert widget.status == "your move (X)" and widget.opponents[0] == "alphabeta" and widget.side == "first"
+
+
+def test_a_click_at_a_cell_plays_it_and_the_watcher_pushes_the_agents_reply(play):
+    widget = play("tictactoe", opponent="alphabeta")
+    pushers = []
+    widget.observe(lambda change: pushers.append(threading.current_thread().name), "moves")
+    send(widget, {"click": cell(widget, 4)})
+    until(widget, lambda: widget.moves == 2 and not widget.thinking and shown(widget))
+    assert widget.session.env.moves[0] == (0, 4)
+    assert set(pushers) == {"play-widget"}  # pushed by the watcher thread, not by the message handler
+
+
+def test_the_default_opponent_and_the_menu(play, notebook):
+    from agents.factory import default_opponent, suggested_opponents
+    from gym_boardgames.rules.registry import make_game
+
+    game = make_game("connectn", rows=5, cols=5, n=4)
+    widget = play(game, opponent="random")
+    assert widget.opponents == list(dict.fromkeys(["random", default_opponent(game), *suggested_opponents(game)]))
+    assert widget.session.name == "random"
+    sized = play("connectn", rows=5, cols=5, n=4, you="second")
+    assert sized.session.game == game and sized.session.name == default_opponent(game) and sized.session.human == 1
+
+
+@pytest.mark.parametrize(
+    ("command", "expect"),
+    [
+        ("hints", lambda session: session.show_hints),
+        ("undo", lambda session: session.env.moves == []),
+        ("restart", lambda session: session.env.moves == [] and session.version > 0),
+        ("swap", lambda session: session.human == 1 and len(session.env.moves) == 1),  # the agent has opened
+    ],
+)
+def test_each_button_runs_its_command_on_the_session(play, command, expect):
+    widget = play("tictactoe", opponent="alphabeta")
+    send(widget, {"click": cell(widget, 4)})
+    until(widget, lambda: widget.moves == 2 and not widget.thinking)
+    send(widget, {"command": command})
+    until(widget, lambda: expect(widget.session) and not widget.session.thinking and shown(widget))
+
+
+def test_a_new_game_from_the_menus_replaces_the_session_and_ends_the_old_one(play, monkeypatch):
+    widget = play("tictactoe", opponent="alphabeta")
+    old, closed = widget.session, []
+    monkeypatch.setattr(old, "close", lambda: closed.append(old))
+    send(widget, {"new": {"opponent": "random", "side": "both"}})
+    assert widget.session is not old and widget.session.both_sides and closed == [old]
+    until(widget, lambda: shown(widget) and widget.status == "X to move")
+    send(widget, {"new": {"opponent": "mcts:200", "side": "second"}})
+    until(widget, lambda: widget.moves == 1 and shown(widget))
+    assert widget.session.name == "mcts:200" and widget.session.human == 1
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ({"click": [1]}, "a click is [x, y]"),
+        ({"click": [True, 2]}, "a click is [x, y]"),
+        ({"click": [math.nan, 2]}, "a click is [x, y]"),
+        ({"click": "centre"}, "a click is [x, y]"),
+        ({"command": "explode"}, "unknown command 'explode': use one of hints, undo, restart, swap"),
+        ({"command": ["hints"]}, "unknown command"),
+        ({"new": {"opponent": "nosuch", "side": "first"}}, "unknown opponent 'nosuch': use one of alphabeta, "),
+        ({"new": {"opponent": "random", "side": "third"}}, "side must be one of first, second, both"),
+        ({"new": 3}, "a new game is"),
+        ({"click": [1, 2], "command": "undo"}, "send"),
+        ({}, "send"),
+        ("hints", "send"),
+        (None, "send"),
+    ],
+)
+def test_a_bad_message_is_answered_in_the_status_line_not_a_traceback(play, message, said):
+    widget = play("tictactoe", opponent="alphabeta")
+    old, statuses = widget.session, statuses_of(widget)
+    widget._receive(widget, message, [])  # raises nothing
+    until(widget, lambda: any(status.startswith(f"refused: {said}") for status in statuses))
+    assert widget.session is old and old.env.moves == []
+
+
+def test_a_click_off_the_board_says_why(play):
+    widget = play("tictactoe", opponent="alphabeta")
+    statuses = statuses_of(widget)
+    send(widget, {"click": [-5, -5]})
+    until(widget, lambda: any(status != "your move (X)" for status in statuses))
+    assert widget.session.env.moves == [] and statuses[-1] == widget.session.message
+
+
+def statuses_of(widget):
+    """Every status line the widget will show (a message is shown for a few seconds only)."""
+    statuses = []
+    widget.observe(lambda change: statuses.append(change["new"]), "status")
+    return statuses
+
+
+def test_a_bad_opponent_name_is_refused_with_the_valid_names(play):
+    with pytest.raises(ValueError, match="alphabeta") as refused:
+        play("tictactoe", opponent="nosuch")
+    assert "nosuch" in str(refused.value) and "mcts" in str(refused.value)
+    with pytest.raises(ValueError, match="agent name"):
+        play("tictactoe", opponent=object())
+    with pytest.raises(ValueError, match="you must be one of"):
+        play("tictactoe", you="last")
+    with pytest.raises(ValueError, match="rows"):
+        play("tictactoe", rows=4)
+
+
+class Gated:
+    """An opponent that replies only when released."""
+
+    def __init__(self):
+        self.release, self.started = threading.Event(), threading.Event()
+
+    def act(self, game, state):
+        self.started.set()
+        assert self.release.wait(HANG_GUARD_S)
+        return game.legal_actions(state)[0]
+
+
+def test_close_ends_the_session_and_the_watcher(notebook):
+    agent = Gated()
+    session = PlaySession(TicTacToeEnv(opponent=None), agent, human_player=1)  # the agent moves first
+    widget = notebook._widget_class()(session, None, ["gated"], "second")
+    assert agent.started.wait(HANG_GUARD_S) and session.thinking
+    widget.close()
+    assert not widget._watcher.is_alive() and widget.comm is None
+    assert not session.thinking  # session.close() dropped the reply still being computed
+    agent.release.set()
