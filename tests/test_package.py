@@ -163,6 +163,7 @@ PACKAGES = ("gym_boardgames", "agents")
 PACKAGE_DATA = (
     "agents/alphazero/models/*.npz",
     "agents/data/*.npz",
+    "gym_boardgames/notebook.js",
     "gym_boardgames/py.typed",
     "gym_boardgames/web/page.html",
     "gym_boardgames/web/page.js",
@@ -174,6 +175,7 @@ SHIPPED_DATA = {
     "agents/data/connectfour_heldout.npz",
     "agents/data/connectfour_random.npz",
     "agents/data/dots_3x3_table.npz",
+    "gym_boardgames/notebook.js",
     "gym_boardgames/py.typed",
     "gym_boardgames/web/page.html",
     "gym_boardgames/web/page.js",

@@ -1,7 +1,9 @@
-"""Play any board game in a browser page served by the package: from a remote machine, a container or Jupyter.
+"""Play any board game in a browser page served by the package: from a remote machine or a container.
 
 ``python scripts/play.py GAME --web`` prints a URL to open; from Python, :func:`serve` starts the same server
-in the background and, as the last value of a notebook cell, shows the page inline::
+in the background and, as the last value of a notebook cell, shows the page inline. That iframe is loaded by
+the browser's machine, so it works only where the notebook's kernel runs there too (a local notebook, or a
+tunnel to the same port); :func:`gym_boardgames.notebook.play` needs no port and works everywhere::
 
     from agents.factory import suggested_opponents
     from agents.hints import hint_labels
