@@ -129,20 +129,39 @@ def browser(tmp_path):
 
 
 def kernel_ports(runtime):
-    """The TCP ports the kernel listens on (its connection file's and ipykernel's own), found through /proc."""
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            words = cmdline.read_bytes().decode().split("\0")
-            if "ipykernel_launcher" not in words or not any(word.startswith(str(runtime)) for word in words):
+    """The TCP ports the kernel listens on (its connection file's and ipykernel's own), found through /proc.
+
+    Read again until the kernel's process is found: its descriptors come and go while it runs (a descriptor closed
+    between listing and reading is skipped, not the process), and a process may end while /proc is read.
+    """
+    seen = []
+    for _ in range(300):  # about 30 s and more: a kernel that is connected has its process
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                words = cmdline.read_bytes().decode(errors="replace").split("\0")
+            except OSError:  # a process that ended meanwhile
                 continue
-            inodes = {os.readlink(fd)[8:-1] for fd in cmdline.parent.glob("fd/*") if "socket:" in os.readlink(fd)}
-            tables = [(cmdline.parent / "net" / name).read_text().splitlines()[1:] for name in ("tcp", "tcp6")]
-        except OSError:  # a process that ended meanwhile
-            continue
-        # Each line: sl, local address:port (hex), remote, state (0A: LISTEN), ..., the socket's inode (10th).
-        rows = [line.split() for table in tables for line in table]
-        return {int(row[1].rsplit(":", 1)[1], 16) for row in rows if row[3] == "0A" and row[9] in inodes}
-    raise AssertionError(f"no kernel process with a connection file in {runtime}")
+            if "ipykernel_launcher" in words:
+                seen.append(words)
+            if "ipykernel_launcher" not in words or not any(str(runtime) in word for word in words):
+                continue
+            inodes = set()
+            for fd in cmdline.parent.glob("fd/*"):
+                try:
+                    target = os.readlink(fd)
+                except OSError:  # closed meanwhile
+                    continue
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+            try:
+                tables = [(cmdline.parent / "net" / name).read_text().splitlines()[1:] for name in ("tcp", "tcp6")]
+            except OSError:
+                continue
+            # Each line: sl, local address:port (hex), remote, state (0A: LISTEN), ..., the socket's inode (10th).
+            rows = [line.split() for table in tables for line in table]
+            return {int(row[1].rsplit(":", 1)[1], 16) for row in rows if row[3] == "0A" and row[9] in inodes}
+        time.sleep(0.1)
+    raise AssertionError(f"no kernel process with a connection file in {runtime}; kernels seen: {seen[-3:]}")
 
 
 def test_one_cell_plays_tictactoe_through_the_widget_channel(jupyterlab, browser):
