@@ -74,9 +74,8 @@ def play(
     except ImportError:
         raise MissingExtraError(MISSING) from None
     from gym_boardgames.checks import check_choice
-    from gym_boardgames.envs import env_for_game
-    from gym_boardgames.opponents import FACTORY, make_opponent
-    from gym_boardgames.play_session import PlaySession
+    from gym_boardgames.opponents import FACTORY
+    from gym_boardgames.play_session import PlaySession, session_for
     from gym_boardgames.rules.registry import make_game
 
     if isinstance(game, str):
@@ -92,9 +91,7 @@ def play(
     provider = importlib.import_module(HINTS).hint_labels if hints is True else hints or None
 
     def new_session(name: str, side: str) -> PlaySession:
-        agent = None if side == "both" else make_opponent(name, game, seed)
-        env = env_for_game(game, opponent=None)
-        return PlaySession(env, agent, human_player=int(side == "second"), hints=provider, name=name)
+        return session_for(game, None if side == "both" else name, int(side == "second"), provider, seed)
 
     return widget_class(new_session(names[0], you), new_session, names, you)
 
@@ -105,7 +102,7 @@ def _widget_class() -> type:
     import anywidget
     import traitlets
 
-    from gym_boardgames.play_session import COMMANDS
+    from gym_boardgames.play_session import check_click
 
     class PlayWidget(anywidget.AnyWidget):
         """A game as a notebook widget: its state is the frame and the status line, ``notebook.js`` draws them.
@@ -150,12 +147,8 @@ def _widget_class() -> type:
             kind, value = next(iter(message.items())) if isinstance(message, dict) and len(message) == 1 else ("", 0)
             try:
                 if kind == "click":
-                    if not (isinstance(value, list) and len(value) == 2 and all(_coordinate(v) for v in value)):
-                        raise ValueError(f"a click is [x, y] in the picture's pixels, not {value!r:.60}")
-                    self.session.click((int(value[0]), int(value[1])))
+                    self.session.click(check_click(value))
                 elif kind == "command":
-                    if value not in COMMANDS:
-                        raise ValueError(f"unknown command {value!r:.60}: use one of {', '.join(COMMANDS)}")
                     self.session.command(value)
                 elif kind == "new":
                     if not isinstance(value, dict):
@@ -185,7 +178,3 @@ def _widget_class() -> type:
 
     PlayWidget.__qualname__ = PlayWidget.__name__  # not _widget_class.<locals>.PlayWidget in reprs and errors
     return PlayWidget
-
-
-def _coordinate(value: Any) -> bool:
-    return type(value) in (int, float) and -1e6 < value < 1e6  # not a bool, not NaN (no comparison holds for it)

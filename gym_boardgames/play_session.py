@@ -22,7 +22,7 @@ from typing import Any
 
 from gym_boardgames.cancel import Cancelled, CancelSignal, cancellable
 from gym_boardgames.envs.base import TwoPlayerEnv
-from gym_boardgames.opponents import as_policy
+from gym_boardgames.opponents import as_policy, make_opponent
 from gym_boardgames.render.pygame_canvas import import_pygame
 
 #: How a hint provider found its labels (:attr:`HintLabels.source`): every label the game-theoretic result...
@@ -299,14 +299,10 @@ class PlaySession:
                 self.say("wait: the agent is thinking")
             else:
                 action, reason = self.action_at(pos)
-                if action is None:
-                    self.say(reason)
-                else:
-                    self.env.step(action)
-                    self._after_move()
+                self.say(reason) if action is None else self.play(action)
 
     def play(self, action: int) -> None:
-        """Play the person's ``action`` (a move typed as text, say), or say in the status why not."""
+        """Play the person's ``action`` (a click's, or a move typed as text), or say in the status why not."""
         with self.lock:
             if not self.human_to_move:
                 self.say("the game is over" if self.over else "wait: the agent is thinking")
@@ -348,7 +344,13 @@ class PlaySession:
             self._touch()
 
     def command(self, name: str) -> None:
-        """Run one of :data:`COMMANDS`: :meth:`toggle_hints`, :meth:`undo`, :meth:`restart` or :meth:`swap`."""
+        """Run one of :data:`COMMANDS`: :meth:`toggle_hints`, :meth:`undo`, :meth:`restart` or :meth:`swap`.
+
+        Raises:
+            ValueError: on another name (the page and the widget send what a person's browser sent).
+        """
+        if name not in COMMANDS:
+            raise ValueError(f"unknown command {name!r:.60}: use one of {', '.join(COMMANDS)}")
         {"hints": self.toggle_hints, "undo": self.undo, "restart": self.restart, "swap": self.swap}[name]()
 
     def say(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
@@ -447,3 +449,25 @@ class PlaySession:
             self.pygame.draw.rect(surface, HINT_BADGE, badge, border_radius=radius)
             self.pygame.draw.rect(surface, colour, badge, width=2, border_radius=radius)
             surface.blit(text, text.get_rect(center=badge.center))
+
+
+def check_click(point: Any) -> tuple[int, int]:
+    """Return a click ``[x, y]`` sent by the page or the widget as pixels, or raise ValueError naming it."""
+    numbers = isinstance(point, list) and len(point) == 2 and all(type(v) in (int, float) for v in point)
+    if not (numbers and all(-1e6 < v < 1e6 for v in point)):  # not NaN either: no comparison holds for it
+        raise ValueError(f"a click is [x, y] in the picture's pixels, not {point!r:.60}")
+    return int(point[0]), int(point[1])
+
+
+def session_for(
+    game: Any, opponent: str | None, human: int, hints: HintProvider | None = None, seed: Any = 0
+) -> PlaySession:
+    """Return a session of ``game`` against the agent named ``opponent`` (None: a person on both sides).
+
+    The one place the page and the notebook widget turn a name into a session: the agent is built as the envs
+    build theirs (:func:`gym_boardgames.opponents.make_opponent`, its failures one ValueError).
+    """
+    from gym_boardgames.envs import env_for_game
+
+    agent = None if opponent is None else make_opponent(opponent, game, seed)
+    return PlaySession(env_for_game(game, opponent=None), agent, human_player=human, hints=hints, name=opponent)

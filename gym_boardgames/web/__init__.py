@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gym_boardgames.play_session import HintProvider, PlaySession
+from gym_boardgames.play_session import HintProvider, PlaySession, session_for
 from gym_boardgames.web.server import Limits, PlayServer, is_loopback
 
 __all__ = ["Limits", "PlayServer", "is_loopback", "serve"]
@@ -60,15 +60,12 @@ def serve(
         OSError: if the port cannot be bound.
     """
     from gym_boardgames.envs import env_for_game
-    from gym_boardgames.opponents import make_opponent
 
     # A game without a board env is refused now, not at the first page; the env also gives the page's title.
     title = env_for_game(game, opponent=None).window_title
 
     def new_session(opponent: str | None, human: int) -> PlaySession:
-        # The one place a name becomes an agent here: the envs' own way, its failures as one ValueError.
-        agent = None if opponent is None else make_opponent(opponent, game, seed)
-        return PlaySession(env_for_game(game, opponent=None), agent, human_player=human, hints=hints, name=opponent)
+        return session_for(game, opponent, human, hints, seed)
 
     server_options.setdefault("title", f"{title} - gym-boardgames")
     server = PlayServer(new_session, opponents, **server_options)

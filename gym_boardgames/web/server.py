@@ -51,7 +51,7 @@ from typing import Any, TextIO
 from urllib.parse import parse_qs, urlsplit
 
 from gym_boardgames.checks import check_int, check_number
-from gym_boardgames.play_session import COMMANDS, THINKING, PlaySession
+from gym_boardgames.play_session import THINKING, PlaySession, check_click
 
 #: The largest request body accepted by default, in bytes (413 beyond).
 MAX_BODY_BYTES = 4096
@@ -355,20 +355,17 @@ class PlayServer(ThreadingHTTPServer):
     def act(self, game_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /api/games/ID``: a click or a command; the new state."""
         game = self.game(game_id)
-        if "click" in body:
-            point = body["click"]
-            numbers = isinstance(point, list) and len(point) == 2 and all(type(v) in (int, float) for v in point)
-            if not (numbers and all(-1e6 < v < 1e6 for v in point)):  # not NaN either: no comparison holds for it
-                raise HttpError(400, f"click must be [x, y] in the picture's pixels, not {point!r:.60}")
-            game.session.click((int(point[0]), int(point[1])))
-        elif "command" in body:
-            if body["command"] not in COMMANDS:
-                raise HttpError(400, f"unknown command {body['command']!r:.60}: use one of {', '.join(COMMANDS)}")
-            game.session.command(body["command"])
-        elif body.get("leaving") is True:  # freed in LEAVE_GRACE_SECONDS (or sooner if idle) unless asked about
-            game.last_seen = min(game.last_seen, game.last_seen + LEAVE_GRACE_SECONDS - self.limits.idle_seconds)
-        else:
-            raise HttpError(400, 'give {"click": [x, y]}, {"command": NAME} or {"leaving": true}')
+        try:  # the session refuses a bad click or command (ValueError): the page's request is bad, a 400
+            if "click" in body:
+                game.session.click(check_click(body["click"]))
+            elif "command" in body:
+                game.session.command(body["command"])
+            elif body.get("leaving") is True:  # freed in LEAVE_GRACE_SECONDS (or sooner if idle) unless asked about
+                game.last_seen = min(game.last_seen, game.last_seen + LEAVE_GRACE_SECONDS - self.limits.idle_seconds)
+            else:
+                raise HttpError(400, 'give {"click": [x, y]}, {"command": NAME} or {"leaving": true}')
+        except ValueError as error:
+            raise HttpError(400, str(error)) from None
         return game.state()
 
     def end_game(self, game_id: str) -> None:
