@@ -32,8 +32,7 @@ from types import SimpleNamespace
 import pytest
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="the browser extra (selenium) is not installed")
-from selenium.common.exceptions import TimeoutException, WebDriverException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -117,13 +116,7 @@ def jupyterlab(tmp_path):
 
 @pytest.fixture
 def browser(tmp_path):
-    options = page_tests.chromium_options()
-    options.add_argument(f"--user-data-dir={tmp_path / 'chromium-profile'}")
-    try:
-        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    except WebDriverException as error:
-        pytest.skip(f"Chromium would not start: {error.msg}")
-    driver.set_page_load_timeout(HANG_GUARD_S)
+    driver = page_tests.start_chromium(tmp_path / "chromium-profile")
     yield driver
     driver.quit()
 

@@ -60,15 +60,21 @@ def chromium_options():
     return options
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
+def start_chromium(profile):
+    """Start headless Chromium with its profile in the folder ``profile`` (skip the test if it will not start)."""
     options = chromium_options()
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.add_argument(f"--user-data-dir={profile}")
     try:
         driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     except WebDriverException as error:
         pytest.skip(f"Chromium would not start: {error.msg}")
     driver.set_page_load_timeout(HANG_GUARD_S)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    driver = start_chromium(tmp_path_factory.mktemp("chromium-profile"))
     yield driver
     driver.quit()
 
