@@ -70,7 +70,12 @@ def _winning_cells(stones: int, mask: int, rows: int, board_mask: int) -> int:
     """Return the empty cells where ``stones`` would make four in a row (playable now or not)."""
     # Vertical: three stones straight below.
     found = (stones << 1) & (stones << 2) & (stones << 3)
-    # Horizontal and both diagonals: a shift of rows + 1, rows or rows + 2 bits is one step along the line.
+    # Horizontal and both diagonals: a shift of rows + 1, rows or rows + 2 bits is one step along the line. From
+    # 15 rows the board has at most 3 columns ((rows + 1) * cols <= 63), so no such line fits, and they are
+    # skipped: from 20 rows, three steps reach 64 bits, a shift int64 does not define (x86 takes it mod 64, and
+    # the compiled search found wins that were not there). Below 15 rows every shift is at most 48 bits.
+    if rows >= 15:
+        return found & (board_mask ^ mask)
     for step in (rows + 1, rows, rows + 2):
         pair = (stones << step) & (stones << 2 * step)
         found |= pair & (stones << 3 * step)  # three to one side

@@ -328,3 +328,102 @@ def test_a_node_budget_that_is_not_a_positive_int_is_refused_not_read_as_no_limi
     game = connect_four()
     with pytest.raises(ValueError, match="max_nodes must be a positive int or None"):
         ConnectFourSolver(book=False).solve(game, game.initial_state(), max_nodes=bad)
+
+
+def accepted_shapes():
+    """Every board shape :func:`check_solvable` takes with four in a row: tall and narrow, wide and flat."""
+    shapes = []
+    for rows in range(1, 64):
+        for cols in range(1, 64):
+            if max(rows, cols) >= 4 and (rows + 1) * cols <= 63:
+                check_solvable(ConnectN(rows, cols, 4, True))
+                shapes.append((rows, cols))
+    return shapes
+
+
+def brute_force_scores(game, state):
+    """``{column: score}`` by plain negamax over the rules, with the module's scores (no pruning, no bitboards)."""
+    memo = {}
+
+    def best(position):
+        found = memo.get(game.key(position))
+        if found is None:
+            found = memo[game.key(position)] = max(move_scores(position).values())
+        return found
+
+    def move_scores(position):
+        mover, ply = game.current_player(position), sum(1 for cell in position.board if cell)
+        scores = {}
+        for column in game.legal_actions(position):
+            child = game.apply(position, column)
+            if game.is_terminal(child):
+                scores[column] = (game.num_cells + 1 - ply) // 2 if game.returns(child)[mover] > 0 else 0
+            else:
+                scores[column] = -best(child)
+        return scores
+
+    return move_scores(state)
+
+
+def late_positions(game, empty, count, seed):
+    """``count`` positions of seeded random games, not over, with ``empty`` empty cells (or as many as fit)."""
+    rng = np.random.default_rng(seed)
+    empty = min(empty, game.num_cells - 1)
+    positions = []
+    for _ in range(50 * count):
+        state, moves = game.initial_state(), []
+        while game.num_cells - len(moves) > empty and not game.is_terminal(state):
+            legal = game.legal_actions(state)
+            moves.append(int(legal[int(rng.integers(len(legal)))]))
+            state = game.apply(state, moves[-1])
+        if not game.is_terminal(state):
+            positions.append(moves)
+            if len(positions) == count:
+                break
+    return positions
+
+
+@pytest.mark.slow
+def test_every_accepted_board_shape_scores_as_brute_force_and_the_pure_python_solver_do():
+    # Tall and narrow boards (from 20 rows) once made the compiled search shift int64 by 64 bits or more and find
+    # wins that were not there: a drawn 20x3 position with 16 empty cells scored {0: 2, 1: 0, 2: 0}.
+    shapes = accepted_shapes()
+    assert {(20, 3), (30, 2), (62, 1), (1, 31), (6, 7), (8, 7), (6, 9)} <= set(shapes) and len(shapes) > 150
+    positions = []
+    for rows, cols in shapes:
+        game = ConnectN(rows, cols, 4, True)
+        # As many empty cells as brute force finishes in well under a second; more positions on the boards of 15
+        # rows or more, where only vertical lines fit and the old fault lay.
+        empties = (6, 10, 16) if cols <= 3 else (10,) if cols <= 5 else (7,)
+        count = 3 if rows >= 15 else 2
+        for empty in empties:
+            found = late_positions(game, empty, count, seed=rows * 64 + cols + empty)
+            positions += [(rows, cols, moves) for moves in found]
+    assert sum(rows == 20 and cols == 3 for rows, cols, _ in positions) >= 9
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", PURE_PYTHON], input=json.dumps(positions), capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["compiled"] is False
+    pure_scores = json.loads(done.stdout)["scores"]
+    wrong, solvers = [], {}
+    for (rows, cols, moves), pure in zip(positions, pure_scores, strict=True):
+        game = ConnectN(rows, cols, 4, True)
+        state = replay(game, moves)
+        if (rows, cols) not in solvers:  # one table (84 MB) at a time, not score_moves' one per shape for good
+            solvers = {(rows, cols): ConnectFourSolver(rows, cols, book=False)}
+        compiled, exact = solvers[rows, cols].score_moves(game, state), brute_force_scores(game, state)
+        if not compiled == exact == {int(c): s for c, s in pure.items()}:
+            wrong.append((rows, cols, moves, compiled, exact, pure))
+    assert not wrong, f"{len(wrong)} of {len(positions)} positions differ; first: {wrong[0]}"
+
+
+def test_a_drawn_20x3_position_scores_every_move_as_a_draw():
+    # The compiled search once scored this {0: -3, 1: -3, 2: 0}: a shift of 66 bits, read by x86 as one of 2.
+    game = ConnectN(20, 3, 4, True)
+    moves = [2, 0, 2, 0, 2, 0, 0, 2, 2, 0, 1, 1, 2, 1, 0, 2, 1, 2, 2, 1, 1, 0, 0, 1, 0, 1, 0, 2, 1, 0, 1, 2, 1]
+    moves += [0, 2, 1, 0, 0, 0, 1, 2, 0, 0, 1, 1, 1, 0, 2, 2, 2, 2, 1, 1, 1]
+    state = replay(game, moves)
+    assert brute_force_scores(game, state) == {0: 0, 1: 0, 2: 0}
+    assert ConnectFourSolver(20, 3, book=False).score_moves(game, state) == {0: 0, 1: 0, 2: 0}
