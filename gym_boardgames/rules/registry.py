@@ -63,9 +63,15 @@ class BoardGame:
     marks_drawers: bool = False
 
 
+_NUMBER_WORDS = ("One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten")
+
+
 def _connect_style(game: ConnectN) -> BoardStyle:
     if game.gravity:
-        return BoardStyle(("Red", "Yellow"), ("R", "Y"), f"Connect {game.n}")
+        # "Connect Four", as the docs spell it; the board is named where it is not the standard 6x7.
+        n = _NUMBER_WORDS[game.n - 1] if game.n <= len(_NUMBER_WORDS) else str(game.n)
+        board = "" if (game.rows, game.cols) == (6, 7) else f" {game.rows}x{game.cols}"
+        return BoardStyle(("Red", "Yellow"), ("R", "Y"), f"Connect {n}{board}")
     return BoardStyle(("X", "O"), ("X", "O"), f"{game.rows},{game.cols},{game.n}-game")
 
 

@@ -90,3 +90,12 @@ def test_game_from_config_refuses_bad_records_and_knows_no_other_class():
     for bad in (None, "TicTacToe", {"name": "tictactoe"}, {}):
         with pytest.raises(ValueError, match="'class' and 'config'"):
             game_from_config(bad)
+
+
+def test_gravity_boards_are_titled_as_the_docs_spell_connect_four():
+    import gymnasium as gym
+
+    assert gym.make("ConnectFour-v0").unwrapped.window_title == "Connect Four"
+    assert row_of(ConnectN(6, 7, 5, True)).style(ConnectN(6, 7, 5, True)).title == "Connect Five"
+    assert row_of(ConnectN(9, 9, 5, True)).style(ConnectN(9, 9, 5, True)).title == "Connect Five 9x9"
+    assert row_of(ConnectN(9, 9, 5, False)).style(ConnectN(9, 9, 5, False)).title == "9,9,5-game"
