@@ -123,6 +123,8 @@ def test_the_site_front_page_shows_the_readme_commands():
     page = (DOCS / "index.md").read_text().splitlines()
     missing = [command for command in readme_commands() if command not in page]
     assert not missing, f"docs/index.md must show README's set-up commands as they are: {missing}"
+    cpu_torch = re.search(r"^`(python3 -m venv .*torch==[^`]+)`", README.read_text(), re.M)
+    assert cpu_torch and f"`{cpu_torch.group(1)}`" in "\n".join(page), "docs/index.md must give README's CPU-torch line"
 
 
 def test_every_block_names_its_language():
