@@ -39,6 +39,12 @@ Dots and Boxes up to 26 edges (3x3 boxes included) reads the exact solved table
 or 12 edges) are searched to the end, so the labels are the game-theoretic results ``"win"``, ``"draw"`` and
 ``"loss"`` (source ``"exact"``). Larger ones are searched :data:`SHALLOW_DEPTH` plies deep: a forced win or loss
 within that horizon is labelled, anything else is ``"?"`` (source ``"search estimate"``).
+
+The budget
+----------
+Every answer takes at most :data:`HINT_SECONDS` (2 s), the solver included: the search is stopped by the
+clock (:func:`gym_boardgames.cancel.time_limit`), and the moves it did not reach are ``"?"``. Larger boards
+are searched one ply deeper at a time, so a cut search still labels every move it can at a shallower depth.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from typing import Any
 
 from agents.factory import solver_plays
 from agents.search.minimax import alphabeta
+from gym_boardgames.cancel import Cancelled, check_cancelled, time_limit
 from gym_boardgames.checks import check_int
 from gym_boardgames.play_session import EXACT, SEARCH_ESTIMATE, HintLabels
 from gym_boardgames.rules.common import value_for
@@ -56,6 +63,8 @@ from gym_boardgames.rules.registry import family_of
 #: Boards up to this many cells (or edges + 4) are searched to the end; larger ones :data:`SHALLOW_DEPTH` plies.
 EXACT_SEARCH_SIZE = 16
 SHALLOW_DEPTH = 4
+#: The hints' time budget in seconds, in every front end: what is not found by then is ``"?"``.
+HINT_SECONDS = 2.0
 #: The exact Connect Four hints' node budget, compiled (numba): about 2 s at the 2.0-3.3 million positions a
 #: second measured on a quiet 2-core machine (a fresh transposition table, positions of 12 to 17 stones).
 SOLVER_HINT_NODES = 5_000_000
@@ -64,51 +73,77 @@ SOLVER_HINT_NODES_PURE_PYTHON = 60_000
 _LABELS = {1.0: "win", 0.0: "draw", -1.0: "loss"}
 
 
-def hint_labels(game: Any, state: Any, player: int, *, max_nodes: int | None = None) -> HintLabels:
+def hint_labels(
+    game: Any, state: Any, player: int, *, max_nodes: int | None = None, seconds: float = HINT_SECONDS
+) -> HintLabels:
     """Return the label of each legal move of ``player`` in ``state``, and how the labels were found.
 
     Connect Four and the boards the exact solver plays get ``"win in N"``, ``"draw"`` or ``"loss in N"``
     (see the module for N) when the solver finishes within ``max_nodes`` positions; other games, and a
     position the solver does not finish, get ``"win"``, ``"draw"``, ``"loss"`` or ``"?"`` (see the module).
+    Everything stops after ``seconds``: the moves not searched by then are ``"?"``.
 
     Args:
         game: the rules object.
         state: a position that is not over.
         player: the player to move in ``state``: the labels are that player's results.
         max_nodes: the solver's budget of positions (default :func:`hint_node_budget`).
+        seconds: the time budget of the whole answer (default :data:`HINT_SECONDS`).
 
     Returns:
         ``{action: label}`` with ``source`` ``"exact"`` (every label is the game-theoretic result) or
-        ``"search estimate"`` (a depth-limited search; ``"?"`` where it found no forced result).
+        ``"search estimate"`` (a depth-limited or cut search; ``"?"`` where it found no forced result).
 
     Raises:
-        ValueError: if ``max_nodes`` is below 1, or the solver is asked for another player than the mover.
+        ValueError: if ``max_nodes`` is below 1, ``seconds`` is not positive, or the solver is asked for
+            another player than the mover.
+        gym_boardgames.cancel.Cancelled: if the caller's search was cancelled (the position was left).
     """
     if max_nodes is not None:
         check_int("max_nodes", max_nodes, 1)
+    if not (isinstance(seconds, (int, float)) and seconds > 0):
+        raise ValueError(f"seconds must be a positive number, got {seconds!r:.60}")
     if family_of(game) == "dots" and game.num_edges <= 26:
         return HintLabels(_dots_hint_labels(game, state, player), EXACT)
+    with time_limit(seconds):
+        labels = _budgeted_labels(game, state, player, max_nodes)
+    check_cancelled()  # cut by the caller, not by the clock: nobody wants these labels
+    return labels
+
+
+def _budgeted_labels(game: Any, state: Any, player: int, max_nodes: int | None) -> HintLabels:
+    """The labels of :func:`hint_labels`, searched until this thread's signal (the time limit) stops them."""
     if solver_plays(game):
         from agents.search.connect_four import SearchBudgetExceeded
 
         try:
             return HintLabels(exact_connect_labels(game, state, player, max_nodes), EXACT)
-        except SearchBudgetExceeded:
+        except (SearchBudgetExceeded, Cancelled):
             pass  # too hard for the budget: the searched labels below, named as an estimate
 
     size = getattr(game, "num_cells", None) or getattr(game, "num_edges", 0) + 4
-    depth = None if size <= EXACT_SEARCH_SIZE else SHALLOW_DEPTH
+    # Small games are searched to the end; larger ones one ply deeper at a time up to SHALLOW_DEPTH, so that a
+    # search cut by the clock still has every move's shallower answer (a win on the next move at least).
+    depths: list[int | None] = [None] if size <= EXACT_SEARCH_SIZE else list(range(1, SHALLOW_DEPTH + 1))
+    actions = game.legal_actions(state)
+    labels = dict.fromkeys(actions, "?")
     table: dict = {}
-    labels = {}
-    for action in game.legal_actions(state):
-        child = game.apply(state, action)
-        if game.is_terminal(child):
-            value = game.returns(child)[player]
-        else:
-            child_value = alphabeta(game, child, depth=depth, seed=0, table=table if depth is None else None)[0]
-            value = value_for(player, child_value, game.current_player(child))
-        labels[action] = "win" if value >= 1 else "loss" if value <= -1 else "draw" if depth is None else "?"
-    return HintLabels(labels, EXACT if depth is None else SEARCH_ESTIMATE)
+    finished = False
+    try:
+        for depth in depths:
+            for action in actions:
+                child = game.apply(state, action)
+                if game.is_terminal(child):
+                    value = game.returns(child)[player]
+                else:
+                    search_table = table if depth is None else None
+                    child_value = alphabeta(game, child, depth=depth, seed=0, table=search_table)[0]
+                    value = value_for(player, child_value, game.current_player(child))
+                labels[action] = "win" if value >= 1 else "loss" if value <= -1 else "draw" if depth is None else "?"
+        finished = True
+    except Cancelled:
+        pass  # out of time: the labels found so far, the rest "?"
+    return HintLabels(labels, EXACT if finished and depths == [None] else SEARCH_ESTIMATE)
 
 
 def hint_node_budget() -> int:

@@ -11,6 +11,9 @@ widget and the terminal) computes the agent's reply and the hints in worker thre
 - compiled code, which cannot raise, registers a hook with :func:`on_cancel` that makes it return: the Connect
   Four solver's hook marks its node limit as reached.
 
+:func:`time_limit` gives a block a signal of its own, cancelled after a number of seconds or with the caller's
+signal: the hints run under it, so a search too big for its budget stops and answers what it found.
+
 Outside a :func:`cancellable` block nothing is ever cancelled, and :func:`check_cancelled` costs one
 thread-local lookup. The signal belongs to the thread that runs the search, so agents take no new argument and
 a user's agent needs no change (it is simply not stopped early unless it calls :func:`check_cancelled` too).
@@ -22,7 +25,15 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["CHECK_EVERY", "CancelSignal", "Cancelled", "cancellable", "check_cancelled", "on_cancel"]
+__all__ = [
+    "CHECK_EVERY",
+    "CancelSignal",
+    "Cancelled",
+    "cancellable",
+    "check_cancelled",
+    "on_cancel",
+    "time_limit",
+]
 
 #: Alpha-beta checks the signal once per this many nodes (a power of two: the test is a bit mask); a node
 #: costs microseconds, so a cancelled search stops within a millisecond or so of CPU.
@@ -95,3 +106,23 @@ def on_cancel(hook: Callable[[], None]) -> Iterator[None]:
     finally:
         with signal._lock:
             signal._hooks.remove(hook)
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[CancelSignal]:
+    """Run the block under a signal of its own, cancelled after ``seconds`` or when this thread's signal is.
+
+    The searches in the block stop at their next check once the time is up (:func:`check_cancelled` raises
+    :class:`Cancelled` there). After the block, this thread's own signal is back: the caller tells a search cut
+    by the clock from one whose result nobody wants by calling :func:`check_cancelled` then.
+    """
+    signal = CancelSignal()
+    timer = threading.Timer(seconds, signal.cancel)
+    timer.name = "time limit"
+    timer.daemon = True  # a pending timer never keeps the program alive
+    with on_cancel(signal.cancel), cancellable(signal):
+        timer.start()
+        try:
+            yield signal
+        finally:
+            timer.cancel()

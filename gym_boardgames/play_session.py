@@ -343,6 +343,14 @@ class PlaySession:
                 self.say("hints on" if self.show_hints else "hints off")
             self._touch()
 
+    def stop_hints(self) -> None:
+        """Stop the hints being computed and hide them; the game goes on (Ctrl-C in the terminal game)."""
+        with self.lock:
+            if self._hints_pending:  # hints are computed on the person's turn: the agent has no search to stop
+                self._abandon_workers()
+            self.show_hints, self._hints_pending = False, False
+            self.say("hints stopped: h shows them again")
+
     def command(self, name: str) -> None:
         """Run one of :data:`COMMANDS`: :meth:`toggle_hints`, :meth:`undo`, :meth:`restart` or :meth:`swap`.
 
@@ -393,8 +401,10 @@ class PlaySession:
                     result = self.failure
                 elif self.both_sides:  # the env's own line names the winner ("X wins", "Red wins (5-4)")
                     result = self.env.status_text()
+                elif winner not in (0, 1):  # the env's line says the draw already ("Draw", "Draw (2-2)")
+                    result = self.env.status_text()
                 else:
-                    verdict = "Draw" if winner not in (0, 1) else ("You win!" if winner == self.human else "You lose")
+                    verdict = "You win!" if winner == self.human else "You lose"
                     result = f"{verdict} - {self.env.status_text()}"
                 return f"{result} ({message})" if message else result
             if message:

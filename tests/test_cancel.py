@@ -214,3 +214,18 @@ def test_a_stopped_server_stops_its_games_searches():
     finally:
         server.close()
     assert_idle_within_a_second(abandoned)
+
+
+def test_a_time_limit_stops_the_block_and_leaves_the_callers_signal_alone():
+    from gym_boardgames.cancel import time_limit
+
+    outer = CancelSignal()
+    with cancellable(outer):
+        with time_limit(0.05), pytest.raises(Cancelled):
+            while True:  # a search that would never end, checking as the package's searches do
+                check_cancelled()
+                time.sleep(0.001)
+        check_cancelled()  # the caller's own signal was not cancelled
+        with time_limit(600) as inner:
+            outer.cancel()  # the caller's cancel reaches the block at once
+            assert inner.cancelled

@@ -277,3 +277,34 @@ def test_play_takes_a_legal_move_by_its_action_and_refuses_the_rest_in_the_statu
     session.play(4)
     assert session.status() == "4 is not a legal move here"
     assert not session.hints_pending
+
+
+def test_a_draw_is_said_once_in_the_status_line_of_every_front_end():
+    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=0)
+    session.restart([0, 1, 2, 4, 3, 5, 7, 6, 8])  # a drawn game
+    assert session.over and session.status() == "Draw"
+    session.close()
+
+
+def test_stopped_hints_are_hidden_and_the_game_goes_on():
+    stopped = threading.Event()
+
+    def endless_hints(game, state, player):
+        from gym_boardgames.cancel import Cancelled, check_cancelled
+
+        try:
+            while True:
+                check_cancelled()
+                stopped.wait(0.01)
+        except Cancelled:
+            stopped.set()
+            raise
+
+    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=0, hints=endless_hints)
+    session.toggle_hints()
+    assert session.hints_pending
+    session.stop_hints()
+    assert stopped.wait(HANG_GUARD_S) and not session.show_hints and not session.hints_pending
+    assert session.status() == "hints stopped: h shows them again"
+    session.play(4)
+    session.close()

@@ -168,3 +168,34 @@ def test_seeded_random_positions_agree_with_the_exhaustive_search():
         labels = hint_labels(game, state, game.current_player(state))
         assert labels.source == EXACT and dict(labels) == exhaustive_labels(game, state)
         checked += 1
+
+
+def test_hints_on_a_big_board_answer_within_their_budget_what_a_shallow_search_finds():
+    import time
+
+    # 9x9, five in a row, no gravity: a 4-ply search of each of 81 cells took 118 s. X has four on the top row.
+    game = ConnectN(rows=9, cols=9, n=5, gravity=False)
+    state = game.initial_state()
+    for action in (0, 40, 1, 50, 2, 60, 3, 70):  # X a1-d1, O scattered: X to move, e1 wins
+        state = game.apply(state, action)
+    start = time.monotonic()
+    labels = hint_labels(game, state, game.current_player(state), seconds=0.5)
+    assert time.monotonic() - start < 0.5 + 30  # the budget, and a margin only a blocking search exceeds
+    assert labels.source == SEARCH_ESTIMATE and len(labels) == 73
+    assert labels[4] == "win" and set(labels.values()) <= {"win", "?", "loss"}
+
+
+def test_hints_of_a_cancelled_position_are_not_returned_as_a_cut_search():
+    from gym_boardgames.cancel import Cancelled, CancelSignal, cancellable
+
+    game = ConnectN(rows=9, cols=9, n=5, gravity=False)
+    signal = CancelSignal()
+    signal.cancel()  # the person left the position: the caller wants nothing, not a page of "?"
+    with cancellable(signal), pytest.raises(Cancelled):
+        hint_labels(game, game.initial_state(), 0)
+
+
+@pytest.mark.parametrize("seconds", [0, -1, float("nan"), "2"])
+def test_a_bad_hint_budget_is_refused(seconds):
+    with pytest.raises(ValueError, match="^seconds must be a positive number"):
+        hint_labels(TicTacToe(), TicTacToe().initial_state(), 0, seconds=seconds)

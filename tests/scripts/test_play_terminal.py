@@ -12,9 +12,11 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +30,10 @@ HANG_GUARD_S = 600
 # The prompt of a move, and the one after a game ends; the script waits for a line after each.
 PROMPT = re.compile(r"(\n> |\(n/q\) )\Z")
 COMMANDS = "h(ints), u(ndo), n(ew), q(uit), ?(help)"
-RESULT = re.compile(r"^(You win!|You lose|Draw) - .+$", re.MULTILINE)
+# The result line: the verdict and the env's line, or the env's own line of a draw (said once: "Draw").
+RESULT = re.compile(r"^(You win! - .+|You lose - .+|Draw.*)$", re.MULTILINE)
+#: A bound that only a hang, a blocking call or a quadratic parse exceeds: the issue measured 118 s and 12 s.
+BLOCKED_S = 30
 
 
 class Terminal:
@@ -40,6 +45,7 @@ class Terminal:
         if self.pid == 0:  # the child: become the command at once (it has the terminal as stdin, stdout, stderr)
             try:
                 os.chdir(ROOT)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C must interrupt it, even under nohup
                 os.execve(sys.executable, [sys.executable, *argv], env)
             finally:
                 os._exit(127)
@@ -61,6 +67,17 @@ class Terminal:
         while not PROMPT.search(self.text, self.read_up_to):
             assert self._read(), f"the script ended before its prompt:\n{self.text[self.read_up_to :]}"
         screen, self.read_up_to = self.text[self.read_up_to :], len(self.text)
+        return screen
+
+    def wait_for(self, text: str, seconds: float = HANG_GUARD_S) -> str:
+        """Read until ``text`` is printed after the last screen; return what came since; fail after ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while text not in self.text[self.read_up_to :]:
+            left = deadline - time.monotonic()
+            assert left > 0 and select.select([self.fd], [], [], left)[0], f"no {text!r} in {seconds} s:\n{self.text}"
+            assert self._read(), f"the script ended before {text!r}:\n{self.text[self.read_up_to :]}"
+        end = self.text.index(text, self.read_up_to) + len(text)
+        screen, self.read_up_to = self.text[self.read_up_to : end], end
         return screen
 
     def type(self, keys: str) -> None:
@@ -136,7 +153,7 @@ def test_a_whole_tictactoe_game_typed_against_alphabeta_with_a_bad_move_and_an_u
     game.type("\n")  # Enter alone: the prompt again, nothing else
     assert answer(game.screen()) == []
     game.type("?\n")
-    assert [line.split()[0] for line in answer(game.screen())[1:]] == ["h(ints)", "u(ndo)", "n(ew)", "q(uit)", "?"]
+    assert [line.split()[0] for line in answer(game.screen())[1:]] == ["h(ints)", "u(ndo)", "n(ew)", "q(uit)", "?", "Ctrl-C"]
     game.type("a1\n")
     screen = game.screen()
     assert "alphabeta played " in screen and board_rows(screen, r"\d ")[0][0] == "X"
@@ -201,7 +218,7 @@ def test_a_dots_and_boxes_game_typed_as_edges_with_the_hints_shown(play):
         screen = game.screen()
         assert re.search(r"\*\*\*|\*", screen)  # the last edge drawn is starred
     assert "alphabeta played " in game.text and RESULT.findall(screen), screen
-    assert re.search(r"^(You win!|You lose|Draw) - .*\(\d-\d\)$", screen, re.MULTILINE)  # the boxes' score
+    assert re.search(r"^(You win! - |You lose - |Draw).*\(\d-\d\)$", screen, re.MULTILINE)  # the boxes' score
     game.type("quit\n")
     assert game.status() == 0
 
@@ -216,6 +233,78 @@ def test_ctrl_c_at_the_prompt_is_one_line_and_status_130(play):
 
 
 @pytest.mark.slow  # a subprocess run
+@pytest.mark.slow  # a subprocess run
+def test_hints_on_the_docs_9x9_five_in_a_row_board_come_back_within_their_budget(play):
+    from agents.hints import HINT_SECONDS
+
+    # The doc's own example, where `h` blocked the game for 118 s (a 4-ply search of each of 81 cells).
+    game = play("connectn", "--rows", "9", "--cols", "9", "--n", "5", "--no-gravity", "--opponent", "alphabeta:2")
+    game.screen()
+    start = time.monotonic()
+    game.type("h\n")
+    screen = game.screen()
+    assert time.monotonic() - start < HINT_SECONDS + BLOCKED_S, screen
+    hints = re.findall(r"^hints: (.+)$", screen, re.MULTILINE)
+    assert hints and len(hints[-1].split(", ")) == 81 and "- hints: search estimate" in screen
+    game.type("e5\n")  # the game goes on, hints and all
+    assert "alphabeta:2 played " in game.screen()
+    game.type("q\n")
+    assert game.status() == 0
+
+
+@pytest.mark.slow  # a subprocess run
+def test_a_line_typed_while_the_agent_thinks_is_answered_and_q_quits_at_once(play):
+    from gym_boardgames.terminal import BUSY_NOTE
+
+    # An agent that would think for hours: it opens, so it thinks from the start.
+    game = play("connectfour", "--opponent", "mcts:10000000", "--you", "second")
+    game.wait_for("; ? for help.\n")
+    game.type("4\n")
+    game.wait_for(BUSY_NOTE, BLOCKED_S)  # answered at once, not queued without a word
+    game.type("h\n")
+    game.wait_for(BUSY_NOTE, BLOCKED_S)
+    game.type("q\n")
+    game.wait_for("goodbye", BLOCKED_S)
+    assert game.status() == 0 and "Traceback" not in game.text
+
+
+@pytest.mark.slow  # subprocess runs
+def test_an_over_long_line_is_refused_in_one_line_without_parsing_it():
+    # 1,000,000 letters: read in linear time and refused (the cell parser took 12 s on 250,000, quadratically).
+    start = time.monotonic()
+    result = run_script(
+        "play", "tictactoe", "--terminal", env=_env(), input="a" * 1_000_000 + "1\nb2\nq\n", timeout=HANG_GUARD_S
+    )
+    assert time.monotonic() - start < BLOCKED_S
+    assert result.returncode == 0 and result.stderr == ""
+    refused = [line for line in result.stdout.splitlines() if "characters" in line]
+    assert refused == [
+        f"> that line is over 200 characters: type a cell a1-c3 (column letter, then row), or {COMMANDS}"
+    ]
+    assert "alphabeta played " in result.stdout  # the next line is a move again
+
+
+@pytest.mark.slow  # a subprocess run
+def test_a_closed_output_ends_the_game_quietly():
+    # `play.py tictactoe --terminal | head -3`: the reader goes away while the game still has lines to answer.
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "play.py"), "tictactoe", "--terminal"],
+        cwd=ROOT, env=_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        process.stdin.write(b"?\n" * 2000 + b"q\n")
+        process.stdin.close()
+        for _ in range(3):
+            process.stdout.readline()
+        process.stdout.close()
+        stderr = process.stderr.read().decode()
+        assert process.wait(HANG_GUARD_S) == 141, stderr
+    finally:
+        process.kill()
+        process.wait()
+    assert stderr == ""
+
+
 def test_the_terminal_game_never_imports_pygame():
     # The script itself, with its hints and its agent, run by a wrapper that reports what was imported.
     code = (
@@ -298,3 +387,55 @@ def test_a_slow_reply_is_announced_once_then_the_board_follows(monkeypatch):
     text = output.getvalue()
     assert text.count("the agent is thinking...") == 1
     assert text.index("the agent is thinking...") < text.index("gated played 1") < text.index("goodbye")
+
+
+class Never:
+    """An agent for games that need no reply from it."""
+
+    def act(self, game, state):
+        raise AssertionError("the agent is not asked in this test")
+
+
+def test_a_draw_is_said_once():
+    from gym_boardgames.envs import env_for_game
+    from gym_boardgames.play_session import PlaySession
+    from gym_boardgames.rules import TicTacToe
+    from gym_boardgames.terminal import play_in_terminal
+
+    session = PlaySession(env_for_game(TicTacToe(), opponent=None), Never(), name="never")
+    session.restart([0, 1, 2, 4, 3, 5, 7, 6, 8])  # a drawn game
+    output = io.StringIO()
+    assert play_in_terminal(session, io.StringIO("q\n"), output) == 0
+    assert "\nDraw\n" in output.getvalue() and "Draw - " not in output.getvalue()
+
+
+def test_ctrl_c_while_the_hints_are_computed_stops_them_and_the_game_goes_on(monkeypatch):
+    import gym_boardgames.terminal as terminal
+    from gym_boardgames.cancel import check_cancelled
+    from gym_boardgames.envs import env_for_game
+    from gym_boardgames.play_session import SOLVING, PlaySession
+    from gym_boardgames.rules import TicTacToe
+
+    def endless_hints(game, state, player):  # hints that never finish, but stop when cancelled
+        while True:
+            check_cancelled()
+            time.sleep(0.01)
+
+    class CtrlC(io.StringIO):
+        """Output that types Ctrl-C (SIGINT to this process) once the terminal says the hints take a while."""
+
+        def write(self, text):
+            if SOLVING in text:
+                threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+            return super().write(text)
+
+    monkeypatch.setattr(terminal, "NOTICE_SECONDS", 0.01)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # the suite may run with SIGINT ignored
+    try:
+        session = PlaySession(env_for_game(TicTacToe(), opponent=None), Never(), hints=endless_hints, name="never")
+        output = CtrlC()
+        assert terminal.play_in_terminal(session, io.StringIO("h\nq\n"), output) == 0
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    text = output.getvalue()
+    assert text.index(SOLVING) < text.index("hints stopped: h shows them again") < text.index("goodbye")
