@@ -37,6 +37,7 @@ from typing import Any, NoReturn
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.figures import check_tensorboard
 from gym_boardgames.outputs import (
+    SaveError,
     check_output_path,
     lock_run,
     next_free_path,
@@ -412,13 +413,17 @@ def run(main: Callable[[], Any]) -> NoReturn:
     ``main`` returns an exit status (None is 0). Ctrl-C anywhere ends the script with one line on stderr and
     status :data:`EXIT_INTERRUPTED` (130), never a traceback; files are left valid because every write is
     atomic, and a process pool's workers ignore Ctrl-C (:func:`gym_boardgames.utils.process_pool`) and are
-    stopped by their pool.
+    stopped by their pool. A save that fails (a full disk: :class:`~gym_boardgames.outputs.SaveError`, from
+    the one writer whatever library function called it) ends the script with one line,
+    ``SCRIPT: error: could not save PATH: CAUSE``, and status :data:`EXIT_FAILED`; what was saved before stays.
     """
     try:
         status = main()
     except KeyboardInterrupt:
         print(f"{os.path.basename(sys.argv[0]) or 'python'}: interrupted", file=sys.stderr)
         status = EXIT_INTERRUPTED
+    except SaveError as error:
+        fail(str(error), EXIT_FAILED)
     raise SystemExit(status if isinstance(status, int) else 0)
 
 
@@ -429,18 +434,20 @@ def add_overwrite_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def emit_summary(summary: dict[str, Any], out: str | os.PathLike[str] | None, print_json: bool) -> None:
+def emit_summary(summary: dict[str, Any], out: str | os.PathLike[str] | None, print_json: bool) -> str | None:
     """Finish a script's report: its ``--out FILE`` and ``--json`` flags.
 
     Writes ``summary`` as one JSON line to ``out`` (atomically) if given, and prints that line as the last line
     of stdout if ``print_json``. If ``out`` cannot be written (a full disk, a folder gone), the line goes to
     stdout instead, so the results are not lost, and the script ends with status 1 and one line naming the
-    file on stderr, never a traceback; the earlier file at ``out``, if any, is left whole.
+    file on stderr, never a traceback; the earlier file at ``out``, if any, is left whole. Returns the file
+    written (another run may have taken ``out`` meanwhile), or None without ``out``.
     """
     line = json.dumps(summary)
+    written = None
     if out:
         try:
-            write_text_atomic(out, line + "\n")
+            written = write_text_atomic(out, line + "\n")
         except OSError as error:
             print(line)
             reason = error.strerror or str(error)
@@ -450,3 +457,4 @@ def emit_summary(summary: dict[str, Any], out: str | os.PathLike[str] | None, pr
             raise SystemExit(1) from None
     if print_json:
         print(line)
+    return written

@@ -27,11 +27,13 @@ from pathlib import PurePath
 from typing import Literal
 
 __all__ = [
+    "SaveError",
     "check_output_path",
     "lock_run",
     "next_free_path",
     "own_output",
     "replace_policy",
+    "saved_path",
     "write_bytes_atomic",
     "write_text_atomic",
 ]
@@ -44,6 +46,20 @@ _REPLACE = [True]
 _OWN: set[str] = set()
 #: The run locks this process holds: the locked file's absolute path -> the open descriptor, kept until it exits.
 _LOCKS: dict[str, int] = {}
+#: Each path a write was asked for (absolute) -> the path it was published under, when that differs.
+_SAVED_AS: dict[str, str] = {}
+
+
+class SaveError(OSError):
+    """A file could not be written (a full disk, a quota, a folder gone): ``could not save PATH: CAUSE``.
+
+    An ``OSError`` (``errno``, ``strerror`` and ``filename`` are the cause's), so every ``except OSError``
+    still catches it; :func:`gym_boardgames.cli.run` ends a script on one with that one line and status 1.
+    The earlier file at the path, if any, is whole, and no temporary file is left.
+    """
+
+    def __str__(self) -> str:
+        return f"could not save {self.filename}: {self.strerror}"
 
 
 def replace_policy(replace: bool) -> None:
@@ -62,13 +78,18 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> str:
     On any error the temporary file is removed and ``path`` is untouched. The temporary name carries the
     writer's process id, so a later write removes those of a writer that was killed (``kill -9`` skips every
     cleanup). Where replacing is not allowed (:func:`replace_policy`) and ``path`` exists, the file is
-    published under :func:`next_free_path`'s name instead, and one line on stderr says so.
+    published under :func:`next_free_path`'s name instead, and one line on stderr says so; :func:`saved_path`
+    then gives that name to a caller that saved through a library function returning nothing.
+
+    Raises:
+        SaveError: the file could not be written (``could not save PATH: No space left on device``).
     """
     target = os.path.abspath(os.fspath(path))
     directory = os.path.dirname(target)
     _remove_dead_writers_temps(directory)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f"{_TEMP_PREFIX}{os.getpid()}.", suffix=".tmp")
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f"{_TEMP_PREFIX}{os.getpid()}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -76,12 +97,30 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> str:
         # mkstemp creates the file private (0600); give it the mode a plain open() would have.
         os.chmod(tmp, _default_file_mode() if not os.path.exists(target) else os.stat(target).st_mode & 0o777)
         written = _publish(tmp, target)
+    except OSError as error:
+        raise SaveError(error.errno, error.strerror or str(error), os.fspath(path)) from error
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
     if written != target:
         print(f"{os.fspath(path)} was created by another program meanwhile: saved to {written}", file=sys.stderr)
+        _SAVED_AS[target] = written
+    else:
+        _SAVED_AS.pop(target, None)
     _OWN.add(written)
+    return written if os.path.isabs(os.fspath(path)) else os.path.relpath(written)
+
+
+def saved_path(path: str | os.PathLike[str]) -> str:
+    """Return the name the last write asked for ``path`` was published under (``path`` itself, as given, if that).
+
+    A name another program took meanwhile sends the file to the next free name (:func:`write_bytes_atomic`);
+    a script that saved through a function returning nothing (an agent's ``save``) names the real file with this.
+    """
+    written = _SAVED_AS.get(os.path.abspath(os.fspath(path)))
+    if written is None:
+        return os.fspath(path)
     return written if os.path.isabs(os.fspath(path)) else os.path.relpath(written)
 
 
@@ -164,7 +203,8 @@ def lock_run(path: str | os.PathLike[str], flag: str) -> None:
     ``fcntl`` does not exist (Windows) nothing is locked. The file is then this run's to replace.
 
     Raises:
-        ValueError: ``FLAG PATH is in use by another run (it holds PATH.lock): wait for it to end``.
+        ValueError: ``FLAG PATH is in use by another run (it holds PATH.lock): wait for it to end``, or one
+            line naming ``PATH.lock`` and why it cannot be opened or locked (a folder of that name, say).
     """
     target = os.path.abspath(path)
     _OWN.add(target)
@@ -175,14 +215,22 @@ def lock_run(path: str | os.PathLike[str], flag: str) -> None:
     except ImportError:
         return
     lock_path = os.fspath(path) + ".lock"
-    descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as error:  # a folder of that name, an unwritable folder, a full disk
+        raise ValueError(
+            f"{flag} {os.fspath(path)}: cannot open its lock {lock_path}: {error.strerror or error}"
+        ) from None
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except BlockingIOError:  # EWOULDBLOCK: another process holds it
         os.close(descriptor)
         raise ValueError(
             f"{flag} {os.fspath(path)} is in use by another run (it holds {lock_path}): wait for it to end"
         ) from None
+    except OSError as error:  # a file system without locks (ENOLCK), say
+        os.close(descriptor)
+        raise ValueError(f"{flag} {os.fspath(path)}: cannot lock {lock_path}: {error.strerror or error}") from None
     _LOCKS[target] = descriptor
 
 

@@ -90,9 +90,9 @@ def main(argv: list[str] | None = None) -> dict:
     for key, (first, second) in cells.items():
         print(f"{key:<{name}}  {first:>{widths[0]}}  {second:>{widths[1]}}")
     summary = {"game": repr(game), "games_per_pair": args.games, "seed": args.seed, "results": results}
-    cli.emit_summary(summary, args.out, args.json)
-    if args.out and not args.json:
-        print(f"summary written to {args.out}")
+    written = cli.emit_summary(summary, args.out, args.json)
+    if written and not args.json:
+        print(f"summary written to {written}")
     return summary
 
 

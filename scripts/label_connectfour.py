@@ -43,6 +43,7 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 
 from gym_boardgames import cli  # noqa: E402
+from gym_boardgames.outputs import saved_path  # noqa: E402
 from gym_boardgames.utils import process_pool, require_extra  # noqa: E402
 
 DEFAULT_PLAYERS = ["random", "mcts:100", "mcts:1000", "alphabeta:2", "alphabeta:4", "alphazero:0", "alphazero:100"]
@@ -273,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     labels = LabelSet(padded, np.array(scores, dtype=np.int8), np.array(source, dtype=np.uint8), tuple(names), meta)
     save_labels(args.out, labels)
+    args.out = saved_path(args.out)  # another run may have taken the name meanwhile: name the file written
     labels = load_labels(args.out)  # the written file passes the loader's checks
     best = grade(labels, np.argmax(np.where(labels.scores == -128, -127, labels.scores), axis=1))
     summary = {

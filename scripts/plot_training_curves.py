@@ -14,6 +14,7 @@ import argparse
 from typing import Any
 
 from gym_boardgames import cli, figures
+from gym_boardgames.outputs import saved_path
 from gym_boardgames.utils import require_extra
 
 
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             cli.fail(str(error))
     if args.out is not None:
         plot(runs, args.out)
-        print(f"wrote {args.out}")
+        print(f"wrote {saved_path(args.out)}")
     for name, metrics in runs.items():
         last = {label: points[-1] for label, points in metrics.items() if points}
         print(f"{name}: " + ", ".join(f"{label} {v:.1f}% at {m:.0f} min" for label, (m, v) in last.items()))

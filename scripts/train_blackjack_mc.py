@@ -40,7 +40,7 @@ from agents._rng import make_rng
 from agents.tabular.dp import policy_evaluation, value_iteration
 from agents.tabular.mc import mc_control_es, mc_prediction
 from gym_boardgames import cli, figures
-from gym_boardgames.outputs import write_text_atomic
+from gym_boardgames.outputs import saved_path, write_text_atomic
 from gym_boardgames.rules.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
 from gym_boardgames.tabular import build_model
 from gym_boardgames.utils import progress_bar, require_extra
@@ -359,6 +359,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         figure_5_1(plt, estimates, exact, figure_budgets, paths[0])
         figure_5_2(plt, es, optimal_policy, optimal_values, paths[1])
         error_figure(plt, curve, es, optimum, paths[2])
+        paths = [saved_path(path) for path in paths]  # another run may have taken a name meanwhile
         summary["figures"] = paths
         full = summary | {"es_curve": es["curve"]}
         write_text_atomic(os.path.join(args.out, OUT_FILES[3]), json.dumps(full, indent=1) + "\n")

@@ -33,7 +33,7 @@ from typing import Any
 
 from agents.dots.study import run_solve, run_task, saved_files, shared_table, study_summary, study_tasks, table_file
 from gym_boardgames import cli, figures
-from gym_boardgames.outputs import write_text_atomic
+from gym_boardgames.outputs import saved_path, write_text_atomic
 from gym_boardgames.utils import process_pool, progress_bar, require_extra
 
 EXPERIMENTS = ("solve", "table1", "table2", "lr", "exact")
@@ -309,7 +309,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         else:
             write_text_atomic(out, json.dumps(summary, indent=1) + "\n")
         if not args.json:
-            print(f"wrote {out}")
+            print(f"wrote {saved_path(out)}")
     cli.emit_summary(summary, None, args.json)
     return summary
 

@@ -32,7 +32,7 @@ import numpy as np
 import gym_boardgames  # noqa: F401  (registers GridWorld-v0)
 from agents.tabular import dp
 from gym_boardgames import cli
-from gym_boardgames.outputs import write_bytes_atomic
+from gym_boardgames.outputs import saved_path, write_bytes_atomic
 from gym_boardgames.render.text import format_policy, format_values
 from gym_boardgames.rules.gridworld import load_map
 from gym_boardgames.tabular import build_model
@@ -284,8 +284,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 bar.update()
         if args.out:
             save_png(args.out, [base.render_frame(values=v, policy=p, caption=label) for v, p, label in panels])
-            print(f"\nwrote {args.out}")
-            summary["out"] = args.out
+            summary["out"] = saved_path(args.out)  # another run may have taken the name meanwhile
+            print(f"\nwrote {summary['out']}")
             bar.update()
     except (dp.ConvergenceError, ValueError) as error:
         bar.close()

@@ -234,15 +234,15 @@ class SB3Agent:
         return f"SB3Agent({type(self.model).__name__}, masked={self.masked})"
 
 
-def save_model(model: Any, path: str) -> None:
-    """Save ``model`` to ``path`` (.zip) atomically, with the mode any other output has.
+def save_model(model: Any, path: str) -> str:
+    """Save ``model`` to ``path`` (.zip) atomically, with the mode any other output has; return the path written.
 
     SB3 writes the zip into memory; :func:`~gym_boardgames.outputs.write_bytes_atomic` then writes a temporary
     file in the same folder and renames it (a temporary file alone would keep ``mkstemp``'s private 0600).
     """
     buffer = io.BytesIO()
     model.save(buffer)
-    write_bytes_atomic(path, buffer.getvalue())
+    return write_bytes_atomic(path, buffer.getvalue())
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> dict:
     steps_done = train(model, args.timesteps, show)
     train_seconds = time.perf_counter() - start
     train_illegal = illegal_moves_in(venv)
-    save_model(model, args.out)
+    args.out = save_model(model, args.out)  # the name written: another run may have taken args.out meanwhile
 
     game = TicTacToe()
     agent = SB3Agent(model, masked=args.algo == "maskableppo")

@@ -28,6 +28,7 @@ from agents.search.minimax import AlphaBetaAgent
 from agents.search.solver import position_values
 from agents.tabular.td import TDAgent, train_self_play
 from gym_boardgames import cli, figures
+from gym_boardgames.outputs import saved_path
 from gym_boardgames.rules import TicTacToe
 from gym_boardgames.utils import progress_bar, require_extra
 
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> dict:
             if board is not None:
                 board.close()
     agent.save(args.out)
+    args.out = saved_path(args.out)  # another run may have taken the name meanwhile: name the file written
     # The training line comes before the evaluation's progress bar (on stderr), so flush it: through a pipe
     # or a log file stdout is block-buffered and would otherwise appear after the evaluation.
     parts = f"{train_seconds - curve_seconds:.1f} s learning, {curve_seconds:.1f} s measuring the learning curve; "
@@ -205,6 +207,7 @@ def main(argv: list[str] | None = None) -> dict:
         )
     if args.plot:
         plot_curve(plt, curve, args.plot, f"TD self-play tic-tac-toe (seed {args.seed})")
+        args.plot = saved_path(args.plot)
         print(f"learning curve written to {args.plot}")
     if args.tensorboard:
         print(f"TensorBoard log in {args.tensorboard} (view it: tensorboard --logdir {args.tensorboard})")
