@@ -175,7 +175,7 @@ def _check_settings(args: argparse.Namespace) -> None:
         most = MAX_REPLAY_BYTES // replay_bytes(1, encoder)
         raise ValueError(f"--replay-window {args.config.replay_window:,} is too large for this game: at most {most:,}")
     net = args.config.net_config(encoder)
-    if args.config.perfect_games:
+    if args.config.perfect_games and args.config.eval_every:  # only an evaluation plays the solver
         from agents.search.connect_four import check_solvable
 
         try:
