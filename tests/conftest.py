@@ -2,6 +2,7 @@
 
 import importlib.util
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -10,6 +11,19 @@ import pytest
 # pygame reads these when the display starts; tests never need a screen or a sound card.
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+
+
+def pytest_configure(config):
+    """Answer Ctrl-C again when the suite was started with SIGINT ignored (``nohup ... &``, cron, a CI wrapper).
+
+    An ignored signal stays ignored across ``exec``, and a Python started that way installs no KeyboardInterrupt
+    handler, so every script, server and worker a test starts would ignore the Ctrl-C the test sends it. A signal
+    with a handler is reset to its default at ``exec``: handling it here, before xdist starts its workers, gives
+    every process below the suite the default, as in a terminal.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _load_work_budget():

@@ -40,3 +40,15 @@ def test_ctrl_c_with_worker_processes_is_one_line_and_status_130(tmp_path):
     assert script.returncode == 130, stderr
     assert stderr == "train_dots_boxes_q.py: interrupted\n"  # one line; none from the workers, no traceback
     assert list(tmp_path.iterdir()) == []  # no output half written, no temporary file
+
+
+def test_processes_the_suite_starts_answer_ctrl_c_even_when_it_was_started_with_it_ignored():
+    # Under `nohup ... &`, cron or a CI wrapper the suite starts with SIGINT ignored; tests/conftest.py handles it
+    # again, so a process started here gets the default and Python's KeyboardInterrupt, as in a terminal. .ci/run
+    # runs this file once with SIGINT ignored.
+    child = subprocess.run(
+        [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert child.stdout == "True\n"
+    assert not ignores_ctrl_c(os.getpid())
