@@ -13,7 +13,6 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 
-
 def pytest_configure(config):
     """Answer Ctrl-C again when the suite was started with SIGINT ignored (``nohup ... &``, cron, a CI wrapper).
 
