@@ -116,7 +116,7 @@ class Trainer:
         self.selfplay_seconds = 0.0
         self.curve: list[CurvePoint] = []
         self._exact: Any = None
-        if config.perfect_games:
+        if config.perfect_games and config.eval_every:  # only evaluations play the solver
             from agents.search.connect_four import check_solvable
 
             check_solvable(game)  # before any work: the games against the solver need a board it plays
