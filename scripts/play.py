@@ -95,8 +95,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--token-file",
         metavar="FILE",
         role="input",
-        help="read --token from FILE, e.g. one made once with: "
-        "python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE",
+        help="read --token from FILE, which only you may read (as ssh's keys: chmod 600 FILE), e.g. one made once "
+        "with: (umask 077; python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE)",
     )
     parser.add_argument(
         "--max-frames",
@@ -131,6 +131,7 @@ def _check_token(args: argparse.Namespace) -> None:
             raise ValueError("give --token or --token-file, not both")
         try:
             args.token = read_regular_file(args.token_file, 4096, "a token file").decode("utf-8", "replace").strip()
+            mode = os.stat(args.token_file).st_mode & 0o777
         except (OSError, ValueError) as error:  # each names the file: "PATH: no such file"
             raise ValueError(f"--token-file {error}") from None
     if args.token is None:
@@ -141,6 +142,12 @@ def _check_token(args: argparse.Namespace) -> None:
         checked_token(args.token)
     except ValueError as error:  # the server's own check, named after the flag
         raise ValueError(f"{flag}: {error}") from None
+    # As ssh with a key file: a token other local users can read lets them play (or watch) any game.
+    if args.token_file is not None and os.name == "posix" and mode & 0o077:
+        raise ValueError(
+            f"--token-file {args.token_file}: its mode {mode:04o} lets other users read or change the token; "
+            f"make it private: chmod 600 {args.token_file}"
+        )
 
 
 def _build(args: argparse.Namespace) -> None:
