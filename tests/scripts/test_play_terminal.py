@@ -434,7 +434,10 @@ def test_ctrl_c_while_the_hints_are_computed_stops_them_and_the_game_goes_on(mon
     try:
         session = PlaySession(env_for_game(TicTacToe(), opponent=None), Never(), hints=endless_hints, name="never")
         output = CtrlC()
-        assert terminal.play_in_terminal(session, io.StringIO("h\nq\n"), output) == 0
+        try:
+            assert terminal.play_in_terminal(session, io.StringIO("h\nq\n"), output) == 0
+        except KeyboardInterrupt:
+            pytest.fail(f"Ctrl-C during the hints ended the game:\n{output.getvalue()}")
     finally:
         signal.signal(signal.SIGINT, previous)
     text = output.getvalue()
