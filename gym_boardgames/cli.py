@@ -16,7 +16,9 @@ for every script alike: each output can be written (:func:`~gym_boardgames.outpu
 and is new unless ``--overwrite`` is given, each extended file is locked for the run
 (:func:`~gym_boardgames.outputs.lock_run`), and no output is an input or another output. Files are written
 by :func:`gym_boardgames.outputs.write_bytes_atomic`, which never replaces a file another program made
-meanwhile. A script's entry is :func:`run`: Ctrl-C ends it with one line and status 130. The one-line JSON
+meanwhile. A script's entry is :func:`run`: Ctrl-C ends it with one line and status 130, and so does a Ctrl-C
+during the script's imports, before :func:`run` is entered, once this module is imported (every script imports
+it first, before its slow imports: importing it installs :func:`_interrupted_before_run`). The one-line JSON
 summary of ``--json`` and ``--out FILE`` goes through :func:`emit_summary`; figures and TensorBoard logs
 through :mod:`gym_boardgames.figures`.
 
@@ -27,6 +29,7 @@ This module imports the standard library, :mod:`gym_boardgames.checks`, :mod:`gy
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -111,6 +114,28 @@ PATH_FLAGS = frozenset(
 #: Exit statuses, one per kind of ending: a refusal before any work (a bad flag, file, or missing extra),
 #: a failure during the work (a full disk, a diverged network), an interruption (Ctrl-C).
 EXIT_REFUSED, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
+
+
+def _interrupted_before_run(kind: type[BaseException], error: BaseException, traceback: Any) -> None:
+    """``sys.excepthook``: a Ctrl-C that escapes a script's imports ends in :func:`run`'s one line and 130.
+
+    An uncaught KeyboardInterrupt would print a traceback and end the process by SIGINT. Nothing is written yet
+    while a script imports (every write is :func:`run`'s ``main``'s), so the process ends at once. Any other
+    exception goes to the hook that was there before.
+    """
+    if not issubclass(kind, KeyboardInterrupt):
+        _PREVIOUS_HOOK(kind, error, traceback)
+        return
+    print(f"{os.path.basename(sys.argv[0]) or 'python'}: interrupted", file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # a closed pipe: the status still says it
+            stream.flush()
+    os._exit(EXIT_INTERRUPTED)
+
+
+_PREVIOUS_HOOK = sys.excepthook
+if sys.excepthook is sys.__excepthook__:  # leave a hook someone else installed (an IDE's, a debugger's) alone
+    sys.excepthook = _interrupted_before_run
 
 
 class _Parser(argparse.ArgumentParser):

@@ -13,13 +13,15 @@ Example:
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 import itertools
 
 from agents.factory import agent_forms
 from agents.matches.arena import play_match
 from agents.matches.ladder import MOVE_TIME
-from gym_boardgames import cli
 from gym_boardgames.opponents import MAX_MOVE_TIME, make_opponent
 from gym_boardgames.utils import progress_bar
 

@@ -65,6 +65,9 @@ timed when it imports and runs, and skipped with the reason otherwise.
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 import os
 import platform
@@ -115,8 +118,6 @@ PEERS = tuple(PEER_WORKLOADS)
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
-    from gym_boardgames import cli
-
     parser = cli.make_parser(__doc__)
     runs, sizes = cli.positive_int, cli.nonnegative_int
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="games to time")
@@ -308,7 +309,6 @@ def summarise(args: argparse.Namespace, medians: dict[tuple[str, str], float]) -
 def main(argv: list[str] | None = None) -> dict:
     """Run the benchmark and return the summary printed as JSON."""
     args = parse_args(argv)
-    from gym_boardgames import cli
     from gym_boardgames.cli import emit_summary
     from gym_boardgames.utils import peak_rss_mb
 
@@ -433,6 +433,4 @@ def print_tables(
 
 
 if __name__ == "__main__":
-    from gym_boardgames import cli
-
     cli.run(main)

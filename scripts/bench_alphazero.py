@@ -26,13 +26,15 @@ import os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # one BLAS thread per process (see train_alphazero.py)
 
+from gym_boardgames import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
+
+# isort: split
 import argparse  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from gym_boardgames import cli  # noqa: E402
 from gym_boardgames.rules.registry import make_game  # noqa: E402
 from gym_boardgames.utils import require_extra  # noqa: E402
 

@@ -27,14 +27,15 @@ writes that line to a file (atomically): ``{"base", "head", "repeats", "load_sta
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-
-from gym_boardgames import cli
 
 REPO = Path(__file__).resolve().parent.parent
 

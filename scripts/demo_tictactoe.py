@@ -10,13 +10,15 @@ agent, so neither is reported).
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 
 import gymnasium as gym
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from gym_boardgames import cli
 
 
 def play_game(env: gym.Env, rng: np.random.Generator, seed: int | None, show: bool) -> tuple[float, int]:

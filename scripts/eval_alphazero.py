@@ -18,9 +18,11 @@ import os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # one BLAS thread (see train_alphazero.py)
 
+from gym_boardgames import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
+
+# isort: split
 import argparse  # noqa: E402
 
-from gym_boardgames import cli  # noqa: E402
 from gym_boardgames.utils import progress_bar  # noqa: E402
 
 #: Largest board (cells) the layered solver handles in seconds to a minute here.

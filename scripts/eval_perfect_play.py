@@ -27,13 +27,15 @@ import os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
+from gym_boardgames import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
+
+# isort: split
 import argparse  # noqa: E402
 import time  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from gym_boardgames import cli  # noqa: E402
 from gym_boardgames.utils import progress_bar, require_extra  # noqa: E402
 
 #: Most solver games per player (each takes seconds to a minute).

@@ -35,6 +35,9 @@ import os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
+from gym_boardgames import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
+
+# isort: split
 import argparse  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -42,7 +45,6 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from gym_boardgames import cli  # noqa: E402
 from gym_boardgames.outputs import saved_path  # noqa: E402
 from gym_boardgames.utils import process_pool, require_extra  # noqa: E402
 

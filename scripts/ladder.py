@@ -13,6 +13,9 @@ Example:
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 import math
 import os
@@ -31,7 +34,7 @@ from agents.matches.ladder import (
     write_results,
 )
 from agents.matches.rating import Ratings
-from gym_boardgames import cli, figures
+from gym_boardgames import figures
 from gym_boardgames.opponents import MAX_MOVE_TIME
 from gym_boardgames.utils import progress_bar, require_extra
 

@@ -30,12 +30,14 @@ the command line.
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 import os
 
 from agents.factory import DEFAULT_OPPONENTS, agent_forms, default_opponent, suggested_opponents
 from agents.hints import hint_labels
-from gym_boardgames import cli
 from gym_boardgames.envs import TwoPlayerEnv, env_for_game
 from gym_boardgames.opponents import make_opponent
 from gym_boardgames.play import KEYS_HELP, PlayApp, no_screen_reason

@@ -10,10 +10,13 @@ the share of optimal moves where the game is solved (tic-tac-toe). --json prints
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 from typing import Any
 
-from gym_boardgames import cli, figures
+from gym_boardgames import figures
 from gym_boardgames.outputs import saved_path
 from gym_boardgames.utils import require_extra
 

@@ -13,6 +13,9 @@ Example:
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 import math
 from typing import Any
@@ -21,7 +24,6 @@ import gymnasium as gym
 import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers the ids)
-from gym_boardgames import cli
 
 #: The reference of each id, and its episodes by default.
 REFERENCES = {

@@ -19,12 +19,14 @@ Examples:
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 import math
 import sys
 
 from agents.search.solver import SolveEstimate, estimate_solve, solve
-from gym_boardgames import cli
 from gym_boardgames.utils import peak_rss_mb
 
 RESULT_NAMES = {1.0: "first player wins", 0.0: "draw", -1.0: "second player wins"}

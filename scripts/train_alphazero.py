@@ -38,6 +38,9 @@ import os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
+from gym_boardgames import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
+
+# isort: split
 import argparse  # noqa: E402
 import math  # noqa: E402
 import sys  # noqa: E402
@@ -54,7 +57,7 @@ from agents.alphazero.checkpoint import (  # noqa: E402
     resolve_state_path,
 )
 from agents.alphazero.config import PRESETS, is_integer_setting, setting_fields  # noqa: E402
-from gym_boardgames import cli, figures  # noqa: E402
+from gym_boardgames import figures  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
 
 

@@ -26,6 +26,9 @@ Examples:
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 import json
 import os
@@ -39,7 +42,7 @@ import gym_boardgames  # noqa: F401  (registers TabularBlackjack-v0)
 from agents._rng import make_rng
 from agents.tabular.dp import policy_evaluation, value_iteration
 from agents.tabular.mc import mc_control_es, mc_prediction
-from gym_boardgames import cli, figures
+from gym_boardgames import figures
 from gym_boardgames.outputs import saved_path, write_text_atomic
 from gym_boardgames.rules.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
 from gym_boardgames.tabular import build_model

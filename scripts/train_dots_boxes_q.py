@@ -25,6 +25,9 @@ Examples:
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 import json
 import time
@@ -32,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.dots.study import run_solve, run_task, saved_files, shared_table, study_summary, study_tasks, table_file
-from gym_boardgames import cli, figures
+from gym_boardgames import figures
 from gym_boardgames.outputs import saved_path, write_text_atomic
 from gym_boardgames.utils import process_pool, progress_bar, require_extra
 

@@ -19,6 +19,9 @@ Examples:
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 import functools
 import io
@@ -31,7 +34,6 @@ import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers GridWorld-v0)
 from agents.tabular import dp
-from gym_boardgames import cli
 from gym_boardgames.outputs import saved_path, write_bytes_atomic
 from gym_boardgames.render.text import format_policy, format_values
 from gym_boardgames.rules.gridworld import load_map

@@ -21,13 +21,14 @@ Needs the ``rllib`` extra (ray[rllib] and PyTorch; RLlib pins its own gymnasium 
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 import os
 import time
 
 import numpy as np
-
-from gym_boardgames import cli
 
 ENV_NAME = "gym_boardgames/TicTacToe-v0"
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")

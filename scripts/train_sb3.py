@@ -24,6 +24,9 @@ models you trust. This package's own agents are saved as .npz or JSON and never 
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 import io
 import time
@@ -35,7 +38,7 @@ import numpy as np
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.matches.arena import play_match
 from agents.search.minimax import AlphaBetaAgent
-from gym_boardgames import cli, figures
+from gym_boardgames import figures
 from gym_boardgames.cli import positive_int
 from gym_boardgames.outputs import write_bytes_atomic
 from gym_boardgames.rules import TicTacToe

@@ -19,6 +19,9 @@ the greedy path are only reached, and their values only corrected, through explo
 
 from __future__ import annotations
 
+from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+
+# isort: split
 import argparse
 import time
 
@@ -27,7 +30,7 @@ from agents.matches.grading import audit_all_positions, audit_seat
 from agents.search.minimax import AlphaBetaAgent
 from agents.search.solver import position_values
 from agents.tabular.td import TDAgent, train_self_play
-from gym_boardgames import cli, figures
+from gym_boardgames import figures
 from gym_boardgames.outputs import saved_path
 from gym_boardgames.rules import TicTacToe
 from gym_boardgames.utils import progress_bar, require_extra

@@ -1,0 +1,65 @@
+"""Ctrl-C while a script is still importing (before ``cli.run``) ends it with one line and status 130.
+
+A sitecustomize in the child makes the script's first import after :mod:`gym_boardgames.cli` is loaded slow
+(it creates a marker file, then sleeps), standing in for the slow imports (torch, numba, pygame) a user presses
+Ctrl-C during; the test sends SIGINT once the marker is there. The child gets the default SIGINT handling
+back (the suite may run with SIGINT ignored, as under ``nohup``: Python then raises no KeyboardInterrupt).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from script_helpers import ROOT  # noqa: E402
+
+#: Sleeps in the script's first import statement run after gym_boardgames.cli is fully imported (a module
+#: loaded already included: a script may import nothing new after it, yet a slow import is what is stood in for).
+SLOW_IMPORT = """
+import builtins, os, sys, time
+_import = builtins.__import__
+def _slow_import(name, globals=None, *args, **kwargs):
+    cli = sys.modules.get("gym_boardgames.cli")
+    if (globals or {}).get("__name__") == "__main__" and hasattr(cli, "emit_summary"):
+        if not os.path.exists(os.environ["MARKER"]):
+            open(os.environ["MARKER"], "w").close()
+            time.sleep(120)
+    return _import(name, globals, *args, **kwargs)
+builtins.__import__ = _slow_import
+"""
+SCRIPTS = sorted(path.stem for path in (ROOT / "scripts").glob("*.py"))
+#: Generous: the marker comes after the package's own imports, on a busy machine.
+HANG_GUARD_S = 120
+
+
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_ctrl_c_during_imports_is_one_line_and_status_130(script, tmp_path):
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(SLOW_IMPORT)
+    marker = tmp_path / "importing"
+    env = {**os.environ, "MARKER": str(marker), "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), str(ROOT)])}
+    child = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / f"{script}.py"), "--help"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + HANG_GUARD_S
+        while not marker.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.exists(), f"no import after gym_boardgames.cli: {child.communicate(timeout=HANG_GUARD_S)}"
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=HANG_GUARD_S)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert child.returncode == 130 and err.strip().splitlines() == [f"{script}.py: interrupted"], err
