@@ -153,7 +153,8 @@ def test_a_whole_tictactoe_game_typed_against_alphabeta_with_a_bad_move_and_an_u
     game.type("\n")  # Enter alone: the prompt again, nothing else
     assert answer(game.screen()) == []
     game.type("?\n")
-    assert [line.split()[0] for line in answer(game.screen())[1:]] == ["h(ints)", "u(ndo)", "n(ew)", "q(uit)", "?", "Ctrl-C"]
+    words = [line.split()[0] for line in answer(game.screen())[1:]]
+    assert words == ["h(ints)", "u(ndo)", "n(ew)", "q(uit)", "?", "Ctrl-C"]
     game.type("a1\n")
     screen = game.screen()
     assert "alphabeta played " in screen and board_rows(screen, r"\d ")[0][0] == "X"
