@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any, TextIO
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import SplitResult, parse_qs, urlsplit
 
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.play_session import THINKING, PlaySession, check_click
@@ -173,6 +173,7 @@ class PlayServer(ThreadingHTTPServer):
 
     Raises:
         ValueError: on a bad setting: no ``opponents`` or ``host``, a bad token, a remote host without ``allow_remote``.
+        TypeError: on ``limits`` that is not a :class:`Limits`.
         OSError: if the address cannot be bound (the port is taken).
     """
 
@@ -205,6 +206,11 @@ class PlayServer(ThreadingHTTPServer):
             )
         if default_human not in (0, 1) or isinstance(default_human, bool):
             raise ValueError(f"default_human must be 0 or 1, got {default_human!r}")
+        if not isinstance(limits, Limits):  # a dict here was taken, and every new game then failed with a 500
+            raise TypeError(
+                f"limits must be a gym_boardgames.web.server.Limits(games=, body_bytes=, idle_seconds=), "
+                f"got {type(limits).__name__} {limits!r:.60}"
+            )
         self.token = secrets.token_urlsafe(32) if token is None else checked_token(token)
         self.new_session, self.opponents, self.title = new_session, list(dict.fromkeys(opponents)), title
         self.limits, self.log, self.clock = limits, (log if log is not None else sys.stderr), clock
@@ -386,9 +392,9 @@ class _Handler(BaseHTTPRequestHandler):
         """GET the page or a game's state, POST a new game or a click or command in one, DELETE (free) a game."""
         play, method = self.server, self.command
         try:
-            parts = urlsplit(self.path)
+            parts = _split_path(self.path)
             query = parse_qs(parts.query, keep_blank_values=True)
-            play.check_token(self.headers.get("X-Play-Token") or (query.get("token") or [None])[-1])
+            play.check_token(self._header("X-Play-Token") or (query.get("token") or [None])[-1])
             play.reap_idle()  # at every request, so an idle game is gone before anyone can ask for it
             path, match = parts.path, _GAME_PATH.fullmatch(parts.path)
             if method == "GET" and path == "/":
@@ -419,12 +425,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _json_body(self) -> dict[str, Any]:
         """The body: a JSON object within the size and depth bounds, else a 4xx."""
-        length_text, most = self.headers.get("Content-Length"), self.server.limits.body_bytes
+        length_text, most = self._header("Content-Length"), self.server.limits.body_bytes
         if length_text is None:
             raise HttpError(411, "a body needs a Content-Length")
-        length = int(length_text) if length_text.strip().isdecimal() else -1  # isdecimal: what int() reads
-        if length < 0:
+        digits = length_text.strip().lstrip("0") or "0"
+        if not digits.isdecimal():  # isdecimal: what int() reads, with no sign, space or underscore
             raise HttpError(400, f"bad Content-Length {length_text[:40]!r}")
+        # Digits counted before int(): past 4,300 int() raises (Python's integer-string limit), a 500 it was.
+        length = int(digits) if len(digits) <= len(str(most)) else most + 1
         if length > most:
             self.close_connection = True  # the body is not read: the connection cannot be reused
             raise HttpError(413, f"body over {most} bytes")
@@ -439,9 +447,25 @@ class _Handler(BaseHTTPRequestHandler):
             raise HttpError(400, "the body must be a JSON object")
         return body
 
+    def _header(self, name: str) -> str | None:
+        """The one value of header ``name`` (None if absent); a 400 if it comes twice with different values.
+
+        Two different Content-Lengths are how a request is smuggled past a proxy, and two tokens leave open
+        which one was checked: neither is guessed at.
+        """
+        values = set(self.headers.get_all(name) or ())
+        if len(values) > 1:
+            raise HttpError(
+                400, f"the {name} header comes {len(self.headers.get_all(name))} times, with different values"
+            )
+        return values.pop() if values else None
+
     def _logged_path(self) -> str:
         """The request's path without its query, which may hold the token."""
-        return urlsplit(self.path).path[:200]
+        try:
+            return _split_path(self.path).path[:200]
+        except HttpError:
+            return self.path.split("?", 1)[0][:200]
 
     def _send(self, status: int, body: bytes | dict[str, Any], content_type: str = "application/json") -> None:
         if isinstance(body, dict):
@@ -461,6 +485,14 @@ class _Handler(BaseHTTPRequestHandler):
     def log_error(self, format: str, *args: Any) -> None:  # noqa: A002  (http.server's signature)
         """A request http.server itself refuses (a malformed line, say): one line."""
         self.server.log.write("play server: " + (format % args) + "\n")
+
+
+def _split_path(path: str) -> SplitResult:
+    """``urlsplit(path)``, a 400 for a path it cannot split (``http://[::1``, an unclosed IPv6 address)."""
+    try:
+        return urlsplit(path)
+    except ValueError:
+        raise HttpError(400, f"bad request path {path[:40]!r}") from None
 
 
 def _json_depth(text: str) -> int:

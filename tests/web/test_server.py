@@ -255,6 +255,93 @@ def test_a_malformed_request_line_gets_400_without_a_traceback(make_server):
     assert "Traceback" not in log.getvalue() and len(log.getvalue().splitlines()) == 2
 
 
+def status_of(answer: bytes) -> int:
+    return int(answer.split(b" ", 2)[1])
+
+
+@pytest.mark.parametrize(
+    ("content_length", "expected"),
+    [
+        (b"9" * 4301, 413),  # past Python's 4,300-digit int-string limit: a 500 it was
+        (b"9" * 4300, 413),
+        (b"0" * 5000 + b"2", 201),  # leading zeros are still the number 2
+        (b"-1", 400),
+        (b"+2", 400),
+        (b"1_0", 400),
+        (b"2, 2", 400),
+        ("\u0662".encode(), 400),  # an Arabic-Indic 2 sent as UTF-8: http.server reads the bytes as Latin-1
+        (b"\xff", 400),
+    ],
+)
+def test_every_malformed_content_length_is_a_4xx_with_one_line(make_server, content_length, expected):
+    log = io.StringIO()
+    server = make_server(log=log)
+    head = b"POST /api/games HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Play-Token: " + server.token.encode()
+    answer = raw_request(server, head + b"\r\nContent-Length: " + content_length + b"\r\n\r\n{}")
+    assert status_of(answer) == expected, answer[:300]
+    assert "Traceback" not in log.getvalue() and "failed" not in log.getvalue()
+
+
+def test_duplicate_headers_the_server_reads_are_a_400_unless_they_agree(make_server):
+    log = io.StringIO()
+    server = make_server(log=log)
+    token = b"X-Play-Token: " + server.token.encode() + b"\r\n"
+    head = b"POST /api/games HTTP/1.1\r\nConnection: close\r\n"
+    body = b'{"opponent": "lowest"}'
+    two_lengths = head + token + b"Content-Length: %d\r\nContent-Length: 5\r\n\r\n" % len(body) + body
+    assert status_of(raw_request(server, two_lengths)) == 400  # which one frames the body is not guessed
+    two_tokens = b"GET / HTTP/1.1\r\nConnection: close\r\n" + token + b"X-Play-Token: " + b"x" * 43 + b"\r\n\r\n"
+    assert status_of(raw_request(server, two_tokens)) == 400
+    same_twice = head + token + token + b"Content-Length: %d\r\nContent-Length: %d\r\n\r\n" % ((len(body),) * 2)
+    assert status_of(raw_request(server, same_twice + body)) == 201
+    assert "Traceback" not in log.getvalue() and "failed" not in log.getvalue()
+
+
+def test_odd_bytes_in_every_header_and_path_are_answered_without_a_500(make_server):
+    log = io.StringIO()
+    server = make_server(log=log)
+    token = server.token.encode()
+    odd = b"\xff\xfe\xc3\x28"
+    cases = [
+        (
+            b"GET /?token="
+            + token
+            + b" HTTP/1.1\r\nHost: "
+            + odd
+            + b"\r\nOrigin: "
+            + odd
+            + b"\r\nCookie: a="
+            + odd
+            + b"\r\nRange: bytes="
+            + b"9" * 5000
+            + b"-\r\nReferer: "
+            + odd
+            + b"\r\n",
+            200,
+        ),  # read by none of them
+        (b"GET / HTTP/1.1\r\nX-Play-Token: " + odd + b"\r\n", 403),
+        (b"GET /?token=%ff%fe%ed%a0%80 HTTP/1.1\r\n", 403),
+        (b"GET /" + odd + b"?token=" + token + b" HTTP/1.1\r\n", 404),
+        (b"GET http://[::1 HTTP/1.1\r\nX-Play-Token: " + token + b"\r\n", 400),  # urlsplit raises: the answer was none
+        (b"GET /api/games/x?since=" + b"9" * 5000 + b"&token=" + token + b" HTTP/1.1\r\n", 404),
+    ]
+    for request_head, expected in cases:
+        answer = raw_request(server, request_head + b"Connection: close\r\n\r\n")
+        assert answer and status_of(answer) == expected, (request_head[:80], answer[:200])
+    assert "Traceback" not in log.getvalue() and "failed" not in log.getvalue()
+
+
+@pytest.mark.parametrize("limits", [{"games": 0}, {"games": 4}, None, 8, (8, 4096, 120.0)])
+def test_serve_refuses_limits_that_are_not_a_limits_at_the_call(limits):
+    with pytest.raises(TypeError, match=r"limits must be a gym_boardgames\.web\.server\.Limits\(games="):
+        serve(make_game("tictactoe"), "random", limits=limits, start=False)
+
+
+def test_limits_with_a_bad_field_are_refused_when_made_naming_the_field():
+    with pytest.raises(ValueError, match=r"games must be an integer in \[1, 1000\], got 0"):
+        Limits(games=0)
+
+
 @pytest.mark.parametrize("human", [1.0, 0.0, True, False, 10**30, "1", None, [1]])
 def test_a_side_that_is_not_the_int_0_or_1_is_a_400_and_holds_no_slot(make_server, human):
     log = io.StringIO()
