@@ -58,6 +58,7 @@ from agents.alphazero.checkpoint import (  # noqa: E402
 )
 from agents.alphazero.config import PRESETS, is_integer_setting, setting_fields  # noqa: E402
 from gym_boardgames import figures  # noqa: E402
+from gym_boardgames.outputs import saved_path  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
 
 
@@ -405,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         print("(no learning-curve PNG: matplotlib, the plot extra, is not installed)")
     elif curve:
         plot_curve(curve, args.plot, f"AlphaZero on {trainer.game!r}")
+        args.plot = saved_path(args.plot)  # another run may have taken the name meanwhile: name the file written
     curve_note = f", curve {args.plot}" if args.plot else ""
     print(f"saved {args.out} (training state {resolve_state_path(args.out)}){curve_note}")
     kept = kept_point(curve)
