@@ -197,28 +197,30 @@ def _wait(session: PlaySession, say: Callable[[str], None], lines: _Lines) -> bo
     said = ""
     start = time.monotonic()
     while True:
-        with session.lock:
-            version = session.version
-            busy = THINKING if session.thinking else SOLVING if session.show_hints and session.hints_pending else ""
-        if not busy:
-            return False
-        if busy == THINKING:
-            line = lines.typed()
-            if line is None or _command(line.strip().lower()) == "quit":
-                return True
-            if line.strip():
-                say(BUSY_NOTE)
-        step = min(POLL_SECONDS, NOTICE_SECONDS) if lines.live else NOTICE_SECONDS
         try:
+            with session.lock:
+                version = session.version
+                thinking, solving = session.thinking, session.show_hints and session.hints_pending
+            busy = THINKING if thinking else SOLVING if solving else ""
+            if not busy:
+                return False
+            if thinking:
+                line = lines.typed()
+                if line is None or _command(line.strip().lower()) == "quit":
+                    return True
+                if line.strip():
+                    say(BUSY_NOTE)
+            step = min(POLL_SECONDS, NOTICE_SECONDS) if lines.live else NOTICE_SECONDS
             session.wait_for_change(version, step)
-        except KeyboardInterrupt:
-            if busy != SOLVING:
+            if time.monotonic() - start >= NOTICE_SECONDS and busy != said and session.version == version:
+                say(busy)
+                said = busy
+        except KeyboardInterrupt:  # wherever in the loop it lands: what counts is whether hints are computed
+            with session.lock:
+                solving = session.show_hints and session.hints_pending and not session.thinking
+            if not solving:
                 raise
             session.stop_hints()  # Ctrl-C during the hints stops them (its status line says so); the game goes on
-            continue
-        if time.monotonic() - start >= NOTICE_SECONDS and busy != said and session.version == version:
-            say(busy)
-            said = busy
 
 
 def _drop_output(output: TextIO) -> None:
