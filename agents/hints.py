@@ -42,9 +42,13 @@ within that horizon is labelled, anything else is ``"?"`` (source ``"search esti
 
 The budget
 ----------
-Every answer takes at most :data:`HINT_SECONDS` (2 s), the solver included: the search is stopped by the
-clock (:func:`gym_boardgames.cancel.time_limit`), and the moves it did not reach are ``"?"``. Larger boards
-are searched one ply deeper at a time, so a cut search still labels every move it can at a shallower depth.
+A search is stopped after :data:`HINT_SECONDS` (2 s) by the clock (:func:`gym_boardgames.cancel.time_limit`),
+and the moves it did not reach are ``"?"``. Larger boards are searched one ply deeper at a time, so a cut
+search still labels every move it can at a shallower depth. On the solver's boards the solver has the budget
+first; if it does not finish, the searched estimate (milliseconds there) has a budget of its own. The one
+thing the clock cannot cut is numba's compile of the solver the first time it runs after an install (2.1 s for
+the whole first answer here, with an empty ``NUMBA_CACHE_DIR``): a first answer can come late, and as an
+estimate if the compile outlasts the budget.
 """
 
 from __future__ import annotations
@@ -105,22 +109,23 @@ def hint_labels(
         raise ValueError(f"seconds must be a positive number, got {seconds!r:.60}")
     if family_of(game) == "dots" and game.num_edges <= 26:
         return HintLabels(_dots_hint_labels(game, state, player), EXACT)
-    with time_limit(seconds):
-        labels = _budgeted_labels(game, state, player, max_nodes)
-    check_cancelled()  # cut by the caller, not by the clock: nobody wants these labels
-    return labels
-
-
-def _budgeted_labels(game: Any, state: Any, player: int, max_nodes: int | None) -> HintLabels:
-    """The labels of :func:`hint_labels`, searched until this thread's signal (the time limit) stops them."""
     if solver_plays(game):
         from agents.search.connect_four import SearchBudgetExceeded
 
         try:
-            return HintLabels(exact_connect_labels(game, state, player, max_nodes), EXACT)
+            with time_limit(seconds):
+                return HintLabels(exact_connect_labels(game, state, player, max_nodes), EXACT)
         except (SearchBudgetExceeded, Cancelled):
-            pass  # too hard for the budget: the searched labels below, named as an estimate
+            check_cancelled()  # cut by the caller, not by the clock or the budget: nobody wants these labels
+            # Too hard for the budget: the searched labels below (milliseconds on these boards), as an estimate.
+    with time_limit(seconds):
+        labels = _searched_labels(game, state, player)
+    check_cancelled()  # cut by the caller, not by the clock: nobody wants these labels
+    return labels
 
+
+def _searched_labels(game: Any, state: Any, player: int) -> HintLabels:
+    """The searched labels of :func:`hint_labels`, found until this thread's signal (the time limit) stops them."""
     size = getattr(game, "num_cells", None) or getattr(game, "num_edges", 0) + 4
     # Small games are searched to the end; larger ones one ply deeper at a time up to SHALLOW_DEPTH, so that a
     # search cut by the clock still has every move's shallower answer (a win on the next move at least).
