@@ -25,11 +25,6 @@ TINY = ["--iterations", "1", "--games", "2", "--parallel-games", "2", "--simulat
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="the train extra (torch) is not installed")
-@pytest.mark.xfail(
-    strict=True,
-    reason="Trainer.__init__ (agents/alphazero/training.py) still requires numba for perfect_games when "
-    "eval_every is 0: its check needs 'if config.perfect_games and config.eval_every:'; drop this mark then",
-)
 def test_connectfour_without_evaluation_trains_without_numba(tmp_path):
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(NO_NUMBA)

@@ -47,6 +47,7 @@ def serve(*flags):
 def test_a_token_file_gives_the_same_token_at_every_start(tmp_path):
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")  # as `print(secrets.token_urlsafe(32)) > FILE` writes it
+    token_file.chmod(0o600)  # private, as the help's recipe makes it: a file others can read is refused
     first, _, err = serve("--token-file", str(token_file))
     second, _, _ = serve("--token-file", str(token_file))
     assert first.endswith(f"/?token={TOKEN}") and second.endswith(f"/?token={TOKEN}") and err == ""
