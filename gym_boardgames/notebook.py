@@ -17,6 +17,7 @@ widget works wherever widgets do: JupyterHub, Binder, Colab, VS Code, a remote J
 
 from __future__ import annotations
 
+import base64
 import functools
 import importlib
 import threading
@@ -120,7 +121,8 @@ def _widget_class() -> type:
         side = traitlets.Unicode().tag(sync=True)
 
         def __init__(self, session: Any, new_session: Callable[[str, str], Any], opponents: list[str], side: str):
-            super().__init__(opponents=opponents, side=side)
+            # The first frame is in the state the widget is made with: a notebook saved or exported at once keeps it.
+            super().__init__(opponents=opponents, side=side, **_frame(session)[1])
             self.session, self._new_session, self._stop = session, new_session, threading.Event()
             self.on_msg(self._receive)
             self._watcher = threading.Thread(target=self._watch, daemon=True, name="play-widget")
@@ -129,18 +131,26 @@ def _widget_class() -> type:
         def _watch(self) -> None:
             shown: tuple[Any, ...] = ()
             while not self._stop.is_set():
-                session = self.session
-                with session.lock:
-                    key = (session, session.version, session.status())
-                    if key != shown:
-                        state = {"png": session.png(), "status": key[2], "thinking": session.thinking}
-                        state["moves"] = len(session.env.moves)
+                key, state = _frame(self.session, unless=shown)
                 if key != shown and not self._stop.is_set():
                     with self.hold_sync():
                         self.set_trait("png", state["png"])  # one message with all four
                         self.status, self.moves, self.thinking = state["status"], state["moves"], state["thinking"]
                     shown = key
-                session.wait_for_change(key[1], STATUS_POLL_SECONDS)  # close() and a new game wake it
+                key[0].wait_for_change(key[1], STATUS_POLL_SECONDS)  # close() and a new game wake it
+
+        def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+            """The widget view, and beside it the board as a PNG and the status line as text.
+
+            A front end with a live kernel shows the view; where there is none (a notebook reopened without its
+            kernel, ``nbconvert --to markdown``, a viewer that runs no widgets) the picture or the text shows,
+            not the object's repr.
+            """
+            bundle = super()._repr_mimebundle_(**kwargs)
+            data, metadata = bundle if isinstance(bundle, tuple) else (bundle or {}, {})
+            _key, state = _frame(self.session)
+            still = {"image/png": base64.b64encode(state["png"]).decode("ascii"), "text/plain": state["status"]}
+            return {**data, **still}, metadata
 
         def _receive(self, _widget: Any, message: Any, _buffers: Any) -> None:
             """Apply a message from the page; a bad one is answered in the status line, never a traceback."""
@@ -175,6 +185,19 @@ def _widget_class() -> type:
             self.session.close()
             self._watcher.join(timeout=30)
             super().close()
+
+    def _frame(session: Any, unless: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """``(key, state)``: the session's frame, status line, thinking flag and move count, read under its lock.
+
+        The state holds the widget's traits; ``key`` says which frame it is, and the state is ``{}`` if it is
+        ``unless``.
+        """
+        with session.lock:
+            key = (session, session.version, session.status())
+            if key == unless:
+                return key, {}
+            state = {"png": session.png(), "status": key[2], "thinking": session.thinking}
+            return key, {**state, "moves": len(session.env.moves)}
 
     PlayWidget.__qualname__ = PlayWidget.__name__  # not _widget_class.<locals>.PlayWidget in reprs and errors
     return PlayWidget

@@ -5,9 +5,13 @@ the widget's synced traits. Outside a kernel ipywidgets gives the widget a comm 
 are what the page would receive. Waits have no deadline but a hang guard.
 """
 
+import base64
+import html
 import io
+import json
 import math
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -228,3 +232,60 @@ def test_close_ends_the_session_and_the_watcher(notebook):
     assert not widget._watcher.is_alive() and widget.comm is None
     assert not session.thinking  # session.close() dropped the reply still being computed
     agent.release.set()
+
+
+def test_the_widget_is_made_with_its_first_frame_and_offers_a_picture_and_text_beside_its_view(play):
+    widget = play("tictactoe", "random")
+    assert widget.png.startswith(b"\x89PNG") and widget.status  # before the watcher: a notebook saved at once keeps it
+    data, _metadata = widget._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert base64.b64decode(data["image/png"]).startswith(b"\x89PNG")
+    assert data["text/plain"] == widget.session.status() and "object at 0x" not in data["text/plain"]
+
+
+@pytest.fixture(scope="module")
+def exported(notebook, tmp_path_factory):
+    """A notebook whose one cell is the docs' ``play("connectfour")``, run by ``jupyter nbconvert --execute``."""
+    pytest.importorskip("nbconvert", reason="nbconvert (brought by jupyterlab, the browser extra) is not installed")
+    pytest.importorskip("ipykernel", reason="no kernel (ipykernel, brought by jupyterlab) is installed")
+    import nbformat
+
+    folder = tmp_path_factory.mktemp("exported")
+    code = 'import gym_boardgames.notebook\ngym_boardgames.notebook.play("connectfour")'
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), folder / "play.ipynb")
+
+    def export(*options):
+        command = [sys.executable, "-m", "nbconvert", "--execute", *options, "play.ipynb"]
+        subprocess.run(command, cwd=folder, check=True, capture_output=True, timeout=HANG_GUARD_S)
+
+    return folder, export
+
+
+def test_an_html_export_keeps_the_board_in_the_saved_widget_state(exported):
+    folder, export = exported
+    export("--to", "html", "--output", "saved_state")
+    page = (folder / "saved_state.html").read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>', page, re.S)
+    assert found, "the export holds no widget state"
+    models = json.loads(html.unescape(found[1]))["state"].values()
+    (model,) = [model for model in models if model["state"].get("_anywidget_id", "").endswith("PlayWidget")]
+    (frame,) = [buffer for buffer in model["buffers"] if buffer["path"] == ["png"]]
+    assert base64.b64decode(frame["data"]).startswith(b"\x89PNG")  # the frame the widget view draws from
+    assert model["state"]["status"].startswith("your move")
+
+
+def test_an_html_export_without_widget_state_shows_the_board_as_an_image(exported):
+    folder, export = exported
+    export("--to", "html", "--ExecutePreprocessor.store_widget_state=False", "--output", "no_state")
+    page = (folder / "no_state.html").read_text(encoding="utf-8")
+    assert re.search(r'<img [^>]*src="data:image/png;base64,iVBORw0KGgo', page)
+    assert "object at 0x" not in page
+
+
+def test_a_markdown_export_shows_the_board_as_an_image_not_the_objects_repr(exported):
+    folder, export = exported
+    export("--to", "markdown", "--output", "play")
+    text = (folder / "play.md").read_text(encoding="utf-8")
+    assert "object at 0x" not in text and "PlayWidget" not in text
+    (image,) = re.findall(r"!\[png\]\((play_files/[^)]+\.png)\)", text)
+    assert (folder / image).read_bytes().startswith(b"\x89PNG")
