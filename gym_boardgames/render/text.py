@@ -148,6 +148,10 @@ def _read_point(letters: str, digits: str, rows: int, cols: int) -> tuple[int, i
     col = 0
     for char in letters:
         col = col * 26 + ord(char) - ord("a") + 1
+        if col > cols:  # off the board already; growing the integer further made long input quadratic
+            return None
+    if len(digits) > len(str(rows)):  # off the board too, and int() refuses over 4,300 digits
+        return None
     row = int(digits) - 1
     return (row, col - 1) if 0 <= row < rows and 0 < col <= cols else None
 

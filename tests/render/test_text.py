@@ -1,5 +1,7 @@
 """Plain-text rendering (render/text.py): GridWorld's ansi map, status line, value and policy tables; move labels."""
 
+import time
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -127,3 +129,15 @@ def test_what_to_type_is_named_per_game():
     assert "a1-d3" in move_labels(DotsAndBoxes(2, 3)).choices(DotsAndBoxes(2, 3))
     with pytest.raises(NotImplementedError, match="no move labels"):
         move_labels(object())
+
+
+def test_long_labels_are_refused_in_linear_time_as_off_the_board():
+    from gym_boardgames.render.text import move_labels
+    from gym_boardgames.rules import ConnectN, DotsAndBoxes
+
+    # 250,000 letters once took over 12 s (a column number grown letter by letter); 5,000 digits made int() raise.
+    for game, typed in ((ConnectN(9, 9, 5, False), "a" * 250_000 + "1"), (DotsAndBoxes(2, 3), "a" + "1" * 5_000)):
+        start = time.perf_counter()
+        with pytest.raises(ValueError, match="off the board|not an edge|not a cell"):
+            move_labels(game).parse(game, typed, game.initial_state())
+        assert time.perf_counter() - start < 3  # quadratic took seconds; linear takes milliseconds
