@@ -162,6 +162,7 @@
 
   async function send(body) {
     if (!game) return;
+    noticeLine.textContent = "";  // the person plays the new game: the line about the one that was gone has been read
     try {
       show(await api("POST", `/api/games/${game}`, body));
       errorLine.textContent = "";

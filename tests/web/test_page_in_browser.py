@@ -340,6 +340,9 @@ def test_a_server_restarted_with_the_same_token_serves_the_old_tab(browser):
         notice = browser.find_element("id", "notice").text
         assert notice == "this tab's game is gone (freed, or the server restarted): here is a new one"
         assert browser.find_element("id", "error").text == ""
+        page.click_board(page.session.view.cell_rect(4).center)  # the person plays the new game: the line goes
+        page.wait_for_moves(2)
+        assert browser.find_element("id", "notice").text == ""  # it stayed for the whole game
         browser.refresh()  # the same address, token and all, still opens the page, and its new game
         page.wait(lambda: page.data("version") is not None)
         assert browser.find_element("id", "notice").text == "" and len(server.games) == 1
