@@ -12,9 +12,12 @@ also have ``reset()`` (called when a game starts), ``reseed(generator)`` and ``c
 
 :func:`make_opponent` turns any of them into an :class:`Opponent` (act, reset, reseed), the one thing the
 single env, the vector env, the play server, the arena and the ladder play against. User code is called
-through :class:`Opponent`'s guard: any exception it raises, ``SystemExit`` included, becomes one
-:class:`AgentError` line naming the agent and what it was doing, and with ``move_time`` a move that takes
-longer becomes that line too. Ctrl-C (``KeyboardInterrupt``) is never caught.
+through :class:`Opponent`'s guard: anything it raises, ``SystemExit``, ``GeneratorExit`` and its own
+``BaseException`` kinds included, becomes one :class:`AgentError` line naming the agent and what it was
+doing, and with ``move_time`` a move that takes longer becomes that line too. Ctrl-C (``KeyboardInterrupt``)
+is never caught. A user's agent given by its spec with a ``move_time`` plays in a child process
+(:mod:`gym_boardgames.agent_process`) that is killed at the limit, since a thread cannot stop code that holds
+the GIL; the package's own agents play in this process.
 """
 
 from __future__ import annotations
@@ -122,8 +125,7 @@ class Opponent:
         move_time: float | None = None,
         rebuild: Callable[[Any], Any] | None = None,
     ) -> None:
-        if move_time is not None and not 0 < move_time <= MAX_MOVE_TIME:
-            raise ValueError(f"move_time must be seconds in (0, {MAX_MOVE_TIME:g}] or None, got {move_time!r}")
+        _check_move_time(move_time)
         self.name, self.user, self.move_time, self._rebuild = name, user, move_time, rebuild
         #: Built from a name: :meth:`reseed` gives it the whole random state of a seed.
         self.rebuildable = rebuild is not None
@@ -159,11 +161,15 @@ class Opponent:
         Its own ``reseed(generator)`` if it has one; else it is built again if it was built from a name; a
         user's object without ``reseed`` is left as it is.
         """
+        self.reseed_with(opponent_seed(seed))
+
+    def reseed_with(self, generator: Any) -> None:
+        """:meth:`reseed` with the generator itself (what a child process is sent)."""
         reseed = getattr(self.agent, "reseed", None)
         if callable(reseed):
-            self._call("reseed", reseed, opponent_seed(seed))
+            self._call("reseed", reseed, generator)
         elif self._rebuild is not None:
-            self._set(self._rebuild(opponent_seed(seed)))
+            self._set(self._rebuild(generator))
 
     def check(self, game: Any) -> None:
         """Ask the agent whether it can play ``game`` (its ``check(game)``, if it has one), before any match."""
@@ -179,7 +185,9 @@ class Opponent:
             return function(*args)
         try:
             return function(*args)
-        except (Exception, SystemExit) as error:  # user code may raise anything, or exit: one line, never a traceback
+        except (KeyboardInterrupt, AgentError):  # Ctrl-C ends the run; an AgentError names the agent already
+            raise
+        except BaseException as error:  # user code may raise anything (SystemExit, GeneratorExit, its own kind)
             raise AgentError(f"agent {self.name}: its {what}() raised {_describe(error)}") from None
 
     def _call_limited(self, what: str, function: Callable[..., Any], args: tuple[Any, ...], limit: float) -> Any:
@@ -206,6 +214,12 @@ class Opponent:
         return f"Opponent({self.name})"
 
 
+def _check_move_time(move_time: float | None) -> None:
+    """Refuse a ``move_time`` that is not seconds in (0, :data:`MAX_MOVE_TIME`] or None."""
+    if move_time is not None and not 0 < move_time <= MAX_MOVE_TIME:
+        raise ValueError(f"move_time must be seconds in (0, {MAX_MOVE_TIME:g}] or None, got {move_time!r}")
+
+
 def _describe(error: BaseException) -> str:
     """``SystemExit(0)`` -> ``SystemExit: 0``: the exception's type and message, on one line."""
     text = " ".join(str(error).split())
@@ -222,7 +236,8 @@ def make_opponent(agent: Any, game: Any, seed: Any = None, *, move_time: float |
             a callable, or an :class:`Opponent` (returned as it is).
         game: the rules object it will play.
         seed: seeds an agent built here (an int, a ``numpy.random.Generator`` or None).
-        move_time: seconds a move may take (None: no limit).
+        move_time: seconds a move may take (None: no limit); a user's agent given by its spec then plays in a
+            child process killed at the limit (:mod:`gym_boardgames.agent_process`).
 
     Raises:
         UnknownAgentError: a name the table does not know (the message lists the valid forms).
@@ -237,6 +252,12 @@ def make_opponent(agent: Any, game: Any, seed: Any = None, *, move_time: float |
             raise UnknownAgentError(f"{agent!r} is not an agent: it needs act(game, state) -> int or to be callable")
         name = getattr(agent, "__qualname__", None) or type(agent).__name__
         opponent = Opponent(agent, name, user=True, move_time=move_time)
+    elif move_time is not None and is_user_spec(agent):
+        from gym_boardgames.agent_process import ChildAgent  # a thread cannot stop code that holds the GIL
+
+        _check_move_time(move_time)
+        opponent = Opponent(ChildAgent(agent, game, seed, move_time), agent, user=True)
+        opponent.rebuildable = True  # the child builds it again from its spec on a reseed
     else:
         build = _factory().make_agent
         opponent = Opponent(
@@ -300,7 +321,9 @@ def load_user_agent(spec: str, seed: Any = None) -> Any:
         takes_seed = False
     try:
         return found(seed=seed) if takes_seed else found()
-    except (Exception, SystemExit) as error:  # the user's constructor may raise anything, or exit
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # the user's constructor may raise anything, or exit
         raise AgentError(f"agent {spec}: its constructor raised {_describe(error)}") from None
 
 
@@ -317,7 +340,9 @@ def _user_attribute(source: str, attribute: str) -> Any:
             found.loader.exec_module(module)  # type: ignore[union-attr]
         else:
             module = importlib.import_module(source)
-    except (Exception, SystemExit) as error:  # a user's module may raise anything, or exit, while it loads
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # a user's module may raise anything, or exit, while it loads
         raise AgentError(f"agent {spec}: loading {source} raised {_describe(error)}") from None
     found = getattr(module, attribute, None) if attribute.isidentifier() else None
     if not callable(found) and not callable(getattr(found, "act", None)):

@@ -312,3 +312,74 @@ def test_a_named_opponent_is_built_through_few_files_and_two_calls_from_the_name
         sys.setprofile(None)
     assert len(files) <= 15, sorted(files)
     assert factory_depth == [True]
+
+
+# ---- a user's agent with a move time plays in a child process ------------------------------------------
+
+
+def test_a_users_agent_raising_its_own_base_exception_kind_is_one_line(user_file):
+    from gym_boardgames.opponents import AgentError, make_opponent
+    from gym_boardgames.rules import TicTacToe
+
+    body = "class Mine(BaseException):\n    pass\nclass Player:\n    def act(self, g, s):\n        raise Mine('x')\n"
+    game, spec = TicTacToe(), user_file(body)
+    for move_time in (None, 5.0):  # in this process, and in its child
+        with pytest.raises(AgentError, match=r"its act\(\) raised Mine: x$"):
+            make_opponent(spec, game, move_time=move_time).act(game, game.initial_state())
+    gen = user_file("class Player:\n    def act(self, g, s):\n        raise GeneratorExit\n")
+    with pytest.raises(AgentError, match=r"its act\(\) raised GeneratorExit$"):
+        make_opponent(gen, game).act(game, game.initial_state())
+
+
+def test_a_gil_holding_users_agent_is_killed_at_the_move_time(user_file):
+    import time
+
+    from gym_boardgames.opponents import AgentError, make_opponent
+    from gym_boardgames.rules import TicTacToe
+
+    body = "import re\nclass Player:\n    def act(self, g, s):\n        re.match(r'(a+)+$', 'a' * 40 + 'b')\n"
+    game, spec = TicTacToe(), user_file(body)
+    opponent = make_opponent(spec, game, move_time=0.5)
+    child = opponent.agent._child
+    started = time.monotonic()
+    with pytest.raises(AgentError, match=r"its act\(\) did not answer within 0\.5 s"):
+        opponent.act(game, game.initial_state())
+    assert time.monotonic() - started < 30  # a thread watchdog hangs for hours here
+    assert child.returncode is not None  # killed and reaped
+
+
+def test_a_seeded_users_agent_plays_the_same_game_in_its_child_as_in_process(user_file):
+    from agents.matches.arena import play_game
+    from gym_boardgames.opponents import make_opponent
+    from gym_boardgames.rules import ConnectN
+
+    body = (
+        "import numpy as np\nclass Player:\n    def __init__(self, seed=None):\n"
+        "        self.rng = np.random.default_rng(seed)\n"
+        "    def act(self, game, state):\n        return int(self.rng.choice(game.legal_actions(state)))\n"
+    )
+    game, spec = ConnectN(6, 7, 4), user_file(body)
+
+    def record(move_time):
+        moves = []
+        first = make_opponent(spec, game, 7, move_time=move_time)
+        second = make_opponent(spec, game, 8, move_time=move_time)
+        for reseed in (None, 11):
+            if reseed is not None:
+                first.reseed(reseed)
+            play_game(game, first, second, on_move=lambda state, action, child: moves.append(action))
+        return first, moves
+
+    in_process, child = record(None), record(10.0)
+    assert type(in_process[0].agent).__name__ == "Player" and type(child[0].agent).__name__ == "ChildAgent"
+    assert in_process[1] == child[1] and len(child[1]) > 14
+
+
+def test_the_projects_own_agents_with_a_move_time_stay_in_process():
+    from gym_boardgames.opponents import make_opponent
+    from gym_boardgames.rules import TicTacToe
+
+    opponent = make_opponent("alphabeta", TicTacToe(), move_time=5.0)
+    assert type(opponent.agent).__name__ == "AlphaBetaAgent" and opponent.move_time == 5.0
+    with pytest.raises(ValueError, match=r"move_time must be seconds"):
+        make_opponent("x.py:Player", TicTacToe(), move_time=0)
