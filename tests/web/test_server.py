@@ -573,6 +573,18 @@ def test_both_sides_and_the_result(make_server):
     assert state["agent_moves"] == 0
 
 
+def test_a_draw_against_an_agent_says_draw_once(make_server):
+    server = make_server()
+    game = new_game(server)  # Lowest takes the lowest free cell
+    path = f"/api/games/{game['id']}"
+    session = server.games[game["id"]].session
+    for moves, cell in enumerate((1, 3, 4, 6, 8)):  # X 1 3 4 6 8, O 0 2 5 7: no line
+        state = wait_until(server, game, lambda state, done=2 * moves: state["moves"] == done)
+        game = request(server, "POST", path, {"click": list(session.view.cell_rect(cell).center)})[1]
+    state = wait_until(server, game, lambda state: state["over"])
+    assert state["status"] == "Draw"  # not "Draw - Draw": the page shows the server's status as it is
+
+
 def test_serve_builds_named_agents_through_the_provider():
     pytest.importorskip("agents")
     with serve(make_game("dotsandboxes", rows=2, cols=2), ["alphabeta:2", "random"], log=io.StringIO()) as server:
