@@ -33,9 +33,9 @@ import numpy as np
 
 from agents.matches.arena import play_match
 from agents.matches.rating import Ratings, fit_ratings
-from gym_boardgames.opponents import Opponent, make_opponent
+from gym_boardgames.opponents import Opponent, _describe, make_opponent
 from gym_boardgames.outputs import write_text_atomic
-from gym_boardgames.utils import process_pool, require_extra
+from gym_boardgames.utils import _start_worker, require_extra
 
 #: The first field of a results file's first line.
 FORMAT = "gym-boardgames ladder 1"
@@ -243,10 +243,54 @@ def block_runner(
         finally:
             ray.shutdown()
     elif workers > 1:
-        with process_pool(workers) as pool:
-            yield lambda tasks: pool.imap(job, tasks)
+        yield from _pool_runner(workers, job)
     else:
         yield lambda tasks: map(job, tasks)
+
+
+class LostBlockError(ValueError):
+    """A block that no worker will finish: its worker died, or it raised what a pool cannot carry back."""
+
+
+def _pool_runner(workers: int, job: Callable[[Task], Block]) -> Iterator[Callable[[list[Task]], Iterator[Block]]]:
+    """:func:`block_runner`'s worker processes: a lost block ends the run with one line, never a wait forever.
+
+    ``concurrent.futures``, not ``multiprocessing.Pool``: a pool replaces a worker that dies (killed, out of
+    memory, ``os._exit``) and waits for its task forever, and a ``BaseException`` that escapes a task kills
+    the worker the same way; the executor reports both (``BrokenProcessPool``, the exception itself).
+    """
+    import concurrent.futures
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = concurrent.futures.ProcessPoolExecutor(
+        # Spawned workers that ignore Ctrl-C, as every pool of the project (gym_boardgames.utils.process_pool).
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_start_worker,
+        initargs=(None, ()),
+    )
+
+    def run(tasks: list[Task]) -> Iterator[Block]:
+        futures = [(task, pool.submit(job, task)) for task in tasks]
+        for (a, b, index, _, _), future in futures:
+            try:
+                yield future.result()
+            except BrokenProcessPool:
+                raise LostBlockError(f"block {index} of {a} vs {b} was lost: a worker process died") from None
+            except (Exception, KeyboardInterrupt):
+                raise
+            except BaseException as error:  # e.g. a SystemExit from package code: not this process's exit
+                raise LostBlockError(f"block {index} of {a} vs {b} was lost: it raised {_describe(error)}") from None
+
+    try:
+        yield run
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+        # Stop the blocks still playing now (as Pool.terminate did): Ctrl-C or an error ends the run at once.
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.kill()
+            process.join()
 
 
 def run_ladder(

@@ -59,3 +59,37 @@ def test_on_move_sees_every_move_in_order():
         state = after
     # Players alternate (0, 1, 0, 1); the fourth edge completes the box for player 1.
     assert payoff == game.returns(state) == (-1.0, 1.0)
+
+
+# ---- scripts/arena.py with a user's agent that fails or holds the GIL ---------------------------------------
+
+
+def _arena_script(tmp_path, body, *extra):
+    """Run scripts/arena.py as a user does, ``random`` against the ``Bot`` of a file holding ``body``."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "bot.py").write_text(body)
+    spec = f"{tmp_path / 'bot.py'}:Bot"
+    argv = [sys.executable, str(root / "scripts" / "arena.py"), "--agents", "random", spec, "--games", "2", *extra]
+    done = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=30)  # a hang fails here
+    lines = [line for line in done.stderr.replace("\r", "\n").splitlines() if line.strip() and "arena:" not in line]
+    return spec, done, lines
+
+
+def test_a_users_agent_raising_its_own_base_exception_is_one_line_in_the_arena(tmp_path):
+    body = (
+        "class Mine(BaseException):\n    pass\nclass Bot:\n    def act(self, game, state):\n        raise Mine('no')\n"
+    )
+    spec, done, lines = _arena_script(tmp_path, body)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines == [f"arena.py: error: agent {spec}: its act() raised Mine: no"]
+
+
+def test_a_gil_holding_users_agent_ends_the_arena_at_its_move_time(tmp_path):
+    body = "import re\nclass Bot:\n    def act(self, game, state):\n        re.match(r'(a+)+$', 'a' * 40 + 'b')\n"
+    spec, done, lines = _arena_script(tmp_path, body, "--move-time", "1")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines == [f"arena.py: error: agent {spec}: its act() did not answer within 1 s (--move-time)"]

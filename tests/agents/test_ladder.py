@@ -116,10 +116,12 @@ def test_a_users_class_joins_by_file_path_or_module(tmp_path, monkeypatch):
         + "\nclass NoAct:\n    pass\n\nclass Broken:\n    def __init__(self):\n        raise OSError('x')\n"
         + "\ndef lowest(game, state):\n    return int(game.legal_actions(state)[0])\n"
     )
-    agent = build_agent(f"{tmp_path}/my_agents.py:First", 5, GAME)
+    # With no move time the agent is built in this process, where its seed can be read.
+    agent = build_agent(f"{tmp_path}/my_agents.py:First", 5, GAME, None)
     assert agent.agent.seed == 5 and agent.act(GAME, GAME.initial_state()) == 0
+    assert build_agent(f"{tmp_path}/my_agents.py:First", 5, GAME).act(GAME, GAME.initial_state()) == 0  # its child
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert build_agent("my_agents:First", 6, GAME).agent.seed == 6
+    assert build_agent("my_agents:First", 6, GAME, None).agent.seed == 6
     assert build_agent("my_agents:lowest", 6, GAME).act(GAME, GAME.initial_state()) == 0  # a function is a policy
     for spec, message in [
         ("my_agents:Missing", r"^agent my_agents:Missing: my_agents has no class or function 'Missing'$"),
