@@ -3,7 +3,7 @@
 A thread cannot stop Python code that holds the GIL (a backtracking regex, a huge integer operation,
 compiled code without ``nogil``), so a watchdog thread in the same interpreter hangs with it. A user's agent
 given by its spec (``module:Class``, ``file.py:Class``) with a move time therefore plays here: a plain
-``python -m gym_boardgames.agent_process`` child, fed pickles over its stdin and answering over a private
+``python -m gym_boardgames.agent_child`` child, fed pickles over its stdin and answering over a private
 copy of its stdout (the agent's own prints go to stderr). The child rebuilds the agent from its spec with the
 seed it was given (an in-process :class:`~gym_boardgames.opponents.Opponent`, so its guard and its reseed
 are the same code), so nothing of the user's state is pickled; the rules objects and states that travel
@@ -15,14 +15,14 @@ Ctrl-C, garbage collection of its proxy and the parent's exit.
 
 from __future__ import annotations
 
-import os
 import pickle
 import select
-import signal
 import subprocess
 import sys
 import weakref
 from typing import Any
+
+from gym_boardgames.errors import AgentError
 
 __all__ = ["ChildAgent"]
 
@@ -41,7 +41,7 @@ class ChildAgent:
     def __init__(self, spec: str, game: Any, seed: Any, limit: float) -> None:
         self.spec, self.limit = spec, limit
         self._child = subprocess.Popen(
-            [sys.executable, "-m", "gym_boardgames.agent_process"],
+            [sys.executable, "-m", "gym_boardgames.agent_child"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )
@@ -70,8 +70,6 @@ class ChildAgent:
         self._finalizer()
 
     def _ask(self, message: tuple[Any, ...], limit: float | None, what: str) -> Any:
-        from gym_boardgames.opponents import AgentError
-
         try:
             child = self._child
             if child.poll() is not None:
@@ -110,41 +108,3 @@ def _kill(child: subprocess.Popen) -> None:
             pipe.close()  # type: ignore[union-attr]
         except OSError:
             pass  # a closed pipe to a killed child: nothing to flush
-
-
-def _serve() -> None:
-    """The child's loop: build the agent, then answer each message with ``(ok, value or one-line error)``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent reports Ctrl-C and kills this process
-    replies = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # the agent's prints go to stderr, not into the replies
-    requests = sys.stdin.buffer
-    from gym_boardgames.opponents import AgentError, _describe, make_opponent
-
-    opponent, spec = None, "?"
-    while True:
-        try:
-            message = pickle.load(requests)
-        except EOFError:
-            return  # the parent closed the pipe
-        kind, *args = message
-        try:
-            if kind == "build":
-                spec, game, seed, path = args
-                sys.path[:] = path  # ``module:Class`` resolves as in the parent
-                opponent = make_opponent(spec, game, seed)
-                value = None
-            elif kind == "reseed":
-                value = opponent.reseed_with(args[0])  # type: ignore[union-attr]
-            else:
-                value = getattr(opponent, kind)(*args)
-            reply = (True, value)
-        except AgentError as error:
-            reply = (False, str(error))
-        except BaseException as error:  # the package's own checks (a bad parameter, an unreadable file): one line
-            reply = (False, f"agent {spec}: its {kind}() raised {_describe(error)}")
-        pickle.dump(reply, replies)
-        replies.flush()
-
-
-if __name__ == "__main__":
-    _serve()

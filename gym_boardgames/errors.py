@@ -24,3 +24,7 @@ class BadFileError(ValueError):
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
+
+
+class AgentError(ValueError):
+    """A user's agent failed: it raised, exited or ran out of time. The message is one line naming it."""

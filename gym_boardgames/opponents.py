@@ -32,6 +32,8 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+from gym_boardgames.errors import AgentError
+
 __all__ = [
     "FACTORY",
     "AgentError",
@@ -61,10 +63,6 @@ _OPPONENT_STREAM = 0x6F7070
 
 class UnknownAgentError(ValueError):
     """An agent name that the agent table does not know; the message lists the valid forms."""
-
-
-class AgentError(ValueError):
-    """A user's agent failed: it raised, exited or ran out of time. The message is one line naming it."""
 
 
 def as_policy(agent: Any) -> Policy:
