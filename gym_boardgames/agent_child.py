@@ -11,7 +11,8 @@ import pickle
 import signal
 import sys
 
-from gym_boardgames.opponents import AgentError, _describe, make_opponent
+from gym_boardgames.errors import AgentError, describe_error
+from gym_boardgames.opponents import make_opponent
 
 
 def _serve() -> None:
@@ -41,7 +42,7 @@ def _serve() -> None:
         except AgentError as error:
             reply = (False, str(error))
         except BaseException as error:  # the package's own checks (a bad parameter, an unreadable file): one line
-            reply = (False, f"agent {spec}: its {kind}() raised {_describe(error)}")
+            reply = (False, f"agent {spec}: its {kind}() raised {describe_error(error)}")
         try:
             pickle.dump(reply, replies)
             replies.flush()

@@ -28,3 +28,9 @@ class BadFileError(ValueError):
 
 class AgentError(ValueError):
     """A user's agent failed: it raised, exited or ran out of time. The message is one line naming it."""
+
+
+def describe_error(error: BaseException) -> str:
+    """``SystemExit(0)`` -> ``SystemExit: 0``: the exception's type and message, on one line."""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

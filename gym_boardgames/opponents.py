@@ -32,7 +32,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from gym_boardgames.errors import AgentError
+from gym_boardgames.errors import AgentError, describe_error
 
 __all__ = [
     "FACTORY",
@@ -186,7 +186,7 @@ class Opponent:
         except (KeyboardInterrupt, AgentError):  # Ctrl-C ends the run; an AgentError names the agent already
             raise
         except BaseException as error:  # user code may raise anything (SystemExit, GeneratorExit, its own kind)
-            raise AgentError(f"agent {self.name}: its {what}() raised {_describe(error)}") from None
+            raise AgentError(f"agent {self.name}: its {what}() raised {describe_error(error)}") from None
 
     def _call_limited(self, what: str, function: Callable[..., Any], args: tuple[Any, ...], limit: float) -> Any:
         """Run ``function`` in a daemon thread and wait ``limit`` seconds: a hang cannot hold the caller."""
@@ -216,12 +216,6 @@ def _check_move_time(move_time: float | None) -> None:
     """Refuse a ``move_time`` that is not seconds in (0, :data:`MAX_MOVE_TIME`] or None."""
     if move_time is not None and not 0 < move_time <= MAX_MOVE_TIME:
         raise ValueError(f"move_time must be seconds in (0, {MAX_MOVE_TIME:g}] or None, got {move_time!r}")
-
-
-def _describe(error: BaseException) -> str:
-    """``SystemExit(0)`` -> ``SystemExit: 0``: the exception's type and message, on one line."""
-    text = " ".join(str(error).split())
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def make_opponent(agent: Any, game: Any, seed: Any = None, *, move_time: float | None = None) -> Opponent:
@@ -322,7 +316,7 @@ def load_user_agent(spec: str, seed: Any = None) -> Any:
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # the user's constructor may raise anything, or exit
-        raise AgentError(f"agent {spec}: its constructor raised {_describe(error)}") from None
+        raise AgentError(f"agent {spec}: its constructor raised {describe_error(error)}") from None
 
 
 @functools.cache  # a worker loads a user's module once, not once per game
@@ -341,7 +335,7 @@ def _user_attribute(source: str, attribute: str) -> Any:
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # a user's module may raise anything, or exit, while it loads
-        raise AgentError(f"agent {spec}: loading {source} raised {_describe(error)}") from None
+        raise AgentError(f"agent {spec}: loading {source} raised {describe_error(error)}") from None
     found = getattr(module, attribute, None) if attribute.isidentifier() else None
     if not callable(found) and not callable(getattr(found, "act", None)):
         raise AgentError(f"agent {spec}: {source} has no class or function {attribute!r}")

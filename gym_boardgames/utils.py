@@ -7,10 +7,11 @@ dependency in one line before any work. The scripts' own parsers and up-front ch
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -29,6 +30,31 @@ def process_pool(workers: int, initializer: Callable[..., Any] | None = None, in
     import multiprocessing
 
     return multiprocessing.get_context("spawn").Pool(workers, _start_worker, (initializer, initargs))
+
+
+@contextlib.contextmanager
+def process_executor(workers: int) -> Iterator[Any]:
+    """Yield a ``concurrent.futures`` executor of ``workers`` spawned processes that ignore Ctrl-C.
+
+    For jobs where a lost task must be reported, not waited for: a ``multiprocessing`` pool (:func:`process_pool`)
+    replaces a worker that dies and waits for its task forever, where the executor raises ``BrokenProcessPool``.
+    The workers start as :func:`process_pool`'s do. On leaving, the tasks not started are cancelled and the
+    workers still running are killed, as ``Pool.terminate`` does, so Ctrl-C or an error ends the job at once.
+    """
+    import concurrent.futures
+    import multiprocessing
+
+    executor = concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(None, ())
+    )
+    try:
+        yield executor
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+        # The executor has no terminate(): its process table is the one handle on the workers still running.
+        for process in list((getattr(executor, "_processes", None) or {}).values()):
+            process.kill()
+            process.join()
 
 
 def _start_worker(initializer: Callable[..., Any] | None, initargs: tuple[Any, ...]) -> None:

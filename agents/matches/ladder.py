@@ -33,9 +33,10 @@ import numpy as np
 
 from agents.matches.arena import play_match
 from agents.matches.rating import Ratings, fit_ratings
-from gym_boardgames.opponents import Opponent, _describe, make_opponent
+from gym_boardgames.errors import describe_error
+from gym_boardgames.opponents import Opponent, make_opponent
 from gym_boardgames.outputs import write_text_atomic
-from gym_boardgames.utils import _start_worker, require_extra
+from gym_boardgames.utils import process_executor, require_extra
 
 #: The first field of a results file's first line.
 FORMAT = "gym-boardgames ladder 1"
@@ -259,38 +260,25 @@ def _pool_runner(workers: int, job: Callable[[Task], Block]) -> Iterator[Callabl
     memory, ``os._exit``) and waits for its task forever, and a ``BaseException`` that escapes a task kills
     the worker the same way; the executor reports both (``BrokenProcessPool``, the exception itself).
     """
-    import concurrent.futures
-    import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
 
-    pool = concurrent.futures.ProcessPoolExecutor(
-        # Spawned workers that ignore Ctrl-C, as every pool of the project (gym_boardgames.utils.process_pool).
-        workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_start_worker,
-        initargs=(None, ()),
-    )
+    with process_executor(workers) as pool:
 
-    def run(tasks: list[Task]) -> Iterator[Block]:
-        futures = [(task, pool.submit(job, task)) for task in tasks]
-        for (a, b, index, _, _), future in futures:
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                raise LostBlockError(f"block {index} of {a} vs {b} was lost: a worker process died") from None
-            except (Exception, KeyboardInterrupt):
-                raise
-            except BaseException as error:  # e.g. a SystemExit from package code: not this process's exit
-                raise LostBlockError(f"block {index} of {a} vs {b} was lost: it raised {_describe(error)}") from None
+        def run(tasks: list[Task]) -> Iterator[Block]:
+            futures = [(task, pool.submit(job, task)) for task in tasks]
+            for (a, b, index, _, _), future in futures:
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    raise LostBlockError(f"block {index} of {a} vs {b} was lost: a worker process died") from None
+                except (Exception, KeyboardInterrupt):
+                    raise
+                except BaseException as error:  # e.g. a SystemExit from package code: not this process's exit
+                    raise LostBlockError(
+                        f"block {index} of {a} vs {b} was lost: it raised {describe_error(error)}"
+                    ) from None
 
-    try:
         yield run
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-        # Stop the blocks still playing now (as Pool.terminate did): Ctrl-C or an error ends the run at once.
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.kill()
-            process.join()
 
 
 def run_ladder(
