@@ -110,8 +110,11 @@ def hint_labels(
     if family_of(game) == "dots" and game.num_edges <= 26:
         return HintLabels(_dots_hint_labels(game, state, player), EXACT)
     if solver_plays(game):
-        from agents.search.connect_four import SearchBudgetExceeded
+        from agents.search.connect_four import SearchBudgetExceeded, shared_solver
 
+        shared_solver(
+            game
+        )  # made once a process (its 84 MB table, the book): outside the budget, which is the search's
         try:
             with time_limit(seconds):
                 return HintLabels(exact_connect_labels(game, state, player, max_nodes), EXACT)

@@ -2,6 +2,7 @@
 scripts/play.py hands it."""
 
 import ast
+import functools
 import importlib.util
 import subprocess
 import sys
@@ -382,7 +383,8 @@ def test_a_network_opponent_adds_its_priors_and_value_to_the_hints(close_after):
 
     env = ConnectNEnv(6, 7, 4, True, opponent=None)
     agent = load_pretrained("connectfour", n_simulations=20, seed=0)
-    app = PlayApp(env, agent, human_player=0, hints=hint_labels)
+    # A budget no busy machine reaches: this test is about the priors beside the exact labels, not the clock.
+    app = PlayApp(env, agent, human_player=0, hints=functools.partial(hint_labels, seconds=120))
     close_after(app)
     show_hints(app)
     priors, _ = agent.evaluate(env.game, [env.state])
