@@ -3,28 +3,66 @@
 A thread cannot stop Python code that holds the GIL (a backtracking regex, a huge integer operation,
 compiled code without ``nogil``), so a watchdog thread in the same interpreter hangs with it. A user's agent
 given by its spec (``module:Class``, ``file.py:Class``) with a move time therefore plays here: a plain
-``python -m gym_boardgames.agent_child`` child, fed pickles over its stdin and answering over a private
+``python -m gym_boardgames.agent_child`` child, fed JSON lines over its stdin and answering over a private
 copy of its stdout (the agent's own prints go to stderr). The child rebuilds the agent from its spec with the
 seed it was given (an in-process :class:`~gym_boardgames.opponents.Opponent`, so its guard and its reseed
-are the same code), so nothing of the user's state is pickled; the rules objects and states that travel
-are frozen, hashable values, cheap to pickle. A plain subprocess rather than ``multiprocessing``: spawn
-would import the parent's ``__main__`` (a script) again in the child. The child ignores Ctrl-C (the parent
-reports it and kills the child) and is killed and reaped on every path: a move past the limit, a failure,
-Ctrl-C, garbage collection of its proxy and the parent's exit.
+are the same code), so nothing of the user's state travels: only the game's record
+(:func:`~gym_boardgames.rules.registry.game_to_config`), the position's fields and a generator's state, as
+JSON (never pickle: nothing the child sends is executed). So a child plays the package's own games
+(:func:`plays_in_child`); a user's own game keeps the in-process watchdog. A plain subprocess rather than
+``multiprocessing``: spawn would import the parent's ``__main__`` (a script) again in the child. The child
+ignores Ctrl-C (the parent reports it and kills the child) and is killed and reaped on every path: a move
+past the limit, a failure, Ctrl-C, garbage collection of its proxy and the parent's exit.
 """
 
 from __future__ import annotations
 
-import pickle
+import json
 import select
 import subprocess
 import sys
 import weakref
 from typing import Any
 
-from gym_boardgames.errors import AgentError
+import numpy as np
 
-__all__ = ["ChildAgent"]
+from gym_boardgames.errors import AgentError
+from gym_boardgames.rules.registry import game_from_config, game_to_config
+
+__all__ = ["ChildAgent", "plays_in_child"]
+
+
+def plays_in_child(game: Any) -> bool:
+    """Whether a child process can rebuild ``game`` from its record: the package's own games."""
+    return game_from_config(game_to_config(game)) is not None
+
+
+def encode_position(game: Any, state: Any) -> dict[str, Any]:
+    """``game`` and ``state`` as JSON values: the game's record, the state's fields (bytes as hex)."""
+    fields = [{"hex": value.hex()} if isinstance(value, bytes) else value for value in state]
+    return {"game": game_to_config(game), "state": fields}
+
+
+def decode_position(message: dict[str, Any]) -> tuple[Any, Any]:
+    """The ``(game, state)`` of :func:`encode_position`'s values; the state is of the game's own type."""
+    game = game_from_config(message["game"])
+    fields = [bytes.fromhex(value["hex"]) if isinstance(value, dict) else value for value in message["state"]]
+    return game, type(game.initial_state())(*fields)
+
+
+def encode_seed(seed: Any) -> Any:
+    """An int or None as it is; a ``numpy.random.Generator`` as its bit generator's state."""
+    return {"generator": seed.bit_generator.state} if isinstance(seed, np.random.Generator) else seed
+
+
+def decode_seed(value: Any) -> Any:
+    """The seed :func:`encode_seed` encoded: a generator in the same state, or the int or None."""
+    if not isinstance(value, dict):
+        return value
+    state = value["generator"]
+    bits = getattr(np.random, state["bit_generator"])()
+    bits.state = state
+    return np.random.Generator(bits)
 
 
 class ChildAgent:
@@ -47,42 +85,50 @@ class ChildAgent:
         )
         self._finalizer = weakref.finalize(self, _kill, self._child)
         # Building loads the user's module: no move limit on it, as in this process.
-        self._ask(("build", spec, game, seed, list(sys.path)), None, "construction")
+        build = {
+            "spec": spec,
+            "seed": encode_seed(seed),
+            "path": list(sys.path),
+            **encode_position(game, game.initial_state()),
+        }
+        self._ask("build", build, None)
 
     def act(self, game: Any, state: Any) -> int:
         """The agent's move in ``state``."""
-        return self._ask(("act", game, state), self.limit, "act")
+        return self._ask("act", encode_position(game, state), self.limit)
 
     def reset(self) -> None:
         """Its ``reset()``."""
-        self._ask(("reset",), self.limit, "reset")
+        self._ask("reset", {}, self.limit)
 
     def reseed(self, generator: Any) -> None:
         """Its reseed with ``generator`` (its own ``reseed``, or built again from its spec)."""
-        self._ask(("reseed", generator), self.limit, "reseed")
+        self._ask("reseed", {"seed": encode_seed(generator)}, self.limit)
 
     def check(self, game: Any) -> None:
         """Its ``check(game)``."""
-        self._ask(("check", game), self.limit, "check")
+        self._ask("check", encode_position(game, game.initial_state()), self.limit)
 
     def close(self) -> None:
         """Kill the child and reap it (also done when this object is collected or the process exits)."""
         self._finalizer()
 
-    def _ask(self, message: tuple[Any, ...], limit: float | None, what: str) -> Any:
+    def _ask(self, call: str, message: dict[str, Any], limit: float | None) -> Any:
+        what = "construction" if call == "build" else call
         try:
             child = self._child
             if child.poll() is not None:
                 raise AgentError(f"agent {self.spec}: its process is gone (exit status {child.returncode})")
-            pickle.dump(message, child.stdin)
-            child.stdin.flush()
+            child.stdin.write(json.dumps({"call": call, **message}).encode() + b"\n")  # type: ignore[union-attr]
+            child.stdin.flush()  # type: ignore[union-attr]
             ready, _, _ = select.select([child.stdout], [], [], limit)
             if not ready:
                 self.close()
                 raise AgentError(f"agent {self.spec}: its {what}() did not answer within {limit:g} s (--move-time)")
+            line = child.stdout.readline()  # type: ignore[union-attr]
             try:
-                ok, value = pickle.load(child.stdout)
-            except (EOFError, pickle.UnpicklingError):
+                ok, value = json.loads(line)
+            except ValueError:  # an empty line: the child ended
                 self.close()
                 raise AgentError(
                     f"agent {self.spec}: its process ended during its {what}() (exit status {child.returncode})"

@@ -32,6 +32,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+from gym_boardgames.agent_process import ChildAgent, plays_in_child
 from gym_boardgames.errors import AgentError, describe_error
 
 __all__ = [
@@ -244,9 +245,8 @@ def make_opponent(agent: Any, game: Any, seed: Any = None, *, move_time: float |
             raise UnknownAgentError(f"{agent!r} is not an agent: it needs act(game, state) -> int or to be callable")
         name = getattr(agent, "__qualname__", None) or type(agent).__name__
         opponent = Opponent(agent, name, user=True, move_time=move_time)
-    elif move_time is not None and is_user_spec(agent):
-        from gym_boardgames.agent_process import ChildAgent  # a thread cannot stop code that holds the GIL
-
+    elif move_time is not None and is_user_spec(agent) and plays_in_child(game):
+        # A thread cannot stop code that holds the GIL: the agent plays in a child process, killed at the limit.
         _check_move_time(move_time)
         opponent = Opponent(ChildAgent(agent, game, seed, move_time), agent, user=True)
         opponent.rebuildable = True  # the child builds it again from its spec on a reseed
