@@ -255,45 +255,27 @@ def test_ctrl_c_with_worker_processes_is_one_line_status_130_and_the_finished_bl
     ],
 )
 def test_a_users_agent_that_exits_raises_or_hangs_ends_the_ladder_with_one_line(tmp_path, body, extra, message, status):
-    (tmp_path / "bot.py").write_text(body)
-    results = tmp_path / "r.jsonl"
-    done = run_script(
-        "ladder",
-        "--agents",
-        "random",
-        f"{tmp_path / 'bot.py'}:Bot",
-        "--results",
-        results,
-        "--workers",
-        "2",
-        *extra,
-        timeout=120,
-    )
-    lines = [line for line in done.stderr.replace("\r", "\n").splitlines() if line.strip() and "ladder:" not in line]
+    done, lines = ladder_with_bot(tmp_path, body, ["random"], *extra)
     assert done.returncode == status and len(lines) == 1 and re.search(message, lines[0]), done.stderr
     assert "Traceback" not in done.stderr
 
 
-def test_a_worker_that_dies_ends_the_ladder_with_one_line_and_keeps_what_finished(tmp_path):
-    # The user's agent (in its move-time child) kills the pool worker above it: a pool used to wait forever.
-    (tmp_path / "bot.py").write_text(
-        "import os, signal\nclass Bot:\n    def act(self, game, state):\n"
-        "        os.kill(os.getppid(), signal.SIGKILL)\n        return 0\n"
-    )
-    results = tmp_path / "r.jsonl"
+def ladder_with_bot(tmp_path, body, others, *extra):
+    """Run the ladder on two workers with ``others`` and a user's ``Bot`` of ``body``; its lines but progress."""
+    (tmp_path / "bot.py").write_text(body)
+    agents = [*others, f"{tmp_path / 'bot.py'}:Bot"]
     done = run_script(
-        "ladder",
-        "--agents",
-        "random",
-        "alphabeta:1",
-        f"{tmp_path / 'bot.py'}:Bot",
-        "--results",
-        results,
-        "--workers",
-        "2",
-        timeout=120,
+        "ladder", "--agents", *agents, "--results", tmp_path / "r.jsonl", "--workers", "2", *extra, timeout=120
     )
     lines = [line for line in done.stderr.replace("\r", "\n").splitlines() if line.strip() and "ladder:" not in line]
+    return done, lines
+
+
+def test_a_worker_that_dies_ends_the_ladder_with_one_line(tmp_path):
+    # The user's agent (in its move-time child) kills the pool worker above it: a pool used to wait forever.
+    body = "import os, signal\nclass Bot:\n    def act(self, game, state):\n"
+    body += "        os.kill(os.getppid(), signal.SIGKILL)\n        return 0\n"
+    done, lines = ladder_with_bot(tmp_path, body, ["random", "alphabeta:1"])
     assert done.returncode == 1 and len(lines) == 1, done.stderr
     assert re.search(r"block \d+ of .* was lost: a worker process died$", lines[0]), done.stderr
     assert "Traceback" not in done.stderr
