@@ -114,31 +114,25 @@ class ChildAgent:
         self._finalizer()
 
     def _ask(self, call: str, message: dict[str, Any], limit: float | None) -> Any:
-        what = "construction" if call == "build" else call
+        what, child = "construction" if call == "build" else call, self._child
         try:
-            child = self._child
-            if child.poll() is not None:
-                raise AgentError(f"agent {self.spec}: its process is gone (exit status {child.returncode})")
             child.stdin.write(json.dumps({"call": call, **message}).encode() + b"\n")  # type: ignore[union-attr]
             child.stdin.flush()  # type: ignore[union-attr]
             ready, _, _ = select.select([child.stdout], [], [], limit)
             if not ready:
-                self.close()
                 raise AgentError(f"agent {self.spec}: its {what}() did not answer within {limit:g} s (--move-time)")
             line = child.stdout.readline()  # type: ignore[union-attr]
-            try:
-                ok, value = json.loads(line)
-            except ValueError:  # an empty line: the child ended
-                self.close()
-                raise AgentError(
-                    f"agent {self.spec}: its process ended during its {what}() (exit status {child.returncode})"
-                ) from None
-        except BrokenPipeError:
+        except BaseException as error:  # the limit, a dead child, Ctrl-C: no child is left behind
             self.close()
-            raise AgentError(f"agent {self.spec}: its process is gone (exit status {self._child.returncode})") from None
-        except BaseException:
-            self.close()  # Ctrl-C or any other way out: no child is left behind
+            if isinstance(error, BrokenPipeError):
+                raise AgentError(f"agent {self.spec}: its process is gone (exit status {child.returncode})") from None
             raise
+        if not line:  # the child ended (it exited, or was killed) before it answered
+            self.close()
+            raise AgentError(
+                f"agent {self.spec}: its process ended during its {what}() (exit status {child.returncode})"
+            )
+        ok, value = json.loads(line)
         if not ok:
             raise AgentError(value)
         return value

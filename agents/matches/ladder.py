@@ -268,15 +268,16 @@ def _pool_runner(workers: int, job: Callable[[Task], Block]) -> Iterator[Callabl
             futures = [(task, pool.submit(job, task)) for task in tasks]
             for (a, b, index, _, _), future in futures:
                 try:
-                    yield future.result()
+                    block = future.result()
                 except BrokenProcessPool:
                     raise LostBlockError(f"block {index} of {a} vs {b} was lost: a worker process died") from None
                 except (Exception, KeyboardInterrupt):
                     raise
                 except BaseException as error:  # e.g. a SystemExit from package code: not this process's exit
-                    raise LostBlockError(
-                        f"block {index} of {a} vs {b} was lost: it raised {describe_error(error)}"
-                    ) from None
+                    lost = f"block {index} of {a} vs {b} was lost: it raised {describe_error(error)}"
+                    raise LostBlockError(lost) from None
+                # Outside the try: closing this generator throws GeneratorExit at the yield, not a lost block.
+                yield block
 
         yield run
 
