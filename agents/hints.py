@@ -1,9 +1,9 @@
-"""The hints of the play window and the browser page: what each legal move leads to, for the player to move.
+"""The hints of every play door: what each legal move leads to, for the player to move.
 
 :func:`hint_labels` is the hint provider ``(game, state, player) -> {action: label}`` that
-:class:`gym_boardgames.play_session.PlaySession` takes; ``scripts/play.py`` hands it to both front ends. It
-returns a :class:`~gym_boardgames.play_session.HintLabels`, which also says how the labels were found
-(``source``): ``"exact"`` or ``"search estimate"``. The front ends show it beside the labels.
+:func:`gym_boardgames.play` hands the session of every door (window, page, notebook, terminal) by default. It
+returns a :class:`HintLabels`, which also says how the labels were found (``source``): :data:`EXACT` or
+:data:`SEARCH_ESTIMATE`. The doors show it beside the labels.
 
 Exact labels on Connect Four
 ----------------------------
@@ -30,7 +30,7 @@ On the empty 6x7 board: column 3 is ``"win in 21"`` (the 41st stone of the game)
 The search is bounded by :func:`hint_node_budget` positions, about two seconds. A position it cannot solve in
 that budget (rare: the hardest ones, 12 to 17 stones, take about a second here) gets the searched labels of
 the other boards instead, with the source ``"search estimate"`` (and, against a network opponent, the network's
-priors: :class:`~gym_boardgames.play_session.PlaySession` then names the source ``"network estimate"``).
+priors: :class:`~gym_boardgames.human.session.PlaySession` then names the source ``"network estimate"``).
 
 Other games
 -----------
@@ -53,16 +53,43 @@ estimate if the compile outlasts the budget.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agents.factory import solver_plays
 from agents.search.minimax import alphabeta
 from gym_boardgames.cancel import Cancelled, check_cancelled, time_limit
 from gym_boardgames.checks import check_int
-from gym_boardgames.play_session import EXACT, SEARCH_ESTIMATE, HintLabels
 from gym_boardgames.rules.common import value_for
 from gym_boardgames.rules.dots import DotsAndBoxes
 from gym_boardgames.rules.registry import family_of
+
+#: How a hint provider found its labels (:attr:`HintLabels.source`): every label the game-theoretic result...
+EXACT = "exact"
+#: ...or a depth-limited search's, ``"?"`` beyond its horizon.
+SEARCH_ESTIMATE = "search estimate"
+
+
+class HintLabels(dict[int, str]):
+    """A hint provider's ``{legal action: label}``, and how the labels were found (:attr:`source`).
+
+    A plain ``dict`` in every other respect, so a provider that returns a plain one still works (its source
+    is then unknown, ``""``, and the doors name none).
+
+    Args:
+        labels: ``{legal action: label}``.
+        source: :data:`EXACT` or :data:`SEARCH_ESTIMATE`.
+    """
+
+    def __init__(self, labels: Mapping[int, str], source: str) -> None:
+        super().__init__(labels)
+        self.source = source
+
+
+#: A hint provider: ``(game, state, player) -> {legal action: label}`` for the mover's result after each
+#: action: ``"win"``, ``"draw"``, ``"loss"`` or ``"?"`` (unknown), which may be followed by more words
+#: (``"win in 3"``; the first word picks the colour). Returning :class:`HintLabels` also says how they were found.
+HintProvider = Callable[[Any, Any, int], Mapping[int, str]]
 
 #: Boards up to this many cells (or edges + 4) are searched to the end; larger ones :data:`SHALLOW_DEPTH` plies.
 EXACT_SEARCH_SIZE = 16

@@ -12,6 +12,9 @@ Importing the package only registers the environments (string entry points, all 
     env = gym.make("TicTacToe-v0", opponent="random")
 
 ``gym.make("gym_boardgames:TicTacToe-v0")`` also works without the explicit import.
+
+A person plays any agent through one call, :func:`gym_boardgames.play` (:mod:`gym_boardgames.human`), loaded at
+its first use: ``gym_boardgames.play("connectfour", ui="notebook")``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ _LAZY = {
     "ConnectNEnv": "gym_boardgames.envs.connectn",
     "ConnectFourEnv": "gym_boardgames.envs.connectn",
     "DotsAndBoxesEnv": "gym_boardgames.envs.dots",
+    "play": "gym_boardgames.human.doors",
 }
 
 __all__ = ["__version__", *_LAZY]

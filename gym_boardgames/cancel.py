@@ -1,6 +1,6 @@
 """Stopping a search whose result is no longer wanted: one signal, checked by every search of the package.
 
-The play session (:class:`gym_boardgames.play_session.PlaySession`, behind the window, the page, the notebook
+The play session (:class:`gym_boardgames.human.session.PlaySession`, behind the window, the page, the notebook
 widget and the terminal) computes the agent's reply and the hints in worker threads, each inside
 :func:`cancellable`. A restart, an undo, a swap, a new game, a closed window or page and a stopped server
 :meth:`~CancelSignal.cancel` the signal, and the searches stop at their next check:

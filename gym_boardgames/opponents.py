@@ -106,6 +106,8 @@ def is_user_spec(spec: str) -> bool:
 class Opponent:
     """One built agent, as every surface plays it: :meth:`act`, :meth:`reset`, :meth:`reseed`, :meth:`check`.
 
+    It also carries the agent's :attr:`evaluate` (a network's), so that every play door's hints show it.
+
     Args:
         agent: the agent (an object with ``act`` or a callable).
         name: how messages name it (the spec it was built from, or the object's name).
@@ -138,6 +140,10 @@ class Opponent:
             needs = "it needs act(game, state) -> int or to be callable"
             raise AgentError(f"agent {self.name} is {agent!r}: {needs}") from None
         self._reset = reset_hook(agent)
+        evaluate = getattr(agent, "evaluate", None)
+        #: The agent's own ``evaluate(game, states) -> (priors, values)`` (a network's), or None: the play doors'
+        #: hints show its priors and value, whichever door built the opponent.
+        self.evaluate = evaluate if callable(evaluate) else None
 
     def act(self, game: Any, state: Any) -> int:
         """Return the agent's move in ``state``.

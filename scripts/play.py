@@ -3,7 +3,7 @@ typing moves in a terminal (``--terminal``, over SSH too: no pygame, no browser)
 
 Examples:
   python scripts/play.py tictactoe
-  python scripts/play.py connectfour --you second
+  python scripts/play.py connectfour --side second
   python scripts/play.py connectfour --opponent mcts:2000
   python scripts/play.py connectfour --opponent perfect                 # the exact solver: perfect play
   python scripts/play.py connectn --rows 9 --cols 9 --n 5 --no-gravity --opponent alphabeta:2
@@ -11,7 +11,7 @@ Examples:
   python scripts/play.py dotsandboxes --web --port 8765          # on a remote machine: ssh -L 8765:127.0.0.1:8765 HOST
   python scripts/play.py connectfour --web --token-file ~/.play-token   # open pages survive a restart
   python scripts/play.py connectfour --terminal                  # type the column numbers the board shows
-  python scripts/play.py dotsandboxes --rows 2 --cols 2 --terminal --you second   # edges as their dots: a1b1
+  python scripts/play.py dotsandboxes --rows 2 --cols 2 --terminal --side second   # edges as their dots: a1b1
 
 Without ``--opponent`` each game gets an agent that replies at once (``agents.factory.default_opponent``, in words
 ``agents.factory.DEFAULT_OPPONENTS``): the solved table on Dots and Boxes 3x3, perfect alpha-beta on boards of at
@@ -21,11 +21,9 @@ other board.
 row its bitboard holds, ``(rows + 1) * cols <= 63``); on Connect Four most replies take milliseconds, the hardest
 about a second. The hints (H) on those boards are exact: "win in N", "draw" or "loss in N" (``agents.hints``).
 
-The window is :class:`gym_boardgames.play.PlayApp`; the page is served by :mod:`gym_boardgames.web`; the terminal
-game is :func:`gym_boardgames.terminal.play_in_terminal` (docs/tutorials/play_terminal.md). This script
-parses the command line, builds the game and the agent (``agents.factory.make_agent``) and hands them the
-agent and the hints (``agents.hints.hint_labels``), since the env package never imports ``agents`` nor reads
-the command line.
+This script is a command line over :func:`gym_boardgames.play`: it resolves the game, the opponent, the side and
+the seed with :func:`gym_boardgames.human.doors.resolve` while it parses (a refusal names the flag), then opens
+the door its flags chose (``--terminal``, ``--web``, else the window).
 """
 
 from __future__ import annotations
@@ -36,13 +34,10 @@ from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C dur
 import argparse
 import os
 
-from agents.factory import DEFAULT_OPPONENTS, agent_forms, default_opponent, suggested_opponents
-from agents.hints import hint_labels
-from gym_boardgames.envs import TwoPlayerEnv, env_for_game
-from gym_boardgames.opponents import make_opponent
-from gym_boardgames.play import KEYS_HELP, PlayApp, no_screen_reason
-from gym_boardgames.play_session import PlaySession
-from gym_boardgames.terminal import SHORT_HELP, play_in_terminal
+from agents.factory import DEFAULT_OPPONENTS, agent_forms, default_opponent
+from gym_boardgames.human.doors import SIDES, open_door, resolve
+from gym_boardgames.human.terminal import SHORT_HELP
+from gym_boardgames.human.window import KEYS_HELP, NoScreenError
 
 # What --help lists for --opponent: every agent name form (the Dots and Boxes bots play dots only).
 OPPONENTS = ", ".join(agent_forms())
@@ -61,7 +56,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"the agent you play: {OPPONENTS} (default: one that answers at once: {DEFAULT_OPPONENTS}. perfect: the "
         "exact solver, for gravity boards with four in a row up to (rows + 1) * cols <= 63, connectfour included)",
     )
-    parser.add_argument("--you", choices=["first", "second"], default="first", help="your side")
+    parser.add_argument("--side", choices=SIDES, default="first", help="your side (both: two people, no agent)")
     cli.add_run_flags(parser, seed="seed of the agent", json=None)
     parser.add_argument(
         "--screenshot",
@@ -106,7 +101,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="N",
         help="quit after N frames (about N/30 s), saving --screenshot (default: run until closed; 1 headless)",
     )
-    return cli.parse_checked(parser, argv, _check_screenshot, _check_token, _build)
+    return cli.parse_checked(parser, argv, _check_screenshot, _check_token, _resolve)
 
 
 def _check_screenshot(args: argparse.Namespace) -> None:
@@ -125,7 +120,7 @@ def _check_screenshot(args: argparse.Namespace) -> None:
 def _check_token(args: argparse.Namespace) -> None:
     """Read ``--token-file`` into ``args.token`` and check the token as the server will (one line if it refuses)."""
     from gym_boardgames.checks import read_regular_file
-    from gym_boardgames.web.server import checked_token
+    from gym_boardgames.human.server import checked_token
 
     flag = "--token-file" if args.token_file is not None else "--token"
     if args.token_file is not None:
@@ -152,8 +147,8 @@ def _check_token(args: argparse.Namespace) -> None:
         )
 
 
-def _build(args: argparse.Namespace) -> None:
-    """Set ``args.env`` (the game's self-play env), ``args.opponent`` (or the game's default) and ``args.agent``.
+def _resolve(args: argparse.Namespace) -> None:
+    """Set ``args.table``: the game, ``--opponent`` (or the game's default), ``--side``, the hints and ``--seed``.
 
     Raises:
         ValueError: a size the game does not take (``--rows`` for tictactoe) or outside its limits, or an
@@ -161,59 +156,46 @@ def _build(args: argparse.Namespace) -> None:
     """
     # The registry validates the options and fills in the defaults (only for options not given: a 0 is
     # refused, never silently replaced).
-    args.env = env_for_game(cli.game_from_args(args), opponent=None)
-    args.opponent = args.opponent or default_opponent(args.env.game)
-    build = lambda _, name: make_opponent(name, args.env.game, args.seed)  # noqa: E731
-    args.agent = cli.build_named("--opponent", [args.opponent], build)[args.opponent]
+    game = cli.game_from_args(args)
+    opponent = args.opponent or default_opponent(game)
+    build = lambda _, name: resolve(game, name, args.side, True, args.seed)  # noqa: E731
+    args.table = cli.build_named("--opponent", [opponent], build)[opponent]
 
 
 def main(argv: list[str] | None = None) -> int | None:
-    """Parse the command line, build the game and ``--opponent``, then play in the window, the page or the terminal.
+    """Parse the command line, then play in the terminal, the page or the window.
 
     Returns:
         the terminal game's exit status (0), or None after the window or the page.
     """
     args = parse_args(argv)
-    env, opponent, agent = args.env, args.opponent, args.agent
-    human = 0 if args.you == "first" else 1
     if args.terminal:
-        return play_in_terminal(PlaySession(env, agent, human_player=human, hints=hint_labels, name=opponent))
+        return open_door(args.table, "terminal")
     if args.web:
-        serve_page(env, opponent, human, args)
-        return
-    max_frames = args.max_frames
-    reason = no_screen_reason()
-    if reason is not None:
-        if args.screenshot is None:
-            cli.fail(
-                f"no screen to show the window on ({reason}): add --web to play in a browser page, run it in a "
-                "desktop session (or under xvfb-run), or give --screenshot FILE to save the position headless"
-            )
-        # Headless: draw the position once, save --screenshot, exit. The dummy driver spares SDL probing for
-        # a display server that is not there.
-        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-        max_frames = 1 if max_frames is None else max_frames
-    app = PlayApp(env, agent, human_player=human, screenshot=args.screenshot, hints=hint_labels, name=opponent)
-    app.run(max_frames=max_frames)
+        serve_page(args)
+        return None
+    try:
+        open_door(args.table, "window", screenshot=args.screenshot, max_frames=args.max_frames)
+    except NoScreenError as error:
+        cli.fail(str(error))
+    return None
 
 
-def serve_page(env: TwoPlayerEnv, opponent: str, human: int, args: argparse.Namespace) -> None:
-    """Serve the game as a browser page until Ctrl-C; ``opponent`` is offered first, then the suggested agents."""
-    from gym_boardgames.web import is_loopback, serve
+def serve_page(args: argparse.Namespace) -> None:
+    """Serve the game as a browser page until Ctrl-C; ``--opponent`` is offered first, then the suggested agents."""
+    from gym_boardgames.human.server import is_loopback
 
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # the page draws off-screen: no window, no display needed
-    opponents = [opponent, *suggested_opponents(env.game)]
+    table = args.table
+    options = {"host": args.host, "port": args.port, "allow_remote": args.allow_remote, "token": args.token}
     try:
-        server = serve(
-            env.game, opponents, hints=hint_labels, seed=args.seed, start=False,
-            host=args.host, port=args.port, allow_remote=args.allow_remote, default_human=human, token=args.token,
-        )  # fmt: skip
+        server = open_door(table, "page", start=False, **options)
     except ValueError as error:
         cli.fail(f"{error}")
     except OSError as error:
         cli.fail(f"cannot listen on {args.host}:{args.port}: {error.strerror or error} (try --port 0)")
     where = "this machine only" if is_loopback(args.host) else f"{args.host}, other machines too"
-    print(f"Serving {env.window_title} against {opponent} on {where}. Open this URL (it holds the access token):")
+    print(f"Serving {table.title} against {table.opponent} on {where}. Open this URL (it holds the access token):")
     print(f"  {server.url}", flush=True)
     print("Press Ctrl-C to stop.", flush=True)
     try:

@@ -166,16 +166,16 @@ def test_three_positions_left_mid_search_leave_no_thread_and_no_cpu(leave):
     pytest.importorskip("pygame")
     from agents.search.mcts import MCTSAgent
     from gym_boardgames.envs import ConnectNEnv
-    from gym_boardgames.play_session import PlaySession
+    from gym_boardgames.human.session import PlaySession
 
     def new_session() -> PlaySession:
-        return PlaySession(ConnectNEnv(opponent=None), MCTSAgent(10**7, seed=0), human_player=0)
+        return PlaySession(ConnectNEnv(opponent=None), MCTSAgent(10**7, seed=0), side=0)
 
     session, sessions, abandoned = new_session(), [], []
     for _ in range(3):
         if leave == "close":  # a closed window or page: each round is a session of its own
             session = new_session()
-        elif session.human != 0:  # after a swap the agent moves first: its search is the one to leave
+        elif session.side != 0:  # after a swap the agent moves first: its search is the one to leave
             session.swap()
         sessions.append(session)
         before = set(session_workers())
@@ -196,7 +196,7 @@ def test_a_stopped_server_stops_its_games_searches():
     import urllib.request
 
     from gym_boardgames.rules.registry import make_game
-    from gym_boardgames.web import serve
+    from gym_boardgames.human.doors import serve
 
     server = serve(make_game("connectfour"), ["mcts:10000000"], port=0, log=io.StringIO())
     try:

@@ -2,7 +2,7 @@
 
 Each board function draws a position from the rules object, the state and what it marks (the last move and
 the status line); see :mod:`gym_boardgames.render.board`. The boards carry the labels a person types in the
-terminal game (:mod:`gym_boardgames.terminal`), and each game kind reads them back with one pair of functions
+terminal game (:mod:`gym_boardgames.human.terminal`), and each game kind reads them back with one pair of functions
 here, so the board and the parser cannot disagree (:func:`move_labels`):
 
 * gravity boards (Connect Four): the column numbers 1, 2, ... above the board (the action is the number less 1);

@@ -11,7 +11,7 @@ import pytest
 
 from agents.hints import exact_label, hint_labels
 from agents.search.connect_four import COMPILED
-from gym_boardgames.play_session import EXACT, SEARCH_ESTIMATE, HintLabels
+from gym_boardgames.human.session import EXACT, SEARCH_ESTIMATE, HintLabels
 from gym_boardgames.rules import ConnectN, TicTacToe
 
 CONNECT_FOUR = ConnectN(6, 7, 4, True)

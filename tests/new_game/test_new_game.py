@@ -78,7 +78,7 @@ def test_its_view_draws_frames_and_gymnasium_vectorises_it():
 
 def test_a_person_plays_it_by_clicks_in_the_play_session():
     from gym_boardgames.envs import env_for_game
-    from gym_boardgames.play_session import PlaySession
+    from gym_boardgames.human.session import PlaySession
 
     session = PlaySession(env_for_game(nim.Nim(5), opponent=None), agent=None)
     session.click(session.view._centre(2))  # the third of five stones: take three

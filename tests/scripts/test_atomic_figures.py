@@ -85,11 +85,11 @@ def test_each_figure_is_written_whole_in_the_format_of_its_name(draw, tmp_path):
 def test_a_screenshot_whose_save_fails_leaves_the_earlier_file_whole(tmp_path, monkeypatch):
     pygame = pytest.importorskip("pygame")
     from gym_boardgames.envs import TicTacToeEnv
-    from gym_boardgames.play import PlayApp
+    from gym_boardgames.human.window import PlayApp
 
     shot = tmp_path / "shot.png"
     shot.write_bytes(OLD)
-    app = PlayApp(TicTacToeEnv(opponent=None), lambda game, state: 0, human_player=0, screenshot=str(shot))
+    app = PlayApp(TicTacToeEnv(opponent=None), lambda game, state: 0, side=0, screenshot=str(shot))
     real_save = pygame.image.save
 
     def half_then_fail(surface, file, namehint=""):
@@ -104,7 +104,7 @@ def test_a_screenshot_whose_save_fails_leaves_the_earlier_file_whole(tmp_path, m
         app.close()
     assert shot.read_bytes() == OLD and os.listdir(tmp_path) == ["shot.png"]
     monkeypatch.setattr(pygame.image, "save", real_save)
-    app = PlayApp(TicTacToeEnv(opponent=None), lambda game, state: 0, human_player=0, screenshot=str(shot))
+    app = PlayApp(TicTacToeEnv(opponent=None), lambda game, state: 0, side=0, screenshot=str(shot))
     app.close()
     assert pygame.image.load(str(shot)).get_size() == (app.view.size[0], app.view.size[1] + 26)
     assert os.listdir(tmp_path) == ["shot.png"]

@@ -280,13 +280,13 @@ def test_play_help_shows_max_frames():
 
 def test_a_draw_reported_as_minus_one_reads_as_a_draw(monkeypatch):
     from gym_boardgames.envs.tictactoe import TicTacToeEnv
-    from gym_boardgames.play import PlayApp
+    from gym_boardgames.human.window import PlayApp
 
     class Never:
         def act(self, game, state):
             raise AssertionError("the agent is not asked in this test")
 
-    app = PlayApp(TicTacToeEnv(opponent=None), Never(), human_player=0)
+    app = PlayApp(TicTacToeEnv(opponent=None), Never(), side=0)
     try:
         for action in (0, 1, 2, 4, 3, 5, 7, 6, 8):  # a drawn game, both sides played here
             app.env.step(action)

@@ -146,6 +146,6 @@ def test_play_without_a_display_still_saves_a_screenshot(tmp_path):
     ],
 )
 def test_no_screen_reason(environ, platform, reason):
-    from gym_boardgames.play import no_screen_reason
+    from gym_boardgames.human.window import no_screen_reason
 
     assert no_screen_reason(environ, platform) == reason

@@ -1,17 +1,18 @@
-"""Play a board game in a Jupyter notebook: a widget that talks to the kernel over the widget channel, no port.
+"""The notebook door: a widget that talks to the kernel over the widget channel, no port.
 
-One cell plays::
+One cell plays; the widget is the cell's value::
 
-    from gym_boardgames.notebook import play
-    play("connectfour")  # the last value of a cell: the board, its buttons and the status line
+    import gym_boardgames
+
+    gym_boardgames.play("connectfour", ui="notebook")
 
 The widget (an `anywidget <https://anywidget.dev>`_ of the ``notebook`` extra) runs on the same
-:class:`~gym_boardgames.play_session.PlaySession` as the window and the browser page. Its front end,
-``notebook.js``, shows the PNG the package's own views draw and sends the person's clicks (in the picture's own
-pixels) and buttons back as widget messages; Python applies them to the session. A watcher thread waits on
-:meth:`~gym_boardgames.play_session.PlaySession.wait_for_change` and pushes the new frame and status, so the
-agent's reply, computed in the session's worker, shows without a request. It is the only thread that sets the
-widget's state (ipykernel sends from any thread through its IOPub thread). Nothing listens on a port, so the
+:class:`~gym_boardgames.human.session.PlaySession` as the other doors. Its front end, ``widget.js``, shows the
+PNG the package's own views draw, offers the session's commands, and sends the person's clicks (in the
+picture's own pixels) and buttons back as widget messages; Python applies them to the session. A watcher thread
+waits on :meth:`~gym_boardgames.human.session.PlaySession.wait_for_change` and pushes the new frame and status, so
+the agent's reply, computed in the session's worker, shows without a request. It is the only thread that sets
+the widget's state (ipykernel sends from any thread through its IOPub thread). Nothing listens on a port, so the
 widget works wherever widgets do: JupyterHub, Binder, Colab, VS Code, a remote JupyterLab without a tunnel.
 """
 
@@ -19,54 +20,28 @@ from __future__ import annotations
 
 import base64
 import functools
-import importlib
 import threading
-from collections.abc import Callable
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-#: The sides the widget's menu offers: the person moves first, second, or plays both sides (no agent).
-SIDES = ("first", "second", "both")
+if TYPE_CHECKING:
+    from gym_boardgames.human.doors import Table
+
 #: Seconds between two readings of the status line while nothing changes: a message's few seconds run out so.
 STATUS_POLL_SECONDS = 0.5
-#: The module of the hint labels (``hint_labels``), imported by its name: ``gym_boardgames`` never imports ``agents``.
-HINTS = "agents.hints"
 #: What :func:`play` says without the ``notebook`` extra.
 MISSING = (
-    'play() needs anywidget, the notebook extra: pip install "gym-boardgames[notebook]" (a clone: -e ".[notebook]")'
+    'ui="notebook" needs anywidget, the notebook extra: pip install "gym-boardgames[notebook]" (a clone: -e ".[notebook]")'
 )
 
 
-def play(
-    game: Any,
-    opponent: str | None = None,
-    *,
-    you: str = "first",
-    hints: Any = True,
-    seed: int | None = 0,
-    **options: Any,
-) -> Any:
-    """Return a widget that plays ``game`` against ``opponent`` in a notebook cell, through the kernel's widget channel.
+def open_widget(table: Table) -> Any:
+    """Return a widget that plays ``table``'s game in a notebook cell (``gym_boardgames.play(ui="notebook")``).
 
-    Args:
-        game: a game name as ``scripts/play.py`` takes it (``"tictactoe"``, ``"connectfour"``, ``"dotsandboxes"``,
-            ``"connectn"``...) or a rules object.
-        opponent: an agent name as ``scripts/play.py --opponent`` takes it (default: the game's
-            ``agents.factory.default_opponent``). The widget's menu offers it, the default and the game's
-            ``suggested_opponents``.
-        you: ``"first"``, ``"second"`` or ``"both"`` (two people, no agent).
-        hints: True for ``agents.hints.hint_labels`` behind the Hints button, False for none (every move ``"?"``),
-            or a hint provider of one's own.
-        seed: seeds each game's agent.
-        **options: the game's size options when ``game`` is a name (``rows``, ``cols``, ``n``, ``gravity``,
-            ``tie_break``), as :func:`gym_boardgames.rules.registry.make_game` takes them.
-
-    Returns:
-        The widget; ``widget.close()`` ends the game and its watcher thread.
+    Its menus offer ``table``'s opponents and every side; ``widget.close()`` ends the game and its watcher.
 
     Raises:
-        MissingExtraError: (an ``ImportError``) without anywidget, before any work.
-        ValueError: an unknown game, size or side, or an opponent that cannot be built (the valid names listed).
+        MissingExtraError: (an ``ImportError``) without anywidget, before any game starts.
     """
     from gym_boardgames.utils import MissingExtraError
 
@@ -74,56 +49,41 @@ def play(
         widget_class = _widget_class()
     except ImportError:
         raise MissingExtraError(MISSING) from None
-    from gym_boardgames.checks import check_choice
-    from gym_boardgames.opponents import FACTORY
-    from gym_boardgames.play_session import PlaySession, session_for
-    from gym_boardgames.rules.registry import make_game
-
-    if isinstance(game, str):
-        game = make_game(game, **options)
-    elif options:
-        raise ValueError(f"size options ({', '.join(options)}) go with a game's name, not a rules object")
-    check_choice("you", you, SIDES)
-    if opponent is not None and not isinstance(opponent, str):
-        raise ValueError(f"opponent must be an agent name (the menu lists names), got {opponent!r:.60}")
-    factory = importlib.import_module(FACTORY)
-    default = factory.default_opponent(game)
-    names = list(dict.fromkeys([opponent or default, default, *factory.suggested_opponents(game)]))
-    provider = importlib.import_module(HINTS).hint_labels if hints is True else hints or None
-
-    def new_session(name: str, side: str) -> PlaySession:
-        return session_for(game, None if side == "both" else name, int(side == "second"), provider, seed)
-
-    return widget_class(new_session(names[0], you), new_session, names, you)
+    return widget_class(table)
 
 
 @functools.cache
 def _widget_class() -> type:
-    """The widget class, made at the first :func:`play`: importing this module imports neither anywidget nor pygame."""
+    """The widget class, made at the first :func:`open_widget`: importing this module imports no anywidget, no pygame."""
     import anywidget
     import traitlets
 
-    from gym_boardgames.play_session import check_click
+    from gym_boardgames.human.session import COMMANDS, SIDES, check_click
 
     class PlayWidget(anywidget.AnyWidget):
         """A game as a notebook widget: its state is the frame and the status line, ``notebook.js`` draws them.
 
-        The page sends ``{"click": [x, y]}``, ``{"command": NAME}`` (one of
-        :data:`~gym_boardgames.play_session.COMMANDS`) and ``{"new": {"opponent": NAME, "side": SIDE}}``.
+        The page sends ``{"click": [x, y]}``, ``{"command": NAME}`` (a name of
+        :data:`~gym_boardgames.human.session.COMMANDS`) and ``{"new": {"opponent": NAME, "side": SIDE}}``.
         """
 
-        _esm = resources.files("gym_boardgames").joinpath("notebook.js").read_text(encoding="utf-8")
+        _esm = resources.files("gym_boardgames.human").joinpath("widget.js").read_text(encoding="utf-8")
         png = traitlets.Bytes().tag(sync=True)
         status = traitlets.Unicode().tag(sync=True)
         moves = traitlets.Int().tag(sync=True)
         thinking = traitlets.Bool().tag(sync=True)
         opponents = traitlets.List(traitlets.Unicode()).tag(sync=True)
         side = traitlets.Unicode().tag(sync=True)
+        sides = traitlets.List(traitlets.Unicode()).tag(sync=True)
+        commands = traitlets.List(traitlets.Dict()).tag(sync=True)
 
-        def __init__(self, session: Any, new_session: Callable[[str, str], Any], opponents: list[str], side: str):
+        def __init__(self, table: Table):
+            session = table.session()
+            commands = [command._asdict() for command in COMMANDS]
             # The first frame is in the state the widget is made with: a notebook saved or exported at once keeps it.
-            super().__init__(opponents=opponents, side=side, **_frame(session)[1])
-            self.session, self._new_session, self._stop = session, new_session, threading.Event()
+            menus = {"opponents": list(table.opponents), "side": table.side, "sides": list(SIDES)}
+            super().__init__(commands=commands, **menus, **_frame(session)[1])
+            self.table, self.session, self._stop = table, session, threading.Event()
             self.on_msg(self._receive)
             self._watcher = threading.Thread(target=self._watch, daemon=True, name="play-widget")
             self._watcher.start()
@@ -172,11 +132,7 @@ def _widget_class() -> type:
                 self.session.say(f"refused: {error}", seconds=8)
 
         def _new_game(self, opponent: Any, side: Any) -> None:
-            if opponent not in self.opponents:
-                raise ValueError(f"unknown opponent {opponent!r:.60}: use one of {', '.join(self.opponents)}")
-            if side not in SIDES:
-                raise ValueError(f"side must be one of {', '.join(SIDES)}, got {side!r:.60}")
-            old, self.session = self.session, self._new_session(opponent, side)
+            old, self.session = self.session, self.table.session(opponent, side)
             old.close()  # wakes the watcher, which then shows the new game
 
         def close(self) -> None:

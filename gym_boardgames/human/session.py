@@ -1,14 +1,14 @@
-"""One game of a person against an agent, shared by the play window and the browser page.
+"""One game of a person against an agent, the engine under every play door.
 
-:class:`PlaySession` holds what both front ends need and nothing about how a click arrives: the env in
-self-play mode, whose turn it is, the agent's replies from a worker thread, the hints, undo, restart and swap,
-the status line, and the drawing of the board with the package's own views. The window
-(:class:`gym_boardgames.play.PlayApp`) feeds it pygame events; the web server (:mod:`gym_boardgames.web`)
-feeds it the page's clicks and sends back the PNG it draws. The rules, the agents and the drawing are
-therefore written once, in Python.
+:class:`PlaySession` holds what the four doors (:func:`gym_boardgames.play`: the window, the browser page, the
+notebook widget and the terminal) need and nothing about how a click or a typed move arrives: the env in
+self-play mode, whose turn it is, the agent's replies from a worker thread, the hints, undo, restart and swap
+(:data:`COMMANDS`, the one list every door offers), the status line, and the drawing of the board with the
+package's own views. The rules, the agents and the drawing are therefore written once, in Python.
 
 A session is safe to use from several threads: every method takes its lock, and the agent's worker plays
 its reply under the same lock, then bumps :attr:`PlaySession.version` and wakes :meth:`PlaySession.wait_for_change`.
+Its arguments come resolved from :func:`gym_boardgames.human.doors.play`, which checks them once.
 """
 
 from __future__ import annotations
@@ -17,42 +17,20 @@ import functools
 import io
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
+from agents.hints import EXACT, HintLabels, HintProvider
 from gym_boardgames.cancel import Cancelled, CancelSignal, cancellable
+from gym_boardgames.checks import check_action
 from gym_boardgames.envs.base import TwoPlayerEnv
-from gym_boardgames.opponents import as_policy, make_opponent
+from gym_boardgames.errors import describe_error
+from gym_boardgames.opponents import make_opponent
 from gym_boardgames.render.pygame_canvas import import_pygame
 
-#: How a hint provider found its labels (:attr:`HintLabels.source`): every label the game-theoretic result...
-EXACT = "exact"
-#: ...or a depth-limited search's, ``"?"`` beyond its horizon.
-SEARCH_ESTIMATE = "search estimate"
 #: What :attr:`PlaySession.hint_source` says of estimated labels a network opponent added its priors to.
 NETWORK_ESTIMATE = "network estimate"
 
-
-class HintLabels(dict[int, str]):
-    """A hint provider's ``{legal action: label}``, and how the labels were found (:attr:`source`).
-
-    A plain ``dict`` in every other respect, so a provider that returns a plain one still works (its source
-    is then unknown, ``""``, and the front ends name none).
-
-    Args:
-        labels: ``{legal action: label}``.
-        source: :data:`EXACT` or :data:`SEARCH_ESTIMATE`.
-    """
-
-    def __init__(self, labels: Mapping[int, str], source: str) -> None:
-        super().__init__(labels)
-        self.source = source
-
-
-#: A hint provider: ``(game, state, player) -> {legal action: label}`` for the mover's result after each
-#: action: ``"win"``, ``"draw"``, ``"loss"`` or ``"?"`` (unknown), which may be followed by more words
-#: (``"win in 3"``; the first word picks the colour). Returning :class:`HintLabels` also says how they were found.
-HintProvider = Callable[[Any, Any, int], dict[int, str]]
 
 MESSAGE_SECONDS = 2.5
 # Hint labels are drawn on a white badge (the board, a disc or the hover's ghost disc may be under it), in
@@ -62,49 +40,60 @@ HINT_BADGE = (255, 255, 255)
 SOLVING = "solving the hints..."
 #: The status line while the agent computes its reply; the window and the page count the seconds after it.
 THINKING = "the agent is thinking..."
-#: What :meth:`PlaySession.command` runs: the window's keys and the page's buttons.
-COMMANDS = ("hints", "undo", "restart", "swap")
+#: The person's side, in every door: the first mover, the second, or both sides (two people, no agent).
+SIDES = ("first", "second", "both")
+
+
+class Command(NamedTuple):
+    """One thing a person can ask of a game, as every door offers it."""
+
+    #: What :meth:`PlaySession.command` runs, and what the page and the widget send.
+    name: str
+    #: The window's and the page's key, and the terminal's letter.
+    key: str
+    #: What :data:`COMMANDS` does, for the terminal's help and the buttons' titles.
+    help: str
+
+
+#: The commands of every door, in the order the buttons show them (the page and the widget get them from here).
+COMMANDS = (
+    Command("hints", "h", 'show or hide what each of your moves leads to ("win in 3", "draw", "loss", "?": unknown)'),
+    Command("undo", "u", "take back your last move and the agent's replies"),
+    Command("restart", "r", "start a new game"),
+    Command("swap", "s", "swap sides and start a new game"),
+)
 BACKGROUND = (246, 242, 233)
+
+COMMAND_NAMES = tuple(command.name for command in COMMANDS)
 
 
 class PlaySession:
     """A game between a person and an agent (or a person on both sides), without any display.
 
     Args:
-        env: a board env (TicTacToe, ConnectN or Dots and Boxes); it is used in self-play mode.
-        agent: the opponent: an object with ``act(game, state) -> int`` or such a callable, or None for a
-            person on both sides. If it also has ``evaluate(game, states) -> (priors, values)`` (a
+        env: a board env (TicTacToe, ConnectN or Dots and Boxes) in self-play mode (``opponent=None``).
+        agent: the opponent, in any form :func:`~gym_boardgames.opponents.make_opponent` takes (a name, a
+            user's ``module:Class``, an object, a callable, an :class:`~gym_boardgames.opponents.Opponent`), or
+            None for a person on both sides. If its agent has ``evaluate(game, states) -> (priors, values)`` (a
             network), the hints add its priors and value.
-        human_player: the side the person plays, 0 (moves first) or 1; ignored without an agent.
+        side: the seat the person plays, 0 (moves first) or 1; ignored without an agent.
         hints: the hint provider, or None (then every move is labelled ``"?"``). If it returns
-            :class:`HintLabels`, :attr:`hint_source` and the status line say how the labels were found.
-        name: the agent's name, for the status line if it fails (default: its class's name).
-
-    Raises:
-        ValueError: if ``human_player`` is not 0 or 1, or ``env`` has a built-in opponent (it would move too).
+            :class:`~agents.hints.HintLabels`, :attr:`hint_source` and the status line say how they were found.
+        seed: seeds an agent built here from its name.
     """
 
     def __init__(
-        self,
-        env: TwoPlayerEnv,
-        agent: Any,
-        human_player: int = 0,
-        hints: HintProvider | None = None,
-        name: str | None = None,
+        self, env: TwoPlayerEnv, agent: Any, side: int = 0, hints: HintProvider | None = None, seed: Any = 0
     ) -> None:
-        if type(human_player) is not int or human_player not in (0, 1):  # 1.0 or True would index lists
-            raise ValueError(f"human_player must be 0 or 1, got {human_player!r}")
-        if not env.self_play:
-            raise ValueError(
-                "the env must be in self-play mode (opponent=None): the session's agent plays the other side"
-            )
-        self.env, self.game, self.agent = env, env.game, agent
-        self._act = None if agent is None else as_policy(agent)
-        self.name = name or getattr(agent, "__name__", type(agent).__name__)
+        self.env, self.game = env, env.game
+        #: The opponent as every door plays it (None: a person on both sides); its ``evaluate`` feeds the hints.
+        self.agent = None if agent is None else make_opponent(agent, env.game, seed)
+        self.name = "" if self.agent is None else self.agent.name
         #: Why the agent could not reply (it raised, or played an illegal move), or ``""``: the game is over then.
         self.failure = ""
         self.hint_provider = hints
-        self.human = human_player
+        #: The person's seat: 0 (moves first) or 1.
+        self.side = side
         self.show_hints = False
         self.hints: dict[int, str] = {}
         #: How :attr:`hints` were found: :data:`EXACT`, :data:`SEARCH_ESTIMATE`, :data:`NETWORK_ESTIMATE`
@@ -145,7 +134,7 @@ class PlaySession:
     @property
     def both_sides(self) -> bool:
         """Whether the person plays both sides (no agent)."""
-        return self._act is None
+        return self.agent is None
 
     @property
     def thinking(self) -> bool:
@@ -165,7 +154,7 @@ class PlaySession:
     @property
     def human_to_move(self) -> bool:
         """Whether the game is on and it is the person's turn."""
-        return not self.over and (self.both_sides or self.game.current_player(self.env.state) == self.human)
+        return not self.over and (self.both_sides or self.game.current_player(self.env.state) == self.side)
 
     @property
     def hints_pending(self) -> bool:
@@ -174,8 +163,8 @@ class PlaySession:
 
     @property
     def mover(self) -> int:
-        """The side the person moves for now: the side to move when playing both, else :attr:`human`."""
-        return self.game.current_player(self.env.state) if self.both_sides else self.human
+        """The seat the person moves for now: the seat to move when playing both, else :attr:`side`."""
+        return self.game.current_player(self.env.state) if self.both_sides else self.side
 
     def restart(self, moves: Sequence[int] = ()) -> None:
         """Start a new game (or rebuild one from ``moves``) and let the agent move if it is its turn.
@@ -232,26 +221,27 @@ class PlaySession:
         self._start_worker(self._compute_hints)
 
     def _compute_agent_move(self, generation: int, state: Any) -> None:
-        try:
-            with self._agent_busy:
-                start = time.perf_counter()
-                result: Any = int(self._act(self.game, state))  # type: ignore[misc]
-        except Exception as error:  # shown in the status line instead of killing the worker silently
-            result = error
+        why = ""
+        with self._agent_busy:
+            start = time.perf_counter()
+            try:  # the move is checked as the env and the arena check an agent's: one refusal, naming the agent
+                action = check_action(self.agent.act(self.game, state), self.game.num_actions, agent=self.name)
+                if not self.game.is_legal(state, action):
+                    why = f"agent {self.name} played {action}, not a legal move here"
+            except Exception as error:  # shown in the status line instead of killing the worker silently
+                why = str(error) if str(error).startswith("agent ") else f"agent {self.name}: {describe_error(error)}"
         seconds = time.perf_counter() - start
         with self.lock:
             if generation != self._generation:
                 return
             self._thinking_since = None
-            if isinstance(result, Exception) or not self.game.is_legal(self.env.state, result):
-                # The game cannot go on: it is over, and the status says why until a restart.
-                why = repr(result) if isinstance(result, Exception) else f"it played {result}, not a legal move"
-                self.failure = f"the opponent {self.name} failed: {why}"
+            if why:  # the game cannot go on: it is over, and the status says why until a restart
+                self.failure = f"the game stopped: {why}"
                 self._touch()
                 return
             self.last_think_seconds = seconds
             self.agent_moves += 1
-            self.env.step(result)
+            self.env.step(action)
             self._after_move()
 
     def _compute_hints(self, generation: int, state: Any) -> None:
@@ -276,8 +266,8 @@ class PlaySession:
         else:
             labels = dict.fromkeys(self.game.legal_actions(state), "?")
         source = getattr(labels, "source", "")
-        evaluate = getattr(self.agent, "evaluate", None)
-        if callable(evaluate):
+        evaluate = None if self.agent is None else self.agent.evaluate
+        if evaluate is not None:
             # A network opponent (AlphaZero) also shows what it thinks of the person's moves: its prior per
             # move under the exact or searched label, and its value of the position for the person. Labels
             # that are not exact are then the network's estimate, searched labels and priors together.
@@ -302,7 +292,12 @@ class PlaySession:
                 self.say(reason) if action is None else self.play(action)
 
     def play(self, action: int) -> None:
-        """Play the person's ``action`` (a click's, or a move typed as text), or say in the status why not."""
+        """Play the person's ``action`` (a click's, or a move typed as text), or say in the status why not.
+
+        Raises:
+            ActionTypeError: if ``action`` is not an integer action (the env's and the arena's refusal).
+        """
+        action = check_action(action, self.game.num_actions)
         with self.lock:
             if not self.human_to_move:
                 self.say("the game is over" if self.over else "wait: the agent is thinking")
@@ -317,7 +312,7 @@ class PlaySession:
         with self.lock:
             moves = list(self.env.moves)
             if not self.both_sides:
-                while moves and moves[-1][0] != self.human:
+                while moves and moves[-1][0] != self.side:
                     moves.pop()
             if not moves:
                 self.say("nothing to undo")
@@ -328,7 +323,7 @@ class PlaySession:
     def swap(self) -> None:
         """Swap sides and start a new game."""
         with self.lock:
-            self.human = 1 - self.human
+            self.side = 1 - self.side
             self.restart()
 
     def toggle_hints(self) -> None:
@@ -352,13 +347,13 @@ class PlaySession:
             self.say("hints stopped: h shows them again")
 
     def command(self, name: str) -> None:
-        """Run one of :data:`COMMANDS`: :meth:`toggle_hints`, :meth:`undo`, :meth:`restart` or :meth:`swap`.
+        """Run one of :data:`COMMANDS` by its name: :meth:`toggle_hints`, :meth:`undo`, :meth:`restart` or :meth:`swap`.
 
         Raises:
             ValueError: on another name (the page and the widget send what a person's browser sent).
         """
-        if name not in COMMANDS:
-            raise ValueError(f"unknown command {name!r:.60}: use one of {', '.join(COMMANDS)}")
+        if name not in COMMAND_NAMES:
+            raise ValueError(f"unknown command {name!r:.60}: use one of {', '.join(COMMAND_NAMES)}")
         {"hints": self.toggle_hints, "undo": self.undo, "restart": self.restart, "swap": self.swap}[name]()
 
     def say(self, text: str, seconds: float = MESSAGE_SECONDS) -> None:
@@ -404,7 +399,7 @@ class PlaySession:
                 elif winner not in (0, 1):  # the env's line says the draw already ("Draw", "Draw (2-2)")
                     result = self.env.status_text()
                 else:
-                    verdict = "You win!" if winner == self.human else "You lose"
+                    verdict = "You win!" if winner == self.side else "You lose"
                     result = f"{verdict} - {self.env.status_text()}"
                 return f"{result} ({message})" if message else result
             if message:
@@ -467,17 +462,3 @@ def check_click(point: Any) -> tuple[int, int]:
     if not (numbers and all(-1e6 < v < 1e6 for v in point)):  # not NaN either: no comparison holds for it
         raise ValueError(f"a click is [x, y] in the picture's pixels, not {point!r:.60}")
     return int(point[0]), int(point[1])
-
-
-def session_for(
-    game: Any, opponent: str | None, human: int, hints: HintProvider | None = None, seed: Any = 0
-) -> PlaySession:
-    """Return a session of ``game`` against the agent named ``opponent`` (None: a person on both sides).
-
-    The one place the page and the notebook widget turn a name into a session: the agent is built as the envs
-    build theirs (:func:`gym_boardgames.opponents.make_opponent`, its failures one ValueError).
-    """
-    from gym_boardgames.envs import env_for_game
-
-    agent = None if opponent is None else make_opponent(opponent, game, seed)
-    return PlaySession(env_for_game(game, opponent=None), agent, human_player=human, hints=hints, name=opponent)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: the sibling helper
+sys.path.insert(0, str(Path(__file__).parents[1] / "scripts"))  # importlib import mode: the scripts tests' helper
 from script_helpers import ROOT, run_script  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="a pseudo-terminal needs fork (POSIX)")
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="a pseudo-termin
 HANG_GUARD_S = 600
 # The prompt of a move, and the one after a game ends; the script waits for a line after each.
 PROMPT = re.compile(r"(\n> |\(n/q\) )\Z")
-COMMANDS = "h(ints), u(ndo), n(ew), q(uit), ?(help)"
+COMMANDS = "h(ints), u(ndo), r(estart), s(wap), q(uit), ?(help)"
 # The result line: the verdict and the env's line, or the env's own line of a draw (said once: "Draw").
 RESULT = re.compile(r"^(You win! - .+|You lose - .+|Draw.*)$", re.MULTILINE)
 #: A bound that only a hang, a blocking call or a quadratic parse exceeds: the issue measured 118 s and 12 s.
@@ -154,33 +154,33 @@ def test_a_whole_tictactoe_game_typed_against_alphabeta_with_a_bad_move_and_an_u
     assert answer(game.screen()) == []
     game.type("?\n")
     words = [line.split()[0] for line in answer(game.screen())[1:]]
-    assert words == ["h(ints)", "u(ndo)", "n(ew)", "q(uit)", "?", "Ctrl-C"]
+    assert words == ["h", "u", "r", "s", "q", "?", "Ctrl-C"]
     game.type("a1\n")
     screen = game.screen()
     assert "alphabeta played " in screen and board_rows(screen, r"\d ")[0][0] == "X"
     game.type("u\n")  # back to the empty board: the agent's reply is taken back too
     screen = game.screen()
     assert board_rows(screen, r"\d ") == [["."] * 3] * 3 and screen.rstrip().endswith("your move (X)\n>")
-    while not screen.endswith("(n/q) "):
+    while not screen.endswith("(r/q) "):
         game.type(first_free_cell(screen) + "\n")
         screen = game.screen()
     # Perfect play beats "always the first free cell".
     assert RESULT.findall(screen) and "You lose - O wins" in screen
     game.type("a3\n")
-    assert answer(game.screen()) == ['"a3": the game is over: type n(ew) for another, u(ndo), or q(uit)']
+    assert answer(game.screen()) == ['"a3": the game is over: type r(estart) for another, u(ndo), or q(uit)']
     game.type("q\n")
     assert game.status() == 0 and game.text.rstrip().endswith("goodbye")
 
 
 @pytest.mark.slow  # subprocess runs
 def test_a_whole_connect_four_game_typed_against_a_seeded_agent_then_ctrl_d(play):
-    game = play("connectfour", "--opponent", "random", "--seed", "3", "--you", "second")
+    game = play("connectfour", "--opponent", "random", "--seed", "3", "--side", "second")
     screen = game.screen()
     assert " 1   2   3   4   5   6   7" in screen and "random played " in screen  # it opened: we play second
     game.type("8\n")
     assert answer(game.screen()) == [f"there is no column 8: type a column 1-7, or {COMMANDS}"]
     moves = 0
-    while not screen.endswith("(n/q) "):
+    while not screen.endswith("(r/q) "):
         game.type(first_open_column(screen) + "\n")
         screen = game.screen()
         moves += 1
@@ -190,7 +190,7 @@ def test_a_whole_connect_four_game_typed_against_a_seeded_agent_then_ctrl_d(play
             assert pieces(undone, "") == pieces(screen, "") - 2  # the person's last move and the reply after it
             screen = undone
     assert RESULT.findall(screen), screen
-    game.type("n\n")  # a new game: the agent opens again
+    game.type("r\n")  # a new game: the agent opens again
     assert "random played " in game.screen()
     game.type("\x04")  # Ctrl-D at the prompt: the end of the input
     assert game.status() == 0 and game.text.rstrip().endswith("end of input: goodbye")
@@ -213,7 +213,7 @@ def test_a_dots_and_boxes_game_typed_as_edges_with_the_hints_shown(play):
     # Every edge of the empty 2x2 board, each with its exact result (the table of agents.hints).
     assert hints and len(hints[-1].split(", ")) == 12 and "- hints: exact" in screen
     assert all(re.fullmatch(r"[a-c][1-3][a-c][1-3] (win|draw|loss)", hint) for hint in hints[-1].split(", "))
-    while not screen.endswith("(n/q) "):
+    while not screen.endswith("(r/q) "):
         edge = re.findall(r"^hints: ([a-c][1-3][a-c][1-3]) ", screen, re.MULTILINE)[-1]  # the first legal edge
         game.type(edge + "\n")
         screen = game.screen()
@@ -255,10 +255,10 @@ def test_hints_on_the_docs_9x9_five_in_a_row_board_come_back_within_their_budget
 
 @pytest.mark.slow  # a subprocess run
 def test_a_line_typed_while_the_agent_thinks_is_answered_and_q_quits_at_once(play):
-    from gym_boardgames.terminal import BUSY_NOTE
+    from gym_boardgames.human.terminal import BUSY_NOTE
 
     # An agent that would think for hours: it opens, so it thinks from the start.
-    game = play("connectfour", "--opponent", "mcts:10000000", "--you", "second")
+    game = play("connectfour", "--opponent", "mcts:10000000", "--side", "second")
     game.wait_for("; ? for help.\n")
     game.type("4\n")
     game.wait_for(BUSY_NOTE, BLOCKED_S)  # answered at once, not queued without a word
@@ -374,20 +374,20 @@ class Watching(io.StringIO):
 
 
 def test_a_slow_reply_is_announced_once_then_the_board_follows(monkeypatch):
-    import gym_boardgames.terminal as terminal
+    import gym_boardgames.human.terminal as terminal
     from gym_boardgames.envs import env_for_game
-    from gym_boardgames.play_session import PlaySession
+    from gym_boardgames.human.session import PlaySession
     from gym_boardgames.rules import ConnectN
 
     # Said at the first short wait: the test reads no clock (a wait of 0 would spin until the agent replies).
     monkeypatch.setattr(terminal, "NOTICE_SECONDS", 0.01)
     agent = Gated()
-    session = PlaySession(env_for_game(ConnectN(), opponent=None), agent, human_player=1, name="gated")
+    session = PlaySession(env_for_game(ConnectN(), opponent=None), agent, side=1)
     output = Watching(agent)
     assert terminal.play_in_terminal(session, io.StringIO("q\n"), output) == 0
     text = output.getvalue()
     assert text.count("the agent is thinking...") == 1
-    assert text.index("the agent is thinking...") < text.index("gated played 1") < text.index("goodbye")
+    assert text.index("the agent is thinking...") < text.index("Gated played 1") < text.index("goodbye")
 
 
 class Never:
@@ -399,11 +399,11 @@ class Never:
 
 def test_a_draw_is_said_once():
     from gym_boardgames.envs import env_for_game
-    from gym_boardgames.play_session import PlaySession
+    from gym_boardgames.human.session import PlaySession
+    from gym_boardgames.human.terminal import play_in_terminal
     from gym_boardgames.rules import TicTacToe
-    from gym_boardgames.terminal import play_in_terminal
 
-    session = PlaySession(env_for_game(TicTacToe(), opponent=None), Never(), name="never")
+    session = PlaySession(env_for_game(TicTacToe(), opponent=None), Never())
     session.restart([0, 1, 2, 4, 3, 5, 7, 6, 8])  # a drawn game
     output = io.StringIO()
     assert play_in_terminal(session, io.StringIO("q\n"), output) == 0
@@ -411,10 +411,10 @@ def test_a_draw_is_said_once():
 
 
 def test_ctrl_c_while_the_hints_are_computed_stops_them_and_the_game_goes_on(monkeypatch):
-    import gym_boardgames.terminal as terminal
+    import gym_boardgames.human.terminal as terminal
     from gym_boardgames.cancel import check_cancelled
     from gym_boardgames.envs import env_for_game
-    from gym_boardgames.play_session import SOLVING, PlaySession
+    from gym_boardgames.human.session import SOLVING, PlaySession
     from gym_boardgames.rules import TicTacToe
 
     def endless_hints(game, state, player):  # hints that never finish, but stop when cancelled
@@ -433,7 +433,7 @@ def test_ctrl_c_while_the_hints_are_computed_stops_them_and_the_game_goes_on(mon
     monkeypatch.setattr(terminal, "NOTICE_SECONDS", 0.01)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # the suite may run with SIGINT ignored
     try:
-        session = PlaySession(env_for_game(TicTacToe(), opponent=None), Never(), hints=endless_hints, name="never")
+        session = PlaySession(env_for_game(TicTacToe(), opponent=None), Never(), hints=endless_hints)
         output = CtrlC()
         try:
             assert terminal.play_in_terminal(session, io.StringIO("h\nq\n"), output) == 0

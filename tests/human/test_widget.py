@@ -1,4 +1,4 @@
-"""gym_boardgames.notebook: the widget's Python side, without a browser (tests/web/test_notebook_in_browser.py has one).
+"""gym_boardgames.human.widget: the widget's Python side, without a browser (test_widget_in_browser.py has one).
 
 Messages go in as the page sends them, through the widget's comm handler; frames and the status line come out as
 the widget's synced traits. Outside a kernel ipywidgets gives the widget a comm that sends nothing, so the traits
@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("pygame")
 
 from gym_boardgames.envs import TicTacToeEnv  # noqa: E402
-from gym_boardgames.play_session import PlaySession  # noqa: E402
+from gym_boardgames.human.session import PlaySession  # noqa: E402
 from gym_boardgames.utils import MissingExtraError  # noqa: E402
 
 HANG_GUARD_S = 600
@@ -31,9 +31,9 @@ HANG_GUARD_S = 600
 def notebook():
     if not os.environ.get("CI"):  # CI installs the notebook extra: there a missing one is a broken install
         pytest.importorskip("anywidget", reason="the notebook extra (anywidget) is not installed")
-    import gym_boardgames.notebook
+    import gym_boardgames.human.widget
 
-    return gym_boardgames.notebook
+    return gym_boardgames.human.widget
 
 
 @pytest.fixture
@@ -81,7 +81,7 @@ def cell(widget, index):
 
 def test_importing_the_module_imports_neither_the_widget_library_nor_pygame_nor_agents():
     names = "{'anywidget', 'ipywidgets', 'traitlets', 'pygame', 'agents'}"
-    code = f"import sys, gym_boardgames.notebook; print(sorted({names} & set(sys.modules)))"
+    code = f"import sys, gym_boardgames.human.widget; print(sorted({names} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -126,7 +126,7 @@ def test_the_default_opponent_and_the_menu(play, notebook):
     assert widget.opponents == list(dict.fromkeys(["random", default_opponent(game), *suggested_opponents(game)]))
     assert widget.session.name == "random"
     sized = play("connectn", rows=5, cols=5, n=4, you="second")
-    assert sized.session.game == game and sized.session.name == default_opponent(game) and sized.session.human == 1
+    assert sized.session.game == game and sized.session.name == default_opponent(game) and sized.session.side == 1
 
 
 @pytest.mark.parametrize(
@@ -135,7 +135,7 @@ def test_the_default_opponent_and_the_menu(play, notebook):
         ("hints", lambda session: session.show_hints),
         ("undo", lambda session: session.env.moves == []),
         ("restart", lambda session: session.env.moves == [] and session.version > 0),
-        ("swap", lambda session: session.human == 1 and len(session.env.moves) == 1),  # the agent has opened
+        ("swap", lambda session: session.side == 1 and len(session.env.moves) == 1),  # the agent has opened
     ],
 )
 def test_each_button_runs_its_command_on_the_session(play, command, expect):
@@ -155,7 +155,7 @@ def test_a_new_game_from_the_menus_replaces_the_session_and_ends_the_old_one(pla
     until(widget, lambda: shown(widget) and widget.status == "X to move")
     send(widget, {"new": {"opponent": "mcts:200", "side": "second"}})
     until(widget, lambda: widget.moves == 1 and shown(widget))
-    assert widget.session.name == "mcts:200" and widget.session.human == 1
+    assert widget.session.name == "mcts:200" and widget.session.side == 1
 
 
 @pytest.mark.parametrize(
@@ -225,7 +225,7 @@ class Gated:
 
 def test_close_ends_the_session_and_the_watcher(notebook):
     agent = Gated()
-    session = PlaySession(TicTacToeEnv(opponent=None), agent, human_player=1)  # the agent moves first
+    session = PlaySession(TicTacToeEnv(opponent=None), agent, side=1)  # the agent moves first
     widget = notebook._widget_class()(session, None, ["gated"], "second")
     assert agent.started.wait(HANG_GUARD_S) and session.thinking
     widget.close()
@@ -251,7 +251,7 @@ def exported(notebook, tmp_path_factory):
     import nbformat
 
     folder = tmp_path_factory.mktemp("exported")
-    code = 'import gym_boardgames.notebook\ngym_boardgames.notebook.play("connectfour")'
+    code = 'import gym_boardgames.human.widget\ngym_boardgames.human.widget.play("connectfour")'
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), folder / "play.ipynb")
 
     def export(*options):

@@ -28,13 +28,19 @@
   // The server says once how long the agent has thought so far; the page counts on from there by itself.
   let status = "", thinkingSince = null;
 
-  for (const name of config.opponents) {
-    const option = document.createElement("option");
-    option.value = option.textContent = name;
-    $("opponent").appendChild(option);
+  const option = (value, text) => Object.assign(document.createElement("option"), { value, textContent: text });
+  for (const name of config.opponents) $("opponent").appendChild(option(name, name));
+  for (const side of config.sides) $("side").appendChild(option(side, side === "both" ? "both sides" : side));
+  $("side").value = config.side;
+  // The session's commands (gym_boardgames.human.session.COMMANDS), each a button with its key; the hints'
+  // source stands after the Hints button.
+  for (const command of config.commands) {
+    const button = Object.assign(document.createElement("button"), { id: command.name, title: command.help });
+    const key = Object.assign(document.createElement("kbd"), { textContent: command.key.toUpperCase() });
+    button.append(`${command.name[0].toUpperCase()}${command.name.slice(1)} `, key);
+    button.addEventListener("click", () => send({ command: command.name }));
+    $("commands").insertBefore(button, command.name === "hints" ? $("hint-source") : null);
   }
-
-  $("side").value = String(config.human);
 
   async function api(method, path, body, signal) {
     const response = await fetch(path, {
@@ -66,8 +72,8 @@
     thinkingSince = status === config.thinking ? performance.now() - 1000 * state.thinking_seconds : null;
     tick();
     // The menus say what the game shown is played with (after Swap, or after a reload).
-    $("side").value = state.both_sides ? "both" : String(state.human);
-    if (state.opponent !== null) $("opponent").value = state.opponent;
+    $("side").value = state.side;
+    $("opponent").value = state.opponent;
     document.body.dataset.game = state.id;
     document.body.dataset.version = state.version;
     document.body.dataset.over = state.over;
@@ -130,13 +136,11 @@
   }
 
   async function newGame(notice = "", freePrevious = true) {
-    const side = $("side").value;
-    const opponent = side === "both" ? null : $("opponent").value;
     const previous = game, mine = ++starts;
     leave();
     noticeLine.textContent = notice;
     try {
-      const state = await api("POST", "/api/games", { opponent, human: side === "1" ? 1 : 0 });
+      const state = await api("POST", "/api/games", { opponent: $("opponent").value, side: $("side").value });
       if (mine === starts) {
         attach(state);
         errorLine.textContent = "";
@@ -177,17 +181,14 @@
     send({ click: [Math.round(event.offsetX * scale), Math.round(event.offsetY * scale)] });
   });
 
-  for (const command of ["hints", "undo", "restart", "swap"]) {
-    $(command).addEventListener("click", () => send({ command }));
-  }
   // The menus apply at once: a new game against the opponent picked, on the side picked.
   $("new").addEventListener("click", () => newGame());
   $("opponent").addEventListener("change", () => newGame());
   $("side").addEventListener("change", () => newGame());
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "SELECT" || event.ctrlKey || event.metaKey || event.altKey) return;
-    const command = { h: "hints", u: "undo", r: "restart", s: "swap" }[event.key.toLowerCase()];
-    if (command) send({ command });
+    const command = config.commands.find((known) => known.key === event.key.toLowerCase());
+    if (command) send({ command: command.name });
   });
   // The tab may be closing, or reloading: the server frees the game unless this tab asks for it again soon.
   window.addEventListener("pagehide", () => {

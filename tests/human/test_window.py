@@ -1,5 +1,5 @@
-"""gym_boardgames.play: the play window's real event loop, driven headless with posted pygame events; and the hints
-scripts/play.py hands it."""
+"""gym_boardgames.human.window: the play window's real event loop, driven headless with posted pygame events; the
+hints, and scripts/play.py's window."""
 
 import ast
 import functools
@@ -13,12 +13,14 @@ import pytest
 
 pygame = pytest.importorskip("pygame")
 
+from agents.factory import default_opponent, suggested_opponents  # noqa: E402
+from agents.hints import hint_labels  # noqa: E402
 from agents.search.minimax import AlphaBetaAgent  # noqa: E402
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
+from gym_boardgames.human.window import PlayApp  # noqa: E402
 from gym_boardgames.opponents import make_opponent  # noqa: E402
-from gym_boardgames.play import PlayApp  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Only for a worker that never ends: how long one takes is not what these tests check.
 HANG_GUARD_S = 600
 
@@ -32,7 +34,6 @@ def load_play_script():
 
 
 PLAY_SCRIPT = load_play_script()
-hint_labels = PLAY_SCRIPT.hint_labels
 
 
 class Lowest:
@@ -84,7 +85,7 @@ def close_after():
 
 def test_a_full_tictactoe_game_won_by_clicks(close_after):
     env = TicTacToeEnv(opponent=None)
-    app = PlayApp(env, Lowest(), human_player=0)
+    app = PlayApp(env, Lowest(), side=0)
     close_after(app)
     for cell in (4, 2, 6):  # the agent answers 0 and 1; 2-4-6 completes the diagonal
         click(app, app.view.cell_rect(cell).center)
@@ -95,7 +96,7 @@ def test_a_full_tictactoe_game_won_by_clicks(close_after):
 
 def test_the_agents_reply_appears_and_the_human_can_play_second(close_after):
     env = TicTacToeEnv(opponent=None)
-    app = PlayApp(env, AlphaBetaAgent(seed=0), human_player=1)
+    app = PlayApp(env, AlphaBetaAgent(seed=0), side=1)
     close_after(app)
     app.wait_for_agent()
     assert len(env.moves) == 1 and env.moves[0][0] == 0  # the agent opened
@@ -106,7 +107,7 @@ def test_the_agents_reply_appears_and_the_human_can_play_second(close_after):
 
 def test_connect_four_column_click_drops_a_disc_to_the_bottom(close_after):
     env = ConnectNEnv(opponent=None)
-    app = PlayApp(env, Lowest(), human_player=0)
+    app = PlayApp(env, Lowest(), side=0)
     close_after(app)
     click(app, app.view.cell_rect(3).center)  # the top cell of column 3
     assert env.moves[0] == (0, 3)
@@ -116,7 +117,7 @@ def test_connect_four_column_click_drops_a_disc_to_the_bottom(close_after):
 
 def test_dots_click_draws_the_edge_and_a_completed_box_gives_another_turn(close_after):
     env = DotsAndBoxesEnv(2, 2, opponent=None)
-    app = PlayApp(env, Lowest(), human_player=0)
+    app = PlayApp(env, Lowest(), side=0)
     close_after(app)
     # Box 0 has edges 0 (top), 2 (bottom), 6 (left), 7 (right). Set up: the human to move, box 0 three-sided.
     app.restart([0, 2, 6, 11])
@@ -130,7 +131,7 @@ def test_dots_click_draws_the_edge_and_a_completed_box_gives_another_turn(close_
 
 def test_an_illegal_click_changes_nothing_and_says_why(close_after):
     env = TicTacToeEnv(opponent=None)
-    app = PlayApp(env, Lowest(), human_player=0)
+    app = PlayApp(env, Lowest(), side=0)
     close_after(app)
     click(app, app.view.cell_rect(4).center)
     moves = list(env.moves)
@@ -140,7 +141,7 @@ def test_an_illegal_click_changes_nothing_and_says_why(close_after):
     assert env.moves == moves and app.status() == "click on the board"
 
     env = ConnectNEnv(3, 3, 3, opponent=None)
-    app = PlayApp(env, Lowest(), human_player=0)
+    app = PlayApp(env, Lowest(), side=0)
     close_after(app)
     click(app, app.view.cell_rect(0).center)  # agent also plays column 0
     click(app, app.view.cell_rect(0).center)  # column 0 is now full
@@ -151,7 +152,7 @@ def test_an_illegal_click_changes_nothing_and_says_why(close_after):
 
 def test_undo_restart_and_swap(close_after):
     env = TicTacToeEnv(opponent=None)
-    app = PlayApp(env, Lowest(), human_player=0)
+    app = PlayApp(env, Lowest(), side=0)
     close_after(app)
     click(app, app.view.cell_rect(4).center)
     click(app, app.view.cell_rect(8).center)
@@ -161,14 +162,14 @@ def test_undo_restart_and_swap(close_after):
     key(app, "r")
     assert env.moves == []
     key(app, "s")
-    assert app.human == 1 and env.moves == [(0, 0)]  # the agent now opens
+    assert app.side == 1 and env.moves == [(0, 0)]  # the agent now opens
     key(app, "u")
     assert app.status() == "nothing to undo" and env.moves == [(0, 0)]
 
 
 def test_hints_show_the_value_of_each_move(close_after):
     env = TicTacToeEnv(opponent=None)
-    app = PlayApp(env, Lowest(), human_player=0, hints=hint_labels)
+    app = PlayApp(env, Lowest(), side=0, hints=hint_labels)
     close_after(app)
     app.restart([0, 3, 1, 4])  # X to move: 2 wins at once; anything else lets O win with 5
     show_hints(app)
@@ -177,7 +178,7 @@ def test_hints_show_the_value_of_each_move(close_after):
 
 def test_quit_stops_the_frame_at_once_and_later_events_are_not_played(close_after):
     env = TicTacToeEnv(opponent=None)
-    app = PlayApp(env, Lowest(), human_player=0)
+    app = PlayApp(env, Lowest(), side=0)
     close_after(app)
     frames = app.frames
     pygame.event.post(pygame.event.Event(pygame.QUIT))
@@ -189,7 +190,7 @@ def test_quit_stops_the_frame_at_once_and_later_events_are_not_played(close_afte
 
 def test_escape_quits_and_the_screenshot_is_saved(tmp_path):
     shot = tmp_path / "shot.png"
-    app = PlayApp(TicTacToeEnv(opponent=None), Lowest(), human_player=0, screenshot=str(shot))
+    app = PlayApp(TicTacToeEnv(opponent=None), Lowest(), side=0, screenshot=str(shot))
     pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE))
     app.run(max_frames=50)
     assert not app.running and app.frames < 50
@@ -197,7 +198,7 @@ def test_escape_quits_and_the_screenshot_is_saved(tmp_path):
 
 
 def test_the_window_counts_the_agents_thinking_seconds(close_after, monkeypatch):
-    from gym_boardgames import play_session
+    from gym_boardgames.human import session as play_session
 
     class Clock:
         now = 100.0
@@ -213,7 +214,7 @@ def test_the_window_counts_the_agents_thinking_seconds(close_after, monkeypatch)
             return super().act(game, state)
 
     monkeypatch.setattr(play_session, "time", Clock)
-    app = PlayApp(TicTacToeEnv(opponent=None), Gated(), human_player=1)
+    app = PlayApp(TicTacToeEnv(opponent=None), Gated(), side=1)
     close_after(app)
     assert Gated.started.wait(HANG_GUARD_S)
     assert app.status() == "the agent is thinking... 0 s"
@@ -255,9 +256,11 @@ def test_play_script_builds_the_perfect_opponent_where_the_solver_plays():
     from agents.search.connect_four import PerfectAgent
 
     args = PLAY_SCRIPT.parse_args(["connectfour", "--opponent", "perfect", "--seed", "1"])
-    assert isinstance(args.agent.agent, PerfectAgent) and args.opponent == "perfect"  # an Opponent around it
+    session = args.table.session()
+    assert isinstance(session.agent.agent, PerfectAgent) and args.table.opponent == "perfect"  # an Opponent around it
+    session.close()
     args = PLAY_SCRIPT.parse_args(["connectn", "--rows", "5", "--cols", "5", "--opponent", "perfect"])
-    assert isinstance(args.agent.agent, PerfectAgent)
+    assert args.table.opponent == "perfect" and args.table.game.rows == 5
 
 
 @pytest.mark.parametrize(
@@ -292,8 +295,8 @@ def test_the_page_offers_perfect_second_where_the_solver_answers_quickly(game, o
     if not COMPILED and "perfect" in offered:
         pytest.skip("perfect is offered only with the compiled solver (the solver extra)")
     rules = {"connectfour": ConnectN(6, 7, 4, True), "tictactoe": TicTacToe()}.get(game) or ConnectN(*game[1:], 4, True)
-    names = PLAY_SCRIPT.suggested_opponents(rules)
-    assert names[:3] == offered and PLAY_SCRIPT.default_opponent(rules) == offered[0]
+    names = suggested_opponents(rules)
+    assert names[:3] == offered and default_opponent(rules) == offered[0]
     assert len(names) == len(set(names)) and names[-1] == "random"
 
 
@@ -384,7 +387,7 @@ def test_a_network_opponent_adds_its_priors_and_value_to_the_hints(close_after):
     env = ConnectNEnv(6, 7, 4, True, opponent=None)
     agent = load_pretrained("connectfour", n_simulations=20, seed=0)
     # A budget no busy machine reaches: this test is about the priors beside the exact labels, not the clock.
-    app = PlayApp(env, agent, human_player=0, hints=functools.partial(hint_labels, seconds=120))
+    app = PlayApp(env, agent, side=0, hints=functools.partial(hint_labels, seconds=120))
     close_after(app)
     show_hints(app)
     priors, _ = agent.evaluate(env.game, [env.state])
@@ -402,7 +405,7 @@ def test_past_the_solver_budget_the_hints_are_the_networks_estimate(close_after)
 
     env = ConnectNEnv(6, 7, 4, True, opponent=None)
     agent = load_pretrained("connectfour", n_simulations=20, seed=0)
-    app = PlayApp(env, agent, human_player=0, hints=functools.partial(hint_labels, max_nodes=1))
+    app = PlayApp(env, agent, side=0, hints=functools.partial(hint_labels, max_nodes=1))
     close_after(app)
     app.restart([3, 3])
     show_hints(app)
@@ -418,7 +421,7 @@ def test_past_the_solver_budget_the_hints_are_the_networks_estimate(close_after)
 
 def test_exact_connect_four_hints_in_the_window_against_the_solver(close_after):
     env = ConnectNEnv(6, 7, 4, True, opponent=None)
-    app = PlayApp(env, make_opponent("perfect", env.game, 0), human_player=1, hints=hint_labels)
+    app = PlayApp(env, make_opponent("perfect", env.game, 0), side=1, hints=hint_labels)
     close_after(app)
     app.wait_for_agent()
     assert env.moves == [(0, 3)]  # the solver opens in the centre, the only winning move
@@ -433,7 +436,7 @@ def test_exact_connect_four_hints_in_the_window_against_the_solver(close_after):
 
 def test_without_a_hint_provider_every_move_is_unknown(close_after):
     env = TicTacToeEnv(opponent=None)
-    app = PlayApp(env, Lowest(), human_player=0)
+    app = PlayApp(env, Lowest(), side=0)
     close_after(app)
     show_hints(app)
     assert app.hints == dict.fromkeys(range(9), "?")
@@ -441,23 +444,17 @@ def test_without_a_hint_provider_every_move_is_unknown(close_after):
 
 def test_a_callable_opponent_plays_too(close_after):
     env = TicTacToeEnv(opponent=None)
-    app = PlayApp(env, lambda game, state: game.legal_actions(state)[-1], human_player=0)
+    app = PlayApp(env, lambda game, state: game.legal_actions(state)[-1], side=0)
     close_after(app)
     click(app, app.view.cell_rect(0).center)
     assert env.moves == [(0, 0), (1, 8)]
 
 
-def test_the_window_package_never_imports_agents():
-    code = "import sys, gym_boardgames.play; print(any(m == 'agents' or m.startswith('agents.') for m in sys.modules))"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "False"
-
-
-def test_the_window_library_reads_no_command_line():
-    """scripts/play.py parses the command line and builds the agent; gym_boardgames/play.py only runs the window."""
-    tree = ast.parse((ROOT / "gym_boardgames" / "play.py").read_text(encoding="utf-8"))
-    attributes = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert "argv" not in attributes
-    assert not imported & {"argparse", "gym_boardgames.cli"}
+def test_the_play_wing_reads_no_command_line():
+    """scripts/play.py parses the command line; no module of gym_boardgames/human reads argv or argparse."""
+    for path in (ROOT / "gym_boardgames" / "human").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        attributes = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+        imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert "argv" not in attributes and not imported & {"argparse", "gym_boardgames.cli"}, path.name

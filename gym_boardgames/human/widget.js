@@ -1,23 +1,24 @@
-// The notebook widget's view (gym_boardgames.notebook): it shows the picture the kernel draws and sends the
+// The notebook widget's view (gym_boardgames.human.widget): it shows the picture the kernel draws and sends the
 // person's clicks and buttons back over the widget's channel. No rule of any game lives here, and no port is used.
 function render({ model, el }) {
   const make = (tag, properties = {}) => Object.assign(document.createElement(tag), properties);
   const opponent = make("select"), side = make("select");
   for (const name of model.get("opponents")) opponent.append(make("option", { value: name, textContent: name }));
-  for (const value of ["first", "second", "both"]) {
+  for (const value of model.get("sides")) {
     side.append(make("option", { value, textContent: value === "both" ? "both sides" : value }));
   }
   side.value = model.get("side");
-  const button = (text, message) => {
-    const element = make("button", { textContent: text, type: "button" });
+  const button = (text, message, title = "") => {
+    const element = make("button", { textContent: text, type: "button", title });
     element.addEventListener("click", () => model.send(message()));
     return element;
   };
   const newGame = button("New game", () => ({ new: { opponent: opponent.value, side: side.value } }));
   // As on the page, a menu that changes starts a new game at once.
   for (const menu of [opponent, side]) menu.addEventListener("change", () => newGame.click());
-  const commands = ["hints", "undo", "restart", "swap"].map((command) =>
-    button(command[0].toUpperCase() + command.slice(1), () => ({ command })),
+  // The session's commands (gym_boardgames.human.session.COMMANDS), in their order.
+  const commands = model.get("commands").map(({ name, help }) =>
+    button(name[0].toUpperCase() + name.slice(1), () => ({ command: name }), help),
   );
   const bar = (...children) => {
     const row = make("div", { className: "gbg-bar" });

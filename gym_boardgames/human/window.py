@@ -1,21 +1,14 @@
-"""Play a board game against an agent in a pygame window, with the mouse.
+"""The window door: a board game against an agent in a pygame window, played with the mouse.
 
-Run ``python scripts/play.py GAME [options]``; ``--help`` lists the games, opponents and options. Keys: H
-hints, U undo, R restart, S swap sides, Esc/Q quit. ``--web`` serves the same game as a browser page instead
-(:mod:`gym_boardgames.web`).
+:func:`open_window` is ``gym_boardgames.play(..., ui="window")``'s door (``scripts/play.py GAME`` runs it). Keys:
+the session's :data:`~gym_boardgames.human.session.COMMANDS` (H hints, U undo, R restart, S swap), Esc/Q quit.
+The game itself, its agent worker, hints and drawing are :class:`~gym_boardgames.human.session.PlaySession`'s,
+shared with the other doors; this module adds the window, its keys and its event loop.
 
 Without a screen (``SDL_VIDEODRIVER=dummy`` or ``offscreen``, or on Linux neither ``DISPLAY`` nor
-``WAYLAND_DISPLAY`` set: :func:`no_screen_reason`), the script's ``--screenshot FILE`` draws the opening
-position, saves it and exits (``--max-frames N`` runs N frames first); without ``--screenshot`` the script
-says how to get a window, or a page (``--web``), instead of running one nobody can see.
-
-The game itself, its agent worker, hints and drawing are :class:`~gym_boardgames.play_session.PlaySession`'s,
-shared with the browser page; this module adds the window, its keys and its event loop.
-
-This module never imports ``agents`` (the env package sits below the algorithms) and never reads the command
-line: :class:`PlayApp` takes the env, the agent and the hint provider as objects. ``scripts/play.py`` parses
-the command line, builds the agent with ``agents.factory.make_agent`` and hands it over with its exact and
-searched hints (``agents.hints.hint_labels``: "win in N" / "draw" / "loss in N" on Connect Four).
+``WAYLAND_DISPLAY`` set: :func:`no_screen_reason`), a ``screenshot`` draws the opening position, saves it and
+returns (``max_frames`` runs that many frames first); without one the door says how to get a window, or a page,
+instead of running one nobody can see.
 """
 
 from __future__ import annotations
@@ -25,51 +18,70 @@ import os
 import sys
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gym_boardgames.envs.base import TwoPlayerEnv
+from gym_boardgames.checks import check_int
+from gym_boardgames.human.session import COMMANDS, THINKING, PlaySession
 from gym_boardgames.outputs import write_bytes_atomic
-from gym_boardgames.play_session import THINKING, HintProvider, PlaySession
 
-KEYS_HELP = "H hints   U undo   R restart   S swap   Q quit"
+if TYPE_CHECKING:
+    from gym_boardgames.human.doors import Table
+
+#: The key help under the board: the session's commands, then quit.
+KEYS_HELP = "   ".join(f"{command.key.upper()} {command.name}" for command in COMMANDS) + "   Q quit"
 HELP_HEIGHT = 26
 
 
-class PlayApp(PlaySession):
-    """The game window: a :class:`~gym_boardgames.play_session.PlaySession` drawn in pygame, fed by its events.
+class NoScreenError(RuntimeError):
+    """The window would open where nobody can see it (no display), and no screenshot was asked for."""
+
+
+def open_window(table: Table, *, screenshot: str | None = None, max_frames: int | None = None) -> None:
+    """Play ``table``'s game in a pygame window until it is closed (``gym_boardgames.play(ui="window")``).
 
     Args:
-        env: a board env (TicTacToe, ConnectN or Dots and Boxes); it is used in self-play mode.
-        agent: the opponent: an object with ``act(game, state) -> int`` or such a callable, or None to play
-            both sides. If it also has ``evaluate(game, states) -> (priors, values)`` (a network), the hints
-            add its priors and value.
-        human_player: the side the human plays, 0 (moves first) or 1.
+        table: the game, opponent, side, hints and seed, resolved by :func:`gym_boardgames.human.doors.play`.
+        screenshot: a PNG path written when a game ends and on exit; without a screen, the opening position is
+            saved there and the door returns.
+        max_frames: quit after this many frames (about ``max_frames / 30`` s); 1 by default without a screen.
+
+    Raises:
+        NoScreenError: without a screen and without ``screenshot`` (the message says what works instead).
+    """
+    if max_frames is not None:
+        check_int("max_frames", max_frames, 1)
+    reason = no_screen_reason()
+    if reason is not None:
+        if screenshot is None:
+            raise NoScreenError(
+                f"no screen to show the window on ({reason}): play in a browser page instead (--web, ui='page'), "
+                "run it in a desktop session (or under xvfb-run), or save the position headless (--screenshot FILE)"
+            )
+        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # spares SDL probing for a display server not there
+        max_frames = 1 if max_frames is None else max_frames
+    table.session(kind=PlayApp, screenshot=screenshot, title=table.title).run(max_frames=max_frames)
+
+
+class PlayApp(PlaySession):
+    """The game window: a :class:`~gym_boardgames.human.session.PlaySession` drawn in pygame, fed by its events.
+
+    Args:
+        *args: :class:`~gym_boardgames.human.session.PlaySession`'s (env, agent, side, hints, seed).
         screenshot: a PNG path written when a game ends and on exit.
-        title: the window caption.
-        hints: the hint provider the H key shows, or None (then every move is labelled ``"?"``); the status line
-            names how the labels were found (``hints: exact``, ``hints: search estimate``...).
-        name: the agent's name, for the status line if it fails (default: its class's name).
+        title: the window caption (default: the env's).
+        **kwargs: :class:`~gym_boardgames.human.session.PlaySession`'s, by name.
     """
 
-    def __init__(
-        self,
-        env: TwoPlayerEnv,
-        agent: Any,
-        human_player: int = 0,
-        screenshot: str | None = None,
-        title: str = "",
-        hints: HintProvider | None = None,
-        name: str | None = None,
-    ) -> None:
+    def __init__(self, *args: Any, screenshot: str | None = None, title: str = "", **kwargs: Any) -> None:
         self.screenshot = screenshot
         self.window: Any = None
         self.mouse = (-1, -1)
         self.running = True
         self.frames = 0
-        super().__init__(env, agent, human_player=human_player, hints=hints, name=name)
+        super().__init__(*args, **kwargs)
         self.pygame.display.init()
         self.window = self.pygame.display.set_mode((self.view.size[0], self.view.size[1] + HELP_HEIGHT))
-        self.pygame.display.set_caption(title or env.window_title)
+        self.pygame.display.set_caption(title or self.env.window_title)
         self.clock = self.pygame.time.Clock()
 
     def status(self) -> str:
@@ -95,11 +107,11 @@ class PlayApp(PlaySession):
             self.mouse = event.pos
             self.click(event.pos)
         elif event.type == pygame.KEYDOWN:
-            commands = {pygame.K_h: "hints", pygame.K_u: "undo", pygame.K_r: "restart", pygame.K_s: "swap"}
-            if event.key in (pygame.K_ESCAPE, pygame.K_q):
+            key = pygame.key.name(event.key)
+            if event.key == pygame.K_ESCAPE or key == "q":
                 self.running = False
-            elif event.key in commands:
-                self.command(commands[event.key])
+            elif command := next((c.name for c in COMMANDS if c.key == key), None):
+                self.command(command)
 
     # ---- drawing -----------------------------------------------------------------------------
 
@@ -188,7 +200,3 @@ def no_screen_reason(environ: Mapping[str, str] | None = None, platform: str | N
     ):
         return "neither DISPLAY nor WAYLAND_DISPLAY is set"
     return None
-
-
-if __name__ == "__main__":
-    sys.exit("the play window takes its agents from its caller: run `python scripts/play.py GAME [options]`")

@@ -7,9 +7,9 @@ import pytest
 
 pygame = pytest.importorskip("pygame")
 
+from agents.hints import EXACT, HintLabels  # noqa: E402
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
-from gym_boardgames.play import PlayApp  # noqa: E402
-from gym_boardgames.play_session import EXACT, HintLabels  # noqa: E402
+from gym_boardgames.human.window import PlayApp  # noqa: E402
 from gym_boardgames.render.primitives import STATUS_BAR, STATUS_HEIGHT, draw_status_bar  # noqa: E402
 
 #: Without a hint provider a network's hints are its estimate (its priors over unknown labels).
@@ -106,7 +106,7 @@ def assert_bar_ends_are_clear(image, bar_top, bar_bottom, width, margin=4):
 
 
 def test_the_network_message_fits_the_tictactoe_status_line(apps):
-    app = PlayApp(TicTacToeEnv(opponent=None), Network(), human_player=0)
+    app = PlayApp(TicTacToeEnv(opponent=None), Network(), side=0)
     apps.append(app)
     press(app, "h")
     wait_for_hints(app)
@@ -141,7 +141,7 @@ def test_a_long_status_stays_inside_a_narrow_bar(text, over):
 
 def test_connect_four_prior_labels_read_even_under_the_ghost_disc(apps):
     env = ConnectNEnv(opponent=None)
-    app = PlayApp(env, Network(), human_player=0)
+    app = PlayApp(env, Network(), side=0)
     apps.append(app)
     press(app, "h")
     wait_for_hints(app)
@@ -160,7 +160,7 @@ def test_connect_four_prior_labels_read_even_under_the_ghost_disc(apps):
 
 @pytest.mark.parametrize("env", [TicTacToeEnv(opponent=None), DotsAndBoxesEnv(2, 2, opponent=None)])
 def test_every_hint_label_reads_against_its_backdrop(env, apps):
-    app = PlayApp(env, Lowest(), human_player=0, hints=lambda game, state, player: dict.fromkeys(
+    app = PlayApp(env, Lowest(), side=0, hints=lambda game, state, player: dict.fromkeys(
         game.legal_actions(state), "draw"))  # fmt: skip
     apps.append(app)
     press(app, "h")
@@ -175,7 +175,7 @@ def test_every_hint_label_reads_against_its_backdrop(env, apps):
 
 def test_exact_connect_four_labels_read_and_the_status_bar_names_them_exact(apps):
     labels = ["loss in 20", "loss in 21", "draw", "win in 21", "draw", "loss in 21", "loss in 20"]
-    app = PlayApp(ConnectNEnv(opponent=None), Lowest(), human_player=0,
+    app = PlayApp(ConnectNEnv(opponent=None), Lowest(), side=0,
                   hints=lambda game, state, player: HintLabels(dict(enumerate(labels)), EXACT))  # fmt: skip
     apps.append(app)
     press(app, "h")
@@ -207,7 +207,7 @@ def test_a_network_prior_goes_on_its_own_line_below_the_exact_result(apps, monke
     fitted_text = primitives.fitted_text
     monkeypatch.setattr(primitives, "fitted_text", recording)
     exact = HintLabels(dict.fromkeys(range(7), "loss in 20"), EXACT)
-    app = PlayApp(ConnectNEnv(opponent=None), Network(), human_player=0, hints=lambda game, state, player: exact)
+    app = PlayApp(ConnectNEnv(opponent=None), Network(), side=0, hints=lambda game, state, player: exact)
     apps.append(app)
     press(app, "h")
     wait_for_hints(app)
@@ -234,7 +234,7 @@ def test_the_status_says_solving_until_the_hints_arrive(apps):
         release.wait(120)  # as the 3x3 Dots table, solved on first use, takes seconds
         return dict.fromkeys(game.legal_actions(state), "win")
 
-    app = PlayApp(DotsAndBoxesEnv(2, 2, opponent=None), Lowest(), human_player=0, hints=slow_hints)
+    app = PlayApp(DotsAndBoxesEnv(2, 2, opponent=None), Lowest(), side=0, hints=slow_hints)
     apps.append(app)
     press(app, "h")
     app.frame()
@@ -248,7 +248,7 @@ def test_hints_that_fail_say_so_instead_of_solving_forever(apps):
     def broken_hints(game, state, player):
         raise RuntimeError("no table")
 
-    app = PlayApp(TicTacToeEnv(opponent=None), Lowest(), human_player=0, hints=broken_hints)
+    app = PlayApp(TicTacToeEnv(opponent=None), Lowest(), side=0, hints=broken_hints)
     apps.append(app)
     press(app, "h")
     join_workers(app)
@@ -257,7 +257,7 @@ def test_hints_that_fail_say_so_instead_of_solving_forever(apps):
 
 def test_turning_hints_off_while_solving_drops_the_solving_status(apps):
     release = threading.Event()
-    app = PlayApp(TicTacToeEnv(opponent=None), Lowest(), human_player=0,
+    app = PlayApp(TicTacToeEnv(opponent=None), Lowest(), side=0,
                   hints=lambda game, state, player: release.wait(120) and {})  # fmt: skip
     apps.append(app)
     press(app, "h")

@@ -6,7 +6,7 @@ cell is ``play("tictactoe", opponent="alphabeta")``. In Chromium it runs the cel
 picture is shown scaled down, clicks the centre cell and waits for the agent's reply, pushed from the kernel's
 watcher thread. The picture shown must then be, byte for byte, the frame of the same game played here. Last, the
 kernel must listen on no TCP port it did not listen on before the cell ran: the widget speaks through the
-kernel's own channel, with no server of its own (``gym_boardgames.web.serve`` in the cell fails it).
+kernel's own channel, with no server of its own (``gym_boardgames.human.doors.serve`` in the cell fails it).
 
 Skipped, with the reason, without Selenium, Chromium, JupyterLab or anywidget; under CI (``CI`` set, as
 ``.ci/run`` runs), which installs the ``notebook`` and ``browser`` extras, a missing JupyterLab or anywidget fails
@@ -57,7 +57,7 @@ pytestmark = [
     pytest.mark.skipif(not Path("/proc/self/net/tcp").exists(), reason="reads the kernel's sockets in /proc (Linux)"),
 ]
 
-CELL = 'from gym_boardgames.notebook import play\nplay("tictactoe", opponent="alphabeta")'
+CELL = 'from gym_boardgames.human.widget import play\nplay("tictactoe", opponent="alphabeta")'
 
 
 def free_port():
@@ -159,8 +159,8 @@ def kernel_ports(runtime):
 
 def test_one_cell_plays_tictactoe_through_the_widget_channel(jupyterlab, browser):
     from gym_boardgames.envs import TicTacToeEnv
+    from gym_boardgames.human.session import PlaySession
     from gym_boardgames.opponents import make_opponent
-    from gym_boardgames.play_session import PlaySession
     from gym_boardgames.rules.registry import make_game
 
     wait = WebDriverWait(browser, HANG_GUARD_S, poll_frequency=0.2)

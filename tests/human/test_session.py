@@ -1,4 +1,4 @@
-"""gym_boardgames.play_session: the game flow the window and the page share, without any display.
+"""gym_boardgames.human.session: the game flow the window and the page share, without any display.
 
 Workers are waited for with events and joins, never with a deadline but the hang guard.
 """
@@ -10,14 +10,9 @@ import pytest
 
 pytest.importorskip("pygame")
 
+from agents.hints import EXACT, SEARCH_ESTIMATE, HintLabels  # noqa: E402
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
-from gym_boardgames.play_session import (  # noqa: E402
-    EXACT,
-    NETWORK_ESTIMATE,
-    SEARCH_ESTIMATE,
-    HintLabels,
-    PlaySession,
-)
+from gym_boardgames.human.session import NETWORK_ESTIMATE, PlaySession  # noqa: E402
 
 HANG_GUARD_S = 600
 
@@ -59,13 +54,6 @@ def play(session, cell):
     settle(session)
 
 
-def test_the_env_must_be_in_self_play():
-    with pytest.raises(ValueError, match="self-play"):
-        PlaySession(TicTacToeEnv(), Lowest())  # its random opponent would move as well
-    with pytest.raises(ValueError, match="self-play"):
-        PlaySession(TicTacToeEnv(opponent="random"), Lowest())
-
-
 def test_the_result_is_shown_even_with_the_hints_message_on():
     session = PlaySession(TicTacToeEnv(opponent=None), Network())
     session.toggle_hints()
@@ -99,11 +87,11 @@ class FakeClock:
 
 
 def test_the_session_says_how_long_the_agent_has_thought_and_the_status_stays_one_line(monkeypatch):
-    from gym_boardgames import play_session
+    from gym_boardgames.human import session as play_session
 
     monkeypatch.setattr(play_session, "time", FakeClock)
     gated = Gated()
-    session = PlaySession(TicTacToeEnv(opponent=None), gated, human_player=1)
+    session = PlaySession(TicTacToeEnv(opponent=None), gated, side=1)
     assert gated.started.wait(HANG_GUARD_S)
     assert session.thinking and session.status() == "the agent is thinking..." and session.thinking_seconds == 0
     version = session.version
@@ -123,18 +111,24 @@ class Broken:
 
 
 @pytest.mark.parametrize(
-    "agent, name, failure",
+    "agent, failure",
     [
-        (Broken(), "mcts:200", "the opponent mcts:200 failed: RuntimeError('boom')"),
-        (Broken(), None, "the opponent Broken failed: RuntimeError('boom')"),
-        (lambda game, state: 99, None, "the opponent <lambda> failed: it played 99, not a legal move"),
+        (Broken(), "the game stopped: agent Broken: its act() raised RuntimeError: boom"),
+        (
+            lambda game, state: 99,
+            "the game stopped: agent <lambda> played 99: action 99 is outside the action space: valid actions are 0..8",
+        ),
+        (
+            lambda game, state: True,  # the arena's and the env's refusal, word for word (tests/test_checks.py)
+            "the game stopped: agent <lambda> played True: action must be an integer in 0..8 (Discrete(9)), got True",
+        ),
     ],
 )
-def test_an_agent_that_fails_ends_the_game_until_a_restart(monkeypatch, agent, name, failure):
-    from gym_boardgames import play_session
+def test_an_agent_that_fails_ends_the_game_until_a_restart(monkeypatch, agent, failure):
+    from gym_boardgames.human import session as play_session
 
     monkeypatch.setattr(play_session, "time", FakeClock)
-    session = PlaySession(TicTacToeEnv(opponent=None), agent, human_player=1, name=name)
+    session = PlaySession(TicTacToeEnv(opponent=None), agent, side=1)
     settle(session)
     assert session.over and not session.human_to_move and session.status() == failure
     session.click(session.view.cell_rect(4).center)
@@ -145,16 +139,10 @@ def test_an_agent_that_fails_ends_the_game_until_a_restart(monkeypatch, agent, n
     assert not session.over and session.status() == "your move (X)"
 
 
-def test_a_side_that_is_not_the_int_0_or_1_is_refused():
-    for side in (1.0, True, 2, "1"):
-        with pytest.raises(ValueError, match=f"^human_player must be 0 or 1, got {side!r}$"):
-            PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=side)
-
-
 def test_a_reply_that_arrives_after_a_restart_is_dropped():
     gated = Gated()
     running = set(threading.enumerate())
-    session = PlaySession(TicTacToeEnv(opponent=None), gated, human_player=1)
+    session = PlaySession(TicTacToeEnv(opponent=None), gated, side=1)
     assert gated.started.wait(HANG_GUARD_S)
     (worker,) = set(threading.enumerate()) - running
     session.swap()  # the human now opens; the old worker's reply belongs to a game that is gone
@@ -162,7 +150,7 @@ def test_a_reply_that_arrives_after_a_restart_is_dropped():
     gated.release.set()
     worker.join(HANG_GUARD_S)
     assert not worker.is_alive() and session.version == before  # it finished, and changed nothing
-    assert session.env.moves == [] and session.human == 0 and not session.thinking
+    assert session.env.moves == [] and session.side == 0 and not session.thinking
 
 
 def test_both_sides_take_turns_and_undo_takes_back_one_move():
@@ -221,9 +209,9 @@ def test_a_move_clears_the_source_until_the_next_hints_arrive():
     settle(session)
     assert session.hint_source == SEARCH_ESTIMATE
     session.click(session.view.cell_rect(3).center)  # the agent thinks until released: no hints meanwhile
-    assert session.agent.started.wait(HANG_GUARD_S)
+    assert session.agent.agent.started.wait(HANG_GUARD_S)
     assert session.hints == {} and session.hint_source == "" and "hints:" not in session.status()
-    session.agent.release.set()
+    session.agent.agent.release.set()
     settle(session)
     assert session.hint_source == SEARCH_ESTIMATE and session.status().endswith(" - hints: search estimate")
 
@@ -249,7 +237,7 @@ def test_a_provider_of_a_plain_dict_names_no_source():
 
 
 def test_a_message_belongs_to_its_position_a_reply_an_undo_or_a_restart_clears_it(monkeypatch):
-    from gym_boardgames import play_session
+    from gym_boardgames.human import session as play_session
 
     monkeypatch.setattr(play_session, "time", FakeClock)  # frozen: no message runs out of time here
     session = PlaySession(TicTacToeEnv(opponent=None), Lowest())
@@ -270,7 +258,7 @@ def test_a_message_belongs_to_its_position_a_reply_an_undo_or_a_restart_clears_i
 
 
 def test_play_takes_a_legal_move_by_its_action_and_refuses_the_rest_in_the_status():
-    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=0)
+    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), side=0)
     session.play(4)
     settle(session)
     assert [action for _, action in session.env.moves] == [4, 0]  # the agent replied with the lowest cell
@@ -280,7 +268,7 @@ def test_play_takes_a_legal_move_by_its_action_and_refuses_the_rest_in_the_statu
 
 
 def test_a_draw_is_said_once_in_the_status_line_of_every_front_end():
-    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=0)
+    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), side=0)
     session.restart([0, 1, 2, 4, 3, 5, 7, 6, 8])  # a drawn game
     assert session.over and session.status() == "Draw"
     session.close()
@@ -300,7 +288,7 @@ def test_stopped_hints_are_hidden_and_the_game_goes_on():
             stopped.set()
             raise
 
-    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=0, hints=endless_hints)
+    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), side=0, hints=endless_hints)
     session.toggle_hints()
     assert session.hints_pending
     session.stop_hints()

@@ -19,13 +19,14 @@ token); a bug of ours is a 500 and one line; never a traceback.
 Routes (all need the token):
 
 - ``GET /``: the page.
-- ``POST /api/games`` ``{"opponent": NAME or null, "human": 0 or 1}``: starts a game against one of the offered
-  opponents (null: a person on both sides); 201 and its state.
+- ``POST /api/games`` ``{"opponent": NAME, "side": "first" | "second" | "both"}``: starts a game against one of
+  the offered opponents (``"both"``: a person on both sides); 201 and its state.
 - ``GET /api/games/ID?since=VERSION&wait=SECONDS``: the game's state once its version (a counter bumped at each
   change) passes ``since``, or after ``wait`` seconds (at most :data:`MAX_WAIT_SECONDS`). While the agent thinks
   the state says for how long so far; the page counts on from there by itself.
-- ``POST /api/games/ID`` ``{"click": [x, y]}`` or ``{"command": "hints" | "undo" | "restart" | "swap"}``: a click
-  on the board's picture (in its pixels) or a command; the new state. ``{"leaving": true}`` (the page's beacon as
+- ``POST /api/games/ID`` ``{"click": [x, y]}`` or ``{"command": NAME}`` (a name of
+  :data:`~gym_boardgames.human.session.COMMANDS`): a click on the board's picture (in its pixels) or a command;
+  the new state. ``{"leaving": true}`` (the page's beacon as
   its tab hides): the game is freed unless asked about within :data:`LEAVE_GRACE_SECONDS` (a reload asks).
 - ``DELETE /api/games/ID``: frees the game; 204.
 """
@@ -43,15 +44,18 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import SplitResult, parse_qs, urlsplit
 
 from gym_boardgames.checks import check_int, check_number
-from gym_boardgames.play_session import THINKING, PlaySession, check_click
+from gym_boardgames.human.session import COMMANDS, SIDES, THINKING, PlaySession, check_click
+
+if TYPE_CHECKING:
+    from gym_boardgames.human.doors import Table
 
 #: The largest request body accepted by default, in bytes (413 beyond).
 MAX_BODY_BYTES = 4096
@@ -69,9 +73,6 @@ SOCKET_TIMEOUT_SECONDS = 30.0
 MIN_TOKEN_CHARS = len(secrets.token_urlsafe(32))
 #: Seconds a game lives on after its page said it was leaving: a reload's new page comes back to it within them.
 LEAVE_GRACE_SECONDS = 20.0
-
-#: Builds the session of a new game: ``(opponent name or None, the person's side) -> PlaySession``.
-SessionFactory = Callable[[str | None, int], PlaySession]
 
 _GAME_PATH = re.compile(r"/api/games/([A-Za-z0-9_-]{1,32})")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')  # a bracket inside a string does not nest
@@ -120,7 +121,7 @@ def is_loopback(host: str) -> bool:
 class _Game:
     """A session with its id, its opponent's name and the time it was last asked about."""
 
-    def __init__(self, game_id: str, session: PlaySession, opponent: str | None, now: float) -> None:
+    def __init__(self, game_id: str, session: PlaySession, opponent: str, now: float) -> None:
         self.id, self.session, self.opponent, self.last_seen = game_id, session, opponent, now
         self._frame_key: tuple[int, str] | None = None
         self._frame = ""
@@ -141,8 +142,7 @@ class _Game:
                 "over": session.over,
                 "thinking": session.thinking,
                 "thinking_seconds": session.thinking_seconds,  # so far: the page counts on by itself
-                "human": session.human,
-                "both_sides": session.both_sides,
+                "side": "both" if session.both_sides else ("first", "second")[session.side],
                 "hints": session.show_hints,
                 # How the labels shown were found ("exact", "search estimate", "network estimate"), or "".
                 "hint_source": session.hint_source if session.show_hints and session.human_to_move else "",
@@ -157,11 +157,8 @@ class PlayServer(ThreadingHTTPServer):
     """A web server for one board game, played in a browser page against any of a list of agents.
 
     Args:
-        new_session: builds a new game's session (:data:`SessionFactory`; None: a person on both sides).
-        opponents: the agent names the page offers, or one name (``new_session`` is only ever called with one
-            of these); the first is the default.
-        title: the page's title.
-        default_human: the side the page offers the person first, 0 (moves first) or 1.
+        table: the game, the opponents the page offers (the first is the default), the side it offers first,
+            the hints and the seed, resolved by :func:`gym_boardgames.human.doors.resolve`.
         host: the address to listen on (default ``127.0.0.1``: this machine only).
         port: the port (0: a free one, see :attr:`url`).
         token: the secret every request must carry (default: 32 random bytes, URL-safe; see :func:`checked_token`).
@@ -172,7 +169,7 @@ class PlayServer(ThreadingHTTPServer):
         clock: the monotonic clock of the idle timeout (tests pass their own).
 
     Raises:
-        ValueError: on a bad setting: no ``opponents`` or ``host``, a bad token, a remote host without ``allow_remote``.
+        ValueError: on a bad setting: no ``host``, a bad token, a remote host without ``allow_remote``.
         TypeError: on ``limits`` that is not a :class:`Limits`.
         OSError: if the address cannot be bound (the port is taken).
     """
@@ -181,11 +178,8 @@ class PlayServer(ThreadingHTTPServer):
 
     def __init__(
         self,
-        new_session: SessionFactory,
-        opponents: str | Sequence[str],
+        table: Table,
         *,
-        title: str = "gym-boardgames",
-        default_human: int = 0,
         host: str = "127.0.0.1",
         port: int = 0,
         token: str | None = None,
@@ -194,9 +188,6 @@ class PlayServer(ThreadingHTTPServer):
         log: TextIO | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        opponents = [opponents] if isinstance(opponents, str) else list(opponents)
-        if not opponents or not all(isinstance(name, str) and name for name in opponents):
-            raise ValueError(f"opponents must be an agent name or a non-empty list of them, got {opponents!r}")
         if not host:
             raise ValueError("host must be an address: 127.0.0.1 (this machine), or 0.0.0.0 or :: (every interface)")
         if not is_loopback(host) and not allow_remote:
@@ -204,20 +195,18 @@ class PlayServer(ThreadingHTTPServer):
                 f"host {host!r} would let other machines reach the page: pass allow_remote=True "
                 "(--allow-remote) to mean it, or use 127.0.0.1 and forward the port over SSH"
             )
-        if default_human not in (0, 1) or isinstance(default_human, bool):
-            raise ValueError(f"default_human must be 0 or 1, got {default_human!r}")
         if not isinstance(limits, Limits):  # a dict here was taken, and every new game then failed with a 500
             raise TypeError(
-                f"limits must be a gym_boardgames.web.server.Limits(games=, body_bytes=, idle_seconds=), "
+                f"limits must be a gym_boardgames.human.server.Limits(games=, body_bytes=, idle_seconds=), "
                 f"got {type(limits).__name__} {limits!r:.60}"
             )
         self.token = secrets.token_urlsafe(32) if token is None else checked_token(token)
-        self.new_session, self.opponents, self.title = new_session, list(dict.fromkeys(opponents)), title
+        self.table, self.opponents = table, list(table.opponents)
         self.limits, self.log, self.clock = limits, (log if log is not None else sys.stderr), clock
         self.games: dict[str, _Game] = {}
         self._starting = 0  # games whose agent is being built
         self._lock = threading.Lock()
-        self.page = _build_page(title, self.opponents, default_human)
+        self.page = _build_page(f"{table.title} - gym-boardgames", self.opponents, table.side)
         self._thread: threading.Thread | None = None
         self._serving = self._closed = False
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -274,7 +263,7 @@ class PlayServer(ThreadingHTTPServer):
         """Jupyter shows the page inline, in an iframe."""
         return (
             f'<iframe src="{html.escape(self.url)}" width="100%" height="640" style="border:0" '
-            f'title="{html.escape(self.title)}"></iframe>'
+            f'title="{html.escape(self.table.title)}"></iframe>'
         )
 
     def service_actions(self) -> None:
@@ -309,13 +298,13 @@ class PlayServer(ThreadingHTTPServer):
 
     def new_game(self, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /api/games``: start a game and return its state."""
-        opponent = body.get("opponent", self.opponents[0])
-        if opponent is not None and opponent not in self.opponents:
-            names = ", ".join(self.opponents)
-            raise HttpError(400, f"unknown opponent {opponent!r:.60}: use one of {names}, or null to play both sides")
-        human = body.get("human", 0)
-        if type(human) is not int or human not in (0, 1):  # not 1.0, not true: the side indexes lists
-            raise HttpError(400, f"human must be 0 or 1, got {human!r:.60}")
+        opponent, side = body.get("opponent", self.opponents[0]), body.get("side", self.table.side)
+        if opponent not in self.opponents or side not in SIDES:
+            raise HttpError(
+                400,
+                f'a game is {{"opponent": one of {", ".join(self.opponents)}, "side": one of '
+                f"{', '.join(SIDES)}}}, got {opponent!r:.60} and {side!r:.60}",
+            )
         with self._lock:
             if len(self.games) + self._starting >= self.limits.games:
                 raise HttpError(
@@ -325,7 +314,7 @@ class PlayServer(ThreadingHTTPServer):
                 )
             self._starting += 1  # the slot is held while the agent is built, outside the lock
         try:
-            session = self.new_session(opponent, human)
+            session = self.table.session(opponent, side)
         except Exception as error:
             raise HttpError(400, f"cannot start a game against {opponent!r}: {error}") from None
         finally:
@@ -517,13 +506,34 @@ def _query_number(query: dict[str, list[str]], name: str, default: Any, kind: ty
         raise HttpError(400, f"{name} must be a number, got {values[-1][:40]!r}") from None
 
 
-def _build_page(title: str, opponents: list[str], human: int) -> bytes:
+def _build_page(title: str, opponents: list[str], side: str) -> bytes:
     """The page: page.html with the script and the settings (the thinking line, say) inlined: one document."""
-    folder = resources.files("gym_boardgames.web")
+    folder = resources.files("gym_boardgames.human")
     template = folder.joinpath("page.html").read_text(encoding="utf-8")
     script = folder.joinpath("page.js").read_text(encoding="utf-8")
     # "<" escaped, so no name can close the script element that holds the settings.
-    config = json.dumps({"title": title, "opponents": opponents, "human": human, "thinking": THINKING})
+    commands = [command._asdict() for command in COMMANDS]
+    config = {"title": title, "opponents": opponents, "side": side, "sides": SIDES, "thinking": THINKING}
+    config = json.dumps({**config, "commands": commands})
     config = config.replace("<", "\\u003c")
     page = template.replace("{{title}}", html.escape(title)).replace("{{config}}", config).replace("{{script}}", script)
     return page.encode("utf-8")
+
+
+def serve(table: Table, *, start: bool = True, **options: Any) -> PlayServer:
+    """Serve ``table``'s game as a browser page (``gym_boardgames.play(ui="page")``) and return the server.
+
+    The last value of a notebook cell, the server shows the page inline (where the browser runs on the
+    kernel's machine); ``server.url`` opens it in a tab, ``server.close()`` stops it.
+
+    Args:
+        table: the game, opponents, side, hints and seed, resolved by :func:`gym_boardgames.human.doors.play`.
+        start: serve in a background thread at once (a script calls ``serve_forever()`` itself instead).
+        **options: :class:`PlayServer`'s keywords: ``host``, ``port``, ``token``, ``allow_remote``, ``limits``.
+
+    Raises:
+        ValueError: a bad server option.
+        OSError: if the port cannot be bound.
+    """
+    server = PlayServer(table, **options)
+    return server.start() if start else server

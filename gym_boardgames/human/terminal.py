@@ -4,7 +4,7 @@
 column number on gravity boards, a cell such as ``b2`` on the others, and in Dots and Boxes an edge as the two
 dots it joins (``a1b1``). A typed move is read back by the same module that drew the labels
 (:func:`gym_boardgames.render.text.move_labels`). The game itself, the agent's worker thread, the hints, undo,
-a new game and the status line with the result are :class:`~gym_boardgames.play_session.PlaySession`'s, as in
+a new game and the status line with the result are :class:`~gym_boardgames.human.session.PlaySession`'s, as in
 the window and the browser page; this module reads lines and prints text. ``scripts/play.py GAME --terminal``
 runs it.
 
@@ -24,11 +24,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from gym_boardgames.play_session import SOLVING, THINKING, PlaySession
+from gym_boardgames.human.session import COMMANDS, SOLVING, THINKING, PlaySession
 from gym_boardgames.render.board import board_text
 from gym_boardgames.render.text import MoveLabels, move_labels
+
+if TYPE_CHECKING:
+    from gym_boardgames.human.doors import Table
 
 #: How long the agent's reply or the hints may take before the terminal says what it waits for, in seconds.
 NOTICE_SECONDS = 1.0
@@ -40,17 +43,24 @@ BUSY_NOTE = "thinking: q quits; type moves and h after its reply"
 MAX_LINE = 200
 #: The exit status when the output is closed before the game ends (``| head``): 128 + SIGPIPE, as a shell's.
 EXIT_BROKEN_PIPE = 141
-#: The commands, typed as the word or its first letter, and the
-#: :meth:`~gym_boardgames.play_session.PlaySession.command` each runs.
-COMMANDS = {"hints": "hints", "undo": "undo", "new": "restart", "quit": "", "help": ""}
-SHORT_HELP = "h(ints), u(ndo), n(ew), q(uit), ?(help)"
-HELP = """Type a move as the board labels it: {choices}. Commands, as a word or its first letter:
-  h(ints)  show or hide what each of your moves leads to ("win in 3", "draw", "loss", "?": unknown)
-  u(ndo)   take back your last move and the agent's replies
-  n(ew)    start a new game
-  q(uit)   stop playing (Ctrl-D too), also while the agent thinks
-  ?        this help
-  Ctrl-C   stops the hints being computed; anywhere else it ends the program"""
+#: The words typed, as the word or its key: the session's :data:`~gym_boardgames.human.session.COMMANDS`, then
+#: the terminal's own two.
+WORDS = {**{command.name: command.key for command in COMMANDS}, "quit": "q", "help": "?"}
+SHORT_HELP = ", ".join(f"{key}({word[1:]})" if word[0] == key else f"{key}({word})" for word, key in WORDS.items())
+HELP = "\n".join(
+    [
+        "Type a move as the board labels it: {choices}. Commands, as a word or its letter:",
+        *(f"  {command.key} {command.name:<8} {command.help}" for command in COMMANDS),
+        "  q quit     stop playing (Ctrl-D too), also while the agent thinks",
+        "  ? help     this help",
+        "  Ctrl-C     stops the hints being computed; anywhere else it ends the program",
+    ]
+)
+
+
+def open_terminal(table: Table, *, input: TextIO | None = None, output: TextIO | None = None) -> int:
+    """Play ``table``'s game by typed lines (``gym_boardgames.play(ui="terminal")``): :func:`play_in_terminal`."""
+    return play_in_terminal(table.session(), input, output)
 
 
 def play_in_terminal(session: PlaySession, input: TextIO | None = None, output: TextIO | None = None) -> int:
@@ -80,7 +90,7 @@ def play_in_terminal(session: PlaySession, input: TextIO | None = None, output: 
         output.write(text + end)
         output.flush()
 
-    you = "both sides" if session.both_sides else f"{env.player_names[session.human]} against {session.name}"
+    you = "both sides" if session.both_sides else f"{env.player_names[session.side]} against {session.name}"
     shown: list[tuple[int, int]] = []  # the moves of the last board printed, to name the agent's new ones
     show = True
     try:
@@ -95,7 +105,7 @@ def play_in_terminal(session: PlaySession, input: TextIO | None = None, output: 
             if show:
                 say(board)
                 shown = moves
-            say("new game or quit? (n/q) " if over else "> ", end="")
+            say("restart or quit? (r/q) " if over else "> ", end="")
             line = lines.get()
             if line is None:
                 say("\nend of input: goodbye")
@@ -115,10 +125,12 @@ def play_in_terminal(session: PlaySession, input: TextIO | None = None, output: 
             if command == "help":
                 say(HELP.format(choices=labels.choices(game)))
             elif command:
-                session.command(COMMANDS[command])
-                shown = [] if command == "new" else shown  # a new game's first board names the agent's opening
+                session.command(command)
+                shown = (
+                    [] if command in ("restart", "swap") else shown
+                )  # a new game's first board names the agent's opening
             elif over:
-                say(f'"{line.strip()}": the game is over: type n(ew) for another, u(ndo), or q(uit)')
+                say(f'"{line.strip()}": the game is over: type r(estart) for another, u(ndo), or q(uit)')
             else:
                 try:
                     action = labels.parse(game, line, env.state)
@@ -139,7 +151,7 @@ def play_in_terminal(session: PlaySession, input: TextIO | None = None, output: 
 
 def _command(word: str) -> str:
     """The command a typed word names (``"help"`` for ``?``), or ``""``."""
-    return "help" if word == "?" else next((c for c in COMMANDS if word and word in (c, c[0])), "")
+    return next((name for name, key in WORDS.items() if word and word in (name, key)), "")
 
 
 class _Lines:
@@ -236,7 +248,7 @@ def _board(session: PlaySession, labels: MoveLabels, shown: list[tuple[int, int]
     game, env = session.game, session.env
     moves = list(env.moves)
     new = moves[len(shown) :] if moves[: len(shown)] == shown else []
-    played = [labels.label(game, action) for player, action in new if player != session.human]
+    played = [labels.label(game, action) for player, action in new if player != session.side]
     lines = [f"{session.name} played {', '.join(played)}"] if played else []
     lines.append(board_text(game, env.state, env.marks()._replace(status=session.status()), env.style).rstrip("\n"))
     if session.show_hints and session.human_to_move and session.hints:

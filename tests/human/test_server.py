@@ -1,4 +1,4 @@
-"""gym_boardgames.web.server: the token, the bounds, the refusals, and games that never block each other.
+"""gym_boardgames.human.server: the token, the bounds, the refusals, and games that never block each other.
 
 Every request goes to 127.0.0.1. Nothing here is timed: a slow agent is an Event the test releases, and the idle
 timeout runs on a clock the test moves.
@@ -16,11 +16,11 @@ import pytest
 
 pygame = pytest.importorskip("pygame")
 
+from agents.hints import EXACT, HintLabels, PlaySession  # noqa: E402
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
-from gym_boardgames.play_session import EXACT, HintLabels, PlaySession  # noqa: E402
+from gym_boardgames.human.doors import Limits, PlayServer, serve  # noqa: E402
+from gym_boardgames.human.doors import server as server_module  # noqa: E402
 from gym_boardgames.rules.registry import make_game  # noqa: E402
-from gym_boardgames.web import Limits, PlayServer, serve  # noqa: E402
-from gym_boardgames.web import server as server_module  # noqa: E402
 
 HANG_GUARD_S = 600  # only for a hang: how long anything takes is not what these tests check
 
@@ -54,7 +54,7 @@ class FakeClock:
 def tictactoe_sessions(agent_for=lambda name: Lowest()):
     def new_session(opponent, human):
         agent = None if opponent is None else agent_for(opponent)
-        return PlaySession(TicTacToeEnv(opponent=None), agent, human_player=human)
+        return PlaySession(TicTacToeEnv(opponent=None), agent, side=human)
 
     return new_session
 
@@ -378,7 +378,7 @@ def test_an_agent_that_fails_ends_the_game_and_the_state_says_so(make_server):
             raise RuntimeError("boom")
 
     def new_session(opponent, human):
-        return PlaySession(TicTacToeEnv(opponent=None), Broken(), human_player=human, name=opponent)
+        return PlaySession(TicTacToeEnv(opponent=None), Broken(), side=human, name=opponent)
 
     server = make_server(new_session)
     state = wait_until(server, new_game(server, human=1), lambda s: not s["thinking"])
@@ -545,7 +545,7 @@ def test_the_state_says_how_the_shown_hints_were_found(make_server):
         return HintLabels(dict.fromkeys(game.legal_actions(state), "draw"), EXACT)
 
     def new_session(opponent, human):
-        return PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=human, hints=exact_hints)
+        return PlaySession(TicTacToeEnv(opponent=None), Lowest(), side=human, hints=exact_hints)
 
     server = make_server(new_session)
     game = new_game(server)
@@ -625,7 +625,7 @@ def recording_sessions(closed):
     """Sessions that append themselves to ``closed`` when the server closes them."""
 
     def new_session(opponent, human):
-        session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=human)
+        session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), side=human)
         close = session.close
         session.close = lambda: (closed.append(session), close())
         return session

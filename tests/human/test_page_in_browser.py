@@ -27,8 +27,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from agents.hints import hint_labels  # noqa: E402
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
-from gym_boardgames.play_session import PlaySession  # noqa: E402
-from gym_boardgames.web import PlayServer  # noqa: E402
+from gym_boardgames.human.doors import PlayServer  # noqa: E402
+from gym_boardgames.human.session import PlaySession  # noqa: E402
 
 CHROMIUM = os.environ.get("GYM_BOARDGAMES_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("GYM_BOARDGAMES_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -92,7 +92,7 @@ def serve_page():
 
     def start(make_env, human=0, hints=hint_labels, opponents=("lowest",), **options):
         def new_session(opponent, side):
-            return PlaySession(make_env(), None if opponent is None else Lowest(), human_player=side, hints=hints)
+            return PlaySession(make_env(), None if opponent is None else Lowest(), side=side, hints=hints)
 
         options.setdefault("log", io.StringIO())
         server = PlayServer(new_session, list(opponents), default_human=human, **options).start()
@@ -247,7 +247,7 @@ def test_the_round_trip_is_measured_by_the_page_less_the_agents_thinking(browser
             return super().act(game, state)
 
     def new_session(opponent, side):
-        return PlaySession(TicTacToeEnv(opponent=None), Thinking(), human_player=side)
+        return PlaySession(TicTacToeEnv(opponent=None), Thinking(), side=side)
 
     server = PlayServer(new_session, "thinking", log=io.StringIO()).start()
     try:
@@ -280,7 +280,7 @@ def test_the_page_counts_the_agents_thinking_seconds_itself(browser):
             return super().act(game, state)
 
     def new_session(opponent, side):
-        return PlaySession(TicTacToeEnv(opponent=None), Slow(), human_player=side)
+        return PlaySession(TicTacToeEnv(opponent=None), Slow(), side=side)
 
     server = PlayServer(new_session, "slow", default_human=1, log=io.StringIO()).start()
     try:
@@ -324,7 +324,7 @@ def test_a_reload_mid_game_shows_the_same_game(browser, serve_page):
 
 def test_a_server_restarted_with_the_same_token_serves_the_old_tab(browser):
     def new_session(opponent, side):
-        return PlaySession(TicTacToeEnv(opponent=None), Lowest(), human_player=side)
+        return PlaySession(TicTacToeEnv(opponent=None), Lowest(), side=side)
 
     token = "my-token-kept-across-restarts-of-the-server-0123"
     server = PlayServer(new_session, "lowest", token=token, log=io.StringIO()).start()
@@ -362,11 +362,11 @@ def test_the_menus_apply_at_once_and_follow_swap(browser, serve_page):
     page.press("new")  # New game keeps the swap
     page.wait(lambda: len(server.games) == 1 and page.game.id not in server.games)
     ((game,),) = [server.games.values()]
-    assert game.session.human == 1 and side() == "1"
+    assert game.session.side == 1 and side() == "1"
     Select(browser.find_element("id", "opponent")).select_by_value("other")  # a new game against it, at once
     page.wait(lambda: len(server.games) == 1 and game.id not in server.games)
     ((game,),) = [server.games.values()]
-    assert game.opponent == "other" and game.session.human == 1
+    assert game.opponent == "other" and game.session.side == 1
     Select(browser.find_element("id", "side")).select_by_value("both")
     page.wait(lambda: len(server.games) == 1 and game.id not in server.games)
     ((game,),) = [server.games.values()]
