@@ -520,7 +520,17 @@ def _build_page(title: str, opponents: list[str], side: str) -> bytes:
     return page.encode("utf-8")
 
 
-def serve(table: Table, *, start: bool = True, **options: Any) -> PlayServer:
+def serve(
+    table: Table,
+    *,
+    start: bool = True,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    token: str | None = None,
+    allow_remote: bool = False,
+    limits: Limits = Limits(),
+    log: TextIO | None = None,
+) -> PlayServer:
     """Serve ``table``'s game as a browser page (``gym_boardgames.play(ui="page")``) and return the server.
 
     The last value of a notebook cell, the server shows the page inline (where the browser runs on the
@@ -529,11 +539,16 @@ def serve(table: Table, *, start: bool = True, **options: Any) -> PlayServer:
     Args:
         table: the game, opponents, side, hints and seed, resolved by :func:`gym_boardgames.human.doors.play`.
         start: serve in a background thread at once (a script calls ``serve_forever()`` itself instead).
-        **options: :class:`PlayServer`'s keywords: ``host``, ``port``, ``token``, ``allow_remote``, ``limits``.
+        host: the address to listen on (default: this machine only).
+        port: the port (0: a free one).
+        token: the URL's secret (default: a new random one).
+        allow_remote: needed for a ``host`` other machines reach.
+        limits: the server's bounds (:class:`Limits`).
+        log: where refused requests are logged (default ``sys.stderr``).
 
     Raises:
         ValueError: a bad server option.
         OSError: if the port cannot be bound.
     """
-    server = PlayServer(table, **options)
+    server = PlayServer(table, host=host, port=port, token=token, allow_remote=allow_remote, limits=limits, log=log)
     return server.start() if start else server

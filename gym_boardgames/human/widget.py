@@ -29,9 +29,10 @@ if TYPE_CHECKING:
 
 #: Seconds between two readings of the status line while nothing changes: a message's few seconds run out so.
 STATUS_POLL_SECONDS = 0.5
-#: What :func:`play` says without the ``notebook`` extra.
+#: What the notebook door says without the ``notebook`` extra.
 MISSING = (
-    'ui="notebook" needs anywidget, the notebook extra: pip install "gym-boardgames[notebook]" (a clone: -e ".[notebook]")'
+    'ui="notebook" needs anywidget, the notebook extra: pip install "gym-boardgames[notebook]" '
+    '(a clone: -e ".[notebook]")'
 )
 
 
@@ -54,7 +55,7 @@ def open_widget(table: Table) -> Any:
 
 @functools.cache
 def _widget_class() -> type:
-    """The widget class, made at the first :func:`open_widget`: importing this module imports no anywidget, no pygame."""
+    """The widget class, made at the first :func:`open_widget`: importing the module imports no anywidget, no pygame."""
     import anywidget
     import traitlets
 
