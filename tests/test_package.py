@@ -163,10 +163,10 @@ PACKAGES = ("gym_boardgames", "agents")
 PACKAGE_DATA = (
     "agents/alphazero/models/*.npz",
     "agents/data/*.npz",
-    "gym_boardgames/notebook.js",
+    "gym_boardgames/human/page.html",
+    "gym_boardgames/human/page.js",
+    "gym_boardgames/human/widget.js",
     "gym_boardgames/py.typed",
-    "gym_boardgames/web/page.html",
-    "gym_boardgames/web/page.js",
 )
 SHIPPED_DATA = {
     "agents/alphazero/models/connectfour.npz",
@@ -175,10 +175,10 @@ SHIPPED_DATA = {
     "agents/data/connectfour_heldout.npz",
     "agents/data/connectfour_random.npz",
     "agents/data/dots_3x3_table.npz",
-    "gym_boardgames/notebook.js",
+    "gym_boardgames/human/page.html",
+    "gym_boardgames/human/page.js",
+    "gym_boardgames/human/widget.js",
     "gym_boardgames/py.typed",
-    "gym_boardgames/web/page.html",
-    "gym_boardgames/web/page.js",
 }
 # An sdist's files besides the packages: setuptools' metadata, the files it always takes, and license files
 # (setuptools' default license-files patterns).
