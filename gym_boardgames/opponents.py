@@ -66,18 +66,24 @@ class UnknownAgentError(ValueError):
     """An agent name that the agent table does not know; the message lists the valid forms."""
 
 
-def as_policy(agent: Any) -> Policy:
+def as_policy(agent: Any, name: str = "") -> Policy:
     """Return the move function of ``agent``: its ``act`` method, or ``agent`` itself if it is a callable.
 
+    ``name`` (a spec such as ``my_agents:Bot``) is named in the refusal.
+
     Raises:
-        ValueError: if ``agent`` has no callable ``act`` and is not callable itself.
+        UnknownAgentError: (a ``ValueError``) if ``agent`` has no callable ``act`` and is not callable itself;
+            :class:`AgentError` with a ``name``.
     """
     act = getattr(agent, "act", None)
     if callable(act):
         return act
     if callable(agent):
         return agent
-    raise ValueError(f"{agent!r} is not an agent: it needs act(game, state) -> int or to be callable")
+    needs = "it needs act(game, state) -> int or to be callable"
+    if name:  # a user's spec built into a non-agent: the user's error, named
+        raise AgentError(f"agent {name} is {agent!r:.80}: {needs}")
+    raise UnknownAgentError(f"{agent!r:.80} is not an agent: {needs}")
 
 
 def reset_hook(agent: Any) -> Callable[[], Any] | None:
@@ -134,11 +140,7 @@ class Opponent:
 
     def _set(self, agent: Any) -> None:
         self.agent = agent
-        try:
-            self._act = as_policy(agent)
-        except ValueError:
-            needs = "it needs act(game, state) -> int or to be callable"
-            raise AgentError(f"agent {self.name} is {agent!r}: {needs}") from None
+        self._act = as_policy(agent, self.name if self.user else "")
         self._reset = reset_hook(agent)
         evaluate = getattr(agent, "evaluate", None)
         #: The agent's own ``evaluate(game, states) -> (priors, values)`` (a network's), or None: the play doors'
@@ -188,12 +190,8 @@ class Opponent:
             return self._call_limited(what, function, args, limit)
         if not self.user:
             return function(*args)
-        try:
+        with _UserCode(self.name, f"its {what}()"):
             return function(*args)
-        except (KeyboardInterrupt, AgentError):  # Ctrl-C ends the run; an AgentError names the agent already
-            raise
-        except BaseException as error:  # user code may raise anything (SystemExit, GeneratorExit, its own kind)
-            raise AgentError(f"agent {self.name}: its {what}() raised {describe_error(error)}") from None
 
     def _call_limited(self, what: str, function: Callable[..., Any], args: tuple[Any, ...], limit: float) -> Any:
         """Run ``function`` in a daemon thread and wait ``limit`` seconds: a hang cannot hold the caller."""
@@ -217,6 +215,25 @@ class Opponent:
 
     def __repr__(self) -> str:
         return f"Opponent({self.name})"
+
+
+class _UserCode:
+    """The one guard around user code: what it raises becomes one :class:`AgentError` line naming the agent.
+
+    ``SystemExit``, ``GeneratorExit`` and a user's own ``BaseException`` kinds included; Ctrl-C
+    (``KeyboardInterrupt``) passes, and so does an :class:`AgentError`, which names the agent already.
+    """
+
+    def __init__(self, name: str, doing: str) -> None:
+        self.name, self.doing = name, doing
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, error: BaseException | None, traceback: Any) -> bool:
+        if error is None or isinstance(error, (KeyboardInterrupt, AgentError)):
+            return False
+        raise AgentError(f"agent {self.name}: {self.doing} raised {describe_error(error)}") from None
 
 
 def _check_move_time(move_time: float | None) -> None:
@@ -247,8 +264,6 @@ def make_opponent(agent: Any, game: Any, seed: Any = None, *, move_time: float |
     if isinstance(agent, Opponent):
         return agent
     if not isinstance(agent, str):
-        if not callable(agent) and not callable(getattr(agent, "act", None)):
-            raise UnknownAgentError(f"{agent!r} is not an agent: it needs act(game, state) -> int or to be callable")
         name = getattr(agent, "__qualname__", None) or type(agent).__name__
         opponent = Opponent(agent, name, user=True, move_time=move_time)
     elif move_time is not None and is_user_spec(agent) and plays_in_child(game):
@@ -317,12 +332,8 @@ def load_user_agent(spec: str, seed: Any = None) -> Any:
         takes_seed = "seed" in inspect.signature(found).parameters
     except (TypeError, ValueError):
         takes_seed = False
-    try:
+    with _UserCode(spec, "its constructor"):
         return found(seed=seed) if takes_seed else found()
-    except KeyboardInterrupt:
-        raise
-    except BaseException as error:  # the user's constructor may raise anything, or exit
-        raise AgentError(f"agent {spec}: its constructor raised {describe_error(error)}") from None
 
 
 @functools.cache  # a worker loads a user's module once, not once per game
@@ -331,17 +342,13 @@ def _user_attribute(source: str, attribute: str) -> Any:
     spec = f"{source}:{attribute}"
     if source.endswith(".py") and not os.path.isfile(source):
         raise AgentError(f"agent {spec}: no file {source}")
-    try:
+    with _UserCode(spec, f"loading {source}"):
         if source.endswith(".py"):
             found = importlib.util.spec_from_file_location(f"user_agent_{zlib.crc32(source.encode())}", source)
             module = importlib.util.module_from_spec(found)  # type: ignore[arg-type]
             found.loader.exec_module(module)  # type: ignore[union-attr]
         else:
             module = importlib.import_module(source)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as error:  # a user's module may raise anything, or exit, while it loads
-        raise AgentError(f"agent {spec}: loading {source} raised {describe_error(error)}") from None
     found = getattr(module, attribute, None) if attribute.isidentifier() else None
     if not callable(found) and not callable(getattr(found, "act", None)):
         raise AgentError(f"agent {spec}: {source} has no class or function {attribute!r}")
