@@ -82,8 +82,7 @@ def browser_round_trip(moves: int = 30) -> dict[str, Any]:
         return {"skipped": "no /usr/bin/chromium and /usr/bin/chromedriver (apt-get install chromium chromium-driver)"}
     import io
 
-    from gym_boardgames.rules.registry import make_game
-    from gym_boardgames.web import serve
+    import gym_boardgames
 
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
@@ -91,7 +90,7 @@ def browser_round_trip(moves: int = 30) -> dict[str, Any]:
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"):  # fmt: skip
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    server = serve(make_game("tictactoe"), ["random"], log=io.StringIO())
+    server = gym_boardgames.play("tictactoe", "random", ui="page", log=io.StringIO())
     try:
         driver.get(server.url)
         script = """
