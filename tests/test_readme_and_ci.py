@@ -2,10 +2,11 @@
 flag exists.
 
 The documents are README.md and every Markdown page of the site (``docs/**/*.md``, generated folders left
-out). Their Python blocks run one by one in a fresh interpreter (a temporary working directory, no display),
-as a reader would paste them. A block that needs an optional extra which CI does not install says so with a
-marker line naming the importable modules, ``# needs: sb3_contrib, stable_baselines3``; it is skipped only
-when one of them is missing. Pure output examples are fenced ``text``, not ``python``.
+out). The Python blocks of README and the tutorials run in tests/docs/test_code_blocks.py, each page's in order
+in one interpreter; those of the other pages run here one by one in a fresh interpreter (a temporary working
+directory, no display), as a reader would paste them. A block that needs an optional extra which CI does not
+install says so with a marker line naming the importable modules, ``# needs: sb3_contrib, stable_baselines3``;
+it is skipped only when one of them is missing. Pure output examples are fenced ``text``, not ``python``.
 """
 
 from __future__ import annotations
@@ -97,7 +98,12 @@ def importable(name: str) -> bool:
 
 
 def python_blocks() -> list[Block]:
-    return [block for block in all_blocks() if block.lang == "python"]
+    """The Python blocks of the pages that tests/docs/test_code_blocks.py does not run (README and the tutorials)."""
+    return [
+        block
+        for block in all_blocks()
+        if block.lang == "python" and block.path != "README.md" and not block.path.startswith("docs/tutorials/")
+    ]
 
 
 def readme_commands():
