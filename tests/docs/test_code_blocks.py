@@ -1,6 +1,6 @@
-"""Every Python block of README.md and of the tutorials (docs/tutorials/, every page below it) runs as a reader
-would paste it: the blocks of one page in order, in one fresh interpreter, so a later block sees what an earlier
-one defined.
+"""Every Python block of README.md and of the site's pages (every hand-written page of docs/, the tutorials among
+them) runs as a reader would paste it: the blocks of one page in order, in one fresh interpreter, so a later block
+sees what an earlier one defined.
 
 The interpreter starts in an empty temporary folder with the repository on ``PYTHONPATH`` (so it runs this
 checkout's package, whatever is installed), no display (``SDL_VIDEODRIVER=dummy``), ``MPLBACKEND=Agg`` and one
@@ -34,7 +34,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-TUTORIALS = ROOT / "docs" / "tutorials"
+DOCS = ROOT / "docs"
+#: Folders of docs/ that the build writes (gitignored): not pages anyone wrote.
+GENERATED = {"_build", "_generated", "_autosummary"}
 #: One page's blocks together. The slowest page, the SB3 tutorial, takes under a minute on a quiet machine.
 PAGE_TIMEOUT_S = 600
 #: ``<!-- test: skip (the reason) -->`` on a line of its own.
@@ -60,8 +62,8 @@ class Block:
 
 
 def pages() -> list[Path]:
-    """README.md and every tutorial page, in a fixed order."""
-    return [README, *sorted(TUTORIALS.rglob("*.md"))]
+    """README.md and every hand-written page of docs/ (the tutorials' among them), in a fixed order."""
+    return [README, *(page for page in sorted(DOCS.rglob("*.md")) if not GENERATED & set(page.relative_to(DOCS).parts))]
 
 
 def name_of(path: Path) -> str:
@@ -203,9 +205,10 @@ def test_a_skipped_block_says_why(block: Block) -> None:
 
 
 def test_every_page_parses_with_its_marks_in_place() -> None:
-    """README and every tutorial: each mark stands before a Python block, and the tests see the pages' blocks."""
+    """README and every page: each mark stands before a Python block, and the tests see the pages' blocks."""
     blocks = all_blocks()  # raises on a misplaced or malformed mark
-    assert len(blocks) >= 20 and {block.page for block in blocks} >= {"README.md", "docs/tutorials/new_game.md"}
+    assert len(blocks) >= 40
+    assert {block.page for block in blocks} >= {"README.md", "docs/tutorials/new_game.md", "docs/agents/solver.md"}
 
 
 def test_a_mark_skips_the_block_after_it_and_blank_lines_may_stand_between(tmp_path: Path) -> None:

@@ -3,8 +3,7 @@
 The build is the documented command, ``python -m sphinx -W -b html docs <out>``, into a temporary folder; it
 needs the ``docs`` extra (skipped without it). Links are checked in the built HTML: every ``href`` and
 ``src`` that is not an outside address must name a file of the build, and its ``#fragment`` an ``id`` in that
-file. The Python blocks of README and the tutorials run in ``tests/docs/test_code_blocks.py``, those of the
-other pages in ``tests/test_readme_and_ci.py``.
+file. The Python blocks of the pages and of README run in ``tests/docs/test_code_blocks.py``.
 """
 
 from __future__ import annotations
