@@ -15,8 +15,12 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("gym_boardgames", "agents")
+#: The human-play wing (the session, window, page, widget, terminal): it stands above ``agents`` and imports them.
+WING = "gym_boardgames.human"
 
 
 def module_files() -> dict[str, Path]:
@@ -131,15 +135,57 @@ def test_the_graph_sees_module_level_and_function_level_imports():
     assert "gym_boardgames.opponents" in graph["agents.matches.arena"]
 
 
-def test_no_module_of_gym_boardgames_imports_agents():
-    arrows = sorted(
+def in_wing(module: str) -> bool:
+    """Whether ``module`` is of the human-play wing, :data:`WING`, the one room of the package above ``agents``."""
+    return module == WING or module.startswith(f"{WING}.")
+
+
+def agents_below_the_wing(graph: dict[str, set[str]]) -> list[str]:
+    """The arrows from a module of ``gym_boardgames`` outside the wing to ``agents``."""
+    return sorted(
         f"{module} -> {target}"
-        for module, targets in import_graph().items()
-        if module.split(".")[0] == "gym_boardgames"
+        for module, targets in graph.items()
+        if module.split(".")[0] == "gym_boardgames" and not in_wing(module)
         for target in targets
         if target.split(".")[0] == "agents"
     )
-    assert not arrows, "gym_boardgames imports agents (the layers go the other way): " + "; ".join(arrows)
+
+
+def into_the_wing(graph: dict[str, set[str]]) -> list[str]:
+    """The arrows from a module outside the wing (of either package) to the wing."""
+    return sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if not in_wing(module)
+        for target in targets
+        if in_wing(target)
+    )
+
+
+def test_nothing_of_gym_boardgames_below_the_human_wing_imports_agents():
+    arrows = agents_below_the_wing(import_graph())
+    assert not arrows, "gym_boardgames imports agents below the play wing (layers go one way): " + "; ".join(arrows)
+
+
+def test_the_human_wing_stands_above_everything_else():
+    """The wing imports the rest (``agents`` too); nothing of the rest, ``agents`` included, imports the wing."""
+    graph = import_graph()
+    if not any(in_wing(module) for module in graph):
+        pytest.skip(f"{WING.replace('.', '/')}/ is not there yet (issue 41 moves the play wing into it)")
+    arrows = into_the_wing(graph)
+    assert not arrows, f"modules below {WING} import it: " + "; ".join(arrows)
+
+
+def test_the_wing_may_import_agents_and_nothing_else_may_import_the_wing():
+    graph = {
+        f"{WING}.session": {"agents.factory", "gym_boardgames.envs"},
+        "gym_boardgames.envs": {"agents.factory"},
+        "gym_boardgames.humanoid": {f"{WING}.window"},  # a name that only starts like the wing's
+        "agents.hints": {f"{WING}.session"},
+        "agents.factory": set(),
+    }
+    assert agents_below_the_wing(graph) == ["gym_boardgames.envs -> agents.factory"]
+    assert into_the_wing(graph) == [f"agents.hints -> {WING}.session", f"gym_boardgames.humanoid -> {WING}.window"]
 
 
 def test_no_import_cycles():

@@ -1,16 +1,13 @@
-"""README and the docs pages work as written: the two commands are CI's, every Python block runs, every script
-flag exists.
+"""README and the docs pages work as written: the two commands are CI's, every block names its language, every
+script flag exists.
 
 The documents are README.md and every Markdown page of the site (``docs/**/*.md``, generated folders left
-out). Their Python blocks run one by one in a fresh interpreter (a temporary working directory, no display),
-as a reader would paste them. A block that needs an optional extra which CI does not install says so with a
-marker line naming the importable modules, ``# needs: sb3_contrib, stable_baselines3``; it is skipped only
-when one of them is missing. Pure output examples are fenced ``text``, not ``python``.
+out). Their Python blocks run in tests/docs/test_code_blocks.py, each page's in order in one fresh interpreter.
+Pure output examples are fenced ``text``, not ``python``.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -21,18 +18,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 # Folders of docs/ that the build writes (gitignored): not pages anyone wrote.
 GENERATED = {"_build", "_generated", "_autosummary"}
-# Generous: the blocks CI runs take about a second each, but the SB3 self-play recipe (run only where the sb3
-# extra is installed) trains for about 2 minutes, more on a loaded machine.
-BLOCK_TIMEOUT_S = 600
-# "# needs: mod_a, mod_b  (any remark)": the comma-separated module names, the remark ignored.
-NEEDS = re.compile(r"^\s*#\s*needs:\s*([\w.]+(?:\s*,\s*[\w.]+)*)", re.M)
 FENCE = re.compile(r"^```(\S*)")  # the info string's first word: python, bash, {toctree}, {include}
 
 
@@ -78,28 +68,6 @@ def readme_blocks() -> list[Block]:
     return blocks_of(README)
 
 
-def all_blocks() -> list[Block]:
-    return [block for path in documents() for block in blocks_of(path)]
-
-
-def missing_needs(code: str) -> list[str]:
-    """The modules a block's ``# needs:`` markers name that this interpreter cannot import."""
-    names = [name.strip() for marker in NEEDS.findall(code) for name in marker.split(",")]
-    return [name for name in names if not importable(name)]
-
-
-def importable(name: str) -> bool:
-    """Whether ``name`` can be imported here, without importing it (a missing parent package counts as missing)."""
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def python_blocks() -> list[Block]:
-    return [block for block in all_blocks() if block.lang == "python"]
-
-
 def readme_commands():
     text = README.read_text()
     block = re.search(r"<!-- setup-commands -->\s*```(?:bash|sh)?\n(.*?)```", text, re.S)
@@ -140,38 +108,6 @@ def test_every_block_names_its_language():
         if block.lang not in known and not block.lang.startswith("{")
     ]
     assert not pages, f"fence these docs blocks with a language ({', '.join(sorted(known))}): {pages}"
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("block", python_blocks(), ids=lambda block: block.where)
-def test_python_block_runs_in_a_fresh_interpreter(block: Block, tmp_path: Path):
-    missing = missing_needs(block.code)
-    if missing:
-        pytest.skip(f"{block.where} needs {', '.join(missing)}, not installed")
-    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "MPLBACKEND": "Agg"}
-    # The interpreter must not see the checkout through the working directory: the block has to work from
-    # the installed package, as it does for a reader.
-    env.pop("PYTHONPATH", None)
-    try:
-        result = subprocess.run(
-            [sys.executable, "-c", block.code],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=BLOCK_TIMEOUT_S,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{block.where}: the Python block did not finish in {BLOCK_TIMEOUT_S} s")
-    assert result.returncode == 0, (
-        f"{block.where}: the Python block fails in a fresh interpreter:\n{result.stderr[-3000:]}"
-    )
-
-
-def test_needs_marker_skips_only_for_missing_modules():
-    code = "# needs: numpy, no_such_module_xyz  (pip install it)\n# needs: other_missing_xyz\nimport numpy\n"
-    assert missing_needs(code) == ["no_such_module_xyz", "other_missing_xyz"]
-    assert missing_needs("import numpy  # no marker\n") == []
 
 
 def shell_commands(text: str) -> list[str]:

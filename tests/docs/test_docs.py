@@ -3,11 +3,12 @@
 The build is the documented command, ``python -m sphinx -W -b html docs <out>``, into a temporary folder; it
 needs the ``docs`` extra (skipped without it). Links are checked in the built HTML: every ``href`` and
 ``src`` that is not an outside address must name a file of the build, and its ``#fragment`` an ``id`` in that
-file. The Python blocks of the pages run in ``tests/test_readme_and_ci.py``, with README's.
+file. The Python blocks of the pages and of README run in ``tests/docs/test_code_blocks.py``.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from functools import cache
@@ -114,6 +115,19 @@ def test_every_registered_id_has_an_env_page(site: Path):
     ids = [env_id for env_id, spec in gym.registry.items() if str(spec.entry_point).startswith("gym_boardgames.")]
     pages = "".join((site / "envs" / f"{name}.html").read_text(encoding="utf-8") for name in ENV_PAGES)
     assert ids and all(f"<h1>{env_id}" in pages for env_id in ids), ids
+
+
+@pytest.mark.slow
+def test_the_pages_test_marks_are_html_comments_the_site_shows_as_nothing(site: Path):
+    """``<!-- test: skip (...) -->`` before a block (tests/docs/test_code_blocks.py) reaches the HTML as a comment."""
+    pages = {page: page.read_text(encoding="utf-8") for page in sorted(site.rglob("*.html"))}
+    assert any("<!-- test: skip (" in text for text in pages.values()), "the tutorials' marks should reach the HTML"
+    shown = [
+        page.relative_to(site)
+        for page, text in pages.items()
+        if "test: skip" in re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    ]
+    assert not shown, f"a test mark shows as text on {shown}"
 
 
 def test_link_checker_sees_a_broken_link(tmp_path: Path):

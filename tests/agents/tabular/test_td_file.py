@@ -14,7 +14,7 @@ from agents.tabular.td import TDAgent, train_self_play
 from agents.tabular.td_file import FORMAT, VERSION, table_size
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
-sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+sys.path.insert(0, str(Path(__file__).parents[1]))  # importlib import mode: put tests/agents/ (its helper) on the path
 from saved_file_helpers import expect_refused, header_npy, npy_bytes, only_the_header_is_read, write_zip  # noqa: E402
 
 GAME = TicTacToe()

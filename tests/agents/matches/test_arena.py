@@ -70,7 +70,7 @@ def _arena_script(tmp_path, body, *extra):
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     (tmp_path / "bot.py").write_text(body)
     spec = f"{tmp_path / 'bot.py'}:Bot"
     argv = [sys.executable, str(root / "scripts" / "arena.py"), "--agents", "random", spec, "--games", "2", *extra]

@@ -36,7 +36,7 @@ pytest.importorskip("torch", reason="the alphazero extra (PyTorch) is needed for
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "docs" / "tutorials" / "rllib.md"
 PAGE_PORT, PAGE_DASHBOARD_PORT = "6390", "8275"
 STARTED = "Ray runtime started"

@@ -28,7 +28,7 @@ from gym_boardgames.rules import TicTacToe  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = ROOT / "scripts" / "train_alphazero.py"
 WORKER = "selfplay_worker"  # the Ray task's function name, as the state API lists it
 TINY = ["--game", "tictactoe", "--iterations", "2", "--games", "8", "--parallel-games", "4", "--simulations", "8"]

@@ -14,7 +14,7 @@ IDS = ("TicTacToe-v0", "ConnectN-v0", "ConnectFour-v0", "DotsAndBoxes-v0", "Grid
 
 
 def load_script():
-    path = Path(__file__).resolve().parents[2] / "scripts" / "reward_thresholds.py"
+    path = Path(__file__).resolve().parents[1] / "scripts" / "reward_thresholds.py"
     spec = importlib.util.spec_from_file_location("reward_thresholds", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -176,7 +176,7 @@ def test_the_loader_refuses_scores_the_position_makes_impossible(tmp_path, label
 
 
 def test_the_perfect_agent_agrees_with_the_labels(labels):
-    # The labels are BitBully's; our solver (tests/agents/test_connect_four_solver.py checks it in depth) gives
+    # The labels are BitBully's; our solver (tests/agents/search/test_connect_four_solver.py checks it in depth) gives
     # the same scores, and its player picks a best-scored move.
     from agents.search.connect_four import PerfectAgent, score_moves
 
