@@ -22,7 +22,7 @@ row its bitboard holds, ``(rows + 1) * cols <= 63``); on Connect Four most repli
 about a second. The hints (H) on those boards are exact: "win in N", "draw" or "loss in N" (``agents.hints``).
 
 This script is a command line over :func:`gym_boardgames.play`: it resolves the game, the opponent, the side and
-the seed with :func:`gym_boardgames.human.doors.resolve` while it parses (a refusal names the flag), then opens
+the seed with :func:`gym_boardgames.human.table.resolve` while it parses (a refusal names the flag), then opens
 the door its flags chose (``--terminal``, ``--web``, else the window).
 """
 
@@ -35,7 +35,9 @@ import argparse
 import os
 
 from agents.factory import DEFAULT_OPPONENTS, agent_forms, default_opponent
-from gym_boardgames.human.doors import SIDES, open_door, resolve
+from gym_boardgames.human.doors import open_door
+from gym_boardgames.human.session import SIDES
+from gym_boardgames.human.table import resolve
 from gym_boardgames.human.terminal import SHORT_HELP
 from gym_boardgames.human.window import KEYS_HELP, NoScreenError
 

@@ -55,7 +55,7 @@ from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.human.session import COMMANDS, SIDES, THINKING, PlaySession, check_click
 
 if TYPE_CHECKING:
-    from gym_boardgames.human.doors import Table
+    from gym_boardgames.human.table import Table
 
 #: The largest request body accepted by default, in bytes (413 beyond).
 MAX_BODY_BYTES = 4096
@@ -158,7 +158,7 @@ class PlayServer(ThreadingHTTPServer):
 
     Args:
         table: the game, the opponents the page offers (the first is the default), the side it offers first,
-            the hints and the seed, resolved by :func:`gym_boardgames.human.doors.resolve`.
+            the hints and the seed, resolved by :func:`gym_boardgames.human.table.resolve`.
         host: the address to listen on (default ``127.0.0.1``: this machine only).
         port: the port (0: a free one, see :attr:`url`).
         token: the secret every request must carry (default: 32 random bytes, URL-safe; see :func:`checked_token`).
@@ -537,7 +537,7 @@ def serve(
     kernel's machine); ``server.url`` opens it in a tab, ``server.close()`` stops it.
 
     Args:
-        table: the game, opponents, side, hints and seed, resolved by :func:`gym_boardgames.human.doors.play`.
+        table: the game, opponents, side, hints and seed, resolved by :func:`gym_boardgames.human.table.resolve`.
         start: serve in a background thread at once (a script calls ``serve_forever()`` itself instead).
         host: the address to listen on (default: this machine only).
         port: the port (0: a free one).

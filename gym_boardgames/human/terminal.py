@@ -31,7 +31,7 @@ from gym_boardgames.render.board import board_text
 from gym_boardgames.render.text import MoveLabels, move_labels
 
 if TYPE_CHECKING:
-    from gym_boardgames.human.doors import Table
+    from gym_boardgames.human.table import Table
 
 #: How long the agent's reply or the hints may take before the terminal says what it waits for, in seconds.
 NOTICE_SECONDS = 1.0

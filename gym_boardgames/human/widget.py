@@ -25,7 +25,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gym_boardgames.human.doors import Table
+    from gym_boardgames.human.table import Table
 
 #: Seconds between two readings of the status line while nothing changes: a message's few seconds run out so.
 STATUS_POLL_SECONDS = 0.5

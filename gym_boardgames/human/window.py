@@ -25,7 +25,7 @@ from gym_boardgames.human.session import COMMANDS, THINKING, PlaySession
 from gym_boardgames.outputs import write_bytes_atomic
 
 if TYPE_CHECKING:
-    from gym_boardgames.human.doors import Table
+    from gym_boardgames.human.table import Table
 
 #: The key help under the board: the session's commands, then quit.
 KEYS_HELP = "   ".join(f"{command.key.upper()} {command.name}" for command in COMMANDS) + "   Q quit"
@@ -40,7 +40,7 @@ def open_window(table: Table, *, screenshot: str | None = None, max_frames: int 
     """Play ``table``'s game in a pygame window until it is closed (``gym_boardgames.play(ui="window")``).
 
     Args:
-        table: the game, opponent, side, hints and seed, resolved by :func:`gym_boardgames.human.doors.play`.
+        table: the game, opponent, side, hints and seed, resolved by :func:`gym_boardgames.human.table.resolve`.
         screenshot: a PNG path written when a game ends and on exit; without a screen, the opening position is
             saved there and the door returns.
         max_frames: quit after this many frames (about ``max_frames / 30`` s); 1 by default without a screen.

@@ -15,9 +15,8 @@ pygame = pytest.importorskip("pygame")
 
 import gym_boardgames  # noqa: E402
 from gym_boardgames.errors import ActionTypeError  # noqa: E402
-from gym_boardgames.human import doors  # noqa: E402
-from gym_boardgames.human.session import COMMANDS  # noqa: E402
-from gym_boardgames.rules.registry import make_game  # noqa: E402
+from gym_boardgames.human.session import COMMANDS, SIDES  # noqa: E402
+from gym_boardgames.human.table import resolve  # noqa: E402
 
 #: Only for a hang: how long anything takes is not what these tests check.
 HANG_GUARD_S = 600
@@ -60,39 +59,6 @@ def test_every_argument_is_refused_in_one_line_before_any_door_opens(arguments, 
     assert output.getvalue() == ""  # refused before the terminal printed anything
 
 
-def test_size_options_go_with_a_name_not_a_rules_object():
-    with pytest.raises(ValueError, match=r"^size options \(rows\) go with a game's name, not a rules object$"):
-        doors.resolve(make_game("connectfour"), rows=5)
-
-
-def test_the_builder_offers_the_chosen_opponent_first_then_the_suggested_ones():
-    table = doors.resolve("connectfour", "mcts:10", seed=3)
-    assert table.opponent == "mcts:10" and table.title == "Connect Four" and table.seed == 3
-    assert list(table.opponents)[1:] and len(set(table.opponents)) == len(table.opponents)
-    default = doors.resolve("tictactoe")
-    assert default.opponent == "alphabeta" and default.side == "first"
-
-
-def test_an_object_opponent_is_offered_under_its_name_and_played_as_it_is():
-    class Last:
-        def act(self, game, state):
-            return game.legal_actions(state)[-1]
-
-    agent = Last()
-    table = doors.resolve("tictactoe", agent, side="second")
-    session = table.session()
-    try:
-        assert table.opponent == "Last" and session.agent.agent is agent and session.side == 1
-    finally:
-        session.close()
-
-
-def test_a_person_on_both_sides_gets_no_agent():
-    session = doors.resolve("tictactoe", side="both").session()
-    assert session.both_sides and session.agent is None and session.name == ""
-    session.close()
-
-
 @pytest.mark.parametrize("move", [True, np.True_, 0.7, "0", np.array([0]), None])
 def test_the_session_refuses_a_bad_move_as_the_env_does(move):
     import gymnasium as gym
@@ -101,7 +67,7 @@ def test_the_session_refuses_a_bad_move_as_the_env_does(move):
     env.reset(seed=0)
     with pytest.raises(ActionTypeError) as from_env:
         env.step(move)
-    session = doors.resolve("tictactoe", side="both").session()
+    session = resolve("tictactoe", side="both").session()
     with pytest.raises(ActionTypeError) as from_session:
         session.play(move)
     session.close()
@@ -115,7 +81,7 @@ def test_the_command_list_is_one_list_in_every_door():
     assert names == ["hints", "undo", "restart", "swap"]
     assert all(f"{c.key.upper()} {c.name}" in window.KEYS_HELP for c in COMMANDS)
     assert all(f"{c.key} {c.name}" in terminal.HELP and f"{c.key}(" in terminal.SHORT_HELP for c in COMMANDS)
-    page = server.PlayServer(doors.resolve("tictactoe"), port=0, log=io.StringIO())
+    page = server.PlayServer(resolve("tictactoe"), port=0, log=io.StringIO())
     try:
         config = page.page.decode().split('id="config">', 1)[1].split("</script>", 1)[0]
         assert json.loads(config)["commands"] == [command._asdict() for command in COMMANDS]
@@ -190,7 +156,7 @@ def test_the_notebook_door_shows_the_networks_priors():
     pytest.importorskip("anywidget")
     widget = gym_boardgames.play("connectfour", NETWORK, ui="notebook")
     try:
-        assert widget.commands == [command._asdict() for command in COMMANDS] and widget.sides == list(doors.SIDES)
+        assert widget.commands == [command._asdict() for command in COMMANDS] and widget.sides == list(SIDES)
         widget._receive(widget, {"command": "hints"}, [])
         session = widget.session
         changed = threading.Event()
