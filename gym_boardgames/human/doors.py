@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gym_boardgames.checks import check_choice
-from gym_boardgames.human.server import serve
+from gym_boardgames.human.server import PlayServer, serve
 from gym_boardgames.human.table import Table, resolve
 from gym_boardgames.human.terminal import open_terminal
 from gym_boardgames.human.widget import open_widget
@@ -36,12 +36,13 @@ from gym_boardgames.human.window import open_window
 
 __all__ = ["UIS", "open_door", "play"]
 
-#: The doors of :func:`play`, each the function that opens it on a :class:`~gym_boardgames.human.table.Table`.
-DOORS: dict[str, Callable[..., Any]] = {
-    "window": open_window,
-    "page": serve,
-    "notebook": open_widget,
-    "terminal": open_terminal,
+#: The doors of :func:`play`: the function that opens each on a :class:`~gym_boardgames.human.table.Table`, and
+#: for a door that hands its ``**options`` on, what takes them (the page's server).
+DOORS: dict[str, tuple[Callable[..., Any], Callable[..., Any] | None]] = {
+    "window": (open_window, None),
+    "page": (serve, PlayServer),
+    "notebook": (open_widget, None),
+    "terminal": (open_terminal, None),
 }
 UIS = tuple(DOORS)
 #: The size options of a game given by its name (:func:`gym_boardgames.rules.registry.make_game`'s).
@@ -99,9 +100,14 @@ def open_door(table: Table, ui: str, **options: Any) -> Any:
 
 def _door(ui: str, options: list[str]) -> Callable[..., Any]:
     """The function that opens door ``ui``; refuses the options it does not take, naming those it does."""
-    door = DOORS[check_choice("ui", ui, UIS)]
-    takes = [name for name in inspect.signature(door).parameters if name != "table"]
+    door, handed_to = DOORS[check_choice("ui", ui, UIS)]
+    takes = [name for function in (door, handed_to) if function for name in _keywords(function)]
     unknown = [name for name in options if name not in takes]
     if unknown:
         raise ValueError(f"ui={ui!r} takes no {', '.join(unknown)}: its options are {', '.join(takes) or 'none'}")
     return door
+
+
+def _keywords(function: Callable[..., Any]) -> list[str]:
+    """The keyword-only parameters of ``function``: a door's own options."""
+    return [name for name, p in inspect.signature(function).parameters.items() if p.kind is p.KEYWORD_ONLY]

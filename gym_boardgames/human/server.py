@@ -520,17 +520,7 @@ def _build_page(title: str, opponents: list[str], side: str) -> bytes:
     return page.encode("utf-8")
 
 
-def serve(
-    table: Table,
-    *,
-    start: bool = True,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    token: str | None = None,
-    allow_remote: bool = False,
-    limits: Limits = Limits(),
-    log: TextIO | None = None,
-) -> PlayServer:
+def serve(table: Table, *, start: bool = True, **options: Any) -> PlayServer:
     """Serve ``table``'s game as a browser page (``gym_boardgames.play(ui="page")``) and return the server.
 
     The last value of a notebook cell, the server shows the page inline (where the browser runs on the
@@ -539,16 +529,11 @@ def serve(
     Args:
         table: the game, opponents, side, hints and seed, resolved by :func:`gym_boardgames.human.table.resolve`.
         start: serve in a background thread at once (a script calls ``serve_forever()`` itself instead).
-        host: the address to listen on (default: this machine only).
-        port: the port (0: a free one).
-        token: the URL's secret (default: a new random one).
-        allow_remote: needed for a ``host`` other machines reach.
-        limits: the server's bounds (:class:`Limits`).
-        log: where refused requests are logged (default ``sys.stderr``).
+        **options: :class:`PlayServer`'s keywords: ``host``, ``port``, ``token``, ``allow_remote``, ``limits``, ``log``.
 
     Raises:
         ValueError: a bad server option.
         OSError: if the port cannot be bound.
     """
-    server = PlayServer(table, host=host, port=port, token=token, allow_remote=allow_remote, limits=limits, log=log)
+    server = PlayServer(table, **options)
     return server.start() if start else server
