@@ -4,7 +4,7 @@
 (:data:`gym_boardgames.rules.registry.GAMES`): its env, pygame view, text picture, numpy-batched rules and vector
 env, each named as ``"module:attribute"`` and imported on first use (as Gymnasium loads entry points), so
 importing this module imports no env and no pygame. :func:`register_game` adds a game of one's own (its rules row
-and its layers) and registers its id; :func:`layers_of` finds a rules object's layers.
+and its layers) and registers its id; :func:`layers_of` finds a rules object's layers, :func:`load_layer` one.
 """
 
 from __future__ import annotations
@@ -46,15 +46,11 @@ class GameLayers:
     env_args: Callable[[Any], tuple[Any, ...]] = lambda game: tuple(game.config)
 
     def load(self, part: str) -> Any:
-        """Return the object a ``"module:attribute"`` field names (``"env"``, ``"view"``, ``"batch"``...).
+        """Return the object a ``"module:attribute"`` field that is not None names (``"env"``, ``"batch"``...).
 
-        Raises:
-            NotImplementedError: if this game has none (the field is None).
+        :func:`load_layer` is the checked way in, for a field that may be None.
         """
-        where = getattr(self, part)
-        if where is None:
-            raise NotImplementedError(f"this game has no {part}")
-        return load_env_creator(where)
+        return load_env_creator(getattr(self, part))
 
     def make_env(self, game: Any, **keywords: Any) -> Any:
         """Return this game's Gymnasium env over the same rules as ``game``, with the two-player ``keywords``."""
@@ -118,6 +114,18 @@ def layers_of(game: Any) -> GameLayers | None:
     """Return the layers of a rules object's game (:func:`~gym_boardgames.rules.registry.row_of`), or None."""
     row = row_of(game)
     return None if row is None else LAYERS.get(row.name)
+
+
+def load_layer(game: Any, part: str) -> Any:
+    """Return the ``part`` (``"view"``, ``"text"``, ``"batch"``...) of a rules object's game's layers.
+
+    Raises:
+        NotImplementedError: for a game the registry does not have, or one whose layers have no ``part``.
+    """
+    layers = layers_of(game)
+    if layers is None or getattr(layers, part) is None:
+        raise NotImplementedError(f"no {part} layer for {game!r}: an env of another game draws it itself")
+    return layers.load(part)
 
 
 def _register_id(name: str, layers: GameLayers) -> None:
