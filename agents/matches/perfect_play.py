@@ -250,13 +250,12 @@ def _actions_problem(labels: LabelSet, given: np.ndarray) -> str | None:
         return f"actions must be integers (columns 0..{COLS - 1}), got dtype {given.dtype}"
     if given.shape != (len(labels),):
         return f"need one action per position ({len(labels)}), got shape {given.shape}"
-    if np.any((given < 0) | (given >= COLS)):
-        return f"actions must be columns 0..{COLS - 1}"
-    illegal = np.flatnonzero(labels.scores[np.arange(len(labels)), given] == NO_MOVE)
-    if illegal.size:
-        bad = int(illegal[0])
-        return f"action {int(given[bad])} is not legal in position {bad} ({labels.move_lists()[bad]})"
-    return None
+    column = (given >= 0) & (given < COLS)
+    illegal = np.flatnonzero(~column | (labels.scores[np.arange(len(labels)), given % COLS] == NO_MOVE))
+    if not illegal.size:
+        return None
+    bad, legal = int(illegal[0]), np.flatnonzero(labels.scores[illegal[0]] != NO_MOVE).tolist()
+    return f"action {given[bad]} is not legal in position {bad} (after {labels.move_lists()[bad]}: columns {legal} are)"
 
 
 def agent_moves(
