@@ -59,37 +59,30 @@ class GameLayers:
         return self.load("env")(*self.env_args(game), **keywords)
 
 
-_CONNECT: dict[str, Any] = {
-    "view": "gym_boardgames.render.connect_view:ConnectView",
-    "text": "gym_boardgames.render.text:connect_text",
-    "batch": "gym_boardgames.rules.batch:ConnectNBatch",
-}
+def _connect(env: str, vector: str, reward_threshold: float, fixed: bool) -> GameLayers:
+    """A Connect-N game's layers: its env and vector env, and the view, text and batched rules they share.
+
+    A ``fixed`` game's env takes no arguments (its board is its id's); the others take the rules' ``config``.
+    """
+    return GameLayers(
+        f"gym_boardgames.envs.{env}",
+        view="gym_boardgames.render.connect_view:ConnectView",
+        text="gym_boardgames.render.text:connect_text",
+        vector=f"gym_boardgames.vector.connect:{vector}",
+        batch="gym_boardgames.rules.batch:ConnectNBatch",
+        reward_threshold=reward_threshold,
+        **({"env_args": lambda game: ()} if fixed else {}),
+    )
+
 
 #: The board games' layers, by rules row name. The reward thresholds are a strong reference's mean return with
 #: the id's defaults, less 0.1, rounded down: alpha-beta 0.959 on tic-tac-toe (1,000 games), the shipped
 #: AlphaZero network 1.0 on Connect Four (200; ConnectN-v0's default board is Connect Four's), the exact table
 #: 1.0 on Dots and Boxes 3x3 (1,000); docs/envs/index.md gives the command.
 LAYERS: dict[str, GameLayers] = {
-    "TicTacToe": GameLayers(
-        "gym_boardgames.envs.tictactoe:TicTacToeEnv",
-        **_CONNECT,
-        vector="gym_boardgames.vector.connect:TicTacToeVectorEnv",
-        reward_threshold=0.85,
-        env_args=lambda game: (),
-    ),
-    "ConnectN": GameLayers(
-        "gym_boardgames.envs.connectn:ConnectNEnv",
-        **_CONNECT,
-        vector="gym_boardgames.vector.connect:ConnectNVectorEnv",
-        reward_threshold=0.9,
-    ),
-    "ConnectFour": GameLayers(
-        "gym_boardgames.envs.connectn:ConnectFourEnv",
-        **_CONNECT,
-        vector="gym_boardgames.vector.connect:ConnectFourVectorEnv",
-        reward_threshold=0.9,
-        env_args=lambda game: (),
-    ),
+    "TicTacToe": _connect("tictactoe:TicTacToeEnv", "TicTacToeVectorEnv", 0.85, fixed=True),
+    "ConnectN": _connect("connectn:ConnectNEnv", "ConnectNVectorEnv", 0.9, fixed=False),
+    "ConnectFour": _connect("connectn:ConnectFourEnv", "ConnectFourVectorEnv", 0.9, fixed=True),
     "DotsAndBoxes": GameLayers(
         "gym_boardgames.envs.dots:DotsAndBoxesEnv",
         view="gym_boardgames.render.dots_view:DotsView",
