@@ -4,7 +4,7 @@
 (:data:`gym_boardgames.rules.registry.GAMES`): its env, pygame view, text picture, numpy-batched rules and vector
 env, each named as ``"module:attribute"`` and imported on first use (as Gymnasium loads entry points), so
 importing this module imports no env and no pygame. :func:`register_game` adds a game of one's own (its rules row
-and its layers) and registers its id; :func:`layers_of` finds a rules object's layers.
+and its layers) and registers its id; :func:`layers_of` finds a rules object's layers, :func:`load_layer` one.
 """
 
 from __future__ import annotations
@@ -46,15 +46,11 @@ class GameLayers:
     env_args: Callable[[Any], tuple[Any, ...]] = lambda game: tuple(game.config)
 
     def load(self, part: str) -> Any:
-        """Return the object a ``"module:attribute"`` field names (``"env"``, ``"view"``, ``"batch"``...).
+        """Return the object a ``"module:attribute"`` field that is not None names (``"env"``, ``"batch"``...).
 
-        Raises:
-            NotImplementedError: if this game has none (the field is None).
+        :func:`load_layer` is the checked way in, for a field that may be None.
         """
-        where = getattr(self, part)
-        if where is None:
-            raise NotImplementedError(f"this game has no {part}")
-        return load_env_creator(where)
+        return load_env_creator(getattr(self, part))
 
     def make_env(self, game: Any, **keywords: Any) -> Any:
         """Return this game's Gymnasium env over the same rules as ``game``, with the two-player ``keywords``."""
@@ -63,37 +59,30 @@ class GameLayers:
         return self.load("env")(*self.env_args(game), **keywords)
 
 
-_CONNECT: dict[str, Any] = {
-    "view": "gym_boardgames.render.connect_view:ConnectView",
-    "text": "gym_boardgames.render.text:connect_text",
-    "batch": "gym_boardgames.rules.batch:ConnectNBatch",
-}
+def _connect(env: str, vector: str, reward_threshold: float, fixed: bool) -> GameLayers:
+    """A Connect-N game's layers: its env and vector env, and the view, text and batched rules they share.
+
+    A ``fixed`` game's env takes no arguments (its board is its id's); the others take the rules' ``config``.
+    """
+    return GameLayers(
+        f"gym_boardgames.envs.{env}",
+        view="gym_boardgames.render.connect_view:ConnectView",
+        text="gym_boardgames.render.text:connect_text",
+        vector=f"gym_boardgames.vector.connect:{vector}",
+        batch="gym_boardgames.rules.batch:ConnectNBatch",
+        reward_threshold=reward_threshold,
+        **({"env_args": lambda game: ()} if fixed else {}),
+    )
+
 
 #: The board games' layers, by rules row name. The reward thresholds are a strong reference's mean return with
 #: the id's defaults, less 0.1, rounded down: alpha-beta 0.959 on tic-tac-toe (1,000 games), the shipped
 #: AlphaZero network 1.0 on Connect Four (200; ConnectN-v0's default board is Connect Four's), the exact table
 #: 1.0 on Dots and Boxes 3x3 (1,000); docs/envs/index.md gives the command.
 LAYERS: dict[str, GameLayers] = {
-    "TicTacToe": GameLayers(
-        "gym_boardgames.envs.tictactoe:TicTacToeEnv",
-        **_CONNECT,
-        vector="gym_boardgames.vector.connect:TicTacToeVectorEnv",
-        reward_threshold=0.85,
-        env_args=lambda game: (),
-    ),
-    "ConnectN": GameLayers(
-        "gym_boardgames.envs.connectn:ConnectNEnv",
-        **_CONNECT,
-        vector="gym_boardgames.vector.connect:ConnectNVectorEnv",
-        reward_threshold=0.9,
-    ),
-    "ConnectFour": GameLayers(
-        "gym_boardgames.envs.connectn:ConnectFourEnv",
-        **_CONNECT,
-        vector="gym_boardgames.vector.connect:ConnectFourVectorEnv",
-        reward_threshold=0.9,
-        env_args=lambda game: (),
-    ),
+    "TicTacToe": _connect("tictactoe:TicTacToeEnv", "TicTacToeVectorEnv", 0.85, fixed=True),
+    "ConnectN": _connect("connectn:ConnectNEnv", "ConnectNVectorEnv", 0.9, fixed=False),
+    "ConnectFour": _connect("connectn:ConnectFourEnv", "ConnectFourVectorEnv", 0.9, fixed=True),
     "DotsAndBoxes": GameLayers(
         "gym_boardgames.envs.dots:DotsAndBoxesEnv",
         view="gym_boardgames.render.dots_view:DotsView",
@@ -118,6 +107,18 @@ def layers_of(game: Any) -> GameLayers | None:
     """Return the layers of a rules object's game (:func:`~gym_boardgames.rules.registry.row_of`), or None."""
     row = row_of(game)
     return None if row is None else LAYERS.get(row.name)
+
+
+def load_layer(game: Any, part: str) -> Any:
+    """Return the ``part`` (``"view"``, ``"text"``, ``"batch"``...) of a rules object's game's layers.
+
+    Raises:
+        NotImplementedError: for a game the registry does not have, or one whose layers have no ``part``.
+    """
+    layers = layers_of(game)
+    if layers is None or getattr(layers, part) is None:
+        raise NotImplementedError(f"no {part} layer for {game!r}: an env of another game draws it itself")
+    return layers.load(part)
 
 
 def _register_id(name: str, layers: GameLayers) -> None:

@@ -44,16 +44,14 @@ class ActionMaskObservation(gym.Wrapper[np.ndarray, Any, np.ndarray, Any]):
 
     def __init__(self, env: gym.Env[np.ndarray, Any]) -> None:
         super().__init__(env)
-        space = env.observation_space
-        if not isinstance(space, spaces.Box) or len(space.shape) != 1:
+        space, actions = env.observation_space, env.action_space
+        if not (isinstance(space, spaces.Box) and len(space.shape) == 1 and isinstance(actions, spaces.Discrete)):
             raise ValueError(
-                f"ActionMaskObservation needs a 1-D Box observation space, got {space}: wrap the env with "
-                "gymnasium.wrappers.FlattenObservation first"
+                f"ActionMaskObservation needs a 1-D Box observation space and a Discrete action space, got {space} "
+                f"and {actions} (gymnasium.wrappers.FlattenObservation flattens a board)"
             )
-        if not isinstance(env.action_space, spaces.Discrete):
-            raise ValueError(f"ActionMaskObservation needs a Discrete action space, got {env.action_space}")
         #: The number of actions: the observation's last ``n_actions`` entries are the mask.
-        self.n_actions = int(env.action_space.n)
+        self.n_actions = int(actions.n)
         dtype = space.dtype
         self.observation_space = spaces.Box(
             low=np.concatenate([space.low, np.zeros(self.n_actions, dtype=dtype)]),

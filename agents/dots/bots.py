@@ -19,7 +19,7 @@ from typing import Any
 
 from agents._rng import Seeded, SeedLike
 from agents.dots.layer_table import LayerTable, solved_table
-from agents.dots.value import check_dots
+from agents.dots.value import check_dots, playable_key
 from agents.random_agent import RandomAgent
 from gym_boardgames.checks import check_int
 from gym_boardgames.rules.dots import DotsAndBoxes, DotsState
@@ -77,14 +77,11 @@ class FirstAvailableBot(Seeded):
         Raises:
             ValueError: at the end of the game, or if ``game`` is not Dots and Boxes.
         """
-        size = (check_dots(game).rows, game.cols)
+        key = playable_key(game, state)
+        size = (game.rows, game.cols)
         if size not in self._orders:
             self._orders[size] = first_available_order(game)
-        key = game.edge_key(state)
-        for edge in self._orders[size]:
-            if not key >> edge & 1:
-                return edge
-        raise ValueError("no legal action: the game is over")
+        return next(edge for edge in self._orders[size] if not key >> edge & 1)
 
     def __repr__(self) -> str:
         return "FirstAvailableBot()"
@@ -107,14 +104,12 @@ class Always4Never3Bot(Seeded):
         Raises:
             ValueError: at the end of the game, or if ``game`` is not Dots and Boxes.
         """
-        moves = self._moves(check_dots(game), game.edge_key(state))
+        moves = self._moves(game, playable_key(game, state))
         return moves[self.rng.integers(len(moves))] if len(moves) > 1 else moves[0]
 
     def _moves(self, game: DotsAndBoxes, key: int) -> list[int]:
-        """The candidates: box-completing edges, else safe edges, else all free edges."""
+        """The candidates, in a position with a move left: box-completing edges, else safe edges, else all."""
         moves = game.edge_key_successors(key)
-        if not moves:
-            raise ValueError("no legal action: the game is over")
         if completing := [e for e, _, reward in moves if reward]:
             return completing
         # An edge is unsafe when a box it borders already has two edges: drawing it makes a three-sided box.
@@ -153,10 +148,9 @@ class EndgameBot(Always4Never3Bot):
         table = self.table
         if table is None:
             table = self.table = solved_table(game.rows, game.cols, depth)
-        if (table.rows, table.cols) != (game.rows, game.cols):
-            raise ValueError(f"{self!r} has a table for {table.rows}x{table.cols} boxes, not {game.rows}x{game.cols}")
-        if table.last_k < depth:
-            raise ValueError(f"{self!r} needs a table solved for the last {depth} moves, got last_k={table.last_k}")
+        if (table.rows, table.cols) != (game.rows, game.cols) or table.last_k < depth:
+            wanted = f"a table of {game.rows}x{game.cols} boxes solved for the last {depth} moves"
+            raise ValueError(f"{self!r} needs {wanted}, got {table!r}")
         return table
 
     def _moves(self, game: DotsAndBoxes, key: int) -> list[int]:

@@ -157,13 +157,10 @@ class LayerTable:
         values = loaded.arrays["q"]
         drawn = _popcounts(game.num_edges)
         solved = drawn >= game.num_edges - last_k
-        inside, outside = values[solved], values[~solved]
-        if inside.size and (inside.min() < 0 or inside.max() > game.num_boxes):
-            raise SavedFileError(path, f"'q' has values outside 0..{game.num_boxes} in the solved layers")
-        if outside.size and np.any(outside != -1):
-            raise SavedFileError(path, "'q' has values in layers the header says are not solved")
-        if values[game.full_key] != 0:
-            raise SavedFileError(path, "'q' of the full board is not 0")
+        in_range = np.where(solved, (values >= 0) & (values <= game.num_boxes), values == -1)
+        if not in_range.all() or values[game.full_key] != 0:
+            wanted = f"0..{game.num_boxes} in the solved layers (0 for the full board) and -1 in the others"
+            raise SavedFileError(path, f"'q' must hold {wanted}")
         return cls(rows, cols, values, last_k)
 
 
@@ -171,10 +168,11 @@ def file_board(path: PathLike, rows: int, cols: int, max_edges: int, what: str) 
     """The board a file's header names, if the rules take it and it has at most ``max_edges`` edges."""
     try:
         game = DotsAndBoxes(rows, cols)
+        problem = f"at most {max_edges} edges" if game.num_edges > max_edges else None
     except ValueError as error:
-        raise SavedFileError(path, f"the board {rows}x{cols} is not {what} ({error})") from None
-    if game.num_edges > max_edges:
-        raise SavedFileError(path, f"the board {rows}x{cols} is not {what} (at most {max_edges} edges)")
+        problem = str(error)
+    if problem:
+        raise SavedFileError(path, f"the board {rows}x{cols} is not {what} ({problem})")
     return game
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from agents._rng import SeedLike, make_rng
 from agents.dots.layer_table import file_board
-from agents.dots.value import check_dots, move_value
+from agents.dots.value import check_dots, move_value, playable_key
 from agents.matches.arena import MatchResult, as_policy, play_game
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
 from gym_boardgames.checks import check_int, check_number
@@ -119,9 +119,7 @@ class LayeredValueAgent:
         return self.layers[board.num_edges - key.bit_count()].get(key)
 
     def _greedy(self, board: DotsAndBoxes, key: int, boxes_left: int) -> int:
-        edges, values = self._move_values(board, key, boxes_left)
-        if not edges:
-            raise ValueError("no legal action: the game is over")
+        edges, values = self._move_values(board, key, boxes_left)  # a position with a move left
         best = max(values)
         # Estimates are sums of a few floats: treat values within 1e-9 as equal ties.
         ties = [e for e, v in zip(edges, values, strict=True) if v >= best - 1e-9]
@@ -134,7 +132,7 @@ class LayeredValueAgent:
             ValueError: at the end of the game, or if ``game`` is not the board this agent learned.
         """
         board = self._bind(game)
-        key = board.edge_key(state)
+        key = playable_key(board, state)
         return self._greedy(board, key, board.num_boxes - board.completed_boxes(key))
 
     def _learn(self, board: DotsAndBoxes, path: list[tuple[int, int]]) -> None:
@@ -271,20 +269,15 @@ class LayeredValueAgent:
         meta = loaded.meta
         board = DotsAndBoxes(meta["rows"], meta["cols"])
         keys, values = loaded.arrays["keys"], loaded.arrays["values"]
-        if keys.shape != values.shape:
-            raise SavedFileError(path, f"'keys' has {keys.size} entries but 'values' has {values.size}")
-        if keys.size and int(keys.max()) > board.full_key:
-            raise SavedFileError(path, f"'keys' holds bitmasks beyond the {board.num_edges} edges of the board")
+        distinct = keys.shape == values.shape and np.unique(keys).size == keys.size
+        if not distinct or keys.size and int(keys.max()) > board.full_key:
+            raise SavedFileError(path, f"'keys' must be distinct bitmasks of {board.num_edges} edges, one per value")
         # Learned values are estimates: mixing in the estimates of unseen positions can push them a little
-        # outside the true range 0..boxes, but never far; anything beyond this loose bound is garbage.
+        # outside the true range 0..boxes, but never far; anything beyond this loose bound is garbage. The full
+        # board's 0 is checked before the tables are built, so a bad file is refused without the slow part.
         bound = 2 * (board.num_boxes + board.num_edges)
-        if not np.all(np.isfinite(values)) or (values.size and np.abs(values).max() > bound):
-            raise SavedFileError(path, f"'values' must be finite numbers of boxes within -{bound}..{bound}")
-        if np.unique(keys).size != keys.size:
-            raise SavedFileError(path, "'keys' holds a position twice")
-        # Checked before the tables are built, so a bad file is refused without the slow part.
-        if not np.any((keys == board.full_key) & (values == 0.0)):
-            raise SavedFileError(path, "the full board's value is not 0")
+        if not np.all(np.abs(values) <= bound) or not np.any((keys == board.full_key) & (values == 0.0)):
+            raise SavedFileError(path, f"'values' must be boxes within -{bound}..{bound}, 0 for the full board")
         agent = cls(lr=float(meta["lr"]), explore=float(meta["explore"]), seed=seed)
         agent._bind(board)
         agent.games_trained = meta["games_trained"]

@@ -70,9 +70,8 @@ def saved_files(settings: dict[str, Any]) -> list[str]:
     return names
 
 
-def shared_table(rows: int, cols: int) -> LayerTable:
-    """Return the solved table of ``rows`` x ``cols`` boxes, every layer: the process's one copy (``solved_table``)."""
-    return solved_table(rows, cols)
+#: ``shared_table(rows, cols)``: the solved table of ``rows`` x ``cols`` boxes, every layer, the process's one copy.
+shared_table = solved_table
 
 
 def match_record(result: MatchResult) -> dict[str, Any]:

@@ -57,3 +57,15 @@ def check_dots(game: Any) -> DotsAndBoxes:
     if family_of(game) != "dots":
         raise ValueError(f"these agents play Dots and Boxes (gym_boardgames.rules.DotsAndBoxes), got {game!r}")
     return game
+
+
+def playable_key(game: Any, state: Any) -> int:
+    """Return the drawn-edge bitmask of ``state``, a Dots and Boxes position with a move left to play.
+
+    Raises:
+        ValueError: if ``game`` is not Dots and Boxes, or the game is over.
+    """
+    key = check_dots(game).edge_key(state)
+    if key == game.full_key:
+        raise ValueError("no legal action: the game is over")
+    return key

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from agents.matches.arena import play_game
+from gym_boardgames.checks import check_int
 from gym_boardgames.rules.common import value_for
 
 
@@ -223,11 +224,9 @@ def audit_seat(agent: Any, game: Any, solved: Mapping[int, int], seat: int) -> G
         The audit over the positions where ``seat`` is to move.
 
     Raises:
-        ValueError: if ``seat`` is not 0 or 1.
+        ValueError: if ``seat`` is not the integer 0 or 1.
     """
-    if seat not in (0, 1):
-        raise ValueError(f"seat must be 0 or 1, got {seat!r}")
-    return _walk(agent, ExactValues(game, solved), seat)
+    return _walk(agent, ExactValues(game, solved), check_int("seat", seat, 0, 1))
 
 
 class GradedGame(NamedTuple):

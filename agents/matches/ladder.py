@@ -109,36 +109,38 @@ def read_results(path: str | os.PathLike[str], game: Any) -> list[Block]:
     where = f"--results {os.fspath(path)}"
     try:
         header = json.loads(lines[0])
-        if header["format"] != FORMAT:
-            raise ValueError(header["format"])
+        ours = header["format"] == FORMAT
     except (ValueError, TypeError, KeyError):  # any bad first line, JSON or not: it is not our file
-        raise ValueError(f"{where} is not a ladder results file (its first line is not {FORMAT!r})") from None
+        ours = False
+    if not ours:
+        raise ValueError(f"{where} is not a ladder results file (its first line is not {FORMAT!r})")
     if header.get("game") != repr(game):
         raise ValueError(f"{where} is a ladder of {header.get('game')}, not of {game!r}: give another file")
     blocks: list[Block] = []
     seen: dict[tuple[str, str, int], int] = {}
     for number, line in enumerate(lines[1:], start=2):
-        try:
-            blocks.append(_block(json.loads(line)))
-        except (ValueError, TypeError, KeyError):  # a torn or edited line: refuse the file, never rate a guess
-            raise ValueError(f"{where} line {number} is not a ladder block: {line[:60]!r}") from None
-        key = (blocks[-1].a, blocks[-1].b, blocks[-1].index)
+        if (block := _block(line)) is None:  # a torn or edited line: refuse the file, never rate a guess
+            raise ValueError(f"{where} line {number} is not a ladder block: {line[:60]!r}")
+        key = (block.a, block.b, block.index)
         if key in seen:  # a block pasted twice would be counted twice
             pair = f"{key[0]} v {key[1]}, block {key[2]}"
             raise ValueError(f"{where} line {number} repeats line {seen[key]} ({pair}): a block counts once")
         seen[key] = number
+        blocks.append(block)
     return blocks
 
 
-def _block(fields: dict[str, Any]) -> Block:
-    """The block a results line holds, or ``ValueError``, ``TypeError`` or ``KeyError``."""
-    block = Block(**{**fields, "first": tuple(fields["first"]), "second": tuple(fields["second"])})
+def _block(line: str) -> Block | None:
+    """The block a results line holds, or None if it holds none."""
+    try:
+        fields = json.loads(line)
+        block = Block(**{**fields, "first": tuple(fields["first"]), "second": tuple(fields["second"])})
+    except (ValueError, TypeError, KeyError):
+        return None
     numbers = [block.index, block.seed, *block.first, *block.second]
     names = isinstance(block.a, str) and isinstance(block.b, str) and block.a < block.b
     counts = all(type(n) is int and n >= 0 for n in numbers)
-    if not names or len(numbers) != 8 or not counts or not 0 < block.games <= MAX_BLOCK:
-        raise ValueError(fields)
-    return block
+    return block if names and len(numbers) == 8 and counts and 0 < block.games <= MAX_BLOCK else None
 
 
 def write_results(path: str | os.PathLike[str], game: Any, blocks: Iterable[Block]) -> None:
@@ -267,17 +269,14 @@ def _pool_runner(workers: int, job: Callable[[Task], Block]) -> Iterator[Callabl
         def run(tasks: list[Task]) -> Iterator[Block]:
             futures = [(task, pool.submit(job, task)) for task in tasks]
             for (a, b, index, _, _), future in futures:
-                try:
-                    block = future.result()
-                except BrokenProcessPool:
-                    raise LostBlockError(f"block {index} of {a} vs {b} was lost: a worker process died") from None
-                except (Exception, KeyboardInterrupt):
-                    raise
-                except BaseException as error:  # e.g. a SystemExit from package code: not this process's exit
-                    lost = f"block {index} of {a} vs {b} was lost: it raised {describe_error(error)}"
-                    raise LostBlockError(lost) from None
-                # Outside the try: closing this generator throws GeneratorExit at the yield, not a lost block.
-                yield block
+                error = future.exception()  # waits for the block; None if it finished
+                lost = "a worker process died" if isinstance(error, BrokenProcessPool) else None
+                if error is not None and not isinstance(error, (Exception, KeyboardInterrupt)):
+                    lost = f"it raised {describe_error(error)}"  # e.g. a SystemExit from package code
+                if lost:
+                    raise LostBlockError(f"block {index} of {a} vs {b} was lost: {lost}")
+                # Outside any try: closing this generator throws GeneratorExit at the yield, not a lost block.
+                yield future.result()  # an ordinary exception of the block comes out as it was raised
 
         yield run
 

@@ -24,6 +24,7 @@ board) and over the critical positions.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import os
 from collections.abc import Callable, Sequence
@@ -34,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
+from gym_boardgames.checks import check_choice
 from gym_boardgames.opponents import as_policy, reset_hook
 from gym_boardgames.rules.registry import connect_four  # the game the labels are about
 
@@ -54,11 +56,8 @@ SHIPPED = {"labels": "connectfour_labels.npz", "heldout": "connectfour_heldout.n
 
 
 def stage_index(ply: int) -> int:
-    """Return the index in :data:`STAGES` of a position with ``ply`` pieces on the board."""
-    for index, (_, first, last) in enumerate(STAGES):
-        if first <= ply <= last:
-            return index
-    raise ValueError(f"ply must be 0..{MAX_PLIES - 1}, got {ply}")
+    """Return the index in :data:`STAGES` of a position with ``ply`` (0..41) pieces on the board."""
+    return bisect.bisect_right([first for _, first, _ in STAGES], ply) - 1
 
 
 @dataclass(frozen=True)
@@ -118,10 +117,9 @@ def shipped_labels_path(name: str = "labels") -> str:
     """Return the path of a shipped label set: ``"labels"`` (graded) or ``"heldout"``.
 
     Raises:
-        ValueError: on another name.
+        ValueError: on another name, naming the shipped sets.
     """
-    if name not in SHIPPED:
-        raise ValueError(f"no shipped label set {name!r}: choose one of {', '.join(SHIPPED)}")
+    check_choice("shipped label set", name, tuple(SHIPPED))
     return str(resources.files("agents").joinpath("data", SHIPPED[name]))
 
 
@@ -145,10 +143,8 @@ def load_labels(path: str | os.PathLike[str] | None = None) -> LabelSet:
 
     def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
         sources = meta.get("sources") if isinstance(meta, dict) else None
-        if not isinstance(sources, list) or not sources or not all(isinstance(s, str) for s in sources):
-            raise ValueError("the metadata must hold 'sources', a non-empty list of names")
-        if len(sources) > 255:
-            raise ValueError(f"at most 255 sources, got {len(sources)}")
+        if not isinstance(sources, list) or not 0 < len(sources) <= 255 or not all(isinstance(s, str) for s in sources):
+            raise ValueError("the metadata must hold 'sources', a list of 1..255 names")
         return {
             "moves": ArraySpec((None, MAX_PLIES), np.uint8),
             "scores": ArraySpec((None, COLS), np.int8),
@@ -156,57 +152,61 @@ def load_labels(path: str | os.PathLike[str] | None = None) -> LabelSet:
         }
 
     loaded = load_npz(path, format=FORMAT, versions={VERSION}, schema=schema, allow_extra=False)
-    moves, scores, source = (loaded.arrays[k] for k in ("moves", "scores", "source"))
     meta = dict(loaded.meta)
-    sources = tuple(meta.pop("sources"))
-    if not len(moves) == len(scores) == len(source):
-        raise SavedFileError(
-            path, f"moves, scores and source differ in length ({len(moves)}, {len(scores)}, {len(source)})"
-        )
-    if not 0 < len(moves) <= MAX_POSITIONS:
-        raise SavedFileError(path, f"a label set holds 1..{MAX_POSITIONS} positions, got {len(moves)}")
-    if np.any(source >= len(sources)):
-        raise SavedFileError(path, f"a source index is out of range (there are {len(sources)} sources)")
-    labels = LabelSet(moves, scores, source, sources, meta)
-    game = connect_four()
-    for i, row in enumerate(moves):
-        # Replay the position's moves, refusing padding inside a move list or an illegal or finishing move.
-        n = int((row != PAD).sum())
-        if np.any(row[n:] != PAD):  # n stones, so a stone past n means padding before it
-            raise SavedFileError(path, f"position {i}: padding inside its move list")
-        state = game.initial_state()
-        for column in row[:n].tolist():
-            if game.is_terminal(state) or not game.is_legal(state, column):
-                raise SavedFileError(path, f"position {i}: move {column} is not legal after {row[:n].tolist()}")
-            state = game.apply(state, column)
-        if game.is_terminal(state):
-            raise SavedFileError(path, f"position {i}: the game is over after {row[:n].tolist()}")
-        legal = game.legal_mask(state).astype(bool)
-        if not np.array_equal(legal, scores[i] != NO_MOVE):
-            scored, playable = np.flatnonzero(scores[i] != NO_MOVE).tolist(), np.flatnonzero(legal).tolist()
-            raise SavedFileError(path, f"position {i} scores columns {scored}, but {playable} are legal")
-        _check_scores_against_the_rules(path, i, game, state, n, scores[i])
+    labels = LabelSet(*(loaded.arrays[k] for k in ("moves", "scores", "source")), tuple(meta.pop("sources")), meta)
+    if problem := _labels_problem(labels):
+        raise SavedFileError(path, problem)
     return labels
 
 
-def _check_scores_against_the_rules(path: Any, i: int, game: Any, state: Any, ply: int, scores: np.ndarray) -> None:
-    """Refuse scores the position makes impossible (Pons' scale: a win is 22 less the winner's stones).
+def _labels_problem(labels: LabelSet) -> str | None:
+    """What makes a loaded label set unusable (a phrase naming the position), or None."""
+    moves, scores, source = labels.moves, labels.scores, labels.source
+    if not len(moves) == len(scores) == len(source):
+        return f"moves, scores and source differ in length ({len(moves)}, {len(scores)}, {len(source)})"
+    if not 0 < len(moves) <= MAX_POSITIONS:
+        return f"a label set holds 1..{MAX_POSITIONS} positions, got {len(moves)}"
+    if np.any(source >= len(labels.sources)):
+        return f"a source index is out of range (there are {len(labels.sources)} sources)"
+    game = connect_four()
+    for i, row in enumerate(moves):
+        if problem := _position_problem(game, row, scores[i]):
+            return f"position {i}: {problem}"
+    return None
 
-    At ply ``ply`` the mover has placed ``ply // 2`` stones and the other player ``ceil(ply / 2)``, so the best
-    score is ``21 - ply // 2`` (winning with this very move), which a move that wins at once must have, and the
-    worst is ``-(21 - ceil(ply / 2))`` (losing to the very next move).
+
+def _position_problem(game: Any, row: np.ndarray, scores: np.ndarray) -> str | None:
+    """What is wrong with one position's move list and scores against the rules, or None.
+
+    The move list must be legal from the empty board and end in a position that is not over, and the
+    columns with a score must be exactly the legal ones. Pons' scale then bounds the scores (a win is 22 less
+    the winner's stones): at ply ``n`` the mover has placed ``n // 2`` stones and the other player
+    ``ceil(n / 2)``, so the best score is ``21 - n // 2`` (winning with this very move), which a move that wins
+    at once must have, and the worst is ``-(21 - ceil(n / 2))`` (losing to the very next move).
     """
-    best, worst = 21 - ply // 2, -(21 - (ply + 1) // 2)
+    n = int((row != PAD).sum())
+    if np.any(row[n:] != PAD):  # n stones, so a stone past n means padding before it
+        return "padding inside its move list"
+    state = game.initial_state()
+    for column in row[:n].tolist():
+        if game.is_terminal(state) or not game.is_legal(state, column):
+            return f"move {column} is not legal after {row[:n].tolist()}"
+        state = game.apply(state, column)
+    if game.is_terminal(state):
+        return f"the game is over after {row[:n].tolist()}"
+    legal = game.legal_mask(state).astype(bool)
+    if not np.array_equal(legal, scored := scores != NO_MOVE):
+        return f"scores columns {np.flatnonzero(scored).tolist()}, but {np.flatnonzero(legal).tolist()} are legal"
+    best, worst = 21 - n // 2, -(21 - (n + 1) // 2)
     mover = game.current_player(state)
-    for column in np.flatnonzero(scores != NO_MOVE).tolist():
+    for column in np.flatnonzero(legal).tolist():
         score = int(scores[column])
         if not worst <= score <= best:
-            raise SavedFileError(
-                path, f"position {i}: column {column} scores {score}, impossible at ply {ply} ({worst}..{best})"
-            )
+            return f"column {column} scores {score}, impossible at ply {n} ({worst}..{best})"
         child = game.apply(state, column)
         if game.is_terminal(child) and game.returns(child)[mover] > 0 and score != best:
-            raise SavedFileError(path, f"position {i}: column {column} wins at once, so it scores {best}, not {score}")
+            return f"column {column} wins at once, so it scores {best}, not {score}"
+    return None
 
 
 def _rates(kept: np.ndarray, best: np.ndarray) -> dict[str, Any]:
@@ -229,18 +229,9 @@ def grade(labels: LabelSet, actions: Sequence[int]) -> dict[str, Any]:
         ValueError: if the number of actions differs from the positions, or an action is not a legal column.
     """
     given = np.asarray(actions)
-    if given.dtype == np.bool_ or not np.issubdtype(given.dtype, np.integer):
-        # np.asarray(..., int64) would truncate 2.7 to 2 and read True as 1, or fail later on strings.
-        raise ValueError(f"actions must be integers (columns 0..{COLS - 1}), got dtype {given.dtype}")
-    actions = given.astype(np.int64)
-    if actions.shape != (len(labels),):
-        raise ValueError(f"need one action per position ({len(labels)}), got shape {actions.shape}")
-    if np.any((actions < 0) | (actions >= COLS)):
-        raise ValueError(f"actions must be columns 0..{COLS - 1}")
-    chosen = labels.scores[np.arange(len(labels)), actions].astype(np.int64)
-    if np.any(chosen == NO_MOVE):
-        bad = int(np.flatnonzero(chosen == NO_MOVE)[0])
-        raise ValueError(f"action {int(actions[bad])} is not legal in position {bad} ({labels.move_lists()[bad]})")
+    if problem := _actions_problem(labels, given):
+        raise ValueError(problem)
+    chosen = labels.scores[np.arange(len(labels)), given].astype(np.int64)
     best = labels.best_scores()
     kept = np.sign(chosen) == np.sign(best)
     top = chosen == best
@@ -250,6 +241,21 @@ def grade(labels: LabelSet, actions: Sequence[int]) -> dict[str, Any]:
     report["critical"] = _rates(kept[critical], top[critical])
     report["stages"] = {name: _rates(kept[stages == i], top[stages == i]) for i, (name, _, _) in enumerate(STAGES)}
     return report
+
+
+def _actions_problem(labels: LabelSet, given: np.ndarray) -> str | None:
+    """What makes ``given`` not one legal column per position of ``labels`` (a phrase), or None."""
+    if given.dtype == np.bool_ or not np.issubdtype(given.dtype, np.integer):
+        # Casting would truncate 2.7 to 2 and read True as 1, or fail later on strings.
+        return f"actions must be integers (columns 0..{COLS - 1}), got dtype {given.dtype}"
+    if given.shape != (len(labels),):
+        return f"need one action per position ({len(labels)}), got shape {given.shape}"
+    column = (given >= 0) & (given < COLS)
+    illegal = np.flatnonzero(~column | (labels.scores[np.arange(len(labels)), given % COLS] == NO_MOVE))
+    if not illegal.size:
+        return None
+    bad, legal = int(illegal[0]), np.flatnonzero(labels.scores[illegal[0]] != NO_MOVE).tolist()
+    return f"action {given[bad]} is not legal in position {bad} (after {labels.move_lists()[bad]}: columns {legal} are)"
 
 
 def agent_moves(

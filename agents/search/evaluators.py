@@ -123,22 +123,21 @@ def legal_priors(raw: Any, actions: Sequence[int], num_actions: int | None) -> l
     if isinstance(raw, Mapping):
         raw = [raw.get(a, 0.0) for a in actions]
     elif not isinstance(raw, (list, tuple)):
-        array = np.asarray(raw, dtype=float)
-        if array.ndim != 1:
-            raise ValueError(f"prior must return a mapping or a 1-D sequence, got shape {array.shape}")
-        raw = array.tolist()
-    if len(raw) not in (num_actions, len(actions)):
+        raw = np.asarray(raw, dtype=float).tolist()  # a 0-d array becomes a float, a 2-d one lists of lists
+    if not isinstance(raw, (list, tuple)) or len(raw) not in (num_actions, len(actions)):
+        got = f"{len(raw)} entries" if isinstance(raw, (list, tuple)) else repr(raw)
         raise ValueError(
-            f"prior returned {len(raw)} probabilities: expected game.num_actions={num_actions} "
-            f"(indexed by action) or {len(actions)} (one per legal action, ascending)"
+            f"prior must return a mapping or a 1-D sequence: expected game.num_actions={num_actions} probabilities "
+            f"(indexed by action) or {len(actions)} (one per legal action, ascending), got {got}"
         )
     try:
         picked = [float(raw[a]) for a in actions] if len(raw) == num_actions else [float(x) for x in raw]
+        # The minimum first: fsum refuses inf + -inf, and NaN or inf anywhere makes the sum non-finite.
+        usable = min(picked) >= 0 and math.isfinite(total := math.fsum(picked))
     except (TypeError, ValueError):
-        raise ValueError(f"prior probabilities must be numbers, got {raw!r}") from None
-    # The minimum first: fsum refuses inf + -inf, and NaN or inf anywhere makes the sum non-finite.
-    if min(picked) < 0 or not math.isfinite(total := math.fsum(picked)):
-        raise ValueError(f"prior probabilities must be finite and >= 0, got {picked} for {list(actions)}")
+        usable = False
+    if not usable:
+        raise ValueError(f"prior probabilities must be numbers, finite and >= 0, got {raw!r} for {list(actions)}")
     if total <= 0:
         return [1.0 / len(actions)] * len(actions)
     return [p / total for p in picked]
@@ -147,12 +146,12 @@ def legal_priors(raw: Any, actions: Sequence[int], num_actions: int | None) -> l
 def check_value(v: Any, source: str = "value") -> float:
     """Return ``v`` as a float if it is a number in ``[-1, 1]``, else raise ``ValueError`` naming ``source``."""
     try:
-        v = float(v)
+        number = float(v)
     except (TypeError, ValueError):
-        raise ValueError(f"{source} must return a float in [-1, 1], got {v!r}") from None
-    if not -1.0 <= v <= 1.0:  # also rejects NaN
+        number = math.nan
+    if not -1.0 <= number <= 1.0:  # also rejects NaN
         raise ValueError(f"{source} must return a float in [-1, 1], got {v!r}")
-    return v
+    return number
 
 
 class CallbackEvaluator:

@@ -154,25 +154,26 @@ def root_scores(node: Any, gumbel: Sequence[float]) -> list[float]:
     ]
 
 
+def _alive_moves(node: Any, gumbel: Sequence[float]) -> tuple[list[float], list[int], list[int]]:
+    """The root's scores and visits per move, and the moves not proven lost (all of them if every one is)."""
+    scores = root_scores(node, gumbel)
+    visits = [child.n if child is not None else 0 for child in node.children]
+    alive = [j for j in range(len(visits)) if scores[j] > -math.inf] or list(range(len(visits)))
+    return scores, visits, alive
+
+
 def root_choice(node: Any, gumbel: Sequence[float], considered_visits: int) -> int:
     """Return the root move for a simulation: the best-scored move with exactly ``considered_visits`` visits.
 
     If no move qualifies (a move got proven lost mid-round), the best of the least visited ones is taken.
     """
-    scores = root_scores(node, gumbel)
-    visits = [child.n if child is not None else 0 for child in node.children]
-    eligible = [j for j, v in enumerate(visits) if v == considered_visits and scores[j] > -math.inf]
-    if not eligible:
-        alive = [j for j in range(len(visits)) if scores[j] > -math.inf] or list(range(len(visits)))
-        fewest = min(visits[j] for j in alive)
-        eligible = [j for j in alive if visits[j] == fewest]
-    return max(eligible, key=lambda j: scores[j])
+    scores, visits, alive = _alive_moves(node, gumbel)
+    wanted = considered_visits if any(visits[j] == considered_visits for j in alive) else min(visits[j] for j in alive)
+    return max((j for j in alive if visits[j] == wanted), key=lambda j: scores[j])
 
 
 def final_choice(node: Any, gumbel: Sequence[float]) -> int:
     """Return the move to play: among the most visited moves, the best by ``g + logits + sigma(q)``."""
-    scores = root_scores(node, gumbel)
-    visits = [child.n if child is not None else 0 for child in node.children]
-    alive = [j for j in range(len(visits)) if scores[j] > -math.inf] or list(range(len(visits)))
+    scores, visits, alive = _alive_moves(node, gumbel)
     most = max(visits[j] for j in alive)
     return max((j for j in alive if visits[j] == most), key=lambda j: scores[j])

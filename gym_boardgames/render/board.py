@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from gym_boardgames.registration import layers_of
+from gym_boardgames.registration import load_layer
 from gym_boardgames.rules.dots import DRAW
 from gym_boardgames.rules.registry import BoardStyle, row_of
 
@@ -113,7 +113,4 @@ def board_text(game: Any, state: Any, marks: BoardMarks, style: BoardStyle) -> s
     Raises:
         NotImplementedError: for a game the registry does not have.
     """
-    layers = layers_of(game)
-    if layers is None:
-        raise NotImplementedError(f"no text picture of {game!r}: an env of another game draws it itself")
-    return layers.load("text")(game, state, marks.last, marks.status, style.symbols)
+    return load_layer(game, "text")(game, state, marks.last, marks.status, style.symbols)

@@ -11,13 +11,14 @@ pygame is imported only on the first pygame frame, so ``"ansi"`` and no renderin
 
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 from gym_boardgames.checks import check_choice
-from gym_boardgames.registration import layers_of
+from gym_boardgames.registration import load_layer
 from gym_boardgames.render.board import BoardMarks, board_text
 
 
@@ -27,16 +28,15 @@ def board_view(game: Any) -> Any:
     Its ``draw(surface, state, marks)`` draws a whole frame; ``size`` is the frame's ``(width, height)``.
 
     Raises:
-        NotImplementedError: for a game the registry does not have.
+        NotImplementedError: for a game the registry does not have, or one without a view.
     """
-    layers = layers_of(game)
-    if layers is None:
-        raise NotImplementedError(f"no pygame view of {game!r}: an env of another game draws it itself")
-    return layers.load("view")(game)
+    return load_layer(game, "view")(game)
 
 
-class RenderModesMixin:
+class RenderModesMixin(metaclass=ABCMeta):
     """Implements the render modes once; an env supplies :meth:`_ansi`, :meth:`make_view` and :meth:`_draw`.
+
+    They are abstract: a class that misses one cannot be instantiated (``TypeError`` naming it).
 
     Put it before ``gymnasium.Env`` in the bases so its ``render``/``close`` are the ones used. The env
     sets ``metadata["render_modes"]`` and ``metadata["render_fps"]``, and its ``render_mode`` with
@@ -91,16 +91,17 @@ class RenderModesMixin:
         """How the user makes this env with a render mode, for the warning of ``render()`` without one."""
         return f'gymnasium.make("{self.spec.id if self.spec else type(self).__name__}", render_mode=...)'
 
+    @abstractmethod
     def _draw(self, view: Any, surface: Any) -> None:
         """Draw the current frame with ``view`` on ``surface``: the state and what it marks."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _ansi(self) -> str:
-        raise NotImplementedError
+        """Return the current frame as text (``render_mode="ansi"``)."""
 
+    @abstractmethod
     def make_view(self) -> Any:
         """Return the pygame view that draws this env (see :mod:`gym_boardgames.render`)."""
-        raise NotImplementedError
 
     def close(self) -> None:
         """Release the window (human mode) and the drawing surface; safe to call twice."""
@@ -116,9 +117,9 @@ class BoardRenderMixin(RenderModesMixin):
     :meth:`marks`; the single env and the PettingZoo adapter differ only in how they compute the marks.
     """
 
+    @abstractmethod
     def marks(self) -> BoardMarks:
         """Return what the current frame marks: the last move, the status line, the result."""
-        raise NotImplementedError
 
     def _ansi(self) -> str:
         return board_text(self.game, self.state, self.marks(), self.style)

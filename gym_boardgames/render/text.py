@@ -194,8 +194,13 @@ def connect_move(game: Any, typed: str, state: Any) -> int:
             raise ValueError(f'"{typed.strip()}" is not a cell' if not match else f"{text} is off the board")
         action = point[0] * game.cols + point[1]
         where = f"{_point(*point)} is taken"
+    return _legal(game, state, action, where)
+
+
+def _legal(game: Any, state: Any, action: int, taken: str) -> int:
+    """Return ``action`` if it is legal in ``state``, else raise ``ValueError``: ``taken``, or the game is over."""
     if not game.is_legal(state, action):
-        raise ValueError(where if not game.is_terminal(state) else "the game is over")
+        raise ValueError(taken if not game.is_terminal(state) else "the game is over")
     return action
 
 
@@ -232,9 +237,7 @@ def dots_move(game: Any, typed: str, state: Any) -> int:
         edge = game.num_horizontal + r * (game.cols + 1) + c
     else:
         raise ValueError(f"{_point(r, c)} and {_point(r2, c2)} are not neighbouring dots")
-    if not game.is_legal(state, edge):
-        raise ValueError(f"{dots_label(game, edge)} is drawn" if not game.is_terminal(state) else "the game is over")
-    return edge
+    return _legal(game, state, edge, f"{dots_label(game, edge)} is drawn")
 
 
 def move_labels(game: Any) -> MoveLabels:

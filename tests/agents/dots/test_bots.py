@@ -113,9 +113,14 @@ def test_endgame_bot_checks_its_table_and_k():
         EndgameBot(-1)
     short = solve_layers(DotsAndBoxes(2, 2), last_k=3)
     six_left = random_position(DotsAndBoxes(2, 2), np.random.default_rng(0), 6)
-    with pytest.raises(ValueError, match="needs a table solved for the last 6 moves"):
+    with pytest.raises(
+        ValueError,
+        match=r"needs a table of 2x2 boxes solved for the last 6 moves, got LayerTable\(rows=2, cols=2, last_k=3\)",
+    ):
         EndgameBot(6, table=short).act(DotsAndBoxes(2, 2), six_left)
-    with pytest.raises(ValueError, match="table for 2x2 boxes, not 1x1"):
+    with pytest.raises(
+        ValueError, match=r"needs a table of 1x1 boxes solved for the last 4 moves, got LayerTable\(rows=2, cols=2,"
+    ):
         EndgameBot(4, table=short).act(DotsAndBoxes(1, 1), DotsAndBoxes(1, 1).initial_state())
 
 

@@ -127,7 +127,7 @@ def test_corrupt_and_foreign_table_files_raise_clear_errors(tmp_path):
     bad = table.values.copy()
     bad[0] = 7
     save_npz(tmp_path / "bad.npz", {"q": bad}, format=LayerTable.FORMAT, version=1, meta=meta)
-    with pytest.raises(ValueError, match="values outside 0..1"):
+    with pytest.raises(ValueError, match=r"bad.npz: .q. must hold 0..1 in the solved layers"):
         LayerTable.load(tmp_path / "bad.npz")
     save_npz(tmp_path / "short.npz", {"q": bad[:8]}, format=LayerTable.FORMAT, version=1, meta=meta)
     with pytest.raises(ValueError, match="shape \\(8,\\), expected \\(16,\\)"):

@@ -98,5 +98,5 @@ def test_corrupt_and_foreign_agent_files_raise_clear_errors(tmp_path):
     arrays = {"keys": np.array([15, 99], np.uint64), "values": np.array([0.0, 0.5])}
     q_meta = {"rows": 1, "cols": 1, "lr": 0.1, "explore": 0.5, "games_trained": 1}
     save_npz(tmp_path / "badq.npz", arrays, format=LayeredValueAgent.FORMAT, version=1, meta=q_meta)
-    with pytest.raises(ValueError, match="bitmasks beyond the 4 edges"):
+    with pytest.raises(ValueError, match="badq.npz: .keys. must be distinct bitmasks of 4 edges"):
         LayeredValueAgent.load(tmp_path / "badq.npz")

@@ -103,7 +103,7 @@ def test_player_moves_are_a_td_agents_tied_greedy_moves_or_an_agents_one_choice(
 
 
 def test_audit_seat_refuses_a_seat_that_is_not_zero_or_one(solved):
-    with pytest.raises(ValueError, match="seat must be 0 or 1"):
+    with pytest.raises(ValueError, match=r"seat must be an integer in \[0, 1\], got 2"):
         audit_seat(TDAgent(GAME), GAME, solved, 2)
 
 
