@@ -9,9 +9,8 @@ import functools
 import numpy as np
 import pytest
 
-from agents.hints import exact_label, hint_labels
+from agents.hints import EXACT, SEARCH_ESTIMATE, HintLabels, exact_label, hint_labels
 from agents.search.connect_four import COMPILED
-from gym_boardgames.human.session import EXACT, SEARCH_ESTIMATE, HintLabels
 from gym_boardgames.rules import ConnectN, TicTacToe
 
 CONNECT_FOUR = ConnectN(6, 7, 4, True)
@@ -25,7 +24,10 @@ def replay(game, moves):
 
 
 def labels_of(game, moves, **kwargs):
+    """The hints of the position after ``moves``; with a time budget no busy machine reaches unless one is given
+    (these tests check the labels, the budget's tests give theirs: a loaded machine read a first solve as '?')."""
     state = replay(game, moves)
+    kwargs.setdefault("seconds", 600)
     return hint_labels(game, state, game.current_player(state), **kwargs)
 
 
