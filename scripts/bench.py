@@ -65,27 +65,22 @@ timed when it imports and runs, and skipped with the reason otherwise.
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse
-import os
 import platform
 import statistics
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-# The peers package lives beside this file: its folder is sys.path[0] when it runs, not when loaded by path (tests).
-_FOLDER = str(Path(__file__).resolve().parent)
-if _FOLDER not in sys.path:
-    sys.path.insert(0, _FOLDER)
-
-from peers.agents import time_agents  # noqa: E402
-from peers.memory import memory_probe  # noqa: E402
-from peers.workloads import (  # noqa: E402
+from peers.agents import time_agents
+from peers.memory import memory_probe
+from peers.workloads import (
     PEER_WORKLOADS,
     Workload,
     gym_workload,
@@ -309,7 +304,8 @@ def summarise(args: argparse.Namespace, medians: dict[tuple[str, str], float]) -
 def main(argv: list[str] | None = None) -> dict:
     """Run the benchmark and return the summary printed as JSON."""
     args = parse_args(argv)
-    from gym_boardgames.cli import emit_summary
+    from plumbing.cli import emit_summary
+
     from gym_boardgames.utils import peak_rss_mb
 
     if args.solver:
@@ -318,7 +314,7 @@ def main(argv: list[str] | None = None) -> dict:
         summary = solver_timings(args)
         if not args.json:
             print_solver_table(summary)
-        emit_summary(summary, args.out, print_json=True)
+        emit_summary(summary, args.out, print_json=True, replace=args.overwrite)
         return summary
     if args.play or args.resets:
         from peers.play import play_timings
@@ -327,7 +323,7 @@ def main(argv: list[str] | None = None) -> dict:
         # --play: the default opponents' replies, the browser's round trip, the window's close; --resets: a named
         # opponent is reseeded, not built again, at each seeded reset.
         timings = play_timings() if args.play else reset_timings(args.repeats, 200 if args.quick else 2_000)
-        emit_summary(timings, args.out, print_json=True)
+        emit_summary(timings, args.out, print_json=True, replace=args.overwrite)
         return timings
     pgx_state = "not requested (use --compare)"
     if args.compare:
@@ -385,7 +381,9 @@ def main(argv: list[str] | None = None) -> dict:
         summary["agents_tictactoe"] = agents_summary
     if not args.json:
         print_tables(runs, medians, results, agent_ms, agents_summary, memory)
-    emit_summary(summary, args.out, print_json=True)  # the JSON line ends the output, with or without --json
+    emit_summary(
+        summary, args.out, print_json=True, replace=args.overwrite
+    )  # the JSON line ends the output, with or without --json
     return summary
 
 

@@ -14,8 +14,8 @@ learning curve (losses and scores over wall-clock time) goes to a PNG (--plot) w
 (the plot extra), and with --tensorboard DIR to TensorBoard: every iteration's losses and self-play
 positions per second, every evaluation's scores (the tensorboard extra).
 
-An existing model (--out, its OUT.train.npz, the curve PNG) is never replaced without --overwrite; without
---out a second run saves to alphazero_GAME_2.npz and so on. --resume keeps saving to the run's own files.
+An existing model (--out, by default alphazero_GAME.npz; its OUT.train.npz, the curve PNG) is never replaced
+without --overwrite. --resume keeps saving to the run's own files.
 
 Every setting is a field of agents.alphazero.config.TrainConfig (or SelfPlayConfig), its flag the field's
 name with dashes, and every game has a preset of them that fits a 2-core CPU (PRESETS, printed at the
@@ -38,16 +38,20 @@ import os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
-from gym_boardgames import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
 
 # isort: split
 import argparse  # noqa: E402
 import math  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import asdict  # noqa: E402
 from typing import Any  # noqa: E402
+
+from plumbing import figures  # noqa: E402
 
 from agents.alphazero.checkpoint import (  # noqa: E402
     kept_model_path,
@@ -57,8 +61,6 @@ from agents.alphazero.checkpoint import (  # noqa: E402
     resolve_state_path,
 )
 from agents.alphazero.config import PRESETS, is_integer_setting, setting_fields  # noqa: E402
-from gym_boardgames import figures  # noqa: E402
-from gym_boardgames.outputs import saved_path  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
 
 
@@ -237,12 +239,11 @@ def _show(value: Any) -> str:
 def _choose_outputs(args: argparse.Namespace) -> None:
     """Settle ``args.out`` and ``args.plot`` and claim the files the run writes beside them.
 
-    A run writes the model (``--out``), its training state ``OUT.train.npz``, its kept model ``OUT.kept.npz``
-    and the curve (``--plot``, by default ``OUT_curve.png`` when matplotlib is installed); without
-    ``--overwrite`` none may exist, and without ``--out`` the model goes to the first free
-    ``alphazero_GAME[_N].npz``. A resumed run writes back to its own files (by default the model beside the
-    state it resumes): they may exist, which is what resuming is for; any other file that exists still needs
-    ``--overwrite``.
+    A run writes the model (``--out``, by default ``alphazero_GAME.npz``), its training state ``OUT.train.npz``,
+    its kept model ``OUT.kept.npz`` and the curve (``--plot``, by default ``OUT_curve.png`` when matplotlib is
+    installed); without ``--overwrite`` none may exist. A resumed run writes back to its own files (by default
+    the model beside the state it resumes): they may exist, which is what resuming is for; any other file that
+    exists still needs ``--overwrite``.
     """
     own: set[str] = set()  # the resumed run's own files, which it replaces
     if args.resume is not None:
@@ -271,6 +272,7 @@ def _choose_outputs(args: argparse.Namespace) -> None:
         if path is not None and path != args.resume and (derived or mine):
             # A new run's training state is locked as a resumed one is: no --resume of it while it trains.
             cli.claim_output(args, path, flag, may_exist=mine, lock=path == resolve_state_path(args.out))
+    args.replace_plot = args.overwrite or (args.plot is not None and os.path.realpath(args.plot) in own)
 
 
 def _default_plot(model: str) -> str:
@@ -278,7 +280,7 @@ def _default_plot(model: str) -> str:
     return os.path.splitext(model)[0] + "_curve.png"
 
 
-def plot_curve(curve: list[Any], path: str, title: str) -> None:
+def plot_curve(curve: list[Any], path: str, title: str, replace: bool = True) -> str:
     """Draw the losses and the evaluation scores over wall-clock minutes to a PNG."""
     plt = figures.pyplot()
     minutes = [p.seconds / 60 for p in curve]
@@ -305,7 +307,7 @@ def plot_curve(curve: list[Any], path: str, title: str) -> None:
             ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    figures.save_figure(fig, path, dpi=90)
+    return figures.save_figure(fig, path, dpi=90, replace=replace)
 
 
 def tensorboard_logger(trainer: Any, board: figures.TensorBoardLog) -> Any:
@@ -358,9 +360,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train_alphazero.py: error: {error}", file=sys.stderr)
         return 2
     config = trainer.config
-    for line in [args.out_note, *args.applied]:
-        if line:
-            print(line, flush=True)
+    for line in args.applied:
+        print(line, flush=True)
     print(config.describe(trainer.game), flush=True)
     board = None
     if args.tensorboard is not None:
@@ -405,8 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.plot is None:
         print("(no learning-curve PNG: matplotlib, the plot extra, is not installed)")
     elif curve:
-        plot_curve(curve, args.plot, f"AlphaZero on {trainer.game!r}")
-        args.plot = saved_path(args.plot)  # another run may have taken the name meanwhile: name the file written
+        args.plot = plot_curve(curve, args.plot, f"AlphaZero on {trainer.game!r}", args.replace_plot)
     curve_note = f", curve {args.plot}" if args.plot else ""
     print(f"saved {args.out} (training state {resolve_state_path(args.out)}){curve_note}")
     kept = kept_point(curve)
