@@ -45,13 +45,12 @@ from plumbing import cli  # noqa: E402  (first, before the slower imports: a Ctr
 
 # isort: split
 import argparse  # noqa: E402
-import math  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import asdict  # noqa: E402
 from typing import Any  # noqa: E402
 
-from plumbing import figures  # noqa: E402
+from plumbing import figures, settings  # noqa: E402
 
 from agents.alphazero.checkpoint import (  # noqa: E402
     kept_model_path,
@@ -64,49 +63,18 @@ from agents.alphazero.config import PRESETS, is_integer_setting, setting_fields 
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
 
 
-def _flag(name: str) -> str:
-    """The flag of a setting: its name with dashes (``replay_window`` -> ``--replay-window``)."""
-    return "--" + name.replace("_", "-")
-
-
-def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
-    """Add one flag per setting of :class:`TrainConfig`, its type, bounds and help taken from the field."""
-    for setting in setting_fields():
-        meta = setting.metadata
-        if "choices" in meta:
-            options: dict[str, Any] = {"choices": meta["choices"]}
-        elif is_integer_setting(setting.name):
-            options = {"type": cli.int_type(*meta["bounds"])}
-        else:
-            low, high = meta["bounds"]
-            options = {"type": cli.number_type(low, math.inf if high is None else high)}
-        text = meta["help"].replace("%", "%%") + _per_game(setting.name)
-        flag = _flag(setting.name)
-        metavar = None if "choices" in meta else flag[2:].upper().replace("-", "_")  # choices show themselves
-        parser.add_argument(flag, dest=setting.name, metavar=metavar, **options, help=text)
-
-
-def _per_game(name: str) -> str:
-    """Return the presets of a setting for its --help text: " (default tictactoe: 600; connectfour, ...: 10000)"."""
-    groups: dict[str, list[str]] = {}
-    for game, preset in PRESETS.items():
-        groups.setdefault(_show(preset.settings()[name]), []).append(game)
-    if len(groups) == 1:
-        return f" (default {next(iter(groups))})"
-    return " (default " + "; ".join(f"{', '.join(games)}: {value}" for value, games in groups.items()) + ")"
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line (bad values exit with status 2 and one line naming the flag)."""
     parser = cli.make_parser(__doc__)
     cli.add_game_flags(parser)  # no default: a resumed run keeps its own game; a new one learns tic-tac-toe
-    _add_setting_flags(parser)
+    presets = {game: preset.settings() for game, preset in PRESETS.items()}
+    settings.add_setting_flags(parser, setting_fields(), is_integer_setting, presets)
     parser.add_argument("--ray-address", help="run the self-play workers as Ray tasks on this cluster (rllib extra)")
     cli.add_run_flags(
         parser,
-        out="the model file; OUT.train.npz holds the training state (default: alphazero_GAME.npz, or if that "
-        "exists the first free of alphazero_GAME_2.npz, _3, ...; with --resume, the run's own model file)",
-        json=None,
+        out="the model file; OUT.train.npz holds the training state (default: alphazero_GAME.npz; with --resume, "
+        "the run's own model file)",
+        overwrite=True,
     )
     parser.add_argument(
         "--resume", role="extended", help="continue from a training state (OUT.train.npz or its model file)"
@@ -124,9 +92,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="the learning curve, a PNG or as its suffix says (default OUT_curve.png when matplotlib is installed)",
     )
     figures.add_tensorboard_flag(parser, "each iteration's losses and positions/s and each evaluation's scores")
-    cli.add_run_flags(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    cli.add_overwrite_flag(parser)
     # Every setting and file is checked here, before any worker starts.
     return cli.parse_checked(parser, argv, _check_board, _choose_outputs, _check_settings)
 
@@ -169,9 +135,10 @@ def _check_settings(args: argparse.Namespace) -> None:
             raise ValueError(f"--{flag}: the game cannot change on resume (the run learns {args.made_game!r})")
         old = saved.settings()
         args.changes = {name: value for name, value in given.items() if value != old[name]}
-        args.config = saved.resumed(args.changes, _flag)
+        args.config = saved.resumed(args.changes, settings.flag_of)
         args.applied = [
-            f"{_flag(k)} {_show(v)}: applied (the saved run had {_show(old[k])})" for k, v in args.changes.items()
+            f"{settings.flag_of(k)} {settings.shown(v)}: applied (the saved run had {settings.shown(old[k])})"
+            for k, v in args.changes.items()
         ]
     from agents.alphazero.encoding import encoder_for
     from agents.alphazero.replay import MAX_REPLAY_BYTES, replay_bytes
@@ -229,11 +196,6 @@ def _check_unfinished(state: str, config: Any) -> None:
     else:
         return
     raise ValueError(f"--resume {state}: the run is finished ({done} to continue it)")
-
-
-def _show(value: Any) -> str:
-    """A setting's value as a flag takes it (``0.002``, ``7200``)."""
-    return f"{value:.12g}" if isinstance(value, float) else str(value)
 
 
 def _choose_outputs(args: argparse.Namespace) -> None:

@@ -75,8 +75,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--out",
         metavar="FILE",
         role="output",
-        help="where to save the model (SB3 .zip; default: sb3_tictactoe_ALGO.zip, or if that exists the first free "
-        "of sb3_tictactoe_ALGO_2.zip, _3, ... so an earlier run's model is kept). SB3 zips contain pickled parts: "
+        help="where to save the model (SB3 .zip; default: sb3_tictactoe_ALGO.zip, replaced only with --overwrite, so "
+        "an earlier run's model is kept). SB3 zips contain pickled parts: "
         "load only files you trust",
     )
     figures.add_tensorboard_flag(parser, "SB3's training statistics (its tensorboard_log)")
