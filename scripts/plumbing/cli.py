@@ -472,10 +472,10 @@ def emit_summary(
             written = write_text_atomic(out, line + "\n", replace=replace)
         except OSError as error:
             print(line)
-            reason = "it exists (pass --overwrite to replace it)" if error.errno == errno.EEXIST else error.strerror
-            print(
-                f"error: cannot write --out {os.fspath(out)}: {reason} (the summary is printed above)", file=sys.stderr
-            )
+            why = f"cannot write --out {os.fspath(out)}: {error.strerror or error}"
+            if error.errno == errno.EEXIST:  # another program took the name during the run
+                why = exists_message(out, "--out")
+            print(f"error: {why} (the summary is printed above)", file=sys.stderr)
             raise SystemExit(1) from None
     if print_json:
         print(line)

@@ -68,7 +68,7 @@ def test_arena_prints_its_summary_when_another_program_took_its_out_during_the_r
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert json.loads(result.stdout.splitlines()[-1])["games_per_pair"] == 2  # the summary is not lost
     assert result.stderr.strip().splitlines()[-1] == (
-        "error: cannot write --out race.json: it exists (pass --overwrite to replace it) (the summary is printed above)"
+        "error: --out race.json exists: pass --overwrite to replace it (the summary is printed above)"
     )
     assert (tmp_path / "race.json").read_text() == "the other run's"
 
