@@ -10,7 +10,7 @@
 * :func:`lock_run` holds, for the rest of the process, the lock of a file a run extends or resumes.
 
 Standard library only. The scripts' plumbing (``scripts/plumbing/cli.py``) checks every script's paths before
-any work and passes each script's ``--overwrite`` to the writes.
+any work, and each script passes its ``--overwrite`` to its writes as ``replace``.
 """
 
 from __future__ import annotations
