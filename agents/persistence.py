@@ -111,8 +111,9 @@ def save_npz(
     version: int,
     meta: Mapping[str, Any] | None = None,
     compression: str = "deflate",
-) -> None:
-    """Write ``arrays`` (numeric, dtypes kept) and a format header to an ``.npz`` file, atomically.
+    replace: bool = True,
+) -> str:
+    """Write ``arrays`` (numeric, dtypes kept) and a format header to an ``.npz`` file, atomically; return the path.
 
     Args:
         path: the file to write.
@@ -121,6 +122,8 @@ def save_npz(
         version: the integer format version (>= 1).
         meta: JSON-serialisable metadata stored in the header.
         compression: ``"deflate"`` (as ``numpy.savez_compressed``) or ``"lzma"`` (smaller, slower to write).
+        replace: replace a file at ``path``; with False a taken name is refused
+            (:func:`gym_boardgames.outputs.write_bytes_atomic`).
 
     Raises:
         ValueError: on a bad argument, non-JSON metadata, an object array or too many arrays.
@@ -150,7 +153,7 @@ def save_npz(
         for name, array in {**payload, HEADER: np.array(text)}.items():
             with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
                 npy_format.write_array(member, array, allow_pickle=False)
-    write_bytes_atomic(path, buffer.getvalue())
+    return write_bytes_atomic(path, buffer.getvalue(), replace=replace)
 
 
 def _strict_number(text: str) -> int | float:

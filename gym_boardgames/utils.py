@@ -2,7 +2,8 @@
 
 The library's long jobs show progress through :func:`progress_bar` and run workers in :func:`process_pool`
 (files are written by :mod:`gym_boardgames.outputs`); :func:`require_extra` reports a missing optional
-dependency in one line before any work. The scripts' own parsers and up-front checks are in :mod:`gym_boardgames.cli`.
+dependency in one line before any work. The scripts' own parsers and up-front checks are in
+``scripts/plumbing/cli.py``, outside the library.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ def process_pool(workers: int, initializer: Callable[..., Any] | None = None, in
 
     Every pool of the package and the scripts is made here. Spawn, not fork: a worker starts clean, as on
     macOS and Windows, whatever threads this process runs. Ctrl-C reaches every process of the terminal's
-    group; the workers ignore it (their first act), so only the main process reports it (one line,
-    :func:`gym_boardgames.cli.run`) and its pool stops them, where each worker used to print a traceback.
+    group; the workers ignore it (their first act), so only the main process reports it (one line: the
+    scripts' entry, ``plumbing.cli.run``) and its pool stops them, where each worker used to print a traceback.
     ``initializer(*initargs)`` then runs in each worker. A Ctrl-C while a worker is still starting (its first
     second or so of imports, before it can ignore anything) may still print that worker's traceback: making
     the workers ignore it from birth (this process ignoring it while it starts them) lost the Ctrl-C whenever

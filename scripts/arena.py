@@ -13,7 +13,11 @@ Example:
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse
@@ -92,7 +96,7 @@ def main(argv: list[str] | None = None) -> dict:
     for key, (first, second) in cells.items():
         print(f"{key:<{name}}  {first:>{widths[0]}}  {second:>{widths[1]}}")
     summary = {"game": repr(game), "games_per_pair": args.games, "seed": args.seed, "results": results}
-    written = cli.emit_summary(summary, args.out, args.json)
+    written = cli.emit_summary(summary, args.out, args.json, replace=args.overwrite)
     if written and not args.json:
         print(f"summary written to {written}")
     return summary

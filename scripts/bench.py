@@ -65,27 +65,23 @@ timed when it imports and runs, and skipped with the reason otherwise.
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse
-import os
 import platform
 import statistics
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-# The peers package lives beside this file: its folder is sys.path[0] when it runs, not when loaded by path (tests).
-_FOLDER = str(Path(__file__).resolve().parent)
-if _FOLDER not in sys.path:
-    sys.path.insert(0, _FOLDER)
-
-from peers.agents import time_agents  # noqa: E402
-from peers.memory import memory_probe  # noqa: E402
-from peers.workloads import (  # noqa: E402
+from peers.agents import time_agents
+from peers.memory import memory_probe
+from peers.report import PEERS, print_tables, summarise
+from peers.workloads import (
     PEER_WORKLOADS,
     Workload,
     gym_workload,
@@ -109,8 +105,6 @@ GAMES: dict[str, dict[str, Any]] = {
     "DotsAndBoxes-v0": {"ours": ("DotsAndBoxes-v0", {}), "openspiel": "dots_and_boxes"},
     "Gomoku-15x15": {"ours": ("ConnectN-v0", {"rows": 15, "cols": 15, "n": 5, "gravity": False}), "openspiel": "mnk"},
 }  # fmt: skip
-#: The single-env peers timed with --compare, beside our self-play.
-PEERS = tuple(PEER_WORKLOADS)
 
 
 # ---- the command line ------------------------------------------------------------------------
@@ -273,43 +267,11 @@ def run_workloads(
     return runs, pgx_failure
 
 
-def summarise(args: argparse.Namespace, medians: dict[tuple[str, str], float]) -> dict[str, dict]:
-    """Return the per-game results of the JSON summary (rates rounded, ratios to 2 decimals)."""
-    results: dict[str, dict] = {}
-    for label in args.games:
-        selfplay = medians[label, "selfplay"]
-        entry: dict = {
-            "selfplay_moves_per_s": round(selfplay),
-            "vs_random_agent_steps_per_s": round(medians[label, "vs_random"]),
-        }
-        for peer in PEERS:
-            if (label, peer) in medians:
-                entry[f"{peer}_{GAMES[label][peer]}_moves_per_s"] = round(medians[label, peer])
-                entry[f"selfplay_vs_{peer}_ratio"] = round(selfplay / medians[label, peer], 2)
-        vector: dict[str, dict] = {}
-        for n in dict.fromkeys([*args.num_envs, *args.pgx_num_envs]):
-            row = {}
-            if (label, f"vector@{n}") in medians:
-                moves = medians[label, f"vector@{n}"]
-                row = {"selfplay_moves_per_s": round(moves), "vs_single_env_ratio": round(moves / selfplay, 2)}
-                if (label, f"vector_vs_random@{n}") in medians:
-                    row["vs_random_agent_moves_per_s"] = round(medians[label, f"vector_vs_random@{n}"])
-            if (label, f"pgx@{n}") in medians:
-                row["pgx_moves_per_s"] = round(medians[label, f"pgx@{n}"])
-                if "selfplay_moves_per_s" in row:
-                    row["vs_pgx_ratio"] = round(row["selfplay_moves_per_s"] / row["pgx_moves_per_s"], 2)
-            if row:
-                vector[str(n)] = row
-        if vector:
-            entry["vector"] = vector
-        results[label] = entry
-    return results
-
-
 def main(argv: list[str] | None = None) -> dict:
     """Run the benchmark and return the summary printed as JSON."""
     args = parse_args(argv)
-    from gym_boardgames.cli import emit_summary
+    from plumbing.cli import emit_summary
+
     from gym_boardgames.utils import peak_rss_mb
 
     if args.solver:
@@ -318,7 +280,7 @@ def main(argv: list[str] | None = None) -> dict:
         summary = solver_timings(args)
         if not args.json:
             print_solver_table(summary)
-        emit_summary(summary, args.out, print_json=True)
+        emit_summary(summary, args.out, print_json=True, replace=args.overwrite)
         return summary
     if args.play or args.resets:
         from peers.play import play_timings
@@ -327,7 +289,7 @@ def main(argv: list[str] | None = None) -> dict:
         # --play: the default opponents' replies, the browser's round trip, the window's close; --resets: a named
         # opponent is reseeded, not built again, at each seeded reset.
         timings = play_timings() if args.play else reset_timings(args.repeats, 200 if args.quick else 2_000)
-        emit_summary(timings, args.out, print_json=True)
+        emit_summary(timings, args.out, print_json=True, replace=args.overwrite)
         return timings
     pgx_state = "not requested (use --compare)"
     if args.compare:
@@ -364,7 +326,7 @@ def main(argv: list[str] | None = None) -> dict:
     peak = peak_rss_mb()
     memory["bench_process_peak_rss_mb"] = None if peak is None else round(peak, 1)
 
-    results = summarise(args, medians)
+    results = summarise(args.games, GAMES, args.num_envs, args.pgx_num_envs, medians)
     agents_summary: dict = {f"{name}_ms": round(ms, 2) for name, ms in agent_ms.items()}
     for name in ("alphabeta", "mcts_1000"):
         if f"openspiel_{name}" in agent_ms:
@@ -385,51 +347,9 @@ def main(argv: list[str] | None = None) -> dict:
         summary["agents_tictactoe"] = agents_summary
     if not args.json:
         print_tables(runs, medians, results, agent_ms, agents_summary, memory)
-    emit_summary(summary, args.out, print_json=True)  # the JSON line ends the output, with or without --json
+    # The JSON line ends the output, with or without --json.
+    emit_summary(summary, args.out, print_json=True, replace=args.overwrite)
     return summary
-
-
-def print_tables(
-    runs: dict[tuple[str, str], list[float]],
-    medians: dict[tuple[str, str], float],
-    results: dict[str, dict],
-    agent_ms: dict[str, float],
-    agents_summary: dict,
-    memory: dict,
-) -> None:
-    """Print the human-readable tables: every workload, the vector table with ratios, agents, memory."""
-    print(f"{'game':<16} {'workload':<24} {'median /s':>12} {'min /s':>12} {'max /s':>12}")
-    for (label, name), values in runs.items():
-        print(f"{label:<16} {name:<24} {medians[label, name]:>12,.0f} {min(values):>12,.0f} {max(values):>12,.0f}")
-    for label, entry in results.items():
-        for peer in PEERS:
-            if f"selfplay_vs_{peer}_ratio" in entry:
-                print(f"{label} single-env self-play vs {peer}: {entry[f'selfplay_vs_{peer}_ratio']}x")
-    if any("vector" in entry for entry in results.values()):
-        print(f"\n{'game':<16} {'envs':>6} {'ours moves/s':>14} {'vs random':>12} {'pgx moves/s':>13} {'ours/pgx':>9}")
-        for label, entry in results.items():
-            for n, row in entry.get("vector", {}).items():
-                cells = [
-                    f"{row[key]:,}" if key in row else "-"
-                    for key in ("selfplay_moves_per_s", "vs_random_agent_moves_per_s", "pgx_moves_per_s")
-                ]
-                ratio = f"{row['vs_pgx_ratio']}x" if "vs_pgx_ratio" in row else "-"
-                print(f"{label:<16} {n:>6} {cells[0]:>14} {cells[1]:>12} {cells[2]:>13} {ratio:>9}")
-    if agent_ms:
-        print(f"\n{'agent (tic-tac-toe, empty board)':<34} {'median ms':>10}")
-        for name, ms in agent_ms.items():
-            print(f"{name:<34} {ms:>10.2f}")
-        for name in ("alphabeta", "mcts_1000"):
-            if f"{name}_speedup_vs_openspiel" in agents_summary:
-                print(f"{name} vs OpenSpiel: {agents_summary[f'{name}_speedup_vs_openspiel']}x faster")
-    print("\nmemory (peak RSS, MB):")
-    for key, value in memory.items():
-        if isinstance(value, dict):
-            for label, probe in value.items():
-                detail = probe.get("error") or f"{probe['rss_mb']} (imports alone: {probe['imports_rss_mb']})"
-                print(f"  {key} {label}: {detail}")
-        else:
-            print(f"  {key}: {value}")
 
 
 if __name__ == "__main__":

@@ -26,12 +26,14 @@ import os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # one BLAS thread per process (see train_alphazero.py)
 
-from gym_boardgames import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
 
 # isort: split
 import argparse  # noqa: E402
 import statistics  # noqa: E402
-import sys  # noqa: E402
 
 import numpy as np  # noqa: E402
 

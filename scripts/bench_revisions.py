@@ -27,13 +27,15 @@ writes that line to a file (atomically): ``{"base", "head", "repeats", "load_sta
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
-import os
 import statistics
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 

@@ -10,7 +10,11 @@ agent, so neither is reported).
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse

@@ -27,7 +27,10 @@ import os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
-from gym_boardgames import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
 
 # isort: split
 import argparse  # noqa: E402
@@ -212,7 +215,7 @@ def _make_players(args: argparse.Namespace, game: Any) -> dict[str, Any]:
 def _finish(summary: dict[str, Any], args: argparse.Namespace) -> int:
     """Add the load average to ``summary``, write and print it as asked (--out, --json); return status 0."""
     summary["load_average"] = cli.load_average()
-    cli.emit_summary(summary, args.out, args.json)
+    cli.emit_summary(summary, args.out, args.json, replace=args.overwrite)
     return 0
 
 

@@ -35,17 +35,18 @@ import os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
-from gym_boardgames import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
 
 # isort: split
 import argparse  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from gym_boardgames.outputs import saved_path  # noqa: E402
 from gym_boardgames.utils import process_pool, require_extra  # noqa: E402
 
 DEFAULT_PLAYERS = ["random", "mcts:100", "mcts:1000", "alphabeta:2", "alphabeta:4", "alphazero:0", "alphazero:100"]
@@ -275,8 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         "solver": solver_name(args.crosscheck),
     }
     labels = LabelSet(padded, np.array(scores, dtype=np.int8), np.array(source, dtype=np.uint8), tuple(names), meta)
-    save_labels(args.out, labels)
-    args.out = saved_path(args.out)  # another run may have taken the name meanwhile: name the file written
+    args.out = save_labels(args.out, labels, replace=args.overwrite)
     labels = load_labels(args.out)  # the written file passes the loader's checks
     best = grade(labels, np.argmax(np.where(labels.scores == -128, -127, labels.scores), axis=1))
     summary = {

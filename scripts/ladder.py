@@ -13,12 +13,17 @@ Example:
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse
 import math
-import os
+
+from plumbing import figures
 
 from agents.factory import agent_forms
 from agents.matches.ladder import (
@@ -34,7 +39,6 @@ from agents.matches.ladder import (
     write_results,
 )
 from agents.matches.rating import Ratings
-from gym_boardgames import figures
 from gym_boardgames.opponents import MAX_MOVE_TIME
 from gym_boardgames.utils import progress_bar, require_extra
 
@@ -95,7 +99,7 @@ def build_players(args: argparse.Namespace) -> None:
     args.blocks = read_results(args.results, args.made_game) if args.results else []
 
 
-def plot(path: str, r: Ratings, order: list[int]) -> None:
+def plot(path: str, r: Ratings, order: list[int], replace: bool = True) -> str:
     """Draw each agent's rating and 95% interval, the strongest on top, and save it to ``path``."""
     plt = figures.pyplot()
     fig, ax = plt.subplots(figsize=(7, 1 + 0.4 * len(order)))
@@ -106,7 +110,7 @@ def plot(path: str, r: Ratings, order: list[int]) -> None:
     ax.set_xlabel(f"Elo ({ANCHOR} = 0), 95% intervals")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    figures.save_figure(fig, path)
+    return figures.save_figure(fig, path, replace=replace)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -121,7 +125,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     def save(blocks: list) -> None:
         if args.results:
-            write_results(args.results, game, blocks)
+            write_results(args.results, game, blocks)  # the run's own file (locked): replaced block by block
 
     try:
         with (
@@ -142,7 +146,7 @@ def main(argv: list[str] | None = None) -> dict:
         interval = f"[{ratings.low[i]:.0f}, {ratings.high[i]:.0f}]"
         print(f"{rank:>4}  {names[i]:<{width}}  {ratings.elo[i]:>6.0f}  {interval:>15}  {ratings.games[i]:>5.0f}")
     if args.plot:
-        plot(args.plot, ratings, order)
+        plot(args.plot, ratings, order, args.overwrite)
     summary = {
         "game": repr(game),
         "seed": args.seed,

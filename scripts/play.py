@@ -28,11 +28,14 @@ the door its flags chose (``--terminal``, ``--web``, else the window).
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse
-import os
 
 from agents.factory import DEFAULT_OPPONENTS, agent_forms, default_opponent
 from gym_boardgames.human.doors import open_door

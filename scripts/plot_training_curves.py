@@ -10,14 +10,18 @@ the share of optimal moves where the game is solved (tic-tac-toe). --json prints
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse
 from typing import Any
 
-from gym_boardgames import figures
-from gym_boardgames.outputs import saved_path
+from plumbing import figures
+
 from gym_boardgames.utils import require_extra
 
 
@@ -63,7 +67,7 @@ def curve_points(curve: list[Any]) -> dict[str, list[list[float]]]:
     }
 
 
-def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
+def plot(runs: dict[str, dict[str, list[list[float]]]], path: str, replace: bool = True) -> str:
     """Draw every run's metrics over training minutes (one colour per run, one line style per metric)."""
     plt = figures.pyplot()
     styles = {"outcome kept": "o-", "outcome kept (critical)": "s--", "optimal moves": "o-"}
@@ -78,7 +82,7 @@ def plot(runs: dict[str, dict[str, list[list[float]]]], path: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    figures.save_figure(fig, path, dpi=90)
+    return figures.save_figure(fig, path, dpi=90, replace=replace)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,8 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError) as error:
             cli.fail(str(error))
     if args.out is not None:
-        plot(runs, args.out)
-        print(f"wrote {saved_path(args.out)}")
+        print(f"wrote {plot(runs, args.out, args.overwrite)}")
     for name, metrics in runs.items():
         last = {label: points[-1] for label, points in metrics.items() if points}
         print(f"{name}: " + ", ".join(f"{label} {v:.1f}% at {m:.0f} min" for label, (m, v) in last.items()))

@@ -13,7 +13,11 @@ Example:
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse
@@ -80,7 +84,7 @@ def main(argv: list[str] | None = None) -> dict:
             print(
                 f"{env_id:<20} {reference:<10} {episodes:>7} episodes: mean {mean:+.4f} -> threshold {threshold:+.2f}"
             )
-    cli.emit_summary(summary, args.out, args.json)
+    cli.emit_summary(summary, args.out, args.json, replace=args.overwrite)
     return summary
 
 

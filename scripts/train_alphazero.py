@@ -14,8 +14,8 @@ learning curve (losses and scores over wall-clock time) goes to a PNG (--plot) w
 (the plot extra), and with --tensorboard DIR to TensorBoard: every iteration's losses and self-play
 positions per second, every evaluation's scores (the tensorboard extra).
 
-An existing model (--out, its OUT.train.npz, the curve PNG) is never replaced without --overwrite; without
---out a second run saves to alphazero_GAME_2.npz and so on. --resume keeps saving to the run's own files.
+An existing model (--out, by default alphazero_GAME.npz; its OUT.train.npz, the curve PNG) is never replaced
+without --overwrite. --resume keeps saving to the run's own files.
 
 Every setting is a field of agents.alphazero.config.TrainConfig (or SelfPlayConfig), its flag the field's
 name with dashes, and every game has a preset of them that fits a 2-core CPU (PRESETS, printed at the
@@ -38,16 +38,19 @@ import os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
-from gym_boardgames import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # noqa: E402  (first, before the slower imports: a Ctrl-C during them is one line (cli's hook))
 
 # isort: split
 import argparse  # noqa: E402
-import math  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import asdict  # noqa: E402
 from typing import Any  # noqa: E402
+
+from plumbing import figures, settings  # noqa: E402
 
 from agents.alphazero.checkpoint import (  # noqa: E402
     kept_model_path,
@@ -57,54 +60,21 @@ from agents.alphazero.checkpoint import (  # noqa: E402
     resolve_state_path,
 )
 from agents.alphazero.config import PRESETS, is_integer_setting, setting_fields  # noqa: E402
-from gym_boardgames import figures  # noqa: E402
-from gym_boardgames.outputs import saved_path  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
-
-
-def _flag(name: str) -> str:
-    """The flag of a setting: its name with dashes (``replay_window`` -> ``--replay-window``)."""
-    return "--" + name.replace("_", "-")
-
-
-def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
-    """Add one flag per setting of :class:`TrainConfig`, its type, bounds and help taken from the field."""
-    for setting in setting_fields():
-        meta = setting.metadata
-        if "choices" in meta:
-            options: dict[str, Any] = {"choices": meta["choices"]}
-        elif is_integer_setting(setting.name):
-            options = {"type": cli.int_type(*meta["bounds"])}
-        else:
-            low, high = meta["bounds"]
-            options = {"type": cli.number_type(low, math.inf if high is None else high)}
-        text = meta["help"].replace("%", "%%") + _per_game(setting.name)
-        flag = _flag(setting.name)
-        metavar = None if "choices" in meta else flag[2:].upper().replace("-", "_")  # choices show themselves
-        parser.add_argument(flag, dest=setting.name, metavar=metavar, **options, help=text)
-
-
-def _per_game(name: str) -> str:
-    """Return the presets of a setting for its --help text: " (default tictactoe: 600; connectfour, ...: 10000)"."""
-    groups: dict[str, list[str]] = {}
-    for game, preset in PRESETS.items():
-        groups.setdefault(_show(preset.settings()[name]), []).append(game)
-    if len(groups) == 1:
-        return f" (default {next(iter(groups))})"
-    return " (default " + "; ".join(f"{', '.join(games)}: {value}" for value, games in groups.items()) + ")"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line (bad values exit with status 2 and one line naming the flag)."""
     parser = cli.make_parser(__doc__)
     cli.add_game_flags(parser)  # no default: a resumed run keeps its own game; a new one learns tic-tac-toe
-    _add_setting_flags(parser)
+    presets = {game: preset.settings() for game, preset in PRESETS.items()}
+    settings.add_setting_flags(parser, setting_fields(), is_integer_setting, presets)
     parser.add_argument("--ray-address", help="run the self-play workers as Ray tasks on this cluster (rllib extra)")
     cli.add_run_flags(
         parser,
-        out="the model file; OUT.train.npz holds the training state (default: alphazero_GAME.npz, or if that "
-        "exists the first free of alphazero_GAME_2.npz, _3, ...; with --resume, the run's own model file)",
-        json=None,
+        out="the model file; OUT.train.npz holds the training state (default: alphazero_GAME.npz; with --resume, "
+        "the run's own model file)",
+        overwrite=True,
     )
     parser.add_argument(
         "--resume", role="extended", help="continue from a training state (OUT.train.npz or its model file)"
@@ -122,9 +92,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="the learning curve, a PNG or as its suffix says (default OUT_curve.png when matplotlib is installed)",
     )
     figures.add_tensorboard_flag(parser, "each iteration's losses and positions/s and each evaluation's scores")
-    cli.add_run_flags(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    cli.add_overwrite_flag(parser)
     # Every setting and file is checked here, before any worker starts.
     return cli.parse_checked(parser, argv, _check_board, _choose_outputs, _check_settings)
 
@@ -167,9 +135,10 @@ def _check_settings(args: argparse.Namespace) -> None:
             raise ValueError(f"--{flag}: the game cannot change on resume (the run learns {args.made_game!r})")
         old = saved.settings()
         args.changes = {name: value for name, value in given.items() if value != old[name]}
-        args.config = saved.resumed(args.changes, _flag)
+        args.config = saved.resumed(args.changes, settings.flag_of)
         args.applied = [
-            f"{_flag(k)} {_show(v)}: applied (the saved run had {_show(old[k])})" for k, v in args.changes.items()
+            f"{settings.flag_of(k)} {settings.shown(v)}: applied (the saved run had {settings.shown(old[k])})"
+            for k, v in args.changes.items()
         ]
     from agents.alphazero.encoding import encoder_for
     from agents.alphazero.replay import MAX_REPLAY_BYTES, replay_bytes
@@ -229,20 +198,14 @@ def _check_unfinished(state: str, config: Any) -> None:
     raise ValueError(f"--resume {state}: the run is finished ({done} to continue it)")
 
 
-def _show(value: Any) -> str:
-    """A setting's value as a flag takes it (``0.002``, ``7200``)."""
-    return f"{value:.12g}" if isinstance(value, float) else str(value)
-
-
 def _choose_outputs(args: argparse.Namespace) -> None:
     """Settle ``args.out`` and ``args.plot`` and claim the files the run writes beside them.
 
-    A run writes the model (``--out``), its training state ``OUT.train.npz``, its kept model ``OUT.kept.npz``
-    and the curve (``--plot``, by default ``OUT_curve.png`` when matplotlib is installed); without
-    ``--overwrite`` none may exist, and without ``--out`` the model goes to the first free
-    ``alphazero_GAME[_N].npz``. A resumed run writes back to its own files (by default the model beside the
-    state it resumes): they may exist, which is what resuming is for; any other file that exists still needs
-    ``--overwrite``.
+    A run writes the model (``--out``, by default ``alphazero_GAME.npz``), its training state ``OUT.train.npz``,
+    its kept model ``OUT.kept.npz`` and the curve (``--plot``, by default ``OUT_curve.png`` when matplotlib is
+    installed); without ``--overwrite`` none may exist. A resumed run writes back to its own files (by default
+    the model beside the state it resumes): they may exist, which is what resuming is for; any other file that
+    exists still needs ``--overwrite``.
     """
     own: set[str] = set()  # the resumed run's own files, which it replaces
     if args.resume is not None:
@@ -271,6 +234,7 @@ def _choose_outputs(args: argparse.Namespace) -> None:
         if path is not None and path != args.resume and (derived or mine):
             # A new run's training state is locked as a resumed one is: no --resume of it while it trains.
             cli.claim_output(args, path, flag, may_exist=mine, lock=path == resolve_state_path(args.out))
+    args.replace_plot = args.overwrite or (args.plot is not None and os.path.realpath(args.plot) in own)
 
 
 def _default_plot(model: str) -> str:
@@ -278,7 +242,7 @@ def _default_plot(model: str) -> str:
     return os.path.splitext(model)[0] + "_curve.png"
 
 
-def plot_curve(curve: list[Any], path: str, title: str) -> None:
+def plot_curve(curve: list[Any], path: str, title: str, replace: bool = True) -> str:
     """Draw the losses and the evaluation scores over wall-clock minutes to a PNG."""
     plt = figures.pyplot()
     minutes = [p.seconds / 60 for p in curve]
@@ -305,7 +269,7 @@ def plot_curve(curve: list[Any], path: str, title: str) -> None:
             ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    figures.save_figure(fig, path, dpi=90)
+    return figures.save_figure(fig, path, dpi=90, replace=replace)
 
 
 def tensorboard_logger(trainer: Any, board: figures.TensorBoardLog) -> Any:
@@ -358,9 +322,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train_alphazero.py: error: {error}", file=sys.stderr)
         return 2
     config = trainer.config
-    for line in [args.out_note, *args.applied]:
-        if line:
-            print(line, flush=True)
+    for line in args.applied:
+        print(line, flush=True)
     print(config.describe(trainer.game), flush=True)
     board = None
     if args.tensorboard is not None:
@@ -405,8 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.plot is None:
         print("(no learning-curve PNG: matplotlib, the plot extra, is not installed)")
     elif curve:
-        plot_curve(curve, args.plot, f"AlphaZero on {trainer.game!r}")
-        args.plot = saved_path(args.plot)  # another run may have taken the name meanwhile: name the file written
+        args.plot = plot_curve(curve, args.plot, f"AlphaZero on {trainer.game!r}", args.replace_plot)
     curve_note = f", curve {args.plot}" if args.plot else ""
     print(f"saved {args.out} (training state {resolve_state_path(args.out)}){curve_note}")
     kept = kept_point(curve)

@@ -26,24 +26,27 @@ Examples:
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse
 import json
-import os
 import time
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from plumbing import figures
 
 import gym_boardgames  # noqa: F401  (registers TabularBlackjack-v0)
 from agents._rng import make_rng
 from agents.tabular.dp import policy_evaluation, value_iteration
 from agents.tabular.mc import mc_control_es, mc_prediction
-from gym_boardgames import figures
-from gym_boardgames.outputs import saved_path, write_text_atomic
+from gym_boardgames.outputs import write_text_atomic
 from gym_boardgames.rules.blackjack import HIT, N_STATES, STICK, TERMINAL, blackjack_model, decode, encode
 from gym_boardgames.tabular import build_model
 from gym_boardgames.utils import progress_bar, require_extra
@@ -210,7 +213,9 @@ def heatmap(ax: Any, table: np.ndarray, title: str, vmin: float, vmax: float, cm
     return image
 
 
-def figure_5_1(plt: Any, estimates: dict, exact: np.ndarray, budgets: list[int], path: str) -> None:
+def figure_5_1(
+    plt: Any, estimates: dict, exact: np.ndarray, budgets: list[int], path: str, replace: bool = True
+) -> str:
     """Rows: usable ace, no usable ace; columns: each (budget, first/every visit) estimate, then the exact V."""
     columns = [(n, fv) for n in budgets for fv in (True, False)]
     fig, axes = plt.subplots(
@@ -224,10 +229,12 @@ def figure_5_1(plt: Any, estimates: dict, exact: np.ndarray, budgets: list[int],
         heatmap(axes[row, -1], grid(exact, ace), f"exact (DP on P)\n{label}", -1, 1)
     fig.colorbar(image, ax=axes, shrink=0.6, label="V(s) of stick on 20 or 21")
     fig.suptitle("Figure 5.1: Monte Carlo prediction of the stick-on-20 policy (TabularBlackjack-v0)")
-    figures.save_figure(fig, path, dpi=110)
+    return figures.save_figure(fig, path, dpi=110, replace=replace)
 
 
-def figure_5_2(plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: np.ndarray, path: str) -> None:
+def figure_5_2(
+    plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: np.ndarray, path: str, replace: bool = True
+) -> str:
     """MC-ES policy (crosses where it differs from the DP optimum) and V* = max_a Q, beside the exact V*."""
     learned = es["policy"].argmax(axis=1).astype(float)
     best = optimal_policy.argmax(axis=1)
@@ -245,10 +252,10 @@ def figure_5_2(plt: Any, es: dict, optimal_policy: np.ndarray, optimal_values: n
         heatmap(axes[row, 2], grid(optimal_values, ace), f"exact V* (value iteration on P, {label})", -1, 1)
     fig.colorbar(image, ax=axes[:, 1:], shrink=0.6, label="value")
     fig.suptitle(f"Figure 5.2: Monte Carlo ES after {es['episodes']:,} episodes")
-    figures.save_figure(fig, path, dpi=110)
+    return figures.save_figure(fig, path, dpi=110, replace=replace)
 
 
-def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str) -> None:
+def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str, replace: bool = True) -> str:
     """Left: RMS error against episodes with a 1/sqrt(n) guide; right: MC-ES return gap to the optimum."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5), layout="constrained")
     n = np.array(curve["episodes"], dtype=float)
@@ -270,7 +277,7 @@ def error_figure(plt: Any, curve: dict, es: dict, optimum: float, path: str) -> 
     right.set_xlabel("episodes")
     right.set_ylabel("optimum - exact return of greedy policy")
     right.set_title("MC exploring starts: return from the deal")
-    figures.save_figure(fig, path, dpi=110)
+    return figures.save_figure(fig, path, dpi=110, replace=replace)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -359,13 +366,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         os.makedirs(args.out, exist_ok=True)
         plt = figures.pyplot()
         paths = [os.path.join(args.out, name) for name in OUT_FILES[:3]]
-        figure_5_1(plt, estimates, exact, figure_budgets, paths[0])
-        figure_5_2(plt, es, optimal_policy, optimal_values, paths[1])
-        error_figure(plt, curve, es, optimum, paths[2])
-        paths = [saved_path(path) for path in paths]  # another run may have taken a name meanwhile
+        paths = [
+            figure_5_1(plt, estimates, exact, figure_budgets, paths[0], args.overwrite),
+            figure_5_2(plt, es, optimal_policy, optimal_values, paths[1], args.overwrite),
+            error_figure(plt, curve, es, optimum, paths[2], args.overwrite),
+        ]
         summary["figures"] = paths
         full = summary | {"es_curve": es["curve"]}
-        write_text_atomic(os.path.join(args.out, OUT_FILES[3]), json.dumps(full, indent=1) + "\n")
+        text = json.dumps(full, indent=1) + "\n"
+        write_text_atomic(os.path.join(args.out, OUT_FILES[3]), text, replace=args.overwrite)
         print("wrote " + ", ".join(paths))
     cli.emit_summary(summary, None, args.json)
     return summary

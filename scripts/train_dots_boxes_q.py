@@ -25,7 +25,11 @@ Examples:
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse
@@ -34,9 +38,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from plumbing import figures
+
 from agents.dots.study import run_solve, run_task, saved_files, shared_table, study_summary, study_tasks, table_file
-from gym_boardgames import figures
-from gym_boardgames.outputs import saved_path, write_text_atomic
+from gym_boardgames.outputs import write_text_atomic
 from gym_boardgames.utils import process_pool, progress_bar, require_extra
 
 EXPERIMENTS = ("solve", "table1", "table2", "lr", "exact")
@@ -219,7 +224,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def write_png(path: str, summary: dict[str, Any]) -> None:
+def write_png(path: str, summary: dict[str, Any], replace: bool = True) -> str:
     """Plot the learning-rate study (ours solid, the study's dashed) and table 1's win rates."""
     plt = figures.pyplot()  # parse_args has checked the 'plot' extra
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
@@ -258,7 +263,7 @@ def write_png(path: str, summary: dict[str, Any]) -> None:
     ax.set_title("Tables 1 and 2")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    figures.save_figure(fig, path, dpi=110)
+    return figures.save_figure(fig, path, dpi=110, replace=replace)
 
 
 # ---- main --------------------------------------------------------------------------------------
@@ -284,7 +289,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         cli.fail(f"{error}")
     if args.save_dir:
         Path(args.save_dir).mkdir(parents=True, exist_ok=True)
-        shared_table(args.rows, args.cols).save(Path(args.save_dir) / table_file(args.rows, args.cols))
+        table = Path(args.save_dir) / table_file(args.rows, args.cols)
+        shared_table(args.rows, args.cols).save(table, replace=args.overwrite)
 
     settings = {**vars(args), "progress": show and args.workers == 1}
     tasks = study_tasks(settings)
@@ -305,14 +311,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(markdown_report(summary))
     for out in args.out:
         suffix = Path(out).suffix.lower()
-        if suffix == ".md":
-            write_text_atomic(out, markdown_report(summary))
-        elif suffix == ".png":
-            write_png(out, summary)
+        if suffix == ".png":
+            written = write_png(out, summary, args.overwrite)
         else:
-            write_text_atomic(out, json.dumps(summary, indent=1) + "\n")
+            text = markdown_report(summary) if suffix == ".md" else json.dumps(summary, indent=1) + "\n"
+            written = write_text_atomic(out, text, replace=args.overwrite)
         if not args.json:
-            print(f"wrote {saved_path(out)}")
+            print(f"wrote {written}")
     cli.emit_summary(summary, None, args.json)
     return summary
 

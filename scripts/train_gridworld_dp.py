@@ -19,14 +19,17 @@ Examples:
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse
 import functools
 import io
 import math
-import sys
 from typing import Any
 
 import gymnasium as gym
@@ -34,7 +37,7 @@ import numpy as np
 
 import gym_boardgames  # noqa: F401  (registers GridWorld-v0)
 from agents.tabular import dp
-from gym_boardgames.outputs import saved_path, write_bytes_atomic
+from gym_boardgames.outputs import write_bytes_atomic
 from gym_boardgames.render.text import format_policy, format_values
 from gym_boardgames.rules.gridworld import load_map
 from gym_boardgames.tabular import build_model
@@ -167,7 +170,7 @@ def rollouts(env: gym.Env, policy: np.ndarray, episodes: int, gamma: float, seed
     }
 
 
-def save_png(path: str, panels: list[np.ndarray]) -> None:
+def save_png(path: str, panels: list[np.ndarray], replace: bool = True) -> str:
     """Write ``panels`` (same-height RGB arrays) side by side, 12 px apart, as a PNG, atomically."""
     from gym_boardgames.render.primitives import BACKGROUND
     from gym_boardgames.render.pygame_canvas import import_pygame
@@ -178,7 +181,7 @@ def save_png(path: str, panels: list[np.ndarray]) -> None:
     surface = pygame.surfarray.make_surface(np.ascontiguousarray(joined.transpose(1, 0, 2)))
     buffer = io.BytesIO()
     pygame.image.save(surface, buffer, "png")
-    write_bytes_atomic(path, buffer.getvalue())
+    return write_bytes_atomic(path, buffer.getvalue(), replace=replace)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -285,8 +288,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 summary["rollouts"] = stats
                 bar.update()
         if args.out:
-            save_png(args.out, [base.render_frame(values=v, policy=p, caption=label) for v, p, label in panels])
-            summary["out"] = saved_path(args.out)  # another run may have taken the name meanwhile
+            frames = [base.render_frame(values=v, policy=p, caption=label) for v, p, label in panels]
+            summary["out"] = save_png(args.out, frames, args.overwrite)
             print(f"\nwrote {summary['out']}")
             bar.update()
     except (dp.ConvergenceError, ValueError) as error:

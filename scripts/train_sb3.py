@@ -24,7 +24,11 @@ models you trust. This package's own agents are saved as .npz or JSON and never 
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse
@@ -34,12 +38,12 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from plumbing import figures
+from plumbing.cli import positive_int
 
 import gym_boardgames  # noqa: F401  (registers the ids)
 from agents.matches.arena import play_match
 from agents.search.minimax import AlphaBetaAgent
-from gym_boardgames import figures
-from gym_boardgames.cli import positive_int
 from gym_boardgames.outputs import write_bytes_atomic
 from gym_boardgames.rules import TicTacToe
 from gym_boardgames.utils import progress_bar
@@ -71,8 +75,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--out",
         metavar="FILE",
         role="output",
-        help="where to save the model (SB3 .zip; default: sb3_tictactoe_ALGO.zip, or if that exists the first free "
-        "of sb3_tictactoe_ALGO_2.zip, _3, ... so an earlier run's model is kept). SB3 zips contain pickled parts: "
+        help="where to save the model (SB3 .zip; default: sb3_tictactoe_ALGO.zip, replaced only with --overwrite, so "
+        "an earlier run's model is kept). SB3 zips contain pickled parts: "
         "load only files you trust",
     )
     figures.add_tensorboard_flag(parser, "SB3's training statistics (its tensorboard_log)")
@@ -237,15 +241,16 @@ class SB3Agent:
         return f"SB3Agent({type(self.model).__name__}, masked={self.masked})"
 
 
-def save_model(model: Any, path: str) -> str:
+def save_model(model: Any, path: str, replace: bool = True) -> str:
     """Save ``model`` to ``path`` (.zip) atomically, with the mode any other output has; return the path written.
 
     SB3 writes the zip into memory; :func:`~gym_boardgames.outputs.write_bytes_atomic` then writes a temporary
-    file in the same folder and renames it (a temporary file alone would keep ``mkstemp``'s private 0600).
+    file in the same folder and publishes it, over a file there only with ``replace`` (a temporary file alone
+    would keep ``mkstemp``'s private 0600).
     """
     buffer = io.BytesIO()
     model.save(buffer)
-    return write_bytes_atomic(path, buffer.getvalue())
+    return write_bytes_atomic(path, buffer.getvalue(), replace=replace)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -259,8 +264,6 @@ def main(argv: list[str] | None = None) -> dict:
         cli.fail(f"{MISSING_EXTRA} ({error})")
     torch.set_num_threads(1)  # a 128x128 MLP: more threads only add overhead
     show = not args.no_progress
-    if args.out_note:
-        print(args.out_note, flush=True)
 
     start = time.perf_counter()
     venv = make_vec_env(args.opponent, args.n_envs, args.seed)
@@ -268,7 +271,7 @@ def main(argv: list[str] | None = None) -> dict:
     steps_done = train(model, args.timesteps, show)
     train_seconds = time.perf_counter() - start
     train_illegal = illegal_moves_in(venv)
-    args.out = save_model(model, args.out)  # the name written: another run may have taken args.out meanwhile
+    args.out = save_model(model, args.out, args.overwrite)
 
     game = TicTacToe()
     agent = SB3Agent(model, masked=args.algo == "maskableppo")

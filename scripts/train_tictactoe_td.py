@@ -19,19 +19,23 @@ the greedy path are only reached, and their values only corrected, through explo
 
 from __future__ import annotations
 
-from gym_boardgames import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plumbing/, peers/: also when loaded by path
+from plumbing import cli  # first, before the slower imports: a Ctrl-C during them is one line (cli's hook)
 
 # isort: split
 import argparse
 import time
+
+from plumbing import figures
 
 from agents.matches.arena import MatchResult, play_match
 from agents.matches.grading import audit_all_positions, audit_seat
 from agents.search.minimax import AlphaBetaAgent
 from agents.search.solver import position_values
 from agents.tabular.td import TDAgent, train_self_play
-from gym_boardgames import figures
-from gym_boardgames.outputs import saved_path
 from gym_boardgames.rules import TicTacToe
 from gym_boardgames.utils import progress_bar, require_extra
 
@@ -54,8 +58,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     cli.add_run_flags(
         parser,
         seed="seed of training, of tie-breaks and of the evaluation",
-        out=f"where to save both seats' tables (.npz) (default: {DEFAULT_OUT}; if that exists, the first free of "
-        f"{DEFAULT_OUT.replace('.npz', '_2.npz')}, _3, ... so an earlier run's player is kept)",
+        out=f"where to save both seats' tables (.npz) (default: {DEFAULT_OUT}; an earlier run's is kept: a file "
+        "that exists is replaced only with --overwrite)",
         json=None,
     )
     parser.add_argument(
@@ -85,7 +89,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
         require_extra("plot", "matplotlib", needed_for="--plot")
 
 
-def plot_curve(plt, curve: list[dict], path: str, title: str) -> None:
+def plot_curve(plt, curve: list[dict], path: str, title: str, replace: bool = True) -> str:
     """Save a PNG: results against random (top) and agreement with perfect play (bottom) over training."""
     episodes = [point["episodes"] for point in curve]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6.5), sharex=True)
@@ -105,7 +109,7 @@ def plot_curve(plt, curve: list[dict], path: str, title: str) -> None:
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    figures.save_figure(fig, path, dpi=100)
+    return figures.save_figure(fig, path, dpi=100, replace=replace)
 
 
 def match_rows(result: MatchResult) -> dict[str, dict[str, int]]:
@@ -118,8 +122,6 @@ def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     plt = figures.pyplot() if args.plot else None
 
-    if args.out_note:
-        print(args.out_note, flush=True)
     game = TicTacToe()
     show = not args.no_progress
     solved = position_values(game)  # the game-theoretic value of every reachable position (5478)
@@ -172,8 +174,7 @@ def main(argv: list[str] | None = None) -> dict:
         finally:
             if board is not None:
                 board.close()
-    agent.save(args.out)
-    args.out = saved_path(args.out)  # another run may have taken the name meanwhile: name the file written
+    args.out = agent.save(args.out, replace=args.overwrite)
     # The training line comes before the evaluation's progress bar (on stderr), so flush it: through a pipe
     # or a log file stdout is block-buffered and would otherwise appear after the evaluation.
     parts = f"{train_seconds - curve_seconds:.1f} s learning, {curve_seconds:.1f} s measuring the learning curve; "
@@ -209,8 +210,7 @@ def main(argv: list[str] | None = None) -> dict:
             f"{audit.losing} with a losing one: {verdict}"
         )
     if args.plot:
-        plot_curve(plt, curve, args.plot, f"TD self-play tic-tac-toe (seed {args.seed})")
-        args.plot = saved_path(args.plot)
+        args.plot = plot_curve(plt, curve, args.plot, f"TD self-play tic-tac-toe (seed {args.seed})", args.overwrite)
         print(f"learning curve written to {args.plot}")
     if args.tensorboard:
         print(f"TensorBoard log in {args.tensorboard} (view it: tensorboard --logdir {args.tensorboard})")

@@ -40,17 +40,3 @@ def _load_work_budget():
 def work_budget():
     """tests/work_budget.py: ``work_budget.bounded(max_lines=..., max_bytes=...)`` and the script runner."""
     return _load_work_budget()
-
-
-@pytest.fixture(autouse=True)
-def _library_writes_replace():
-    """Each test starts with the library's write policy: replace (a script's main() run in-process sets it).
-
-    A script's ``--overwrite`` policy is process-wide (``gym_boardgames.outputs.replace_policy``), right for a
-    script, which is a process; tests run many scripts' ``main()`` in one process, so each test starts afresh.
-    """
-    from gym_boardgames.outputs import replace_policy
-
-    replace_policy(True)
-    yield
-    replace_policy(True)

@@ -186,10 +186,13 @@ class AlphaZeroAgent:
 
     # ---- files ---------------------------------------------------------------------------------
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the network and its metadata to ``path`` (``.npz``), atomically."""
+    def save(self, path: str | os.PathLike[str], *, replace: bool = True) -> str:
+        """Write the network and its metadata to ``path`` (``.npz``), atomically; return the path.
+
+        ``replace`` as :func:`agents.persistence.save_npz`'s.
+        """
         meta = {"game": game_to_config(self.game), "net": self.config.to_dict(), "info": self.meta}
-        save_npz(path, self.params, format=FORMAT, version=VERSION, meta=meta)
+        return save_npz(path, self.params, format=FORMAT, version=VERSION, meta=meta, replace=replace)
 
     @classmethod
     def load(

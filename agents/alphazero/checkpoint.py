@@ -174,8 +174,10 @@ def resolve_state_path(path: str | os.PathLike[str]) -> str:
     return path if path.endswith(".train.npz") else training_state_path(path)
 
 
-def save_training_state(path: str | os.PathLike[str], state: TrainingState) -> None:
-    """Write ``state`` to ``path`` atomically (the previous file is kept whole if the write fails).
+def save_training_state(path: str | os.PathLike[str], state: TrainingState, *, replace: bool = True) -> str:
+    """Write ``state`` to ``path`` atomically (the previous file is kept whole if the write fails); return the path.
+
+    ``replace`` as :func:`agents.persistence.save_npz`'s.
 
     Raises:
         OSError: if the file cannot be written.
@@ -201,7 +203,7 @@ def save_training_state(path: str | os.PathLike[str], state: TrainingState) -> N
     if len(curve) > MAX_CURVE_BYTES:
         raise ValueError(f"the learning curve takes {len(curve):,} bytes, more than MAX_CURVE_BYTES")
     arrays["curve"] = np.frombuffer(curve, dtype=np.uint8)
-    save_npz(path, arrays, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta=meta)
+    return save_npz(path, arrays, format=TRAIN_FORMAT, version=TRAIN_VERSION, meta=meta, replace=replace)
 
 
 def _quarters(planes: np.ndarray, chunk: int = 65_536) -> np.ndarray:

@@ -123,8 +123,10 @@ class LayerTable:
         best = max(values.values(), default=None)
         return [edge for edge, value in values.items() if value == best]
 
-    def save(self, path: PathLike) -> None:
-        """Write the table to an ``.npz`` file, atomically, with a format header.
+    def save(self, path: PathLike, *, replace: bool = True) -> str:
+        """Write the table to an ``.npz`` file, atomically, with a format header; return the path.
+
+        ``replace`` as :func:`agents.persistence.save_npz`'s.
 
         Raises:
             OSError: if the file cannot be written.
@@ -132,7 +134,10 @@ class LayerTable:
         meta = {"rows": self.rows, "cols": self.cols, "last_k": self.last_k}
         # The array keeps its name "q" in the file (format version 1). LZMA makes the 3x3 table 0.8 MB where
         # deflate makes 3.8 MB, for a few more seconds of writing; reading takes about 0.06 s either way.
-        save_npz(path, {"q": self.values}, format=self.FORMAT, version=self.VERSION, meta=meta, compression="lzma")
+        arrays = {"q": self.values}
+        return save_npz(
+            path, arrays, format=self.FORMAT, version=self.VERSION, meta=meta, compression="lzma", replace=replace
+        )
 
     @classmethod
     def load(cls, path: PathLike) -> LayerTable:

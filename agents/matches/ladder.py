@@ -143,11 +143,14 @@ def _block(line: str) -> Block | None:
     return block if names and len(numbers) == 8 and counts and 0 < block.games <= MAX_BLOCK else None
 
 
-def write_results(path: str | os.PathLike[str], game: Any, blocks: Iterable[Block]) -> None:
-    """Write ``blocks`` to ``path`` as the ladder of ``game``, atomically (a reader sees the old file or the new)."""
+def write_results(path: str | os.PathLike[str], game: Any, blocks: Iterable[Block], *, replace: bool = True) -> str:
+    """Write ``blocks`` to ``path`` as the ladder of ``game``, atomically (a reader sees the old file or the new).
+
+    ``replace`` as :func:`gym_boardgames.outputs.write_text_atomic`'s; returns the path written.
+    """
     lines = [json.dumps({"format": FORMAT, "game": repr(game)})]
     lines += [json.dumps(asdict(block)) for block in blocks]
-    write_text_atomic(path, "\n".join(lines) + "\n")
+    return write_text_atomic(path, "\n".join(lines) + "\n", replace=replace)
 
 
 @dataclass(frozen=True)

@@ -123,10 +123,11 @@ def shipped_labels_path(name: str = "labels") -> str:
     return str(resources.files("agents").joinpath("data", SHIPPED[name]))
 
 
-def save_labels(path: str | os.PathLike[str], labels: LabelSet) -> None:
-    """Write ``labels`` to ``path`` (``.npz``, atomically)."""
+def save_labels(path: str | os.PathLike[str], labels: LabelSet, *, replace: bool = True) -> str:
+    """Write ``labels`` to ``path`` (``.npz``, atomically; ``replace`` as ``save_npz``'s); return the path."""
     arrays = {"moves": labels.moves, "scores": labels.scores, "source": labels.source}
-    save_npz(path, arrays, format=FORMAT, version=VERSION, meta={"sources": list(labels.sources), **labels.meta})
+    meta = {"sources": list(labels.sources), **labels.meta}
+    return save_npz(path, arrays, format=FORMAT, version=VERSION, meta=meta, replace=replace)
 
 
 def load_labels(path: str | os.PathLike[str] | None = None) -> LabelSet:

@@ -206,15 +206,16 @@ class TDAgent(Seeded):
 
     # ---- saving ----------------------------------------------------------------------------------
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write both seats' tables, the game and the training notes to one ``.npz`` file, atomically.
+    def save(self, path: str | os.PathLike[str], *, replace: bool = True) -> str:
+        """Write both seats' tables, the game and the training notes to one ``.npz`` file; return the path.
 
-        The file's format is :mod:`agents.tabular.td_file`'s.
+        The file's format is :mod:`agents.tabular.td_file`'s; written atomically, ``replace`` as
+        :func:`agents.persistence.save_npz`'s.
 
         Raises:
             OSError: if the file cannot be written (an existing file at ``path`` is then untouched).
         """
-        save_tables(path, self.game, self.values, self.training)
+        return save_tables(path, self.game, self.values, self.training, replace=replace)
 
     @classmethod
     def load(

@@ -48,14 +48,19 @@ def table_size(game: Any) -> int:
     return int(num_keys)
 
 
-def save_tables(path: str | os.PathLike[str], game: Any, values: np.ndarray, training: dict[str, Any]) -> None:
-    """Write both seats' ``values`` of ``game`` and the ``training`` notes to one ``.npz`` file, atomically.
+def save_tables(
+    path: str | os.PathLike[str], game: Any, values: np.ndarray, training: dict[str, Any], *, replace: bool = True
+) -> str:
+    """Write both seats' ``values`` of ``game`` and the ``training`` notes to one ``.npz`` file; return the path.
+
+    Written atomically; ``replace`` as :func:`agents.persistence.save_npz`'s.
 
     Raises:
         OSError: if the file cannot be written (an existing file at ``path`` is then untouched).
     """
     described = {**game_to_config(game), "repr": repr(game), "n_keys": int(game.num_keys)}
-    save_npz(path, {"values": values}, format=FORMAT, version=VERSION, meta={"game": described, "training": training})
+    meta = {"game": described, "training": training}
+    return save_npz(path, {"values": values}, format=FORMAT, version=VERSION, meta=meta, replace=replace)
 
 
 def load_tables(

@@ -53,7 +53,7 @@ def time_agents(compare: bool, repeats: int) -> dict[str, float]:
         compare: also time OpenSpiel's agents (see :func:`agent_moves`).
         repeats: timed moves per agent (5 if fewer); the median is returned.
     """
-    from gym_boardgames.cli import timed
+    from plumbing.cli import timed
 
     moves = agent_moves(compare)
     runs: dict[str, list[float]] = {name: [] for name in moves}

@@ -168,9 +168,10 @@ def solver_timings(args: argparse.Namespace) -> dict[str, Any]:
     """Run the --solver section (see the module) and return its summary."""
     import tempfile
 
+    from plumbing import cli
+
     from agents.matches.perfect_play import connect_four
     from agents.search.connect_four import COMPILED, ConnectFourSolver
-    from gym_boardgames import cli
 
     load_start = cli.load_average()
     positions = solver_positions(args.solver_all, args.solver_positions, args.seed)

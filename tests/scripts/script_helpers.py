@@ -9,6 +9,9 @@ from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[2]
+# The scripts' plumbing/ and peers/ packages, importable by the tests as the scripts import them.
+if str(ROOT / "scripts") not in sys.path:
+    sys.path.insert(0, str(ROOT / "scripts"))
 
 
 def load_script(name: str, prefix: str = "script") -> ModuleType:

@@ -32,9 +32,9 @@ def test_a_full_disk_at_out_ends_in_one_line_and_keeps_the_results(tmp_path, mon
     """The round robin's results are printed and the script exits 1 naming the file, not with a traceback."""
     import errno
 
-    import gym_boardgames.cli as cli
+    from plumbing import cli
 
-    def full_disk(path, text):
+    def full_disk(path, text, **_):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(cli, "write_text_atomic", full_disk)

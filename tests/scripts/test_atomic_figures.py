@@ -1,6 +1,6 @@
 """Figures and screenshots are written atomically: a save that fails or is killed leaves the earlier file whole.
 
-Every script's figure goes through ``gym_boardgames.figures.save_figure`` (rendered in memory, then a temporary
+Every script's figure goes through ``plumbing.figures.save_figure`` (rendered in memory, then a temporary
 file in the same folder and a rename), and the play window's ``--screenshot`` through the same atomic write.
 """
 
@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from script_helpers import load_script  # noqa: E402
+from script_helpers import load_script  # noqa: E402  (it puts scripts/, where plumbing is, on the path)
 
-from gym_boardgames.figures import pyplot  # noqa: E402
+# isort: split
+from plumbing.figures import pyplot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD = b"the figure of an earlier run"

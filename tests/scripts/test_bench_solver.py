@@ -134,10 +134,11 @@ def test_the_command_line_section_without_bitbully(tmp_path):
     hidden.mkdir()
     (hidden / "bitbully.py").write_text("raise ImportError('hidden by the test')\n")
     out = tmp_path / "solver.json"
+    path = os.pathsep.join([str(hidden), str(ROOT)])  # this checkout's package, not an installed one
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "bench.py"), "--solver", "--solver-positions", "6",
          "--solver-python", "1", "--solver-python-budget", "5", "--num-envs", "--json", "--out", str(out)],
-        capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(hidden)},
+        capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": path},
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout.splitlines()[-1])

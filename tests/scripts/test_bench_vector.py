@@ -1,6 +1,7 @@
 """bench.py times the vector envs (and, with --compare, OpenSpiel and pgx) and reports them as JSON."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -98,7 +99,7 @@ def test_compare_without_pgx_says_why_and_times_the_rest(tmp_path):
     # A pgx package that cannot import, first on the path.
     (tmp_path / "pgx").mkdir()
     (tmp_path / "pgx" / "__init__.py").write_text("raise ImportError('no jax here', name='jax')\n")
-    env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]), "PATH": "/usr/bin:/bin"}
     result = run_bench("--games", "TicTacToe-v0", *TINY, "--num-envs", "8", "--memory-envs", "0", "--compare", env=env)
     assert result.returncode == 0, result.stderr
     assert "pgx skipped: pgx is not installed (jax is missing)" in result.stderr

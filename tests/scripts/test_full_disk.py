@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gym_boardgames.outputs import SaveError, saved_path, write_text_atomic
+from gym_boardgames.outputs import SaveError, write_text_atomic
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
 from script_helpers import ROOT  # noqa: E402
@@ -113,13 +113,3 @@ def test_the_writer_names_the_file_and_the_cause(tmp_path, monkeypatch):
     assert str(raised.value) == f"could not save {target}: No space left on device"
     assert isinstance(raised.value, OSError) and raised.value.errno == errno.ENOSPC
     assert target.read_text() == "whole" and no_temp_files(tmp_path)
-
-
-def test_saved_path_names_the_file_a_race_sent_the_output_to(tmp_path, monkeypatch):
-    from gym_boardgames import outputs
-
-    monkeypatch.setattr(outputs, "_REPLACE", [False])
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "race.json").write_text("the other run's")
-    assert write_text_atomic("race.json", "mine") == "race_2.json"
-    assert saved_path("race.json") == "race_2.json" and (tmp_path / "race.json").read_text() == "the other run's"

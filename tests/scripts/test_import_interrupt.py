@@ -1,6 +1,6 @@
 """Ctrl-C while a script is still importing (before ``cli.run``) ends it with one line and status 130.
 
-A sitecustomize in the child makes the script's first import after :mod:`gym_boardgames.cli` is loaded slow
+A sitecustomize in the child makes the script's first import after :mod:`plumbing.cli` is loaded slow
 (it creates a marker file, then sleeps), standing in for the slow imports (torch, numba, pygame) a user presses
 Ctrl-C during; the test sends SIGINT once the marker is there. The child gets the default SIGINT handling
 back (the suite may run with SIGINT ignored, as under ``nohup``: Python then raises no KeyboardInterrupt).
@@ -18,13 +18,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
 from script_helpers import ROOT  # noqa: E402
 
-#: Sleeps in the script's first import statement run after gym_boardgames.cli is fully imported (a module
+#: Sleeps in the script's first import statement run after plumbing.cli is fully imported (a module
 #: loaded already included: a script may import nothing new after it, yet a slow import is what is stood in for).
 SLOW_IMPORT = """
 import builtins, os, sys, time
 _import = builtins.__import__
 def _slow_import(name, globals=None, *args, **kwargs):
-    cli = sys.modules.get("gym_boardgames.cli")
+    cli = sys.modules.get("plumbing.cli")
     if (globals or {}).get("__name__") == "__main__" and hasattr(cli, "emit_summary"):
         if not os.path.exists(os.environ["MARKER"]):
             open(os.environ["MARKER"], "w").close()
@@ -55,7 +55,7 @@ def test_ctrl_c_during_imports_is_one_line_and_status_130(script, tmp_path):
         deadline = time.monotonic() + HANG_GUARD_S
         while not marker.exists() and child.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert marker.exists(), f"no import after gym_boardgames.cli: {child.communicate(timeout=HANG_GUARD_S)}"
+        assert marker.exists(), f"no import after plumbing.cli: {child.communicate(timeout=HANG_GUARD_S)}"
         child.send_signal(signal.SIGINT)
         _, err = child.communicate(timeout=HANG_GUARD_S)
     finally:

@@ -2,7 +2,7 @@
 
 The parsers are taken from the scripts themselves: ``ArgumentParser.parse_args`` is replaced by a stub that
 hands back the parser, and the script's ``main([])`` is called, so each script is checked as it runs. Every
-script in scripts/ is in the list, and none builds its parser without ``gym_boardgames.cli.make_parser``.
+script in scripts/ is in the list, and none builds its parser without ``plumbing.cli.make_parser``.
 """
 
 import argparse
@@ -87,7 +87,7 @@ def test_every_script_is_checked_and_builds_its_parser_with_make_parser():
     scripts = sorted(path.stem for path in (ROOT / "scripts").glob("*.py"))
     assert sorted(SCRIPTS) == scripts
     own = [name for name in scripts if "ArgumentParser(" in (ROOT / "scripts" / f"{name}.py").read_text()]
-    assert not own, f"{own} build their own ArgumentParser: use gym_boardgames.cli.make_parser"
+    assert not own, f"{own} build their own ArgumentParser: use plumbing.cli.make_parser"
 
 
 # ---- abbreviations --------------------------------------------------------------------------------
@@ -311,32 +311,36 @@ def test_the_refusal_comes_before_any_training(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("name", "argv", "default", "numbered"),
+    ("name", "argv", "default"),
     [
-        ("train_tictactoe_td", [], "td_tictactoe.npz", "td_tictactoe_{}.npz"),
-        ("train_sb3", ["--algo", "dqn"], "sb3_tictactoe_dqn.zip", "sb3_tictactoe_dqn_{}.zip"),
+        ("train_tictactoe_td", [], "td_tictactoe.npz"),
+        ("train_sb3", ["--algo", "dqn"], "sb3_tictactoe_dqn.zip"),
         pytest.param(
             "train_alphazero",
             [],
             "alphazero_tictactoe.npz",
-            "alphazero_tictactoe_{}.npz",
             marks=pytest.mark.skipif(not HAS_TORCH, reason="the alphazero extra (PyTorch) is needed to train"),
         ),
     ],
 )
-def test_the_default_output_goes_to_the_next_free_number(name, argv, default, numbered, tmp_path, monkeypatch):
+def test_the_default_output_is_refused_when_it_exists_as_a_given_one(
+    name, argv, default, tmp_path, monkeypatch, capsys
+):
     monkeypatch.chdir(tmp_path)
     module = load_script(name, "flags")
-    args = module.parse_args(argv)
-    assert args.out == default and args.out_note is None
+    assert module.parse_args(argv).out == default
     (tmp_path / default).write_bytes(b"first")
-    args = module.parse_args(argv)
-    assert args.out == numbered.format(2)
-    note = f"{default} exists, so this run saves to {args.out} (--out {default} --overwrite replaces it)"
-    assert args.out_note == note
-    (tmp_path / numbered.format(2)).write_bytes(b"second")
-    assert module.parse_args(argv).out == numbered.format(3)
+    with pytest.raises(SystemExit) as info:
+        module.parse_args(argv)
+    assert info.value.code == 2
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .splitlines()[-1]
+        .endswith(f": error: --out {default} exists: pass --overwrite to replace it")
+    )
     assert module.parse_args([*argv, "--overwrite"]).out == default
+    assert (tmp_path / default).read_bytes() == b"first"
 
 
 @pytest.mark.slow  # a subprocess run of the script
@@ -346,11 +350,11 @@ def test_running_the_readme_command_twice_keeps_the_first_player(tmp_path):
     assert first.returncode == 0, first.stderr
     saved = (tmp_path / "td_tictactoe.npz").read_bytes()
     second = run("train_tictactoe_td.py", *tiny, "--seed", "1", cwd=tmp_path)
-    assert second.returncode == 0, second.stderr
-    assert second.stdout.splitlines()[0] == (
-        "td_tictactoe.npz exists, so this run saves to td_tictactoe_2.npz "
-        "(--out td_tictactoe.npz --overwrite replaces it)"
-    )
-    assert "saved to td_tictactoe_2.npz" in second.stdout
+    assert second.returncode == 2 and second.stdout == ""
+    assert second.stderr.strip().splitlines() == [
+        "train_tictactoe_td.py: error: --out td_tictactoe.npz exists: pass --overwrite to replace it"
+    ]
     assert (tmp_path / "td_tictactoe.npz").read_bytes() == saved
-    assert (tmp_path / "td_tictactoe_2.npz").is_file()
+    third = run("train_tictactoe_td.py", *tiny, "--seed", "1", "--out", "td_seed1.npz", cwd=tmp_path)
+    assert third.returncode == 0 and "saved to td_seed1.npz" in third.stdout, third.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["td_seed1.npz", "td_tictactoe.npz"]

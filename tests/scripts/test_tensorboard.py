@@ -13,10 +13,11 @@ import pytest
 
 pytest.importorskip("tensorboard", reason="the tensorboard extra is not installed")
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from script_helpers import load_script  # noqa: E402
+from script_helpers import load_script  # noqa: E402  (it puts scripts/, where plumbing is, on the path)
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
-from gym_boardgames.figures import TENSORBOARD_MISSING, TensorBoardLog  # noqa: E402
+# isort: split
+from plumbing.figures import TENSORBOARD_MISSING, TensorBoardLog  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HAS_TORCH = importlib.util.find_spec("torch") is not None

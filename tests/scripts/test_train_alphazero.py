@@ -380,11 +380,11 @@ def test_a_full_disk_ends_the_run_in_one_line_and_keeps_resumable_files(tmp_path
     out = tmp_path / "model.npz"
     calls = []
 
-    def full_disk_after_first(path, data):
+    def full_disk_after_first(path, data, **options):
         calls.append(str(path))
         if len(calls) > 2:  # the first iteration's state and model are written, then the disk is full
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
-        write(path, data)
+        return write(path, data, **options)
 
     write = persistence.write_bytes_atomic  # what every saved file (the state and the model) is written with
     monkeypatch.setattr(persistence, "write_bytes_atomic", full_disk_after_first)

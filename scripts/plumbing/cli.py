@@ -1,4 +1,4 @@
-"""The scripts' shared pieces: parsers, flags, up-front checks, the guard against replacing files, the summary.
+"""The scripts' shared pieces: parsers, flags, up-front checks, the entry, the summary.
 
 Every script builds its parser with :func:`make_parser`: a long option must be spelled out (argparse's
 abbreviations would take ``--episode 100`` as ``--episodes 100``), the description keeps its line breaks
@@ -12,24 +12,27 @@ the script's checks, turning a ``ValueError`` (or a missing extra) into that one
 declares its role when it is added (``role="input"``, ``"output"``, ``"extended"`` for a file a run reads
 and rewrites, ``"folder"`` for an output folder; :data:`PATH_FLAGS` may not be added without one), and a
 check may claim a derived output (:func:`claim_output`); :func:`parse_checked` then checks them all at once,
-for every script alike: each output can be written (:func:`~gym_boardgames.outputs.check_output_path`)
+for every script alike: each output can be written (:func:`plumbing.paths.check_output_path`)
 and is new unless ``--overwrite`` is given, each extended file is locked for the run
 (:func:`~gym_boardgames.outputs.lock_run`), and no output is an input or another output. Files are written
-by :func:`gym_boardgames.outputs.write_bytes_atomic`, which never replaces a file another program made
-meanwhile. A script's entry is :func:`run`: Ctrl-C ends it with one line and status 130, and so does a Ctrl-C
+by :func:`gym_boardgames.outputs.write_bytes_atomic`, to which each script passes ``replace=args.overwrite``:
+the write itself refuses a name taken (the one guard, race-free); the check here only says it before the work,
+in the same words (:func:`plumbing.paths.exists_message`). A script's entry is :func:`run`: Ctrl-C ends it
+with one line and status 130, and so does a Ctrl-C
 during the script's imports, before :func:`run` is entered, once this module is imported (every script imports
 it first, before its slow imports: importing it installs :func:`_interrupted_before_run`). The one-line JSON
 summary of ``--json`` and ``--out FILE`` goes through :func:`emit_summary`; figures and TensorBoard logs
-through :mod:`gym_boardgames.figures`.
+through :mod:`plumbing.figures`.
 
-This module imports the standard library, :mod:`gym_boardgames.checks`, :mod:`gym_boardgames.outputs` and
-:mod:`gym_boardgames.figures`.
+This module imports the standard library, :mod:`gym_boardgames.checks`, :mod:`gym_boardgames.outputs`,
+:mod:`plumbing.figures` and :mod:`plumbing.paths`.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import os
 import sys
@@ -38,16 +41,10 @@ from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
 from gym_boardgames.checks import check_int, check_number
-from gym_boardgames.figures import check_tensorboard
-from gym_boardgames.outputs import (
-    SaveError,
-    check_output_path,
-    lock_run,
-    next_free_path,
-    own_output,
-    replace_policy,
-    write_text_atomic,
-)
+from gym_boardgames.outputs import SaveError, lock_run, write_text_atomic
+
+from .figures import check_tensorboard
+from .paths import check_output_path, exists_message
 
 __all__ = [
     "EXIT_FAILED",
@@ -334,7 +331,7 @@ def parse_checked(
 ) -> argparse.Namespace:
     """Parse ``argv`` and check, before any work, everything the script can check.
 
-    A given ``--tensorboard`` is checked first (:func:`gym_boardgames.figures.check_tensorboard`), then each
+    A given ``--tensorboard`` is checked first (:func:`plumbing.figures.check_tensorboard`), then each
     of ``checks`` is called with the parsed arguments, in order (it may settle a default, e.g.
     :func:`default_output`, or claim a derived output, :func:`claim_output`). Then every path option with a
     role, and every claimed output, is checked as the module says: writable, new unless ``--overwrite``, no
@@ -343,7 +340,6 @@ def parse_checked(
     one line, ``SCRIPT: error: MESSAGE``.
     """
     args = parser.parse_args(argv)
-    replace_policy(getattr(args, "overwrite", True))
     args.claimed, args.locked = [], []
     try:
         check_tensorboard(getattr(args, "tensorboard", None))
@@ -369,7 +365,7 @@ def claim_output(
         path: the derived output.
         flag: the option it derives from, for messages.
         may_exist: the file may be there already without ``--overwrite``, and is this run's to replace (a
-            resumed run's own files).
+            resumed run's own files: the script writes it with ``replace=True``).
         lock: hold the file's run lock (:func:`~gym_boardgames.outputs.lock_run`): a training state.
     """
     args.claimed.append((flag, os.fspath(path), "output", may_exist))
@@ -395,7 +391,7 @@ def _check_paths(args: argparse.Namespace, roles: dict[str, tuple[str, str]], fi
         check_output_path(path, flag, kind="dir" if role == "folder" else "file")
         new = not may_exist and not getattr(args, "overwrite", True)
         if final and role == "output" and new and os.path.lexists(path):
-            raise ValueError(f"{flag} {path} exists: pass --overwrite to replace it")
+            raise ValueError(exists_message(path, flag))
         for other_flag, other, other_role, _ in (written[:index] + inputs) if final else ():
             if os.path.realpath(path) == os.path.realpath(other):
                 why = (
@@ -406,30 +402,21 @@ def _check_paths(args: argparse.Namespace, roles: dict[str, tuple[str, str]], fi
                 raise ValueError(f"{flag} {path} is also {other_flag}: {why}")
     if not final:
         return
-    for flag, path, role, may_exist in written:
+    for flag, path, role, _ in written:
         if role == "extended":
             lock_run(path, flag)
-        elif may_exist:
-            own_output(path)
     for flag, path in args.locked:
         lock_run(path, flag)
 
 
 def default_output(args: argparse.Namespace, default: str) -> None:
-    """Settle ``args.out`` when ``--out`` was not given, and ``args.out_note``, a line to print if set.
+    """Settle ``args.out`` to ``default`` when ``--out`` was not given; it is checked as a given one.
 
-    A second run of a script with a default output file (as README's first command) keeps the first run's
-    file and saves to the next free numbered name, unless ``args.overwrite``: then ``default`` itself is
-    replaced. ``args.out_note`` says where the run saves when that is not ``default``. The path is checked
-    with the script's other outputs.
+    A second run of a script with a default output file keeps the first run's file: it is refused before any
+    work, as any output that exists, unless ``--overwrite`` (:func:`plumbing.paths.exists_message`).
     """
-    args.out_note = None
     if args.out is None:
-        args.out = default if args.overwrite else next_free_path(default)
-        if args.out != default:
-            args.out_note = (
-                f"{default} exists, so this run saves to {args.out} (--out {default} --overwrite replaces it)"
-            )
+        args.out = default
 
 
 def run(main: Callable[[], Any]) -> NoReturn:
@@ -441,6 +428,8 @@ def run(main: Callable[[], Any]) -> NoReturn:
     stopped by their pool. A save that fails (a full disk: :class:`~gym_boardgames.outputs.SaveError`, from
     the one writer whatever library function called it) ends the script with one line,
     ``SCRIPT: error: could not save PATH: CAUSE``, and status :data:`EXIT_FAILED`; what was saved before stays.
+    A name that another program took during the run, refused by a write with ``replace=False``, is the
+    up-front check's line, ``SCRIPT: error: PATH exists: pass --overwrite to replace it``, with status 1.
     """
     try:
         status = main()
@@ -448,8 +437,13 @@ def run(main: Callable[[], Any]) -> NoReturn:
         print(f"{os.path.basename(sys.argv[0]) or 'python'}: interrupted", file=sys.stderr)
         status = EXIT_INTERRUPTED
     except SaveError as error:
-        fail(str(error), EXIT_FAILED)
+        fail(_save_message(error), EXIT_FAILED)
     raise SystemExit(status if isinstance(status, int) else 0)
+
+
+def _save_message(error: OSError) -> str:
+    """A failed save's line: a name taken (``errno.EEXIST``) in the up-front check's words, else the cause."""
+    return exists_message(error.filename) if error.errno == errno.EEXIST else str(error)
 
 
 def add_overwrite_flag(parser: argparse.ArgumentParser) -> None:
@@ -459,26 +453,29 @@ def add_overwrite_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def emit_summary(summary: dict[str, Any], out: str | os.PathLike[str] | None, print_json: bool) -> str | None:
+def emit_summary(
+    summary: dict[str, Any], out: str | os.PathLike[str] | None, print_json: bool, *, replace: bool = True
+) -> str | None:
     """Finish a script's report: its ``--out FILE`` and ``--json`` flags.
 
-    Writes ``summary`` as one JSON line to ``out`` (atomically) if given, and prints that line as the last line
-    of stdout if ``print_json``. If ``out`` cannot be written (a full disk, a folder gone), the line goes to
-    stdout instead, so the results are not lost, and the script ends with status 1 and one line naming the
-    file on stderr, never a traceback; the earlier file at ``out``, if any, is left whole. Returns the file
-    written (another run may have taken ``out`` meanwhile), or None without ``out``.
+    Writes ``summary`` as one JSON line to ``out`` (atomically; ``replace`` is the script's ``--overwrite``)
+    if given, and prints that line as the last line of stdout if ``print_json``. If ``out`` cannot be written
+    (a full disk, a folder gone, a name another program took meanwhile), the line goes to stdout instead, so
+    the results are not lost, and the script ends with status 1 and one line naming the file on stderr, never
+    a traceback; the earlier file at ``out``, if any, is left whole. Returns the file written, or None
+    without ``out``.
     """
     line = json.dumps(summary)
     written = None
     if out:
         try:
-            written = write_text_atomic(out, line + "\n")
+            written = write_text_atomic(out, line + "\n", replace=replace)
         except OSError as error:
             print(line)
-            reason = error.strerror or str(error)
-            print(
-                f"error: cannot write --out {os.fspath(out)}: {reason} (the summary is printed above)", file=sys.stderr
-            )
+            why = f"cannot write --out {os.fspath(out)}: {error.strerror or error}"
+            if error.errno == errno.EEXIST:  # another program took the name during the run
+                why = exists_message(out, "--out")
+            print(f"error: {why} (the summary is printed above)", file=sys.stderr)
             raise SystemExit(1) from None
     if print_json:
         print(line)

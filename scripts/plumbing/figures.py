@@ -4,9 +4,9 @@ Scripts draw on :func:`pyplot` (the headless Agg backend, the ``plot`` extra) an
 (rendered in memory, then written by :func:`gym_boardgames.outputs.write_bytes_atomic`);
 :func:`check_figure_path` refuses, before any work, a name matplotlib cannot write. Training scripts take
 ``--tensorboard DIR`` (:func:`add_tensorboard_flag`, checked by :func:`check_tensorboard` in
-:func:`gym_boardgames.cli.parse_checked`) and log scalars through :class:`TensorBoardLog`.
+:func:`plumbing.cli.parse_checked`) and log scalars through :class:`TensorBoardLog`.
 
-This module imports the standard library and :mod:`gym_boardgames.outputs`; matplotlib and the
+This module imports the standard library, :mod:`gym_boardgames.outputs` and :mod:`plumbing.paths`; matplotlib and the
 ``tensorboard`` package (the ``tensorboard`` extra) are imported only when a figure is drawn or a log is
 checked or opened.
 """
@@ -20,7 +20,9 @@ import sys
 import time
 from typing import Any
 
-from gym_boardgames.outputs import check_output_path, write_bytes_atomic
+from gym_boardgames.outputs import write_bytes_atomic
+
+from .paths import check_output_path
 
 __all__ = [
     "FIGURE_FORMATS",
@@ -63,18 +65,20 @@ def pyplot() -> Any:
     return plt
 
 
-def save_figure(fig: Any, path: str | os.PathLike[str], **savefig_kwargs: Any) -> None:
-    """Save a matplotlib figure to ``path`` atomically, then close it (saved or not).
+def save_figure(fig: Any, path: str | os.PathLike[str], *, replace: bool = True, **savefig_kwargs: Any) -> str:
+    """Save a matplotlib figure to ``path`` atomically, then close it (saved or not); return the path written.
 
     The figure is rendered in memory, in ``format`` if given, else the one ``path``'s suffix names (PNG
     without a suffix), as ``fig.savefig(path)`` would choose; then
-    :func:`gym_boardgames.utils.write_bytes_atomic` writes it (a temporary file in the same folder, then a
-    rename). An error or a kill mid-save leaves the earlier file at ``path`` whole and no partial file behind.
-    The figure is closed either way, so pyplot does not keep it (the scripts draw each figure once).
+    :func:`gym_boardgames.outputs.write_bytes_atomic` writes it (a temporary file in the same folder, then a
+    publish that replaces a file only with ``replace``). An error or a kill mid-save leaves the earlier file at
+    ``path`` whole and no partial file behind. The figure is closed either way, so pyplot does not keep it (the
+    scripts draw each figure once).
 
     Args:
         fig: a ``matplotlib.figure.Figure``.
         path: the file to write, e.g. ``curve.png``.
+        replace: replace a file at ``path`` (a script passes its ``--overwrite``).
         **savefig_kwargs: passed to ``fig.savefig``, e.g. ``dpi=100`` or ``format="png"``.
     """
     suffix = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
@@ -85,7 +89,7 @@ def save_figure(fig: Any, path: str | os.PathLike[str], **savefig_kwargs: Any) -
     finally:
         if "matplotlib.pyplot" in sys.modules:  # a figure pyplot made is pyplot's until closed
             sys.modules["matplotlib.pyplot"].close(fig)
-    write_bytes_atomic(path, buffer.getvalue())
+    return write_bytes_atomic(path, buffer.getvalue(), replace=replace)
 
 
 def add_tensorboard_flag(parser: argparse.ArgumentParser, what: str) -> None:
