@@ -79,7 +79,7 @@ def play_in_terminal(session: PlaySession, input: TextIO | None = None, output: 
     Returns:
         the exit status: 0 when the person quits or the input ends (Ctrl-D); :data:`EXIT_BROKEN_PIPE` when the
         output was closed. Ctrl-C raises ``KeyboardInterrupt`` (except while hints are computed: it stops
-        them), as everywhere in the scripts (:func:`gym_boardgames.cli.run` makes it one line).
+        them), as everywhere in the scripts (``plumbing.cli.run``, in ``scripts/plumbing/``, makes it one line).
     """
     input = sys.stdin if input is None else input
     output = sys.stdout if output is None else output

@@ -457,4 +457,4 @@ def test_the_play_wing_reads_no_command_line():
         attributes = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
         imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
         imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-        assert "argv" not in attributes and not imported & {"argparse", "gym_boardgames.cli"}, path.name
+        assert "argv" not in attributes and not imported & {"argparse", "plumbing.cli", "plumbing"}, path.name
