@@ -34,8 +34,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.envs.toy_text.blackjack import BlackjackEnv, is_natural, sum_hand, usable_ace
 
-from gym_boardgames.checks import check_int
-from gym_boardgames.envs.base import check_action
+from gym_boardgames.checks import check_action, check_int
 from gym_boardgames.envs.contract import check_reset_options, reset_needed
 from gym_boardgames.render.modes import RenderModesMixin
 from gym_boardgames.rules import blackjack as blackjack_rules

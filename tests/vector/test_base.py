@@ -311,7 +311,7 @@ def test_unsupported_or_bad_options_raise_a_clear_error(spec, kwargs, message):
 @pytest.mark.parametrize(
     ("env_id", "kwargs", "message"),
     [
-        ("ConnectN-v0", {"n": 9}, "n=9"),
+        ("ConnectN-v0", {"n": 9}, r"n \(on a 6x7 board\) must be an integer in \[1, 7\], got 9"),
         ("ConnectN-v0", {"rows": 0}, "rows"),
         ("DotsAndBoxes-v0", {"reward": "margin"}, "reward"),
         ("DotsAndBoxes-v0", {"tie_break": "first"}, "tie_break"),
