@@ -352,18 +352,8 @@ class ConnectFourSolver:
         book = "12-ply book" if self.book else "no book"
         return f"ConnectFourSolver({self.rows}x{self.cols}, {book}, {'compiled' if COMPILED else 'pure Python'})"
 
-    def solve_bits(self, mine: int, mask: int, ply: int, max_nodes: int | None = None) -> int:
-        """Return the exact score of a position, given as bitboards, that is not over.
-
-        Raises:
-            ValueError: if ``max_nodes`` is not a positive int or None.
-            SearchBudgetExceeded: if ``max_nodes`` positions were searched first.
-        """
-        if max_nodes is not None:
-            check_int("max_nodes (or None for no limit)", max_nodes, 1)
-        return self._search(mine, mask, ply, max_nodes)
-
     def _search(self, mine: int, mask: int, ply: int, max_nodes: int | None) -> int:
+        """The exact score of a position, given as bitboards, that is not over (the callers checked it)."""
         counters = np.array([0, max_nodes or 0, 0], dtype=np.int64)
         # The compiled search cannot check the cancel signal: cancelling sets its node limit as reached.
         with on_cancel(lambda: counters.__setitem__(_LIMIT, 1)):

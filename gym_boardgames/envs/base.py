@@ -109,9 +109,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         self._opponent_name, self._opponent = self._make_opponent(opponent)
         self.agent_player_setting = check_seat(agent_player, "agent_player")
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        # The mixin's _set_render_mode, written out: a name reaches its opponent through fewer files (issue 33).
-        self.render_mode = check_choice("render_mode", render_mode, self.metadata["render_modes"], optional=True)
-        self._canvas = None  # the pygame backend comes with the first pygame frame
+        self._set_render_mode(render_mode)  # the pygame backend comes with the first pygame frame
 
         self.agent_player: int | None = None  # the side of this episode; None in self-play
         self._needs_reset = True

@@ -109,7 +109,7 @@ class TwoPlayerVectorEnv(VectorEnv):
             except ValueError as error:
                 error = opponent_error(opponent, error)
                 if isinstance(error, UnknownAgentError):
-                    raise UnknownAgentError(f"{error} (for an agent object or a callable, {_SYNC_HINT})") from None
+                    error = UnknownAgentError(f"{error} (for an agent object or a callable, {_SYNC_HINT})")
                 raise error from None
         self.num_envs = batch.num_envs
         self.opponent = opponent

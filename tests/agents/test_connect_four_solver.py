@@ -360,8 +360,6 @@ def test_a_node_budget_that_is_not_a_positive_int_is_refused_not_read_as_no_limi
     for call in (solver.solve, solver.score_moves):
         with pytest.raises(ValueError, match=message):
             call(game, game.initial_state(), max_nodes=bad)
-    with pytest.raises(ValueError, match=message):
-        solver.solve_bits(0, 0, 0, max_nodes=bad)
 
 
 def accepted_shapes():
