@@ -1,10 +1,13 @@
 """Checks on what comes in from a caller or a file, shared by the env layer, the agents and the scripts.
 
-Two kinds, each written once so that every message has the same shape:
+Each kind is written once, so that every door refuses a value with the same one-line message:
 
-* :func:`check_int` and :func:`check_number` refuse a setting that is not a number in its range, naming
-  the setting, the range and the value (``episodes must be an integer >= 1, got 0``). A ``bool`` is never
-  taken for a number, and NaN is never in a range.
+* :func:`check_action` refuses a move that is not an integer in the action space, and :func:`check_legal` one
+  that the position does not allow; the envs, the vector envs, the PettingZoo envs, the rules, the arena and the
+  play session all call them, and with ``agent=`` the message names the agent that played it.
+* :func:`check_int`, :func:`check_number` and :func:`check_bool` refuse a setting that is not a number in its
+  range (or not a bool), naming the setting, the range and the value (``episodes must be an integer >= 1, got
+  0``). A ``bool`` is never taken for a number, and NaN is never in a range.
 * :func:`check_choice` and :func:`check_seat` refuse a value that is not one of its choices, naming them.
 * :func:`read_regular_file` reads a whole file of bounded size, refusing a directory, a FIFO (opening one
   blocks until a writer comes) and a device such as ``/dev/zero`` (which never ends) before reading.
@@ -15,13 +18,82 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
-from gym_boardgames.errors import BadFileError
+from gym_boardgames.errors import ActionTypeError, BadFileError
 
-__all__ = ["check_choice", "check_int", "check_number", "check_seat", "read_regular_file"]
+__all__ = [
+    "check_action",
+    "check_bool",
+    "check_choice",
+    "check_int",
+    "check_legal",
+    "check_number",
+    "check_seat",
+    "read_regular_file",
+]
+
+# Integer types taken as actions without further checks (bool is left out on purpose).
+_PLAIN_INTEGERS = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64})
+
+
+def _refuse(name: str, wanted: str, value: Any) -> NoReturn:
+    """Raise the one message of a bad setting: ``{name} must be {wanted}, got {value!r}``."""
+    raise ValueError(f"{name} must be {wanted}, got {value!r}")
+
+
+def _played(agent: str | None, value: Any) -> str:
+    """The start of a move's refusal: ``action 9 is`` or, naming who played it, ``agent mcts:10 played 9, which is``."""
+    return f"action {value!r} is" if agent is None else f"agent {agent} played {value!r}, which is"
+
+
+def check_action(action: Any, num_actions: int, meaning: str = "", agent: str | None = None) -> int:
+    """Return ``action`` as an int in ``0 .. num_actions - 1``: the one check of a move, wherever it enters.
+
+    Python and numpy integers and 0-d integer arrays are actions; booleans are not (``True`` as a move is
+    almost always a bug, not cell 1), nor are floats, strings, ``None`` or arrays of one value or more. The
+    envs, the vector envs, the PettingZoo envs, the rules, the arena and the play session call this, so a bad
+    move reads the same everywhere: ``action True is not an integer in 0..8``.
+
+    Args:
+        action: the move to check.
+        num_actions: ``n`` of the ``Discrete(n)`` action space.
+        meaning: what the actions mean, added to the message in brackets (``"0 stick, 1 hit"``).
+        agent: the name of the agent that played the move (``"mcts:10"``, ``"random"``), or None for the
+            caller's own move; the message then starts ``agent mcts:10 played True, which is ...``.
+
+    Returns:
+        the action as a Python int.
+
+    Raises:
+        ActionTypeError: (a ``TypeError`` and a ``ValueError``) if ``action`` is not an integer.
+        ValueError: if it is an integer outside ``0 .. num_actions - 1``.
+    """
+    if type(action) in _PLAIN_INTEGERS and 0 <= action < num_actions:  # the common case, checked cheaply
+        return int(action)
+    value = action[()] if isinstance(action, np.ndarray) and action.shape == () else action
+    integer = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if integer and 0 <= value < num_actions:
+        return int(value)
+    names = f" ({meaning})" if meaning else ""
+    error = ValueError if integer else ActionTypeError
+    raise error(f"{_played(agent, int(value) if integer else action)} not an integer in 0..{num_actions - 1}{names}")
+
+
+def check_legal(game: Any, state: Any, action: int, agent: str | None = None) -> int:
+    """Return ``action`` (an int of the action space) if it is legal in ``state``, else raise ``ValueError``.
+
+    The message lists the legal actions, or says that the game is over: ``action 4 is an illegal move here:
+    legal actions are [0, 1, 2]``; with ``agent`` it starts ``agent mcts:10 played 4, which is ...``. A game
+    without the envs' ``is_legal`` is asked for its ``legal_actions``.
+    """
+    if game.is_legal(state, action) if hasattr(game, "is_legal") else action in game.legal_actions(state):
+        return action
+    legal = list(game.legal_actions(state))
+    why = f"legal actions are {legal}" if legal else "the game is over"
+    raise ValueError(f"{_played(agent, action)} an illegal move here: {why}")
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str], optional: bool = False) -> Any:
@@ -29,11 +101,16 @@ def check_choice(name: str, value: Any, choices: Sequence[str], optional: bool =
 
     The message names ``name``, the choices and the value: ``render_mode must be None or one of [...], got 'x'``.
     """
-    if optional and value is None:
-        return None
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be {'None or ' if optional else ''}one of {choices}, got {value!r}")
-    return value
+    if (optional and value is None) or (isinstance(value, str) and value in choices):
+        return value
+    _refuse(name, f"{'None or ' if optional else ''}one of {choices}", value)
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """Return ``value`` as a ``bool`` if it is one (Python or numpy), else raise ``ValueError`` (``1`` is no bool)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    _refuse(name, "True or False", value)
 
 
 def check_seat(value: Any, where: str) -> int | str:
@@ -42,7 +119,7 @@ def check_seat(value: Any, where: str) -> int | str:
         return value
     if not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer)) and value in (0, 1):
         return int(value)
-    raise ValueError(f"{where} must be 0, 1 or 'random', got {value!r}")
+    _refuse(where, "0, 1 or 'random'", value)
 
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
@@ -60,8 +137,7 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     if not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer)):
         if value >= low and (high is None or value <= high):
             return int(value)
-    bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
-    raise ValueError(f"{name} must be an integer {bounds}, got {value!r}")
+    _refuse(name, f"an integer {f'>= {low}' if high is None else f'in [{low}, {high}]'}", value)
 
 
 def check_number(
@@ -85,8 +161,7 @@ def check_number(
         below = value < high if high_open else value <= high
         if above and below:  # both False for NaN
             return float(value)
-    interval = f"{'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
-    raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
+    _refuse(name, f"a number in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}", value)
 
 
 def read_regular_file(
@@ -115,36 +190,41 @@ def read_regular_file(
     """
     where = os.fspath(path)
     check_int(limit_name or "max_bytes", max_bytes, 1)
-    setting = f" ({limit_name})" if limit_name else ""
+    data = _read_bounded(where, max_bytes, what, f" ({limit_name})" if limit_name else "")
+    if isinstance(data, str):
+        raise BadFileError(where, data)
+    return data
+
+
+def _read_bounded(where: str, max_bytes: int, what: str, setting: str) -> bytes | str:
+    """:func:`read_regular_file`'s read: the file's bytes, or what is wrong with it (one line)."""
     try:
         fd = os.open(where, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise FileNotFoundError(f"{where}: no such file") from None
     except IsADirectoryError:
-        raise BadFileError(where, f"is a directory, not {what}") from None
+        return f"is a directory, not {what}"
     except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
-        raise BadFileError(where, f"cannot be read ({getattr(error, 'strerror', None) or error})") from None
+        return f"cannot be read ({getattr(error, 'strerror', None) or error})"
     try:
         mode, size = (info := os.fstat(fd)).st_mode, info.st_size
         if stat.S_ISDIR(mode):
-            raise BadFileError(where, f"is a directory, not {what}")
+            return f"is a directory, not {what}"
         if not stat.S_ISREG(mode):
-            raise BadFileError(where, f"is not a regular file (a {_file_kind(mode)}), not {what}")
+            return f"is not a regular file (a {_file_kind(mode)}), not {what}"
         if size > max_bytes:
-            raise BadFileError(where, f"is {size} bytes, more than the limit of {max_bytes}{setting}")
+            return f"is {size} bytes, more than the limit of {max_bytes}{setting}"
         chunks: list[bytes] = []
         remaining = max_bytes + 1
         while remaining > 0 and (chunk := os.read(fd, remaining)):
             chunks.append(chunk)
             remaining -= len(chunk)
     except OSError as error:
-        raise BadFileError(where, f"cannot be read ({error.strerror or error})") from None
+        return f"cannot be read ({error.strerror or error})"
     finally:
         os.close(fd)
     data = b"".join(chunks)
-    if len(data) > max_bytes:
-        raise BadFileError(where, f"is more than the limit of {max_bytes} bytes{setting}")
-    return data
+    return data if len(data) <= max_bytes else f"is more than the limit of {max_bytes} bytes{setting}"
 
 
 def _file_kind(mode: int) -> str:

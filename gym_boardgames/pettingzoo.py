@@ -46,7 +46,8 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
         'install the `pettingzoo` extra with `pip install -e ".[pettingzoo]"` (or `pip install pettingzoo`)'
     ) from error
 
-from gym_boardgames.envs.base import board_space, check_action
+from gym_boardgames.checks import check_action, check_choice
+from gym_boardgames.envs.base import board_space
 from gym_boardgames.envs.contract import winner_of_returns
 from gym_boardgames.render.board import BoardMarks, board_marks, board_style, status_line
 from gym_boardgames.render.modes import BoardRenderMixin
@@ -92,10 +93,8 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
 
     def __init__(self, game: str = "TicTacToe", render_mode: str | None = None, **game_kwargs: Any) -> None:
         super().__init__()
-        if game not in GAMES:
-            raise ValueError(f"unknown game {game!r}: choose one of {sorted(GAMES)}")
         self._set_render_mode(render_mode)
-        self.game = GAMES[game].make(**game_kwargs)
+        self.game = GAMES[check_choice("game", game, sorted(GAMES))].make(**game_kwargs)
         self.game_name = game
         #: The players' display names and text symbols, and the window title: those of the Gymnasium env.
         self.style = board_style(self.game)  # every registered game has one
@@ -222,17 +221,19 @@ class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming con
 
 
 class _TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
-    """PettingZoo's ``TerminateIllegalWrapper`` that first refuses non-integer actions as the raw env does.
+    """PettingZoo's ``TerminateIllegalWrapper`` that first checks the move as the raw env and the Gymnasium envs do.
 
     The stock wrapper indexes the action mask with the action before the env sees it: ``True`` then picks a
     boolean slice of the mask, and the game either plays cell 1 or fails with "truth value of an array is
-    ambiguous". Checking here keeps the one wrapper layer of the classic stack.
+    ambiguous". Checking here, with the one move check, also stands for ``AssertOutOfBoundsWrapper``: an action
+    outside the space gets the Gymnasium envs' message instead of a bare assertion.
     """
 
     def step(self, action: Any) -> None:
-        """Refuse a non-integer action with the Gymnasium envs' message, else step as the stock wrapper."""
-        if action is not None:
-            action = check_action(action, self.action_space(self.agent_selection).n)
+        """Refuse a live agent's move that is no action (the Gymnasium envs' message), else step as the stock one."""
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):  # a finished agent steps with None
+            action = check_action(action, self.action_space(agent).n)
         super().step(action)
 
 
@@ -240,10 +241,10 @@ def env(game: str = "TicTacToe", render_mode: str | None = None, **game_kwargs: 
     """Return :class:`raw_env` with PettingZoo's standard wrappers, as its classic environments use.
 
     An illegal move ends the game with reward -1 for the offender and 0 for the other agent
-    (``TerminateIllegalWrapper``); an action outside the action space fails an assertion
-    (``AssertOutOfBoundsWrapper``), except a boolean, which ``Discrete.contains`` takes for an integer: it
-    raises :class:`~gym_boardgames.errors.ActionTypeError` as in the Gymnasium envs; calls out of order raise
-    clear errors (``OrderEnforcingWrapper``).
+    (``TerminateIllegalWrapper``); a move that is not an action (a boolean, a float, a string, an array, ``None``
+    or an integer outside the space) raises :class:`~gym_boardgames.errors.ActionTypeError` or ``ValueError``
+    with the Gymnasium envs' message, in place of ``AssertOutOfBoundsWrapper``'s assertion; calls out of order
+    raise clear errors (``OrderEnforcingWrapper``).
 
     Args:
         game: ``"TicTacToe"``, ``"ConnectN"``, ``"ConnectFour"`` or ``"DotsAndBoxes"``.
@@ -255,5 +256,4 @@ def env(game: str = "TicTacToe", render_mode: str | None = None, **game_kwargs: 
     """
     wrapped: AECEnv = raw_env(game, render_mode=render_mode, **game_kwargs)
     wrapped = _TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

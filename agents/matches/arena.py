@@ -12,7 +12,7 @@ from typing import Any
 
 from agents._rng import SeedLike, make_rng
 from agents.random_agent import RandomAgent
-from gym_boardgames.checks import check_int
+from gym_boardgames.checks import check_action, check_int, check_legal
 from gym_boardgames.opponents import as_policy as policy_of
 from gym_boardgames.opponents import reset_hook
 
@@ -96,23 +96,34 @@ def play_game(
             positions a learner met, or to audit a player at each of its moves).
 
     Raises:
-        ValueError: if an agent returns an illegal move (naming the agent and the move).
+        ValueError: if an agent returns a move that is not an action of the game (``ActionTypeError`` for one
+            that is no integer) or an illegal one: one line naming the agent and the move
+            (:func:`~gym_boardgames.checks.check_action`, :func:`~gym_boardgames.checks.check_legal`).
     """
     players = (first, second)
     policies = (as_policy(first), as_policy(second))
+    names = tuple(map(agent_name, players))
     for reset in filter(None, map(reset_hook, players)):
         reset()
     state = game.initial_state()
     while not game.is_terminal(state):
         mover = game.current_player(state)
-        action = policies[mover](game, state)
-        if action not in game.legal_actions(state):
-            raise ValueError(f"agent {players[mover]!r} (player {mover}) played the illegal move {action!r}")
-        child = game.apply(state, int(action))
+        # An agent's move enters here: the one move check, naming the agent (a bool is no move, an array neither).
+        action = check_action(policies[mover](game, state), game.num_actions, agent=names[mover])
+        child = game.apply(state, check_legal(game, state, action, names[mover]))
         if on_move is not None:
-            on_move(state, int(action), child)
+            on_move(state, action, child)
         state = child
     return game.returns(state)
+
+
+def agent_name(agent: AgentLike) -> str:
+    """How messages name an agent: a name given as one (``"random"``, an ``Opponent``'s spec), else its repr.
+
+    A function is named by its qualified name.
+    """
+    name = agent if isinstance(agent, str) else getattr(agent, "name", None)
+    return name if isinstance(name, str) else getattr(agent, "__qualname__", None) or repr(agent)
 
 
 def play_match(

@@ -35,6 +35,8 @@ import numpy as np
 from agents._rng import Seeded
 from agents.search.opening_book import default_book
 from gym_boardgames.cancel import check_cancelled, on_cancel
+from gym_boardgames.checks import check_int
+from gym_boardgames.rules.registry import family_of
 
 try:  # the `solver` extra: compile the kernels, cache them beside this module (or in NUMBA_CACHE_DIR)
     from numba import njit
@@ -298,8 +300,6 @@ def check_solvable(game: Any) -> None:
     The bitboard takes ``rows + 1`` bits a column in a signed 64-bit integer, so ``(rows + 1) * cols <= 63``:
     6x7 (Connect Four), 7x7 and 6x8 fit; so does every smaller board.
     """
-    from gym_boardgames.rules.registry import family_of
-
     if family_of(game) != "connect" or not game.gravity or game.n != 4:
         raise ValueError(
             f"the exact solver plays gravity boards with four in a row (Connect Four and smaller), not {game!r}"
@@ -352,15 +352,8 @@ class ConnectFourSolver:
         book = "12-ply book" if self.book else "no book"
         return f"ConnectFourSolver({self.rows}x{self.cols}, {book}, {'compiled' if COMPILED else 'pure Python'})"
 
-    def solve_bits(self, mine: int, mask: int, ply: int, max_nodes: int | None = None) -> int:
-        """Return the exact score of a position, given as bitboards, that is not over.
-
-        Raises:
-            ValueError: if ``max_nodes`` is not a positive int or None.
-            SearchBudgetExceeded: if ``max_nodes`` positions were searched first.
-        """
-        if max_nodes is not None and (type(max_nodes) is not int or max_nodes < 1):
-            raise ValueError(f"max_nodes must be a positive int or None (no limit), got {max_nodes!r}")
+    def _search(self, mine: int, mask: int, ply: int, max_nodes: int | None) -> int:
+        """The exact score of a position, given as bitboards, that is not over (the callers checked it)."""
         counters = np.array([0, max_nodes or 0, 0], dtype=np.int64)
         # The compiled search cannot check the cancel signal: cancelling sets its node limit as reached.
         with on_cancel(lambda: counters.__setitem__(_LIMIT, 1)):
@@ -374,20 +367,37 @@ class ConnectFourSolver:
             raise SearchBudgetExceeded(f"no exact answer within {max_nodes} positions")
         return int(score)
 
+    def _position(self, game: Any, state: Any, max_nodes: int | None) -> tuple[int, int, int]:
+        """Return ``to_bits(game, state)``, checked once for the public calls: this solver's board, not over.
+
+        Raises:
+            ValueError: if ``game`` is not the board this solver was built for (a gravity board of ``rows x cols``
+                with four in a row), ``state`` has another number of cells, the game is over, or ``max_nodes``
+                is not a positive int or None.
+        """
+        size, cells = (self.rows, self.cols, True, 4, self.rows * self.cols), len(getattr(state, "board", ()))
+        if family_of(game) != "connect" or (game.rows, game.cols, game.gravity, game.n, cells) != size:
+            raise ValueError(
+                f"this solver is built for {self.rows}x{self.cols} gravity boards with four in a row "
+                f"({size[-1]} cells), not {game!r} with a board of {cells} cells"
+            )
+        if max_nodes is not None:
+            check_int("max_nodes (or None for no limit)", max_nodes, 1)
+        if game.is_terminal(state):
+            raise ValueError("the game is over: there is no move to score")
+        return to_bits(game, state)
+
     def score_moves(self, game: Any, state: Any, max_nodes: int | None = None) -> dict[int, int]:
         """Return ``{column: score}`` for every legal column of ``state``, for the player to move.
 
         ``max_nodes`` bounds the positions searched over all the columns.
 
         Raises:
-            ValueError: if the game is over, or ``game`` is not this solver's board.
+            ValueError: if ``game`` or ``state`` is not of the board this solver was built for (naming both), the
+                game is over, or ``max_nodes`` is not a positive int or None.
             SearchBudgetExceeded: if the bound is reached first.
         """
-        if (game.rows, game.cols) != (self.rows, self.cols):
-            raise ValueError(f"this solver is for {self.rows}x{self.cols} boards, not {game.rows}x{game.cols}")
-        if game.is_terminal(state):
-            raise ValueError("the game is over: no move to score")
-        mine, mask, ply = to_bits(game, state)
+        mine, mask, ply = self._position(game, state, max_nodes)
         rows, cells = self.rows, self.rows * self.cols
         wins = _winning_cells(mine, mask, rows, _board_masks(rows, self.cols)[1])
         scores, start = {}, self.nodes
@@ -400,15 +410,17 @@ class ConnectFourSolver:
                 scores[column] = 0  # the last stone, not a win: a draw
             else:
                 left = None if max_nodes is None else max(max_nodes - (self.nodes - start), 1)
-                scores[column] = -self.solve_bits(mine ^ mask, mask | move, ply + 1, left)
+                scores[column] = -self._search(mine ^ mask, mask | move, ply + 1, left)
         return scores
 
     def solve(self, game: Any, state: Any, max_nodes: int | None = None) -> int:
-        """Return the exact score of ``state`` for the player to move (the best of :meth:`score_moves`)."""
-        if game.is_terminal(state):
-            raise ValueError("the game is over: no score for the player to move")
-        mine, mask, ply = to_bits(game, state)
-        return self.solve_bits(mine, mask, ply, max_nodes)
+        """Return the exact score of ``state`` for the player to move (the best of :meth:`score_moves`).
+
+        Raises:
+            ValueError: as :meth:`score_moves`.
+            SearchBudgetExceeded: if ``max_nodes`` positions were searched first.
+        """
+        return self._search(*self._position(game, state, max_nodes), max_nodes)
 
 
 _SHARED: dict[tuple[int, int], tuple[ConnectFourSolver, threading.Lock]] = {}

@@ -28,13 +28,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from agents._rng import SeedLike, make_rng, reseed_rng, uniform_stream
 from agents.search.evaluators import CallbackEvaluator, Evaluator, PriorFn, RolloutEvaluator, RolloutPolicy, ValueFn
 from agents.search.node import ChildStats
 from agents.search.tree import SearchTree
-from gym_boardgames.checks import check_int, check_number
+from gym_boardgames.checks import check_bool, check_int, check_number
 
 __all__ = ["MAX_SIMULATIONS", "ChildStats", "MCTSAgent", "PriorFn", "RolloutPolicy", "ValueFn"]
 
@@ -107,15 +105,13 @@ class MCTSAgent:
                 raise ValueError(f"evaluator must have evaluate(game, states) -> (priors, values), got {evaluator!r}")
             if rollout is not None or prior is not None or value is not None:
                 raise ValueError("give an evaluator or the rollout/prior/value hooks, not both")
-        if not isinstance(reuse_tree, (bool, np.bool_)):
-            raise ValueError(f"reuse_tree must be True or False, got {reuse_tree!r}")
         self.n_simulations = int(n_simulations)
         self.c = float(c)
         self.rng = make_rng(seed)
         self.rollout = rollout
         self.prior = prior
         self.value = value
-        self.reuse_tree = bool(reuse_tree)
+        self.reuse_tree = check_bool("reuse_tree", reuse_tree)
         #: Visits the root already had when the last search started (> 0 only when a tree was reused).
         self.reused_visits = 0
         #: Simulations the last search ran (fewer than ``n_simulations`` if the root got proven).

@@ -18,7 +18,6 @@ last move's cell or edge, the status line, the result); the views of :mod:`gym_b
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -26,18 +25,15 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gym_boardgames.checks import check_choice, check_seat
+from gym_boardgames.checks import check_action, check_choice, check_legal, check_seat
 from gym_boardgames.envs.contract import ILLEGAL_ACTION_MODES, reset_needed, reset_side, winner_of_returns
-from gym_boardgames.errors import ActionTypeError, ResetNeeded
+from gym_boardgames.errors import ResetNeeded
 from gym_boardgames.opponents import Opponent, as_policy, make_opponent, opponent_error
 from gym_boardgames.render.board import BoardMarks, BoardStyle, board_marks, status_line
 from gym_boardgames.render.modes import BoardRenderMixin
 from gym_boardgames.rules.registry import row_of
 
 OpponentPolicy = Callable[[Any, Any], int]
-
-# Integer types accepted as actions without further checks (bool is excluded on purpose).
-_PLAIN_INTEGERS = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64})
 
 
 @runtime_checkable
@@ -47,51 +43,6 @@ class Agent(Protocol):
     def act(self, game: Any, state: Any) -> int:
         """Return the action to play in ``state`` (the player to move is ``game.current_player(state)``)."""
         ...
-
-
-def _as_integer(value: object) -> int | None:
-    """Return ``value`` as an int if it is an integer (Python, numpy, or a 0-d integer array), else None.
-
-    Booleans are refused: ``True`` as a move is almost always a bug, not cell 1.
-    """
-    if isinstance(value, np.ndarray) and value.shape == ():
-        value = value[()]
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        return None
-    return operator.index(value)
-
-
-def check_action(action: object, num_actions: int, meaning: str = "") -> int:
-    """Return ``action`` as an int in ``0 .. num_actions - 1``, or raise the error every env of this package raises.
-
-    Python and numpy integers and 0-d integer arrays are actions; booleans are not (``True`` as a move is
-    almost always a bug, not cell 1), nor are floats, strings or arrays of several values. The board envs,
-    their PettingZoo versions and the tabular envs all call this, so a bad action reads the same everywhere.
-
-    Args:
-        action: the action to check.
-        num_actions: ``n`` of the ``Discrete(n)`` action space.
-        meaning: what the actions mean, added to the messages in brackets (the tabular envs':
-            ``"0 stick, 1 hit"``).
-
-    Returns:
-        the action as a Python int.
-
-    Raises:
-        ActionTypeError: (a ``TypeError`` and a ``ValueError``) if ``action`` is not an integer.
-        ValueError: if it is an integer outside ``0 .. num_actions - 1``.
-    """
-    if type(action) in _PLAIN_INTEGERS and 0 <= action < num_actions:  # the common case, checked cheaply
-        return int(action)
-    as_int = _as_integer(action)
-    names = f" ({meaning})" if meaning else ""
-    if as_int is None:
-        raise ActionTypeError(
-            f"action must be an integer in 0..{num_actions - 1} (Discrete({num_actions})), got {action!r}{names}"
-        )
-    if not 0 <= as_int < num_actions:
-        raise ValueError(f"action {as_int} is outside the action space: valid actions are 0..{num_actions - 1}{names}")
-    return as_int
 
 
 def board_space(game: Any) -> spaces.Box:
@@ -158,9 +109,7 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         self._opponent_name, self._opponent = self._make_opponent(opponent)
         self.agent_player_setting = check_seat(agent_player, "agent_player")
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        # The mixin's _set_render_mode, written out: a name reaches its opponent through fewer files (issue 33).
-        self.render_mode = check_choice("render_mode", render_mode, self.metadata["render_modes"], optional=True)
-        self._canvas = None  # the pygame backend comes with the first pygame frame
+        self._set_render_mode(render_mode)  # the pygame backend comes with the first pygame frame
 
         self.agent_player: int | None = None  # the side of this episode; None in self-play
         self._needs_reset = True
@@ -248,11 +197,9 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
         action = check_action(action, self.game.num_actions)
         game, state = self.game, self.state
         mover = game.current_player(state)
-        if not game.is_legal(state, action):
-            if self.illegal_action == "raise":
-                raise ValueError(
-                    f"action {action} is illegal in this position: legal actions are {list(game.legal_actions(state))}"
-                )
+        if self.illegal_action == "raise":
+            check_legal(game, state, action)
+        elif not game.is_legal(state, action):
             self._episode_over, self._illegal, self._winner = True, True, 1 - mover
             self._render_human()
             return self._observe(), -1.0, True, False, self._info()
@@ -334,18 +281,9 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     def _play_opponent(self) -> None:
         game = self.game
         while not self._episode_over and game.current_player(self.state) != self.agent_player:
-            returned = self._opponent(game, self.state)
-            move = _as_integer(returned)
-            if move is None:
-                raise ValueError(
-                    f"opponent {self._opponent_name} returned {returned!r}, which is not an integer action"
-                )
-            if not game.is_legal(self.state, move):
-                raise ValueError(
-                    f"opponent {self._opponent_name} returned the illegal action {move}: legal actions are "
-                    f"{list(game.legal_actions(self.state))}. This is a bug in the opponent."
-                )
-            self._play(move)
+            # The agent's move enters here: checked as the caller's is, the message naming the agent.
+            move = check_action(self._opponent(game, self.state), game.num_actions, agent=self._opponent_name)
+            self._play(check_legal(game, self.state, move, self._opponent_name))
 
     def _observe(self) -> np.ndarray:
         """The current observation, from the agent's side (in self-play: the player to move's)."""

@@ -34,17 +34,14 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.envs.toy_text.blackjack import BlackjackEnv, is_natural, sum_hand, usable_ace
 
-from gym_boardgames.checks import check_int
-from gym_boardgames.envs.base import check_action
+from gym_boardgames.checks import check_action, check_int
 from gym_boardgames.envs.contract import check_reset_options, reset_needed
 from gym_boardgames.render.modes import RenderModesMixin
 from gym_boardgames.rules import blackjack as blackjack_rules
 from gym_boardgames.rules.blackjack import (
-    HIT,
     N_ACTIONS,
     N_STATES,
     NATURAL_OFFSET,
-    STICK,
     TERMINAL,
     blackjack_model,
     card_label,
@@ -282,9 +279,7 @@ class TabularBlackjackEnv(RenderModesMixin, gym.Env[int, int]):
             ResetNeeded: before the first ``reset`` or after the hand ended (a ``gymnasium.error.ResetNeeded``
                 and a ``RuntimeError``).
         """
-        # A plain int is checked cheaply: the full check costs as much as a card draw.
-        if action.__class__ is not int or not STICK <= action <= HIT:
-            action = check_action(action, N_ACTIONS, "0 stick, 1 hit")
+        action = check_action(action, N_ACTIONS, "0 stick, 1 hit")
         if self._state == TERMINAL:
             raise reset_needed(ended=self._raw is not None)
         raw, reward, terminated, truncated, info = self.gymnasium_env.step(action)

@@ -25,8 +25,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gym_boardgames.checks import check_number
-from gym_boardgames.envs.base import _as_integer, check_action
+from gym_boardgames.checks import check_action, check_int, check_number
 from gym_boardgames.envs.contract import check_reset_options, reset_needed
 from gym_boardgames.render.modes import RenderModesMixin
 from gym_boardgames.render.text import gridworld_text
@@ -166,8 +165,6 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         self.nA = 4
         self.terminals: tuple[int, ...] = tuple(s for s, ch in enumerate(cells) if ch == TERMINAL)
         self.walls: tuple[int, ...] = tuple(s for s, ch in enumerate(cells) if ch == WALL)
-        if not self.terminals:
-            raise ValueError("the map has no terminal cell ('T'): episodes could never end")
         #: The states ``reset(options={"start_state": s})`` accepts: every free non-terminal cell. Exploring
         #: starts (``agents.tabular.mc.mc_control_es``) draw from these, not from ``starts``, which an ``S`` may narrow.
         self.nonterminal_states: tuple[int, ...] = tuple(s for s, ch in enumerate(cells) if ch in (FREE, START))
@@ -303,11 +300,10 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         """
         super().reset(seed=seed)
         if "start_state" in check_reset_options(options, RESET_OPTIONS):
-            start = _as_integer(options["start_state"])
-            if start is None or not 0 <= start < self.nS or self._wall_mask[start] or self._terminal_mask[start]:
+            start = check_int('options["start_state"]', options["start_state"], 0, self.nS - 1)
+            if self._wall_mask[start] or self._terminal_mask[start]:
                 raise ValueError(
-                    f'options["start_state"] must be a free non-terminal state in 0..{self.nS - 1}, '
-                    f"got {options['start_state']!r}"
+                    f'options["start_state"] must be a free non-terminal state, got {start}: a wall or a terminal'
                 )
             prob = 1.0
         else:
@@ -368,10 +364,10 @@ class GridWorldEnv(RenderModesMixin, gym.Env[int, int]):
         """Return the overlay arrays validated, as new float arrays (values flattened to ``(nS,)``)."""
         if values is not None:
             array = np.array(values, dtype=np.float64)
-            if array.shape not in ((self.nS,), self.shape):
-                raise ValueError(f"values must have shape ({self.nS},) or {self.shape}, got {array.shape}")
-            if not np.isfinite(array).all():
-                raise ValueError("values hold NaN or infinite entries")
+            shaped = array.shape in ((self.nS,), self.shape)
+            if not shaped or not np.isfinite(array).all():
+                got = "NaN or infinite entries" if shaped else f"shape {array.shape}"
+                raise ValueError(f"values must have shape ({self.nS},) or {self.shape} and finite entries, got {got}")
             values = array.reshape(self.nS)
         if policy is not None:
             policy = check_policy(policy, self.nS, self.nA)

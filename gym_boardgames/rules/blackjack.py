@@ -101,19 +101,14 @@ def encode(player_sum: int, dealer_card: int, usable_ace: int | bool, natural: b
     Raises:
         ValueError: if the observation is not one a live episode can show.
     """
-    if not 1 <= dealer_card <= N_DEALER_CARDS or usable_ace not in (0, 1):
-        raise ValueError(f"no state for observation {(player_sum, dealer_card, usable_ace)}")
-    if natural:
-        if (player_sum, usable_ace) != (21, 1):
-            raise ValueError(f"a natural is observed as (21, d, 1), got {(player_sum, dealer_card, usable_ace)}")
-        return NATURAL_OFFSET + dealer_card - 1
-    sums, offset = (SOFT_SUMS, SOFT_OFFSET) if usable_ace else (HARD_SUMS, HARD_OFFSET)
-    if player_sum not in sums:
+    index = _observation_index().get((player_sum, dealer_card, usable_ace, bool(natural)))
+    if index is None:
         raise ValueError(
-            f"no state for observation {(player_sum, dealer_card, usable_ace)}: player sums are "
-            f"{sums.start}..{sums.stop - 1} {'with' if usable_ace else 'without'} a usable ace"
+            f"no state for observation {(player_sum, dealer_card, usable_ace)}{' as a natural' if natural else ''}: "
+            "player sums are 4..21 without a usable ace and 12..21 with one (a natural is 21 with one), dealer "
+            "cards 1..10"
         )
-    return offset + (player_sum - sums.start) * N_DEALER_CARDS + dealer_card - 1
+    return index
 
 
 def decode(state: int) -> tuple[int, int, int]:
@@ -130,6 +125,12 @@ def decode(state: int) -> tuple[int, int, int]:
 def is_natural_state(state: int) -> bool:
     """True for the ten natural indices (``NATURAL_OFFSET .. NATURAL_OFFSET + 9``)."""
     return NATURAL_OFFSET <= state < TERMINAL
+
+
+@cache
+def _observation_index() -> dict[tuple[int, int, int, bool], int]:
+    """Every observation with a state (:func:`_all_observations`), by its index."""
+    return {observation: index for index, observation in enumerate(_all_observations())}
 
 
 @cache

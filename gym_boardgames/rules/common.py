@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 from typing import Any, ClassVar
 
 from gym_boardgames.checks import check_int
@@ -80,24 +79,3 @@ class RulesByConfig:
 
     def __hash__(self) -> int:
         return hash(self.config)
-
-
-def check_action_index(action: object, num_actions: int, what: str = "actions") -> int:
-    """Return ``action`` as an int if it is an integer in ``0 .. num_actions - 1``, else raise ``ValueError``.
-
-    The rules' own check; the envs check actions against their action space first, with their own
-    messages (``envs.base.check_action``). Any integer type is taken (``operator.index``), a float or a
-    string is not.
-
-    Args:
-        action: the action given.
-        num_actions: how many actions the game has.
-        what: the actions' name in the message, e.g. ``"edges"``.
-    """
-    try:
-        index = operator.index(action)
-    except TypeError:
-        raise ValueError(f"action must be an integer 0..{num_actions - 1}, got {action!r}") from None
-    if not 0 <= index < num_actions:
-        raise ValueError(f"action {action!r} is out of range: valid {what} are 0..{num_actions - 1}")
-    return index

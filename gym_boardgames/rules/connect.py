@@ -42,8 +42,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gym_boardgames.checks import check_int
-from gym_boardgames.rules.common import MAX_BOARD_SIDE, RulesByConfig, check_action_index, check_board_side
+from gym_boardgames.checks import check_action, check_bool, check_int, check_legal
+from gym_boardgames.rules.common import MAX_BOARD_SIDE, RulesByConfig, check_board_side
 
 EMPTY = 0
 #: The cell value of a piece of player ``p`` is ``p + 1``.
@@ -143,14 +143,8 @@ class ConnectN(RulesByConfig):
     def __init__(self, rows: int = 6, cols: int = 7, n: int = 4, gravity: bool = True) -> None:
         rows = check_board_side("rows", rows, MAX_BOARD_SIDE)
         cols = check_board_side("cols", cols, MAX_BOARD_SIDE)
-        n = check_int("n", n, 1)
-        if n > max(rows, cols):
-            raise ValueError(
-                f"n={n} can never be reached on a {rows}x{cols} board: n must be at most {max(rows, cols)}"
-            )
-        if not isinstance(gravity, (bool, np.bool_)):
-            raise ValueError(f"gravity must be True or False, got {gravity!r}")
-        self.rows, self.cols, self.n, self.gravity = rows, cols, n, bool(gravity)
+        n = check_int(f"n (on a {rows}x{cols} board)", n, 1, max(rows, cols))
+        self.rows, self.cols, self.n, self.gravity = rows, cols, n, check_bool("gravity", gravity)
         self.num_cells = self.rows * self.cols
         self.num_actions = self.cols if self.gravity else self.num_cells
         self.geometry = board_geometry(self.rows, self.cols, self.n)
@@ -226,17 +220,14 @@ class ConnectN(RulesByConfig):
         """Return the state after the player to move plays ``action``; ``state`` is not changed.
 
         Raises:
-            ValueError: if the game is over, the action is out of range, or the cell/column is full.
+            ValueError: if the action is not an integer of the action space (``ActionTypeError`` for a
+                non-integer), or not legal here: the cell or column is full, or the game is over.
         """
-        if state.winner is not None or EMPTY not in state.board:
-            raise ValueError("the game is over: no action is legal")
-        if type(action) is not int or not 0 <= action < self.num_actions:  # the common case, checked inline
-            action = check_action_index(action, self.num_actions)
         board = state.board
-        if board[action] != EMPTY:  # with gravity, cell `action` is the top of that column
-            if self.gravity:
-                raise ValueError(f"column {action} is full")
-            raise ValueError(f"cell {action} (row {action // self.cols}, col {action % self.cols}) is occupied")
+        # The common case checked inline (with gravity, cell `action` is the top of that column; a full board
+        # has no empty cell): apply is the searches' innermost call. Anything else gets the shared checks.
+        if type(action) is not int or not 0 <= action < self.num_actions or board[action] or state.winner is not None:
+            action = check_legal(self, state, check_action(action, self.num_actions))
         cell = self._drop(board, action) if self.gravity else action
         new_board = board[:cell] + _PIECE_BYTES[state.player] + board[cell + 1 :]
         full = self._full_line[PIECE[state.player]]
@@ -274,10 +265,10 @@ class ConnectN(RulesByConfig):
         if state.winner is None:
             return None
         full = self._full_line[PIECE[state.winner]]
-        for line, getter in zip(self.geometry.lines, self.geometry.line_getters, strict=True):
-            if getter(state.board) == full:
-                return line
-        raise AssertionError("a state with a winner has a winning line")  # pragma: no cover
+        geometry = self.geometry
+        return next(
+            line for line, get in zip(geometry.lines, geometry.line_getters, strict=True) if get(state.board) == full
+        )
 
     def action_cell(self, state: BoardState, action: int) -> int:
         """Return the cell that ``action`` would fill in ``state`` (the landing cell with gravity).
@@ -285,8 +276,7 @@ class ConnectN(RulesByConfig):
         Raises:
             ValueError: if the action is not legal in ``state``.
         """
-        if not self.is_legal(state, action):
-            raise ValueError(f"action {action!r} is not legal here: legal actions are {self.legal_actions(state)}")
+        check_legal(self, state, action)
         return self._drop(state.board, action) if self.gravity else action
 
     def _drop(self, board: bytes, column: int) -> int:
@@ -339,8 +329,7 @@ class ConnectN(RulesByConfig):
             ValueError: if ``key`` is out of range or does not encode a reachable-looking board
                 (piece counts must be equal, or player 0 one ahead).
         """
-        if not 0 <= key < self.num_keys:
-            raise ValueError(f"key {key} is out of range 0..{self.num_keys - 1}")
+        key = check_int("key", key, 0, self.num_keys - 1)
         return self.state_from_board(bytes(key // 3**i % 3 for i in range(self.num_cells)))
 
     def state_from_board(self, board: bytes | Sequence[int]) -> BoardState:
@@ -353,22 +342,29 @@ class ConnectN(RulesByConfig):
                 a gravity board, or lines of ``n`` for both players.
         """
         board = bytes(board)
+        problem, winner = self._board_problem(board)
+        if problem:
+            raise ValueError(f"not a position of {self!r}: {problem}")
+        return BoardState(board, int(board.count(2) < board.count(1)), winner)
+
+    def _board_problem(self, board: bytes) -> tuple[str, int | None]:
+        """What makes ``board`` no position of this game (``""`` for none), and who owns a line of ``n`` on it."""
         if len(board) != self.num_cells:
-            raise ValueError(f"a board has {self.num_cells} cells, got {len(board)}")
+            return f"a board has {self.num_cells} cells, got {len(board)}", None
         if any(v > 2 for v in board):
-            raise ValueError("cell values must be 0 (empty), 1 (player 0) or 2 (player 1)")
+            return "cell values must be 0 (empty), 1 (player 0) or 2 (player 1)", None
         count0, count1 = board.count(1), board.count(2)
         if count0 - count1 not in (0, 1):
-            raise ValueError(f"impossible piece counts: player 0 has {count0}, player 1 has {count1}")
-        if self.gravity:
-            for cell in range(self.num_cells - self.cols):
-                if board[cell] != EMPTY and board[cell + self.cols] == EMPTY:
-                    raise ValueError(f"cell {cell} floats above an empty cell on a gravity board")
+            return f"impossible piece counts: player 0 has {count0}, player 1 has {count1}", None
+        cols = self.cols
+        floating = [c for c in range(self.num_cells - cols) if board[c] and not board[c + cols]] if self.gravity else []
+        if floating:
+            return f"cell {floating[0]} floats above an empty cell on a gravity board", None
         cells = np.frombuffer(board, dtype=np.uint8)
         winners = [player for player in (0, 1) if self.has_line(cells, PIECE[player])]
         if len(winners) > 1:
-            raise ValueError("both players have a winning line")
+            return "both players have a winning line", None
         winner = winners[0] if winners else None
         if winner is not None and count0 - count1 != 1 - winner:
-            raise ValueError(f"player {winner} has a line but player {1 - winner} moved after it")
-        return BoardState(board, 0 if count0 == count1 else 1, winner)
+            return f"player {winner} has a line but player {1 - winner} moved after it", None
+        return "", winner

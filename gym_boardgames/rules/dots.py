@@ -56,7 +56,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gym_boardgames.rules.common import MAX_DOTS_SIDE, RulesByConfig, check_action_index, check_board_side
+from gym_boardgames.checks import check_action, check_choice, check_int, check_legal
+from gym_boardgames.rules.common import MAX_DOTS_SIDE, RulesByConfig, check_board_side
 from gym_boardgames.rules.connect import PERSPECTIVE_TABLES
 
 TIE_BREAKS = ("draw", "second")
@@ -155,10 +156,7 @@ class DotsAndBoxes(RulesByConfig):
     def __init__(self, rows: int = 3, cols: int = 3, tie_break: str = "draw") -> None:
         rows = check_board_side("rows", rows, MAX_DOTS_SIDE, " (a number of boxes)")
         cols = check_board_side("cols", cols, MAX_DOTS_SIDE, " (a number of boxes)")
-        # A str test first: `in` on an array or other odd object would compare element-wise or not at all.
-        if not isinstance(tie_break, str) or tie_break not in TIE_BREAKS:
-            raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
-        self.rows, self.cols, self.tie_break = rows, cols, tie_break
+        self.rows, self.cols, self.tie_break = rows, cols, check_choice("tie_break", tie_break, TIE_BREAKS)
         #: The winner of equal boxes: :data:`DRAW`, or player 1 with ``tie_break="second"``.
         self.tie_winner = 1 if tie_break == "second" else DRAW
         self.geometry = dots_geometry(self.rows, self.cols)
@@ -201,13 +199,12 @@ class DotsAndBoxes(RulesByConfig):
         Completing one or two boxes gives them to the mover, who moves again.
 
         Raises:
-            ValueError: if the action is not an integer, is out of range, or the edge is drawn.
+            ValueError: if the action is not an integer of the action space (``ActionTypeError`` for a
+                non-integer), or the edge is drawn.
         """
-        if type(action) is not int or not 0 <= action < self.num_edges:  # the common case, checked inline
-            action = check_action_index(action, self.num_edges, "edges")
-        if state.edges[action]:
-            over = " (the game is over)" if self.is_terminal(state) else ""
-            raise ValueError(f"edge {action} is already drawn{over}")
+        # The common case checked inline (apply is the searches' innermost call); anything else, shared checks.
+        if type(action) is not int or not 0 <= action < self.num_edges or state.edges[action]:
+            action = check_legal(self, state, check_action(action, self.num_edges))
         edges = state.edges[:action] + b"\x01" + state.edges[action + 1 :]
         owners = state.owners
         getters = self.geometry.box_edge_getters
@@ -323,8 +320,7 @@ class DotsAndBoxes(RulesByConfig):
 
     def edge_endpoints(self, edge: int) -> tuple[tuple[int, int], tuple[int, int]]:
         """Return the two dots ``((row, col), (row, col))`` that edge ``edge`` joins."""
-        if not 0 <= edge < self.num_edges:
-            raise ValueError(f"edge {edge} is out of range 0..{self.num_edges - 1}")
+        edge = check_int("edge", edge, 0, self.num_edges - 1)
         if edge < self.num_horizontal:
             r, c = divmod(edge, self.cols)
             return (r, c), (r, c + 1)

@@ -20,10 +20,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from gym_boardgames.checks import check_choice, check_seat
-from gym_boardgames.envs.base import _as_integer, board_space
+from gym_boardgames.checks import check_action, check_choice, check_legal, check_seat
+from gym_boardgames.envs.base import board_space
 from gym_boardgames.envs.contract import ILLEGAL_ACTION_MODES, reset_side
-from gym_boardgames.errors import ActionTypeError, ResetNeeded
+from gym_boardgames.errors import ResetNeeded
 from gym_boardgames.opponents import Opponent, UnknownAgentError, make_opponent, opponent_error
 from gym_boardgames.rules.batch import random_legal_actions
 
@@ -109,7 +109,7 @@ class TwoPlayerVectorEnv(VectorEnv):
             except ValueError as error:
                 error = opponent_error(opponent, error)
                 if isinstance(error, UnknownAgentError):
-                    raise UnknownAgentError(f"{error} (for an agent object or a callable, {_SYNC_HINT})") from None
+                    error = UnknownAgentError(f"{error} (for an agent object or a callable, {_SYNC_HINT})")
                 raise error from None
         self.num_envs = batch.num_envs
         self.opponent = opponent
@@ -261,22 +261,29 @@ class TwoPlayerVectorEnv(VectorEnv):
     # ---- internals ---------------------------------------------------------------------------
 
     def _check_actions(self, actions: Any) -> np.ndarray:
+        """Return ``actions`` as an integer array of one action per sub-env, each in the action space.
+
+        An integer array in range passes at once; anything else is checked sub-env by sub-env with the single
+        env's check (:func:`~gym_boardgames.checks.check_action`), so a bad move reads the same as there,
+        after the sub-env's number: ``sub-env 0: action True is not an integer in 0..8``.
+        """
         n_actions, n_envs = self.single_action_space.n, self.num_envs
-        array = np.asarray(actions)
-        if array.dtype.kind not in "iu":
-            raise ActionTypeError(
-                f"actions must be integers in 0..{n_actions - 1}, one per sub-env (shape ({n_envs},)); got "
-                f"dtype {array.dtype}"
-            )
-        if array.shape != (n_envs,):
-            raise ValueError(f"actions must have shape ({n_envs},), one per sub-env; got shape {array.shape}")
-        if array.min() < 0 or array.max() >= n_actions:
-            first = int(np.flatnonzero((array < 0) | (array >= n_actions))[0])
-            raise ValueError(
-                f"action {int(array[first])} of sub-env {first} is outside the action space: valid actions are "
-                f"0..{n_actions - 1}"
-            )
-        return array
+        try:
+            array = np.asarray(actions)
+        except ValueError:  # a ragged list: some sub-env's action is itself a sequence
+            array = np.empty(0)
+        if array.shape == (n_envs,) and array.dtype.kind in "iu" and array.min() >= 0 and array.max() < n_actions:
+            return array
+        items = list(actions) if isinstance(actions, (list, tuple)) or np.ndim(array) else []
+        if len(items) != n_envs:
+            raise ValueError(f"actions must be one integer per sub-env, shape ({n_envs},); got {actions!r:.80}")
+        checked = []
+        for i, item in enumerate(items):
+            try:
+                checked.append(check_action(item, n_actions))
+            except ValueError as error:  # an ActionTypeError too: raised again as the same kind
+                raise type(error)(f"sub-env {i}: {error}") from None
+        return np.array(checked, dtype=np.int64)
 
     def _start_games(self, rows: np.ndarray, side: int | str) -> None:
         """Draw the agent's side in the new games ``rows``; the opponent's openings come after."""
@@ -301,15 +308,8 @@ class TwoPlayerVectorEnv(VectorEnv):
         game, act = self.game, self._opponent_agent.act  # type: ignore[union-attr]
         actions = np.zeros(self.num_envs, dtype=np.intp)
         for i in rows.tolist():
-            state = self.batch.state(i)
-            returned = act(game, state)
-            move = _as_integer(returned)
-            if move is None or not game.is_legal(state, move):
-                raise ValueError(
-                    f"opponent {self.opponent} returned {returned!r} in sub-env {i}, which is not a legal "
-                    f"action there: legal actions are {list(game.legal_actions(state))}. This is a bug in the opponent."
-                )
-            actions[i] = move
+            state, name = self.batch.state(i), f"{self.opponent} (sub-env {i})"
+            actions[i] = check_legal(game, state, check_action(act(game, state), game.num_actions, agent=name), name)
         return actions
 
     def _play_opponent(self) -> None:

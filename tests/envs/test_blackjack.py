@@ -259,7 +259,7 @@ def board_message(action):
 @pytest.mark.parametrize("action", [True, False, np.True_, np.bool_(False), np.array(True)])
 @pytest.mark.parametrize(("env_id", "n"), [("TabularBlackjack-v0", 2), ("GridWorld-v0", 4)])
 def test_booleans_are_refused_with_the_board_envs_message(env_id, n, action):
-    expected = board_message(action).replace("0..8 (Discrete(9))", f"0..{n - 1} (Discrete({n}))")
+    expected = board_message(action).replace("0..8", f"0..{n - 1}")
     env = gym.make(env_id)
     env.reset(seed=0)
     with pytest.raises(ActionTypeError) as error:

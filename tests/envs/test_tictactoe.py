@@ -98,7 +98,7 @@ def test_buggy_custom_opponent_raises_value_error_naming_it_and_changes_nothing(
         if reply not in (None, "legal"):
             # The opponent's bug, not a loss: reported with its name, and the agent's move is rolled back.
             before = snapshot(env)
-            with pytest.raises(ValueError, match=r"opponent ScriptedOpponent\(\)"):
+            with pytest.raises(ValueError, match=r"^agent ScriptedOpponent\(\) played "):
                 env.step(cell)
             assert opponent.calls == calls_before + 1
             assert snapshot(env) == before

@@ -13,7 +13,8 @@ import pytest
 import gym_boardgames
 import gym_boardgames.rules.connect as connect_rules
 import gym_boardgames.rules.dots as dots_rules
-from gym_boardgames.rules import ConnectN, DotsAndBoxes, board_geometry
+from gym_boardgames.checks import check_action
+from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe, board_geometry
 from gym_boardgames.rules.batch import (
     MAX_BATCH_BYTES,
     ConnectNBatch,
@@ -21,7 +22,7 @@ from gym_boardgames.rules.batch import (
     connect_tables,
     random_legal_actions,
 )
-from gym_boardgames.rules.common import MAX_BOARD_SIDE, MAX_DOTS_SIDE, check_action_index
+from gym_boardgames.rules.common import MAX_BOARD_SIDE, MAX_DOTS_SIDE
 
 gym.register_envs(gym_boardgames)
 
@@ -227,11 +228,23 @@ def test_rules_compare_by_family_and_config() -> None:
     assert ConnectN(5, 5, 4, False).config == (5, 5, 4, False)
 
 
-@pytest.mark.parametrize("action", [-1, 9, 2.0, "1", None, True + 8])
-def test_check_action_index_refuses_what_is_not_an_action(action: object) -> None:
-    with pytest.raises(ValueError, match=r"action .*(must be an integer 0\.\.8|out of range: valid cells are 0\.\.8)"):
-        check_action_index(action, 9, "cells")
+@pytest.mark.parametrize("game", [TicTacToe(), DotsAndBoxes(1, 2)], ids=repr)
+@pytest.mark.parametrize("action", [-1, 99, 2.0, "1", None, True, np.array([0])], ids=repr)
+def test_the_rules_refuse_what_is_not_an_action_with_the_one_move_check(game: object, action: object) -> None:
+    n = game.num_actions
+    with pytest.raises(ValueError, match=rf"^action .* is not an integer in 0\.\.{n - 1}$") as caught:
+        game.apply(game.initial_state(), action)
+    with pytest.raises(type(caught.value)) as shared:
+        check_action(action, n)
+    assert str(caught.value) == str(shared.value)
 
 
-def test_check_action_index_takes_any_integer_type() -> None:
-    assert check_action_index(np.int16(4), 9) == 4 and type(check_action_index(np.int16(4), 9)) is int
+@pytest.mark.parametrize("game", [TicTacToe(), DotsAndBoxes(1, 2)], ids=repr)
+def test_the_rules_take_any_integer_type_and_refuse_an_illegal_move_naming_the_legal_ones(game: object) -> None:
+    state = game.apply(game.initial_state(), np.int16(1))
+    assert state == game.apply(game.initial_state(), 1) == game.apply(game.initial_state(), np.array(1))
+    legal = game.legal_actions(state)
+    with pytest.raises(
+        ValueError, match="^" + re.escape(f"action 1 is an illegal move here: legal actions are {legal}")
+    ):
+        game.apply(state, 1)

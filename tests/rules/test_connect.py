@@ -11,8 +11,8 @@ from gym_boardgames.rules import ConnectN, board_geometry
     [
         ({"rows": 0}, "rows must be an integer >= 1"),
         ({"cols": -2}, "cols must be an integer >= 1"),
-        ({"n": 0}, "n must be an integer >= 1"),
-        ({"rows": 3, "cols": 3, "n": 4}, "n=4 can never be reached on a 3x3 board"),
+        ({"n": 0}, r"n \(on a 6x7 board\) must be an integer in \[1, 7\], got 0"),
+        ({"rows": 3, "cols": 3, "n": 4}, r"n \(on a 3x3 board\) must be an integer in \[1, 3\], got 4"),
         ({"rows": 2.5}, "rows must be an integer"),
         ({"gravity": "yes"}, "gravity must be True or False"),
     ],
@@ -36,7 +36,7 @@ def test_gravity_drops_pieces_to_the_lowest_empty_row_and_fills_columns():
         state = game.apply(state, 0)
     assert state.board == bytes([1, 0, 2, 0, 1, 0])
     assert game.legal_actions(state) == [1]
-    with pytest.raises(ValueError, match="column 0 is full"):
+    with pytest.raises(ValueError, match=r"^action 0 is an illegal move here: legal actions are \[1\]$"):
         game.apply(state, 0)
 
 

@@ -81,7 +81,7 @@ def test_game_from_config_refuses_bad_records_and_knows_no_other_class():
     assert game_from_config({"class": "Chess", "config": []}) is None
     with pytest.raises(ValueError, match=r"\[rows, cols, n, gravity\]"):
         game_from_config({"class": "ConnectN", "config": [6, 7]})
-    with pytest.raises(ValueError, match="gravity must be true or false"):
+    with pytest.raises(ValueError, match="gravity must be True or False, got 1"):
         game_from_config({"class": "ConnectN", "config": [6, 7, 4, 1]})
     with pytest.raises(ValueError, match="at most 64"):
         game_from_config({"class": "ConnectN", "config": [10**9, 7, 4, True]})

@@ -311,7 +311,7 @@ def test_unsupported_or_bad_options_raise_a_clear_error(spec, kwargs, message):
 @pytest.mark.parametrize(
     ("env_id", "kwargs", "message"),
     [
-        ("ConnectN-v0", {"n": 9}, "n=9"),
+        ("ConnectN-v0", {"n": 9}, r"n \(on a 6x7 board\) must be an integer in \[1, 7\], got 9"),
         ("ConnectN-v0", {"rows": 0}, "rows"),
         ("DotsAndBoxes-v0", {"reward": "margin"}, "reward"),
         ("DotsAndBoxes-v0", {"tie_break": "first"}, "tie_break"),
@@ -440,3 +440,21 @@ def test_an_opponent_that_raises_leaves_every_game_as_it_was(monkeypatch, vector
     after, *_ = env.step(actions)  # the same actions play as the agent's moves, and the opponent replies
     assert (env.batch.player == 0).all() or env.batch.over.any()
     np.testing.assert_array_equal(after != 0, (after != 0) | (obs != 0))  # nothing was taken back
+
+
+@pytest.mark.parametrize("move", [True, 0.7, "0", np.array([0]), 2**70, None, 4], ids=repr)
+def test_a_named_opponents_bad_or_illegal_move_is_refused_naming_it_and_the_sub_env(monkeypatch, move):
+    import gym_boardgames.vector.base as vector_base
+    from gym_boardgames.opponents import Opponent
+
+    class Stubborn:
+        def act(self, game, state):
+            return move
+
+    monkeypatch.setattr(vector_base, "make_opponent", lambda name, game: Opponent(Stubborn(), name))
+    env = TicTacToeVectorEnv(num_envs=2, opponent="stubborn", agent_player=0)
+    env.reset(seed=0)
+    with pytest.raises(ValueError) as caught:
+        env.step(np.array([4, 4]))  # the centre: the stubborn 4 is then illegal
+    why = "an illegal move here: legal actions are [0, 1, 2, 3, 5, 6, 7, 8]" if move == 4 else "not an integer in 0..8"
+    assert str(caught.value) == f"agent stubborn (sub-env 0) played {move!r}, which is {why}"

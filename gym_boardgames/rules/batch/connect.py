@@ -221,12 +221,11 @@ class ConnectNBatch(_Batch):
         """Put the scalar ``state`` into game ``i`` (for tests, and for starting games from positions).
 
         Raises:
-            ValueError: if the board has the wrong number of cells.
+            ValueError: if the board is not a position of this game (the rules' one check of a board).
         """
         game = self.game
+        state = game.state_from_board(state.board)
         cells = np.frombuffer(state.board, dtype=np.uint8)
-        if len(cells) != game.num_cells:
-            raise ValueError(f"a board of this game has {game.num_cells} cells, got {len(cells)}")
         frame = np.zeros(3, dtype=np.int8)
         frame[PIECE[state.player]], frame[PIECE[1 - state.player]] = 1, -1
         self.board[i] = frame[cells]

@@ -4,6 +4,7 @@ import pytest
 
 from agents.matches.arena import play_game, play_match
 from agents.search.minimax import AlphaBetaAgent
+from gym_boardgames.opponents import Opponent
 from gym_boardgames.rules import DotsAndBoxes, TicTacToe
 
 
@@ -33,9 +34,12 @@ def test_works_on_dots_and_boxes_with_extra_turns():
     assert result.second.win > result.second.loss
 
 
-def test_illegal_move_names_the_agent():
-    with pytest.raises(ValueError, match="illegal move 99"):
+def test_a_move_outside_the_game_or_illegal_is_refused_naming_the_agent():
+    with pytest.raises(ValueError, match=r"^agent .*<lambda> played 99, which is not an integer in 0\.\.8$"):
         play_game(TicTacToe(), lambda game, state: 99, "random")
+    first_cell = Opponent(lambda game, state: 0, "first-cell")  # as scripts/arena.py builds agents: named by spec
+    with pytest.raises(ValueError, match=r"^agent first-cell played 0, which is an illegal move here: legal actions"):
+        play_game(TicTacToe(), first_cell, first_cell)
 
 
 def test_bad_arguments():

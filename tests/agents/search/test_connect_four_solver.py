@@ -7,6 +7,7 @@ check; small boards are checked against :func:`agents.search.solver.position_val
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -26,6 +27,7 @@ from agents.search.connect_four import (
 )
 from agents.search.opening_book import read_book
 from agents.search.solver import position_values
+from agents.search.solver import score_moves as solver_score_moves
 from gym_boardgames.rules import ConnectN, TicTacToe
 
 GAME = connect_four()
@@ -194,6 +196,34 @@ def test_check_solvable_refuses_other_games_naming_the_boards_it_plays():
         check_solvable(ConnectN(*board, 4, True))  # accepted
 
 
+@pytest.mark.parametrize(
+    ("game", "board"),
+    [
+        (ConnectN(6, 7, 5, True), bytes(42)),  # five in a row: read as four, it scored lines that were not wins
+        (ConnectN(6, 7, 4, False), bytes(42)),  # no gravity
+        (ConnectN(6, 7, 4, True), bytes(10)),  # a 10-byte board: read as the empty one
+        (ConnectN(5, 6, 4, True), bytes(30)),  # another size
+        (TicTacToe(), bytes(9)),
+    ],
+    ids=["n=5", "no gravity", "10 bytes", "5x6", "tictactoe"],
+)
+def test_the_solver_refuses_a_board_it_was_not_built_for_naming_both(game, board):
+    from gym_boardgames.rules.connect import BoardState
+
+    state = BoardState(board, 0)
+    built = r"this solver is built for 6x7 gravity boards with four in a row \(42 cells\), not "
+    message = built + re.escape(f"{game!r} with a board of {len(board)} cells")
+    solver = ConnectFourSolver(6, 7, book=False)
+    for call in (solver.score_moves, solver.solve):
+        with pytest.raises(ValueError, match=f"^{message}$"):
+            call(game, state)
+    if game == ConnectN(6, 7, 4, True):  # the module's score_moves, on the board its shared solver is for
+        with pytest.raises(ValueError, match=f"^{message}$"):
+            score_moves(game, state)
+        with pytest.raises(ValueError, match=f"^{message}$"):
+            solver_score_moves(game, state)
+
+
 def test_the_perfect_agent_takes_the_quickest_win_and_the_slowest_loss(label_sets):
     labels = label_sets["labels"]
     best = labels.best_scores()
@@ -325,9 +355,11 @@ def test_scores_agree_with_bitbully_on_random_positions():
 def test_a_node_budget_that_is_not_a_positive_int_is_refused_not_read_as_no_limit(bad):
     from agents.search.connect_four import ConnectFourSolver
 
-    game = connect_four()
-    with pytest.raises(ValueError, match="max_nodes must be a positive int or None"):
-        ConnectFourSolver(book=False).solve(game, game.initial_state(), max_nodes=bad)
+    game, solver = connect_four(), ConnectFourSolver(book=False)
+    message = rf"^max_nodes \(or None for no limit\) must be an integer >= 1, got {re.escape(repr(bad))}$"
+    for call in (solver.solve, solver.score_moves):
+        with pytest.raises(ValueError, match=message):
+            call(game, game.initial_state(), max_nodes=bad)
 
 
 def accepted_shapes():
