@@ -230,15 +230,3 @@ def _read_bounded(where: str, max_bytes: int, what: str, setting: str) -> bytes 
 def _file_kind(mode: int) -> str:
     kinds = ((stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"))
     return next((name for test, name in kinds if test(mode)), "socket" if stat.S_ISSOCK(mode) else "special file")
-
-
-def check_action(action: Any, num_actions: int, meaning: str = "", agent: str | None = None) -> int:
-    """TEMPORARY (lead's stand-in until the checks branch lands): the env's check, naming ``agent``."""
-    from gym_boardgames.envs.base import check_action as env_check
-
-    try:
-        return env_check(action, num_actions, meaning)
-    except ValueError as error:
-        if agent is None:
-            raise
-        raise type(error)(f"agent {agent} played {action!r}: {error}") from None

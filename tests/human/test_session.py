@@ -116,11 +116,11 @@ class Broken:
         (Broken(), "the game stopped: agent Broken: its act() raised RuntimeError: boom"),
         (
             lambda game, state: 99,
-            "the game stopped: agent <lambda> played 99: action 99 is outside the action space: valid actions are 0..8",
+            "the game stopped: agent <lambda> played 99, which is not an integer in 0..8",
         ),
         (
             lambda game, state: True,  # the arena's and the env's refusal, word for word (tests/test_checks.py)
-            "the game stopped: agent <lambda> played True: action must be an integer in 0..8 (Discrete(9)), got True",
+            "the game stopped: agent <lambda> played True, which is not an integer in 0..8",
         ),
     ],
 )
