@@ -87,6 +87,12 @@ def _expand(game: Any, state: Any, key: int, nodes: dict[int, _Children]) -> _Ch
     return node
 
 
+def _check_game(tables_game: Any, game: Any, whose: str) -> None:
+    """Refuse ``game`` unless it is the game ``tables_game`` whose tables are ``whose``."""
+    if not (game is tables_game or game == tables_game):
+        raise ValueError(f"{whose} tables are for {tables_game!r}, not {game!r}")
+
+
 class TDAgent(Seeded):
     """A greedy (or epsilon-greedy) player reading two afterstate value tables, one per seat.
 
@@ -123,8 +129,7 @@ class TDAgent(Seeded):
             shape, dtype = getattr(values, "shape", None), getattr(values, "dtype", type(values).__name__)
             raise ValueError(f"values must be a float64 array of shape (2, {num_keys}), got {dtype} {shape}")
         check_number("epsilon", epsilon, 0, 1)
-        if seat not in (None, 0, 1):
-            raise ValueError(f"seat must be 0, 1 or None, got {seat!r}")
+        seat = None if seat is None else check_int("seat (or None)", seat, 0, 1)
         self.game, self.values, self.seat, self.epsilon = game, values, seat, float(epsilon)
         super().__init__(seed)
         self.training = dict(training or {})
@@ -142,8 +147,7 @@ class TDAgent(Seeded):
         A game other than the one the tables index is refused (checked once per game object).
         """
         if game is not self._checked_game:
-            if not (game is self.game or game == self.game):
-                raise ValueError(f"this TDAgent's tables are for {self.game!r}, not {game!r}")
+            _check_game(self.game, game, "this TDAgent's")
             self._checked_game = game
         key = game.key(state)
         node = self._nodes.get(key)
@@ -397,8 +401,8 @@ def train_self_play(
     callback_every = check_callback(callback, callback_every)
     num_keys = table_size(game)
     rng = make_rng(seed)
-    if initial is not None and not (initial.game is game or initial.game == game):
-        raise ValueError(f"initial holds tables for {initial.game!r}, not for {game!r}")
+    if initial is not None:
+        _check_game(initial.game, game, "initial's")
     values = np.full((2, num_keys), 0.5) if initial is None else initial.values.copy()
     training = {
         "episodes": episodes,
