@@ -216,9 +216,8 @@ class AlphaZeroAgent:
         found: dict[str, Any] = {}
 
         def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
-            stored_game, encoder = recorded_game(meta.get("game"))  # each refuses a missing record, naming it
-            config = NetConfig.from_dict(meta.get("net"))
-            _check_fits(config, stored_game, encoder)
+            stored_game, _ = recorded_game(meta.get("game"))  # each refuses a missing record, naming it
+            config = NetConfig.from_dict(meta.get("net"))  # whether it fits the game: checked by the constructor
             found.update(game=stored_game, config=config, info=meta.get("info", {}))
             return {name: ArraySpec(shape, np.float32, finite=True) for name, shape in config.param_shapes().items()}
 

@@ -131,10 +131,9 @@ class Trainer:
         Raises:
             ValueError: if the agent plays another game or its network has another shape than the settings'.
         """
-        if agent.game != self.game:
-            raise ValueError(f"the model plays {agent.game!r}, not {self.game!r}")
-        if agent.config != self.net_config:
-            raise ValueError(f"the model's network is {agent.config}, the settings make {self.net_config}")
+        if (agent.game, agent.config) != (self.game, self.net_config):
+            made = f"the settings make {self.net_config} for {self.game!r}"
+            raise ValueError(f"the model's network is {agent.config} for {agent.game!r}: {made}")
         from agents.alphazero.torch_model import load_params
 
         load_params(self.model, agent.params)
