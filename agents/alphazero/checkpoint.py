@@ -55,6 +55,8 @@ _LIMITS = {"max_file_bytes": MAX_TRAIN_FILE_BYTES, "max_data_bytes": MAX_TRAIN_F
 #: The run record's counters (integers) and times (seconds), as the file's metadata names them.
 _COUNTERS = ("iteration", "games", "positions")
 _SECONDS = ("seconds", "selfplay_seconds")
+#: The run record of :class:`TrainingState`: the trainer keeps each as an attribute of the same name.
+RUN_RECORD = (*_COUNTERS, *_SECONDS, "curve")
 
 
 @dataclass
@@ -268,17 +270,11 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
     curve = _curve(state_path, loaded.version, meta, arrays)
     planes = quarters.astype(np.float32)
     planes *= 0.25  # in place: no second float32 copy of the planes (replay_bytes counts what resuming holds)
+    params, optimizer = ({k[len(p) :]: v for k, v in arrays.items() if k.startswith(p)} for p in ("model.", "adam."))
+    replay = Samples(planes, policies, values)
+    record = {**counters, **seconds, "curve": curve}
     return TrainingState(
-        game=found["game"],
-        config=found["config"],
-        net=found["net"],
-        params={k[len("model.") :]: v for k, v in arrays.items() if k.startswith("model.")},
-        optimizer={k[len("adam.") :]: v for k, v in arrays.items() if k.startswith("adam.")},
-        replay=Samples(planes, policies, values),
-        **counters,
-        **seconds,
-        rng=meta.get("rng"),
-        curve=curve,
+        found["game"], found["config"], found["net"], params, optimizer, replay, rng=meta.get("rng"), **record
     )
 
 

@@ -37,6 +37,7 @@ import numpy as np
 
 from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator
 from agents.alphazero.checkpoint import (
+    RUN_RECORD,
     CurvePoint,
     TrainingState,
     kept_model_path,
@@ -389,21 +390,10 @@ class Trainer:
                 f"training diverged at iteration {self.iteration}: parameters {broken[:3]} hold NaN or infinite "
                 f"values; {self.out} and its training state keep the last good iteration"
             )
+        record = {name: getattr(self, name) for name in RUN_RECORD}
+        record.update(rng=self.rng.bit_generator.state, best_params=self.best_params)
         state = TrainingState(
-            game=self.game,
-            config=self.config,
-            net=self.net_config,
-            params=params,
-            optimizer=self.adam_arrays(),
-            replay=self.replay.ordered(),
-            iteration=self.iteration,
-            seconds=self.seconds,
-            games=self.games,
-            positions=self.positions,
-            selfplay_seconds=self.selfplay_seconds,
-            rng=self.rng.bit_generator.state,
-            curve=self.curve,
-            best_params=self.best_params,
+            self.game, self.config, self.net_config, params, self.adam_arrays(), self.replay.ordered(), **record
         )
         model = AlphaZeroAgent(self.game, self.net_config, params, n_simulations=0, meta=state.run_info())
         if keep:
@@ -470,8 +460,7 @@ class Trainer:
         load_params(trainer.model, saved.params)
         trainer.set_adam_arrays(saved.optimizer)
         trainer.replay.add(saved.replay)
-        trainer.iteration, trainer.games, trainer.positions = saved.iteration, saved.games, saved.positions
-        trainer.seconds, trainer.selfplay_seconds = saved.seconds, saved.selfplay_seconds
+        for name in RUN_RECORD:
+            setattr(trainer, name, getattr(saved, name))
         trainer.rng.bit_generator.state = saved.rng  # a PCG64 state, checked when read
-        trainer.curve = saved.curve
         return trainer
