@@ -110,11 +110,8 @@ class Trainer:
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
         self.replay = ReplayWindow(config.replay_window, self.encoder)
         self.best_params: dict[str, np.ndarray] | None = None  # the self-play network when gating
-        self.iteration = 0
-        self.seconds = 0.0
-        self.games = 0
-        self.positions = 0
-        self.selfplay_seconds = 0.0
+        self.iteration = self.games = self.positions = 0  # the run record (RUN_RECORD)
+        self.seconds = self.selfplay_seconds = 0.0
         self.curve: list[CurvePoint] = []
         self._exact: Any = None
         if config.perfect_games and config.eval_every:  # only evaluations play the solver

@@ -50,6 +50,14 @@ START_OPTION = "start_state"
 _BLOCK = 4096  # random numbers drawn per numpy call; one call per step would cost more than the step
 
 
+def _start(
+    episodes: int, gamma: float, seed: SeedLike, callback: Callback | None = None, every: int = 0
+) -> tuple[int, float, int, np.random.Generator]:
+    """Check what every learner takes (episodes, the discount, the callback's period) and make its generator."""
+    episodes, gamma = check_int("episodes", episodes, 0), check_number("gamma", gamma, 0, 1)
+    return episodes, gamma, check_callback(callback, every), make_rng(seed)
+
+
 def _num_actions(env: gym.Env) -> int:
     space = env.action_space
     if not isinstance(space, gym.spaces.Discrete) or space.start != 0:
@@ -184,9 +192,7 @@ def mc_prediction(
         ValueError: on a bad policy array (wrong shape, negative entries, rows not summing to 1),
             a parameter out of range, or unhashable observations.
     """
-    episodes = check_int("episodes", episodes, 0)
-    gamma = check_number("gamma", gamma, 0, 1)
-    rng = make_rng(seed)
+    episodes, gamma, _, rng = _start(episodes, gamma, seed)
     act = policy if callable(policy) else _array_actor(*_policy_array(env, policy, _num_actions(env)), rng)
     sums: dict[Any, float] = {}
     counts: dict[Any, int] = {}
@@ -328,10 +334,7 @@ def mc_control_es(
     Raises:
         ValueError: on a parameter out of range, an empty ``start_states`` or a bad ``initial_policy``.
     """
-    episodes = check_int("episodes", episodes, 0)
-    gamma = check_number("gamma", gamma, 0, 1)
-    callback_every = check_callback(callback, callback_every)
-    rng = make_rng(seed)
+    episodes, gamma, callback_every, rng = _start(episodes, gamma, seed, callback, callback_every)
     control = _Control(env, initial_policy)
     starts = _start_states(env, start_states)
     first_actions = _integers(rng, control.num_actions)
@@ -386,11 +389,8 @@ def mc_control_epsilon_soft(
     Raises:
         ValueError: on a parameter out of range or a bad ``initial_policy``.
     """
-    episodes = check_int("episodes", episodes, 0)
     epsilon = check_number("epsilon", epsilon, 0, 1)
-    gamma = check_number("gamma", gamma, 0, 1)
-    callback_every = check_callback(callback, callback_every)
-    rng = make_rng(seed)
+    episodes, gamma, callback_every, rng = _start(episodes, gamma, seed, callback, callback_every)
     control = _Control(env, initial_policy)
     num_actions = control.num_actions
     uniform = uniform_stream(rng, _BLOCK)

@@ -392,27 +392,18 @@ def train_self_play(
         ValueError: on a game without ``key``/``num_keys`` or a parameter out of range.
     """
     episodes = check_int("episodes", episodes, 0)
-    for name, value in (("alpha", alpha), ("alpha_final", alpha_final)):
-        if value is not None:
-            check_number(name, value, 0, 1, low_open=True)
-    for name, value in (("epsilon", epsilon), ("epsilon_final", epsilon_final)):
-        if value is not None:
-            check_number(name, value, 0, 1)
+    rates = {"alpha": alpha, "alpha_final": alpha_final, "epsilon": epsilon, "epsilon_final": epsilon_final}
+    for name, value in rates.items():
+        if value is not None:  # a step size of 0 would learn nothing: alpha is in (0, 1]
+            check_number(name, value, 0, 1, low_open=name.startswith("alpha"))
     callback_every = check_callback(callback, callback_every)
     num_keys = table_size(game)
     rng = make_rng(seed)
     if initial is not None:
         _check_game(initial.game, game, "initial's")
     values = np.full((2, num_keys), 0.5) if initial is None else initial.values.copy()
-    training = {
-        "episodes": episodes,
-        "alpha": alpha,
-        "alpha_final": alpha_final,
-        "epsilon": epsilon,
-        "epsilon_final": epsilon_final,
-        "seed": seed if isinstance(seed, int) else None,
-        "continued": initial is not None,
-    }
+    training = {"episodes": episodes, **rates, "seed": seed if isinstance(seed, int) else None}
+    training["continued"] = initial is not None
     agent_seeds = rng.integers(2**63, size=2)
     agents = tuple(TDAgent(game, values, seat=seat, seed=int(agent_seeds[seat]), training=training) for seat in (0, 1))
     schedules = linear_schedule(alpha, alpha_final, episodes), linear_schedule(epsilon, epsilon_final, episodes)
