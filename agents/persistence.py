@@ -207,9 +207,10 @@ def _check_header(path: PathLike, header: Any, format_name: str, versions: Colle
     return version, meta
 
 
-def _check_npy_header(path: PathLike, archive: zipfile.ZipFile, name: str, problem: Callable[..., str | None]) -> None:
-    # Decompresses only the .npy header's bytes, then asks problem(shape, dtype). read_array allocates what the
-    # header claims before it reads, so a claim beyond the member's size (zipfile never gives more) is refused.
+def _read_checked(path: PathLike, archive: zipfile.ZipFile, name: str, problem: Callable[..., str | None]) -> Any:
+    """Read member ``name`` once its ``.npy`` header passes ``problem(shape, dtype)`` and fits the member's size."""
+    # The header's bytes alone are decompressed first: read_array allocates what the header claims before it
+    # reads, so a claim beyond the member's size (zipfile never gives more) is refused.
     with archive.open(info := archive.getinfo(f"{name}.npy")) as handle:
         version = npy_format.read_magic(handle)
         check_file(version in _NPY_HEADERS, path, f"array {name!r} has .npy version {version}, expected 1.0 or 2.0")
@@ -219,6 +220,8 @@ def _check_npy_header(path: PathLike, archive: zipfile.ZipFile, name: str, probl
     fits = min(shape, default=0) >= 0 and math.prod(shape) * dtype.itemsize <= info.file_size
     claim = f"claims shape {short_repr(shape)} in a zip member of {info.file_size} bytes: corrupt"
     check_file(fits, path, f"array {name!r} {claim}")
+    with archive.open(info) as handle:
+        return npy_format.read_array(handle, allow_pickle=False)
 
 
 def _header_problem(shape: tuple[int, ...], dtype: np.dtype) -> str | None:
@@ -227,11 +230,6 @@ def _header_problem(shape: tuple[int, ...], dtype: np.dtype) -> str | None:
     if dtype.itemsize > 4 * MAX_HEADER_CHARS:
         return f"dtype {dtype}: the header is longer than {MAX_HEADER_CHARS} characters"
     return None
-
-
-def _read_array(archive: zipfile.ZipFile, name: str) -> np.ndarray:
-    with archive.open(f"{name}.npy") as handle:
-        return npy_format.read_array(handle, allow_pickle=False)
 
 
 def load_npz(
@@ -279,8 +277,7 @@ def load_npz(
         with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
             archive, names = npz.zip, {n[:-4] for n in npz.zip.namelist() if n.endswith(".npy")}
             check_file(HEADER in names, path, f"has no {HEADER!r} header: not a gym_boardgames file")
-            _check_npy_header(path, archive, HEADER, _header_problem)
-            header = parse_json(path, str(_read_array(archive, HEADER)), "the header")
+            header = parse_json(path, str(_read_checked(path, archive, HEADER, _header_problem)), "the header")
             version, meta = _check_header(path, header, format, versions)
             try:
                 wanted = dict(schema(version, meta) if callable(schema) else schema)
@@ -296,9 +293,7 @@ def load_npz(
             size = sum(archive.getinfo(f"{name}.npy").file_size for name in wanted)
             too_much = f"its arrays take more than the limit of {max_data_bytes} bytes (max_data_bytes)"
             check_file(size <= max_data_bytes, path, too_much)
-            for name, spec in wanted.items():
-                _check_npy_header(path, archive, name, spec.shape_problem)
-            arrays = {name: _read_array(archive, name) for name in wanted}
+            arrays = {name: _read_checked(path, archive, name, spec.shape_problem) for name, spec in wanted.items()}
     except _CORRUPT as exc:
         problem = f"corrupt or truncated .npz file ({type(exc).__name__}: {short_repr(str(exc))})"
         raise exc if isinstance(exc, SavedFileError) else SavedFileError(path, problem) from None
