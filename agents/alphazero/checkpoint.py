@@ -192,13 +192,8 @@ def save_training_state(path: str | os.PathLike[str], state: TrainingState) -> N
     # uint8 quarters, a quarter of the bytes, which keeps the per-iteration save short.
     planes, policies, values = state.replay
     arrays.update({"replay.planes": _quarters(planes), "replay.policies": policies, "replay.values": values})
-    meta = {
-        "game": game_to_config(state.game),
-        "net": state.net.to_dict(),
-        **state.run_info(),
-        "selfplay_seconds": round(state.selfplay_seconds, 3),
-        "rng": state.rng,
-    }
+    meta = {"game": game_to_config(state.game), "net": state.net.to_dict(), **state.run_info()}
+    meta.update(selfplay_seconds=round(state.selfplay_seconds, 3), rng=state.rng)
     # A point without other label sets (every game but Connect Four) leaves the key out: shorter, as before.
     points = [{k: v for k, v in asdict(p).items() if k != "outcome_kept_other" or v} for p in state.curve]
     curve = json.dumps(points, allow_nan=False, separators=(",", ":")).encode()
