@@ -210,7 +210,10 @@ def build_model(P: ModelLike) -> TabularModel:
     if isinstance(P, TabularModel):
         return P
     if not isinstance(P, (Mapping, Sequence)) and hasattr(P, "unwrapped"):
-        P = _model_of_env(P)
+        try:
+            P = P.get_wrapper_attr("P")  # the outermost holder first: a wrapper env may hold it, not the core
+        except AttributeError:
+            raise ValueError(f"{P} has no tabular model P (neither it nor its wrappers have a P attribute)") from None
     problem = _structure_problem(P)
     if problem:
         raise ValueError(problem)
@@ -296,14 +299,6 @@ def _is_outcome(outcome: Any) -> bool:
         return len(outcome) == 4 and np.array(outcome, dtype=np.float64).shape == (4,)
     except (TypeError, ValueError):
         return False
-
-
-def _model_of_env(env: Any) -> Any:
-    """Return the ``P`` of an env, looked up through its wrappers (a wrapper env may hold it, not the core)."""
-    try:
-        return env.get_wrapper_attr("P")  # the outermost holder first
-    except AttributeError:
-        raise ValueError(f"{env} has no tabular model P (neither it nor its wrappers have a P attribute)") from None
 
 
 def _colour_groups(num_states: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, ...]:

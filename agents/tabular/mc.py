@@ -264,15 +264,9 @@ class _Control:
     def tables(self, epsilon: float = 0.0) -> tuple[Any, Any]:
         """``(Q, policy)`` in the output format; the policy is epsilon-greedy on the greedy actions."""
         num_actions = self.num_actions
-        base = epsilon / num_actions
-
-        def row(action: int) -> np.ndarray:
-            probs = np.full(num_actions, base)
-            probs[action] += 1.0 - epsilon
-            return probs
-
+        rows = np.full((num_actions, num_actions), epsilon / num_actions) + (1.0 - epsilon) * np.eye(num_actions)
         q = {s: np.array(values) for s, values in self.q.items()}
-        policy = {s: row(a) for s, a in self.greedy.items()}
+        policy = {s: rows[a].copy() for s, a in self.greedy.items()}
         return _as_table(q, self.discrete, num_actions), _as_table(policy, self.discrete, num_actions)
 
 
