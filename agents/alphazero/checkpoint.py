@@ -255,8 +255,8 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
     quarters, policies, values = (arrays[f"replay.{k}"] for k in ("planes", "policies", "values"))
     targets = not len(policies) or (policies.min() >= 0 and np.abs(policies.sum(axis=1) - 1).max() <= 1e-3)
     check_file(targets, state_path, "the replay's policy targets must be probability distributions (>= 0, sum 1)")
-    replay = len(quarters) == len(policies) == len(values) and quarters.max(initial=0) <= 4
-    check_file(replay, state_path, "the replay arrays have different lengths or planes above 1")
+    aligned = len(quarters) == len(policies) == len(values) and quarters.max(initial=0) <= 4
+    check_file(aligned, state_path, "the replay arrays have different lengths or planes above 1")
     problem = _rng_problem(meta.get("rng"))
     check_file(problem is None, state_path, f"bad random generator state: {problem}")
     with _run_record(state_path):
