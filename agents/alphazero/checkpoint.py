@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.alphazero.config import MAX_SEED, NetConfig, TrainConfig
+from agents.alphazero.config import MAX_SEED, NetConfig, TrainConfig, bounded, check_bounds
 from agents.alphazero.encoding import recorded_game
 from agents.alphazero.replay import check_replay_window
 from agents.alphazero.selfplay import Samples
@@ -63,18 +63,18 @@ RUN_RECORD = (*_COUNTERS, *_SECONDS, "curve")
 class CurvePoint:
     """One evaluation of a training run (a point of the learning curve)."""
 
-    iteration: int
-    seconds: float
-    games: int
-    positions: int
-    policy_loss: float
-    value_loss: float
-    optimal_rate: float | None = None
+    iteration: int = bounded(0, None)
+    seconds: float = bounded(0, None)
+    games: int = bounded(0, None)
+    positions: int = bounded(0, None)
+    policy_loss: float = bounded(0, None)  # a cross-entropy
+    value_loss: float = bounded(0, None)  # a squared error
+    optimal_rate: float | None = bounded(0, 1, None)  # a share, when measured (likewise below)
     scores: dict[str, float] = field(default_factory=dict)
     #: Connect Four 6x7: the raw network's share of moves that keep the result on the shipped label set
     #: (:mod:`agents.matches.perfect_play`), over all positions and over the critical ones.
-    outcome_kept: float | None = None
-    outcome_kept_critical: float | None = None
+    outcome_kept: float | None = bounded(0, 1, None)
+    outcome_kept_critical: float | None = bounded(0, 1, None)
     #: The same two shares on each other shipped label set, by name: ``{"heldout": [all, critical], ...}``.
     outcome_kept_other: dict[str, list[float]] = field(default_factory=dict)
 
@@ -371,17 +371,10 @@ def _curve(state_path: str, version: int, meta: dict[str, Any], arrays: dict[str
     with _run_record(state_path):
         curve = [CurvePoint(**p) for p in points]
         for point in curve:
-            for name in _COUNTERS:
-                check_int(f"curve {name}", getattr(point, name), 0)
-            for name in ("seconds", "policy_loss", "value_loss"):  # a loss is a cross-entropy or a squared error
-                check_number(f"curve {name}", getattr(point, name), 0, math.inf)
+            check_bounds(point, "curve ")  # the counters, the seconds, the losses and the shares measured
             for name, value in (("scores", point.scores), ("outcome_kept_other", point.outcome_kept_other)):
                 check_file(isinstance(value, dict), state_path, f"bad run record: curve {name} must be an object")
-            shares = [
-                (name, getattr(point, name)) for name in ("optimal_rate", "outcome_kept", "outcome_kept_critical")
-            ]
-            shares = [share for share in shares if share[1] is not None]  # shares, when measured
-            shares += [(f"score against {opponent}", score) for opponent, score in point.scores.items()]
+            shares = [(f"score against {opponent}", score) for opponent, score in point.scores.items()]
             for name, pair in point.outcome_kept_other.items():
                 pairs = isinstance(pair, list) and len(pair) == 2
                 check_file(pairs, state_path, f"bad run record: curve outcome kept on {name} must be [all, critical]")
