@@ -284,10 +284,8 @@ def load_npz(
             except (TypeError, ValueError) as exc:
                 problem = f"its header is not usable: {exc}"
                 raise exc if isinstance(exc, SavedFileError) else SavedFileError(path, problem) from None
-            extra = sorted(names - set(wanted) - {HEADER})
-            check_file(
-                allow_extra or not extra, path, f"holds arrays this format does not have: {', '.join(extra[:20])}"
-            )
+            extra = ", ".join(sorted(names - set(wanted) - {HEADER})[:20])
+            check_file(allow_extra or not extra, path, f"holds arrays this format does not have: {extra}")
             missing = [name for name in wanted if name not in names]
             check_file(not missing, path, f"missing array {', '.join(map(repr, missing[:1]))}")
             size = sum(archive.getinfo(f"{name}.npy").file_size for name in wanted)

@@ -227,10 +227,8 @@ class _Control:
         self.q: dict[Any, list[float]] = {}
         self.n: dict[Any, list[int]] = {}
         self.greedy: dict[Any, int] = {}
-        self.initial: Callable[[Any], int] = lambda obs: 0
-        if callable(initial_policy):
-            self.initial = initial_policy
-        elif initial_policy is not None:
+        self.initial: Callable[[Any], int] = initial_policy if callable(initial_policy) else lambda obs: 0
+        if initial_policy is not None and not callable(initial_policy):
             array, start = _policy_array(env, initial_policy, self.num_actions)
             table = array.argmax(axis=1).tolist()  # a probability array's starting greedy action: its most probable
             self.initial = lambda obs: table[obs - start]
