@@ -88,7 +88,7 @@ def _expand(game: Any, state: Any, key: int, nodes: dict[int, _Children]) -> _Ch
 
 
 def _check_game(tables_game: Any, game: Any, whose: str) -> None:
-    """Refuse ``game`` unless it is the game ``tables_game`` whose tables are ``whose``."""
+    """Refuse ``game`` unless it is ``tables_game``, the game of the tables the message calls ``whose``."""
     if not (game is tables_game or game == tables_game):
         raise ValueError(f"{whose} tables are for {tables_game!r}, not {game!r}")
 
