@@ -27,6 +27,7 @@ The run's settings are :class:`agents.alphazero.config.TrainConfig`.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -113,7 +114,6 @@ class Trainer:
         self.iteration = self.games = self.positions = 0  # the run record (RUN_RECORD)
         self.seconds = self.selfplay_seconds = 0.0
         self.curve: list[CurvePoint] = []
-        self._exact: Any = None
         if config.perfect_games and config.eval_every:  # only evaluations play the solver
             from agents.search.connect_four import check_solvable
 
@@ -306,14 +306,14 @@ class Trainer:
         from agents.search.mcts import MCTSAgent
 
         config = self.config
-        for name, labels in self._label_sets().items():
+        for name, labels in self._label_sets.items():
             report = grade(labels, greedy_moves(self.agent(0).evaluator, self.game)(labels.states()))
             shares = [report["outcome_kept"], report["critical"]["outcome_kept"]]
             if name == "labels":
                 point.outcome_kept, point.outcome_kept_critical = shares
             else:
                 point.outcome_kept_other[name] = shares
-        exact = self._solved_game()
+        exact = self._solved_game
         if exact is not None:
             from agents.matches.grading import optimal_move_rate
 
@@ -344,24 +344,22 @@ class Trainer:
             points += (first + 1) / 2
         return points / config.perfect_games
 
+    @functools.cached_property
     def _label_sets(self) -> dict[str, Any]:
         """Every shipped Connect Four label set by name if the game is Connect Four 6x7, else none (loaded once)."""
-        if not hasattr(self, "_labels"):
-            from agents.matches.perfect_play import SHIPPED, connect_four, load_labels, shipped_labels_path
+        from agents.matches.perfect_play import SHIPPED, connect_four, load_labels, shipped_labels_path
 
-            on_connect_four = self.game == connect_four()
-            self._labels = {name: load_labels(shipped_labels_path(name)) for name in SHIPPED if on_connect_four}
-        return self._labels
+        on_connect_four = self.game == connect_four()
+        return {name: load_labels(shipped_labels_path(name)) for name in SHIPPED if on_connect_four}
 
+    @functools.cached_property
     def _solved_game(self) -> Any:
         """The exact values of the game if it is small enough to solve in seconds (tic-tac-toe), else None."""
-        if self._exact is None:
-            from agents.matches.grading import ExactValues
-            from gym_boardgames.rules.registry import family_of
+        from agents.matches.grading import ExactValues
+        from gym_boardgames.rules.registry import family_of
 
-            small = family_of(self.game) == "connect" and self.game.num_cells <= 12
-            self._exact = ExactValues(self.game) if small else False
-        return self._exact or None
+        small = family_of(self.game) == "connect" and self.game.num_cells <= 12
+        return ExactValues(self.game) if small else None
 
     # ---- files ---------------------------------------------------------------------------------
 
