@@ -132,27 +132,24 @@ def save_npz(
         ValueError: on a bad argument, non-JSON metadata, an object array or too many arrays.
         OSError: if the file cannot be written.
     """
+    if not isinstance(format, str) or not format:
+        raise ValueError(f"format must be a non-empty string, got {format!r}")
     header = {"format": format, "version": check_int("version", version, 1), "meta": dict(meta or {})}
-    check_choice("compression", compression, list(_COMPRESSIONS))
     try:
         text = json.dumps(header, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"meta must be JSON-serialisable: {exc}") from None
+    if len(text) > MAX_HEADER_CHARS:
+        raise ValueError(f"meta is too large: its JSON header has {len(text)} characters, at most {MAX_HEADER_CHARS}")
+    check_choice("compression", compression, list(_COMPRESSIONS))
+    if len(arrays) >= MAX_MEMBERS:
+        raise ValueError(f"at most {MAX_MEMBERS - 1} arrays can be saved in one file, got {len(arrays)}")
     payload = {name: np.asarray(value) for name, value in arrays.items()}
-    names = [name for name in payload if not isinstance(name, str) or not name or name.startswith("__")]
-    objects = [name for name, array in payload.items() if array.dtype.hasobject]
-    for bad, problem in (
-        (not isinstance(format, str) or not format, f"format must be a non-empty string, got {format!r}"),
-        (
-            len(text) > MAX_HEADER_CHARS,
-            f"meta is too large: its JSON header has {len(text)} characters, at most {MAX_HEADER_CHARS}",
-        ),
-        (len(payload) >= MAX_MEMBERS, f"at most {MAX_MEMBERS - 1} arrays can be saved in one file, got {len(payload)}"),
-        (names, f"array names must be non-empty strings not starting with '__', got {', '.join(map(repr, names[:1]))}"),
-        (objects, f"array {', '.join(map(repr, objects[:1]))} has dtype object, which only pickling stores"),
-    ):
-        if bad:
-            raise ValueError(problem)
+    for name, array in payload.items():
+        if not isinstance(name, str) or not name or name.startswith("__"):
+            raise ValueError(f"array names must be non-empty strings not starting with '__', got {name!r}")
+        if array.dtype.hasobject:
+            raise ValueError(f"array {name!r} has dtype object, which can only be stored by pickling")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=_COMPRESSIONS[compression]) as archive:
         for name, array in {**payload, HEADER: np.array(text)}.items():
@@ -162,19 +159,15 @@ def save_npz(
 
 
 def _strict_number(text: str) -> int | float:
-    digits = text.lstrip("-")
-    if digits.isdigit() and len(digits) <= MAX_INT_DIGITS:
+    if text in ("NaN", "Infinity", "-Infinity"):
+        raise ValueError(f"{text} is not a JSON number")
+    if (digits := text.lstrip("-")).isdigit():
+        if len(digits) > MAX_INT_DIGITS:
+            raise ValueError(f"an integer of {len(digits)} digits (at most {MAX_INT_DIGITS})")
         return int(text)
-    value = math.nan if digits.isdigit() or text in ("NaN", "Infinity", "-Infinity") else float(text)
-    if math.isfinite(value):
-        return value
-    raise ValueError(
-        f"an integer of {len(digits)} digits (at most {MAX_INT_DIGITS})"
-        if digits.isdigit()
-        else f"the number {text[:40]} overflows a float"
-        if text[-1].isdigit()
-        else f"{text} is not a JSON number"
-    )
+    if not math.isfinite(value := float(text)):
+        raise ValueError(f"the number {text[:40]} overflows a float")
+    return value
 
 
 def parse_json(path: PathLike, text: str, subject: str = "the file") -> Any:

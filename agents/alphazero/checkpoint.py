@@ -361,8 +361,7 @@ def _curve(state_path: str, version: int, meta: dict[str, Any], arrays: dict[str
         try:
             text = arrays["curve"].tobytes().decode("utf-8")
         except UnicodeDecodeError:
-            text = None
-        check_file(text is not None, state_path, "the learning curve is not UTF-8 text")
+            raise SavedFileError(state_path, "the learning curve is not UTF-8 text") from None
         points = parse_json(state_path, text)
     else:
         points = meta.get("curve", [])

@@ -168,13 +168,10 @@ def map_from_parts(shape: Any, terminals: Any, walls: Any) -> tuple[str, ...]:
     n = rows * cols
     terminal_states = _state_list(terminals, n, "terminal") if terminals is not None else [0, n - 1]
     wall_states = _state_list(walls, n, "wall") if walls is not None else []
-    both = sorted(set(terminal_states) & set(wall_states))
-    for bad, problem in (
-        (not terminal_states, "there must be at least one terminal state"),
-        (both, f"states {both} are both terminals and walls"),
-    ):
-        if bad:
-            raise ValueError(problem)
+    if not terminal_states:
+        raise ValueError("there must be at least one terminal state")
+    if both := sorted(set(terminal_states) & set(wall_states)):
+        raise ValueError(f"states {both} are both terminals and walls")
     cells = [FREE] * n
     for s in wall_states:
         cells[s] = WALL
@@ -188,9 +185,8 @@ def _state_list(values: Any, n: int, what: str) -> list[int]:
     try:
         # At most n distinct states exist, so a longer (or endless) iterable is refused after n + 1 items.
         items = list(itertools.islice(values, n + 1))
-        problem = f"more {what} states than the {n} cells of the grid" if len(items) > n else None
     except TypeError:
-        items, problem = [], f"{what}s must be an iterable of state indices, got {values!r:.80}"
-    if problem:
-        raise ValueError(problem)
+        raise ValueError(f"{what}s must be an iterable of state indices, got {values!r:.80}") from None
+    if len(items) > n:
+        raise ValueError(f"more {what} states than the {n} cells of the grid")
     return [check_int(f"a {what} state", value, 0, n - 1) for value in items]
