@@ -87,12 +87,6 @@ def _expand(game: Any, state: Any, key: int, nodes: dict[int, _Children]) -> _Ch
     return node
 
 
-def _check_game(tables_game: Any, game: Any, whose: str) -> None:
-    """Refuse ``game`` unless it is ``tables_game``, the game of the tables the message calls ``whose``."""
-    if not (game is tables_game or game == tables_game):
-        raise ValueError(f"{whose} tables are for {tables_game!r}, not {game!r}")
-
-
 class TDAgent(Seeded):
     """A greedy (or epsilon-greedy) player reading two afterstate value tables, one per seat.
 
@@ -147,7 +141,8 @@ class TDAgent(Seeded):
         A game other than the one the tables index is refused (checked once per game object).
         """
         if game is not self._checked_game:
-            _check_game(self.game, game, "this TDAgent's")
+            if not (game is self.game or game == self.game):
+                raise ValueError(f"this TDAgent's tables are for {self.game!r}, not {game!r}")
             self._checked_game = game
         key = game.key(state)
         node = self._nodes.get(key)
@@ -399,8 +394,8 @@ def train_self_play(
     callback_every = check_callback(callback, callback_every)
     num_keys = table_size(game)
     rng = make_rng(seed)
-    if initial is not None:
-        _check_game(initial.game, game, "initial's")
+    if initial is not None and not (initial.game is game or initial.game == game):
+        raise ValueError(f"initial holds tables for {initial.game!r}, not for {game!r}")
     values = np.full((2, num_keys), 0.5) if initial is None else initial.values.copy()
     training = {"episodes": episodes, **rates, "seed": seed if isinstance(seed, int) else None}
     training["continued"] = initial is not None
