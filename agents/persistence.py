@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.lib.format as npy_format
 
-from gym_boardgames.checks import check_int, read_regular_file
+from gym_boardgames.checks import check_choice, check_int, read_regular_file
 from gym_boardgames.errors import BadFileError
 from gym_boardgames.outputs import write_bytes_atomic
 
@@ -49,6 +49,12 @@ class SavedFileError(BadFileError):
 
     def __init__(self, path: PathLike, problem: str) -> None:
         super().__init__(os.fspath(path), problem)
+
+
+def check_file(ok: object, path: PathLike, problem: str) -> None:
+    """Raise :class:`SavedFileError` naming ``path`` and ``problem`` unless ``ok``: every loader's one refusal."""
+    if not ok:
+        raise SavedFileError(path, problem)
 
 
 def short_repr(value: Any, limit: int = 80) -> str:
@@ -138,8 +144,7 @@ def save_npz(
         raise ValueError(f"meta must be JSON-serialisable: {exc}") from None
     if len(text) > MAX_HEADER_CHARS:
         raise ValueError(f"meta is too large: its JSON header has {len(text)} characters, at most {MAX_HEADER_CHARS}")
-    if compression not in _COMPRESSIONS:
-        raise ValueError(f"compression must be one of {', '.join(_COMPRESSIONS)}, got {compression!r}")
+    check_choice("compression", compression, list(_COMPRESSIONS))
     if len(arrays) >= MAX_MEMBERS:
         raise ValueError(f"at most {MAX_MEMBERS - 1} arrays can be saved in one file, got {len(arrays)}")
     payload = {name: np.asarray(value) for name, value in arrays.items()}
@@ -177,39 +182,42 @@ def parse_json(path: PathLike, text: str, subject: str = "the file") -> Any:
     try:
         return json.loads(text, parse_constant=_strict_number, parse_float=_strict_number, parse_int=_strict_number)
     except json.JSONDecodeError as exc:
-        raise SavedFileError(path, f"{subject} is not valid JSON, or is truncated ({exc})") from None
+        problem = f"is not valid JSON, or is truncated ({exc})"
     except RecursionError:
-        raise SavedFileError(path, f"{subject} holds JSON nested too deeply") from None
+        problem = "holds JSON nested too deeply"
     except ValueError as exc:
-        raise SavedFileError(path, f"{subject} holds JSON this loader refuses: {exc}") from None
+        problem = f"holds JSON this loader refuses: {exc}"
+    raise SavedFileError(path, f"{subject} {problem}") from None
 
 
 def _check_header(path: PathLike, header: Any, format_name: str, versions: Collection[int]) -> tuple[int, dict]:
-    if not isinstance(header, dict) or "format" not in header or "version" not in header:
-        raise SavedFileError(path, "the header has no 'format' and 'version' fields: not a gym_boardgames file")
-    if (found := header["format"]) != format_name:
-        raise SavedFileError(path, f"holds format {short_repr(found)}, expected {format_name!r}")
-    if isinstance(version := header["version"], bool) or not isinstance(version, int) or version not in versions:
-        accepted = ", ".join(map(str, sorted(versions)))
-        problem = f"version {short_repr(version)} is not supported (this code reads versions {accepted})"
-        raise SavedFileError(path, f"format {format_name!r} {problem}")
-    if not isinstance(meta := header.get("meta", {}), dict):
-        raise SavedFileError(path, f"the header's 'meta' is {type(meta).__name__}, expected an object")
+    fields = isinstance(header, dict) and "format" in header and "version" in header
+    check_file(fields, path, "the header has no 'format' and 'version' fields: not a gym_boardgames file")
+    found, version, meta = header["format"], header["version"], header.get("meta", {})
+    check_file(found == format_name, path, f"holds format {short_repr(found)}, expected {format_name!r}")
+    accepted = ", ".join(map(str, sorted(versions)))
+    supported = not isinstance(version, bool) and isinstance(version, int) and version in versions
+    problem = f"version {short_repr(version)} is not supported (this code reads versions {accepted})"
+    check_file(supported, path, f"format {format_name!r} {problem}")
+    check_file(isinstance(meta, dict), path, f"the header's 'meta' is {type(meta).__name__}, expected an object")
     return version, meta
 
 
-def _check_npy_header(path: PathLike, archive: zipfile.ZipFile, name: str, problem: Callable[..., str | None]) -> None:
-    # Decompresses only the .npy header's bytes, then asks problem(shape, dtype). read_array allocates what the
-    # header claims before it reads, so a claim beyond the member's size (zipfile never gives more) is refused.
+def _read_checked(path: PathLike, archive: zipfile.ZipFile, name: str, problem: Callable[..., str | None]) -> Any:
+    """Read member ``name`` once its ``.npy`` header passes ``problem(shape, dtype)`` and fits the member's size."""
+    # The header's bytes alone are decompressed first: read_array allocates what the header claims before it
+    # reads, so a claim beyond the member's size (zipfile never gives more) is refused.
     with archive.open(info := archive.getinfo(f"{name}.npy")) as handle:
-        if (version := npy_format.read_magic(handle)) not in _NPY_HEADERS:
-            raise SavedFileError(path, f"array {name!r} has .npy format version {version}, expected 1.0 or 2.0")
+        version = npy_format.read_magic(handle)
+        check_file(version in _NPY_HEADERS, path, f"array {name!r} has .npy version {version}, expected 1.0 or 2.0")
         shape, _, dtype = _NPY_HEADERS[version](handle)
-    if found := problem(shape, dtype):
-        raise SavedFileError(path, f"array {name!r} has {found}")
-    if min(shape, default=0) < 0 or math.prod(shape) * dtype.itemsize > info.file_size:
-        found = f"claims shape {short_repr(shape)} in a zip member of {info.file_size} bytes: corrupt"
-        raise SavedFileError(path, f"array {name!r} {found}")
+    found = problem(shape, dtype)
+    check_file(found is None, path, f"array {name!r} has {found}")
+    fits = min(shape, default=0) >= 0 and math.prod(shape) * dtype.itemsize <= info.file_size
+    claim = f"claims shape {short_repr(shape)} in a zip member of {info.file_size} bytes: corrupt"
+    check_file(fits, path, f"array {name!r} {claim}")
+    with archive.open(info) as handle:
+        return npy_format.read_array(handle, allow_pickle=False)
 
 
 def _header_problem(shape: tuple[int, ...], dtype: np.dtype) -> str | None:
@@ -218,11 +226,6 @@ def _header_problem(shape: tuple[int, ...], dtype: np.dtype) -> str | None:
     if dtype.itemsize > 4 * MAX_HEADER_CHARS:
         return f"dtype {dtype}: the header is longer than {MAX_HEADER_CHARS} characters"
     return None
-
-
-def _read_array(archive: zipfile.ZipFile, name: str) -> np.ndarray:
-    with archive.open(f"{name}.npy") as handle:
-        return npy_format.read_array(handle, allow_pickle=False)
 
 
 def load_npz(
@@ -260,44 +263,35 @@ def load_npz(
         raw = read_regular_file(path, max_file_bytes, limit_name="max_file_bytes")
     except BadFileError as error:
         raise SavedFileError(path, error.problem) from None
-    if raw.startswith(npy_format.MAGIC_PREFIX):
-        raise SavedFileError(path, "is a single .npy array, not an .npz archive")
-    if not raw.startswith((b"PK\x03\x04", b"PK\x05\x06")):  # a zip's first local header, or an empty zip's end
-        raise SavedFileError(path, "is not an .npz file (no zip signature)")
+    check_file(not raw.startswith(npy_format.MAGIC_PREFIX), path, "is a single .npy array, not an .npz archive")
+    # A zip's first local header, or an empty zip's end.
+    check_file(raw.startswith((b"PK\x03\x04", b"PK\x05\x06")), path, "is not an .npz file (no zip signature)")
     # Opening a zip builds a Python object per central-directory entry: count them first, at C speed.
-    if (entries := raw.count(b"PK\x01\x02")) > MAX_MEMBERS:
-        raise SavedFileError(path, f"holds about {entries} zip entries, more than the {MAX_MEMBERS} accepted")
+    entries = raw.count(b"PK\x01\x02")
+    check_file(entries <= MAX_MEMBERS, path, f"holds about {entries} zip entries, more than the {MAX_MEMBERS} accepted")
     try:
         with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
             archive, names = npz.zip, {n[:-4] for n in npz.zip.namelist() if n.endswith(".npy")}
-            if HEADER not in names:
-                raise SavedFileError(path, f"has no {HEADER!r} header: not a gym_boardgames file")
-            _check_npy_header(path, archive, HEADER, _header_problem)
-            header = parse_json(path, str(_read_array(archive, HEADER)), "the header")
+            check_file(HEADER in names, path, f"has no {HEADER!r} header: not a gym_boardgames file")
+            header = parse_json(path, str(_read_checked(path, archive, HEADER, _header_problem)), "the header")
             version, meta = _check_header(path, header, format, versions)
             try:
                 wanted = dict(schema(version, meta) if callable(schema) else schema)
             except (TypeError, ValueError) as exc:
-                if isinstance(exc, SavedFileError):
-                    raise
-                raise SavedFileError(path, f"its header is not usable: {exc}") from None
-            if (extra := sorted(names - set(wanted) - {HEADER})) and not allow_extra:
-                raise SavedFileError(path, f"holds arrays this format does not have: {', '.join(extra[:20])}")
-            if missing := [name for name in wanted if name not in names]:
-                raise SavedFileError(path, f"missing array {missing[0]!r}")
-            if sum(archive.getinfo(f"{name}.npy").file_size for name in wanted) > max_data_bytes:
-                raise SavedFileError(
-                    path, f"its arrays take more than the limit of {max_data_bytes} bytes (max_data_bytes)"
-                )
-            for name, spec in wanted.items():
-                _check_npy_header(path, archive, name, spec.shape_problem)
-            arrays = {name: _read_array(archive, name) for name in wanted}
-    except SavedFileError:
-        raise
+                problem = f"its header is not usable: {exc}"
+                raise exc if isinstance(exc, SavedFileError) else SavedFileError(path, problem) from None
+            extra = ", ".join(sorted(names - set(wanted) - {HEADER})[:20])
+            check_file(allow_extra or not extra, path, f"holds arrays this format does not have: {extra}")
+            missing = [name for name in wanted if name not in names]
+            check_file(not missing, path, f"missing array {', '.join(map(repr, missing[:1]))}")
+            size = sum(archive.getinfo(f"{name}.npy").file_size for name in wanted)
+            too_much = f"its arrays take more than the limit of {max_data_bytes} bytes (max_data_bytes)"
+            check_file(size <= max_data_bytes, path, too_much)
+            arrays = {name: _read_checked(path, archive, name, spec.shape_problem) for name, spec in wanted.items()}
     except _CORRUPT as exc:
         problem = f"corrupt or truncated .npz file ({type(exc).__name__}: {short_repr(str(exc))})"
-        raise SavedFileError(path, problem) from None
+        raise exc if isinstance(exc, SavedFileError) else SavedFileError(path, problem) from None
     for name, spec in wanted.items():
-        if problem := spec.problem(arrays[name]):  # the data may still disagree with a forged header
-            raise SavedFileError(path, f"array {name!r} has {problem}")
+        problem = spec.problem(arrays[name])  # the data may still disagree with a forged header
+        check_file(problem is None, path, f"array {name!r} has {problem}")
     return LoadedArrays(version, meta, arrays)

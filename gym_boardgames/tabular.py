@@ -51,26 +51,15 @@ def check_policy(policy: Any, num_states: int, num_actions: int) -> np.ndarray:
         ValueError: on a non-numeric or wrongly shaped array, NaN or infinite entries, negative entries, or a
             row not summing to 1 (within 1e-6); the message names the offending states.
     """
-    shape = (num_states, num_actions)
-    try:
-        array = np.array(policy, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"policy must be a {shape} array of action probabilities, got {policy!r:.80}") from None
-    if array.shape != shape:
-        raise ValueError(f"policy must have shape (nS, nA) = {shape}, got {array.shape}")
-    if not np.isfinite(array).all():
-        raise ValueError("policy holds NaN or infinite entries")
-    negative = np.flatnonzero((array < 0).any(axis=1))
-    if negative.size:
-        raise ValueError(f"policy has negative probabilities in states {negative[:MAX_SHOWN].tolist()}")
+    array = _finite_array(policy, (num_states, num_actions), "policy", "action probabilities")
     sums = array.sum(axis=1)
-    bad = np.flatnonzero(np.abs(sums - 1.0) > PROBABILITY_TOLERANCE)
-    if bad.size:
-        shown = bad[:MAX_SHOWN]
-        sums_shown = sums[shown].round(9).tolist()
-        raise ValueError(
-            f"policy rows must sum to 1 (action probabilities): states {shown.tolist()} sum to {sums_shown}"
-        )
+    off = np.abs(sums - 1.0) > PROBABILITY_TOLERANCE
+    for bad, problem in (
+        ((array < 0).any(axis=1), "has negative probabilities in states {states}"),
+        (off, "rows must sum to 1 (action probabilities): states {states} sum to {sums}"),
+    ):
+        if (shown := np.flatnonzero(bad)[:MAX_SHOWN]).size:
+            raise ValueError("policy " + problem.format(states=shown.tolist(), sums=sums[shown].round(9).tolist()))
     return array
 
 
@@ -80,11 +69,21 @@ def check_values(values: Any, num_states: int, name: str = "V") -> np.ndarray:
     Raises:
         ValueError: on a wrong shape or NaN or infinite entries; the message calls the array ``name``.
     """
-    array = np.array(values, dtype=np.float64)  # a copy: the caller's array is never changed
-    if array.shape != (num_states,):
-        raise ValueError(f"{name} must have shape (nS,) = ({num_states},), got {array.shape}")
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} holds NaN or infinite entries")
+    return _finite_array(values, (num_states,), name, "state values")
+
+
+def _finite_array(value: Any, shape: tuple[int, ...], name: str, what: str) -> np.ndarray:
+    """``value`` as a new float64 array (the caller's is never changed), checked to be finite and of ``shape``."""
+    wanted = f"must have shape {'(nS, nA)' if len(shape) == 2 else '(nS,)'} = {shape}, got"
+    try:
+        array = np.array(value, dtype=np.float64)
+        problem = None if array.shape == shape else f"{wanted} {array.shape}"
+    except (TypeError, ValueError):
+        array, problem = None, f"{wanted} {value!r:.80}, not an array of {what}"
+    if problem is None and not np.isfinite(array).all():
+        problem = "holds NaN or infinite entries"
+    if problem:
+        raise ValueError(f"{name} {problem}")
     return array
 
 
@@ -211,71 +210,46 @@ def build_model(P: ModelLike) -> TabularModel:
     if isinstance(P, TabularModel):
         return P
     if not isinstance(P, (Mapping, Sequence)) and hasattr(P, "unwrapped"):
-        P = _model_of_env(P)
-    if not isinstance(P, (Mapping, Sequence)) or len(P) == 0:
-        raise ValueError(
-            f"P must be a non-empty dict or list P[s][a] = [(prob, next_state, reward, terminated)], got {P!r:.80}"
-        )
-    nS = len(P)
-    if isinstance(P, Mapping) and set(P) != set(range(nS)):
-        raise ValueError(f"the states of P must be 0..{nS - 1}, got keys {sorted(P, key=repr)[:MAX_SHOWN]}...")
-    num_actions = len(P[0])
-    if num_actions == 0:
-        raise ValueError("P[0] has no actions")
-
-    counts: list[int] = []
-    flat: list[Any] = []
-    for s in range(nS):
-        actions = P[s]
-        if len(actions) != num_actions or (isinstance(actions, Mapping) and set(actions) != set(range(num_actions))):
-            raise ValueError(f"every state must have the actions 0..{num_actions - 1} (as P[0] has); P[{s}] does not")
-        for a in range(num_actions):
-            outcomes = actions[a]
-            counts.append(len(outcomes))
-            flat.extend(outcomes)
-    row_count = np.asarray(counts)
-    empty = np.flatnonzero(row_count == 0)
-    if empty.size:
+        try:
+            P = P.get_wrapper_attr("P")  # the outermost holder first: a wrapper env may hold it, not the core
+        except AttributeError:
+            raise ValueError(f"{P} has no tabular model P (neither it nor its wrappers have a P attribute)") from None
+    problem = _structure_problem(P)
+    if problem:
+        raise ValueError(problem)
+    nS, num_actions = len(P), len(P[0])
+    rows = [P[s][a] for s in range(nS) for a in range(num_actions)]
+    row_count = np.fromiter(map(len, rows), np.int64, len(rows))
+    if (empty := np.flatnonzero(row_count == 0)).size:
         raise ValueError(f"P[{empty[0] // num_actions}][{empty[0] % num_actions}] has no outcomes")
+    flat = [outcome for outcomes in rows for outcome in outcomes]
     # Checked as whole arrays: a Python loop per outcome costs seconds on large models.
     row = np.repeat(np.arange(nS * num_actions), row_count)
 
     def where(k: int) -> str:
         return f"P[{row[k] // num_actions}][{row[k] % num_actions}] holds {flat[k]!r}"
 
-    try:
-        # One conversion of every outcome at once; terminated flags become 1.0 / 0.0.
+    try:  # one conversion of every outcome at once; terminated flags become 1.0 / 0.0
         table = np.array(flat, dtype=np.float64)
-        if table.ndim != 2 or table.shape[1] != 4:
-            raise ValueError
     except (TypeError, ValueError):
-        for k, outcome in enumerate(flat):  # only now look for the culprit, to name it
-            try:
-                if len(outcome) == 4 and np.array(outcome, dtype=np.float64).shape == (4,):
-                    continue
-            except (TypeError, ValueError):
-                pass
-            raise ValueError(f"{where(k)}: expected (prob, next_state, reward, terminated) numbers") from None
-        raise
+        table = None
+    if table is None or table.shape != (len(flat), 4):  # only now look for the culprit, to name it
+        culprit = next(k for k, outcome in enumerate(flat) if not _is_outcome(outcome))
+        raise ValueError(f"{where(culprit)}: expected (prob, next_state, reward, terminated) numbers")
     prob, next_state, reward, terminated = table[:, 0], table[:, 1], table[:, 2], table[:, 3] != 0
-    checks = (
+    next_ok = (next_state >= 0) & (next_state < nS) & (next_state == np.floor(next_state))
+    for bad, problem in (
         (~((prob >= 0) & (prob <= 1 + PROBABILITY_TOLERANCE)), "the probability must be in [0, 1]"),
         (~np.isfinite(reward), "the reward must be finite"),
-        (
-            (next_state < 0) | (next_state >= nS) | (next_state != np.floor(next_state)),
-            f"next_state must be an int in 0..{nS - 1}",
-        ),
-    )
-    for bad_mask, problem in checks:
-        if bad_mask.any():
-            raise ValueError(f"{where(int(np.argmax(bad_mask)))}: {problem}")
-    next_state = next_state.astype(np.int64)
+        (~next_ok, f"next_state must be an int in 0..{nS - 1}"),
+    ):
+        if bad.any():
+            raise ValueError(f"{where(int(np.argmax(bad)))}: {problem}")
     sums = np.bincount(row, weights=prob, minlength=nS * num_actions)
-    off = np.flatnonzero(np.abs(sums - 1.0) > PROBABILITY_TOLERANCE)
-    if off.size:
-        raise ValueError(
-            f"the probabilities of P[{off[0] // num_actions}][{off[0] % num_actions}] sum to {sums[off[0]]:.9g}, not 1"
-        )
+    if (off := np.flatnonzero(np.abs(sums - 1.0) > PROBABILITY_TOLERANCE)).size:
+        s, a = divmod(int(off[0]), num_actions)
+        raise ValueError(f"the probabilities of P[{s}][{a}] sum to {sums[off[0]]:.9g}, not 1")
+    next_state = next_state.astype(np.int64)
     state, action = row // num_actions, row % num_actions
     continuing = np.where(terminated, 0.0, prob)
     expected_reward = np.bincount(state * num_actions + action, weights=prob * reward, minlength=nS * num_actions)
@@ -305,12 +279,26 @@ def build_model(P: ModelLike) -> TabularModel:
     )
 
 
-def _model_of_env(env: Any) -> Any:
-    """Return the ``P`` of an env, looked up through its wrappers (a wrapper env may hold it, not the core)."""
+def _structure_problem(P: Any) -> str | None:
+    """What is wrong with the shape of ``P`` (its states ``0..nS-1``, the same actions ``0..nA-1`` in each), or None."""
+    if not isinstance(P, (Mapping, Sequence)) or len(P) == 0:
+        return f"P must be a non-empty dict or list P[s][a] = [(prob, next_state, reward, terminated)], got {P!r:.80}"
+    if isinstance(P, Mapping) and set(P) != set(range(len(P))):
+        return f"the states of P must be 0..{len(P) - 1}, got keys {sorted(P, key=repr)[:MAX_SHOWN]}..."
+    if (num_actions := len(P[0])) == 0:
+        return "P[0] has no actions"
+    for s in range(len(P)):
+        actions = P[s]
+        if len(actions) != num_actions or (isinstance(actions, Mapping) and set(actions) != set(range(num_actions))):
+            return f"every state must have the actions 0..{num_actions - 1} (as P[0] has); P[{s}] does not"
+    return None
+
+
+def _is_outcome(outcome: Any) -> bool:
     try:
-        return env.get_wrapper_attr("P")  # the outermost holder first
-    except AttributeError:
-        raise ValueError(f"{env} has no tabular model P (neither it nor its wrappers have a P attribute)") from None
+        return len(outcome) == 4 and np.array(outcome, dtype=np.float64).shape == (4,)
+    except (TypeError, ValueError):
+        return False
 
 
 def _colour_groups(num_states: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, ...]:

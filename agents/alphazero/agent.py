@@ -26,10 +26,10 @@ from agents._rng import SeedLike, make_rng, reseed_rng
 from agents.alphazero.config import NetConfig
 from agents.alphazero.encoding import BoardEncoder, encoder_for, recorded_game
 from agents.alphazero.network import NumpyNet, masked_softmax
-from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
+from agents.persistence import ArraySpec, SavedFileError, check_file, load_npz, save_npz
 from agents.search.mcts import MCTSAgent
 from agents.search.tree import SearchTree
-from gym_boardgames.checks import check_int, check_number
+from gym_boardgames.checks import check_choice, check_int, check_number
 from gym_boardgames.rules import TicTacToe
 from gym_boardgames.rules.registry import connect_four, game_to_config
 
@@ -219,19 +219,15 @@ class AlphaZeroAgent:
         found: dict[str, Any] = {}
 
         def schema(version: int, meta: dict[str, Any]) -> dict[str, ArraySpec]:
-            if not isinstance(meta, dict) or "game" not in meta or "net" not in meta:
-                raise ValueError("the metadata must hold 'game' and 'net'")
-            stored_game, encoder = recorded_game(meta["game"])
-            config = NetConfig.from_dict(meta["net"])
-            _check_fits(config, stored_game, encoder)
+            stored_game, _ = recorded_game(meta.get("game"))  # each refuses a missing record, naming it
+            config = NetConfig.from_dict(meta.get("net"))  # whether it fits the game: checked by the constructor
             found.update(game=stored_game, config=config, info=meta.get("info", {}))
             return {name: ArraySpec(shape, np.float32, finite=True) for name, shape in config.param_shapes().items()}
 
         check_int("n_simulations (0: the raw network)", n_simulations, 0, MAX_SIMULATIONS)
         loaded = load_npz(path, format=FORMAT, versions={VERSION}, schema=schema, allow_extra=False)
         stored_game = found["game"]
-        if game is not None and game != stored_game:
-            raise SavedFileError(path, f"a model of {stored_game!r}, not of {game!r}")
+        check_file(game is None or game == stored_game, path, f"a model of {stored_game!r}, not of {game!r}")
         game = stored_game if game is None else game
         info = found["info"] if isinstance(found["info"], dict) else {}
         try:
@@ -246,8 +242,7 @@ def pretrained_path(name: str) -> str:
     Raises:
         ValueError: on an unknown name, listing the shipped ones.
     """
-    if name not in PRETRAINED:
-        raise ValueError(f"no shipped AlphaZero model {name!r}: choose one of {', '.join(sorted(PRETRAINED))}")
+    check_choice("the shipped AlphaZero model", name, sorted(PRETRAINED))
     return str(resources.files("agents.alphazero").joinpath("models", PRETRAINED[name]))
 
 

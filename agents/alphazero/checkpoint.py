@@ -1,7 +1,7 @@
 """The training state of a run, ``MODEL.train.npz``: what it holds, how it is written, read and checked.
 
-The file (format ``gym_boardgames.alphazero.training``, version 3, an :func:`agents.persistence.save_npz`
-file; versions 1 and 2 are still read) sits beside the model and holds everything a run needs to continue:
+The file (format ``gym_boardgames.alphazero.training``, version 4, an :func:`agents.persistence.save_npz`
+file; versions 1 to 3 are still read) sits beside the model and holds everything a run needs to continue:
 
 - arrays: the network's parameters (``model.NAME``), Adam's moments (``adam.exp_avg.NAME``,
   ``adam.exp_avg_sq.NAME`` and ``adam.step.NAME``, for every parameter Adam has stepped), the gating's best
@@ -21,19 +21,21 @@ trainer turns its optimizer into arrays and back.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-from agents.alphazero.config import MAX_SEED, NetConfig, TrainConfig
+from agents.alphazero.config import MAX_SEED, NetConfig, TrainConfig, bounded, check_bounds
 from agents.alphazero.encoding import recorded_game
 from agents.alphazero.replay import check_replay_window
 from agents.alphazero.selfplay import Samples
-from agents.persistence import ArraySpec, SavedFileError, load_npz, parse_json, save_npz
+from agents.persistence import ArraySpec, SavedFileError, check_file, load_npz, parse_json, save_npz
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.rules.registry import game_to_config
 
@@ -53,24 +55,26 @@ _LIMITS = {"max_file_bytes": MAX_TRAIN_FILE_BYTES, "max_data_bytes": MAX_TRAIN_F
 #: The run record's counters (integers) and times (seconds), as the file's metadata names them.
 _COUNTERS = ("iteration", "games", "positions")
 _SECONDS = ("seconds", "selfplay_seconds")
+#: The run record of :class:`TrainingState`: the trainer keeps each as an attribute of the same name.
+RUN_RECORD = (*_COUNTERS, *_SECONDS, "curve")
 
 
 @dataclass
 class CurvePoint:
     """One evaluation of a training run (a point of the learning curve)."""
 
-    iteration: int
-    seconds: float
-    games: int
-    positions: int
-    policy_loss: float
-    value_loss: float
-    optimal_rate: float | None = None
+    iteration: int = bounded(0, None)
+    seconds: float = bounded(0, None)
+    games: int = bounded(0, None)
+    positions: int = bounded(0, None)
+    policy_loss: float = bounded(0, None)  # a cross-entropy
+    value_loss: float = bounded(0, None)  # a squared error
+    optimal_rate: float | None = bounded(0, 1, None)  # a share, when measured (likewise below)
     scores: dict[str, float] = field(default_factory=dict)
     #: Connect Four 6x7: the raw network's share of moves that keep the result on the shipped label set
     #: (:mod:`agents.matches.perfect_play`), over all positions and over the critical ones.
-    outcome_kept: float | None = None
-    outcome_kept_critical: float | None = None
+    outcome_kept: float | None = bounded(0, 1, None)
+    outcome_kept_critical: float | None = bounded(0, 1, None)
     #: The same two shares on each other shipped label set, by name: ``{"heldout": [all, critical], ...}``.
     outcome_kept_other: dict[str, list[float]] = field(default_factory=dict)
 
@@ -190,13 +194,8 @@ def save_training_state(path: str | os.PathLike[str], state: TrainingState, *, r
     # uint8 quarters, a quarter of the bytes, which keeps the per-iteration save short.
     planes, policies, values = state.replay
     arrays.update({"replay.planes": _quarters(planes), "replay.policies": policies, "replay.values": values})
-    meta = {
-        "game": game_to_config(state.game),
-        "net": state.net.to_dict(),
-        **state.run_info(),
-        "selfplay_seconds": round(state.selfplay_seconds, 3),
-        "rng": state.rng,
-    }
+    meta = {"game": game_to_config(state.game), "net": state.net.to_dict(), **state.run_info()}
+    meta.update(selfplay_seconds=round(state.selfplay_seconds, 3), rng=state.rng)
     # A point without other label sets (every game but Connect Four) leaves the key out: shorter, as before.
     points = [{k: v for k, v in asdict(p).items() if k != "outcome_kept_other" or v} for p in state.curve]
     curve = json.dumps(points, allow_nan=False, separators=(",", ":")).encode()
@@ -250,40 +249,29 @@ def read_training_state(path: str | os.PathLike[str]) -> TrainingState:
     loaded = load_npz(state_path, format=TRAIN_FORMAT, versions=set(TRAIN_VERSIONS), schema=schema, **_LIMITS)
     meta, arrays = loaded.meta, loaded.arrays
     negative = [k for k, v in arrays.items() if k.startswith("adam.exp_avg_sq.") and np.any(v < 0)]
-    if negative:
-        raise SavedFileError(state_path, f"optimizer second moments must be >= 0, {negative[0]} is not")
+    check_file(not negative, state_path, f"optimizer second moments must be >= 0, {', '.join(negative[:1])} is not")
     steps = [k for k, v in arrays.items() if k.startswith("adam.step.") and not (v >= 0 and v == np.floor(v))]
-    if steps:
-        raise SavedFileError(state_path, f"optimizer step counts must be whole numbers >= 0, {steps[0]} is not")
-    policies = arrays["replay.policies"]
-    if len(policies) and (policies.min() < 0 or np.abs(policies.sum(axis=1) - 1).max() > 1e-3):
-        raise SavedFileError(state_path, "the replay's policy targets must be probability distributions (>= 0, sum 1)")
-    try:
-        _check_rng(meta.get("rng"))
-    except ValueError as error:
-        raise SavedFileError(state_path, f"bad random generator state: {error}") from None
-    try:
+    check_file(
+        not steps, state_path, f"optimizer step counts must be whole numbers >= 0, {', '.join(steps[:1])} is not"
+    )
+    quarters, policies, values = (arrays[f"replay.{k}"] for k in ("planes", "policies", "values"))
+    targets = not len(policies) or (policies.min() >= 0 and np.abs(policies.sum(axis=1) - 1).max() <= 1e-3)
+    check_file(targets, state_path, "the replay's policy targets must be probability distributions (>= 0, sum 1)")
+    aligned = len(quarters) == len(policies) == len(values) and quarters.max(initial=0) <= 4
+    check_file(aligned, state_path, "the replay arrays have different lengths or planes above 1")
+    problem = _rng_problem(meta.get("rng"))
+    check_file(problem is None, state_path, f"bad random generator state: {problem}")
+    with _run_record(state_path):
         counters = {k: check_int(f"training state {k}", meta.get(k, 0), 0, MAX_SEED) for k in _COUNTERS}
         seconds = {k: check_number(f"training state {k}", meta.get(k, 0.0), 0, 1e9) for k in _SECONDS}
-    except ValueError as error:
-        raise SavedFileError(state_path, f"bad run record: {error}") from None
     curve = _curve(state_path, loaded.version, meta, arrays)
-    quarters, policies, values = (arrays[f"replay.{k}"] for k in ("planes", "policies", "values"))
-    if not len(quarters) == len(policies) == len(values) or quarters.max(initial=0) > 4:
-        raise SavedFileError(state_path, "the replay arrays have different lengths or planes above 1")
     planes = quarters.astype(np.float32)
     planes *= 0.25  # in place: no second float32 copy of the planes (replay_bytes counts what resuming holds)
+    params, optimizer = ({k[len(p) :]: v for k, v in arrays.items() if k.startswith(p)} for p in ("model.", "adam."))
+    replay = Samples(planes, policies, values)
+    record = {**counters, **seconds, "curve": curve}
     return TrainingState(
-        game=found["game"],
-        config=found["config"],
-        net=found["net"],
-        params={k[len("model.") :]: v for k, v in arrays.items() if k.startswith("model.")},
-        optimizer={k[len("adam.") :]: v for k, v in arrays.items() if k.startswith("adam.")},
-        replay=Samples(planes, policies, values),
-        **counters,
-        **seconds,
-        rng=meta.get("rng"),
-        curve=curve,
+        found["game"], found["config"], found["net"], params, optimizer, replay, rng=meta.get("rng"), **record
     )
 
 
@@ -323,21 +311,30 @@ def _settings(version: int, meta: dict[str, Any]) -> tuple[Any, Any, TrainConfig
     return game, encoder, config, net
 
 
-def _check_rng(state: Any) -> None:
-    """Refuse a generator state numpy would take but that no PCG64 generator can be in (a hand edit)."""
+def _rng_problem(state: Any) -> str | None:
+    """What makes ``state`` a state numpy would take but that no PCG64 generator can be in (a hand edit), or None."""
     if not isinstance(state, dict) or state.get("bit_generator") != "PCG64" or not isinstance(state.get("state"), dict):
-        raise ValueError(f"expected numpy's PCG64 state, got {str(state)[:80]}")
-    inner = state["state"]
+        return f"expected numpy's PCG64 state, got {str(state)[:80]}"
+    inner, uinteger = state["state"], state.get("uinteger")
     for name in ("state", "inc"):
         value = inner.get(name)
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**128:
-            raise ValueError(f"{name} must be an integer in [0, 2**128), got {str(value)[:40]}")
+            return f"{name} must be an integer in [0, 2**128), got {str(value)[:40]}"
     if inner["inc"] % 2 == 0:
-        raise ValueError("inc must be odd")
-    if state.get("has_uint32") not in (0, 1) or not (
-        isinstance(state.get("uinteger"), int) and 0 <= state["uinteger"] < 2**32
-    ):
-        raise ValueError("has_uint32 must be 0 or 1 and uinteger an integer in [0, 2**32)")
+        return "inc must be odd"
+    if state.get("has_uint32") not in (0, 1) or not (isinstance(uinteger, int) and 0 <= uinteger < 2**32):
+        return "has_uint32 must be 0 or 1 and uinteger an integer in [0, 2**32)"
+    return None
+
+
+@contextlib.contextmanager
+def _run_record(state_path: str) -> Iterator[None]:
+    """Turn a ``ValueError`` or ``TypeError`` of the run record's checks into a SavedFileError naming the file."""
+    try:
+        yield
+    except (TypeError, ValueError) as error:
+        bad = SavedFileError(state_path, f"bad run record: {error}")
+        raise error if isinstance(error, SavedFileError) else bad from None
 
 
 def read_curve(path: str | os.PathLike[str]) -> list[CurvePoint]:
@@ -370,29 +367,19 @@ def _curve(state_path: str, version: int, meta: dict[str, Any], arrays: dict[str
         points = parse_json(state_path, text)
     else:
         points = meta.get("curve", [])
-    try:
-        if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
-            raise ValueError("the learning curve must be a list of objects")
+    objects = isinstance(points, list) and all(isinstance(p, dict) for p in points)
+    check_file(objects, state_path, "bad run record: the learning curve must be a list of objects")
+    with _run_record(state_path):
         curve = [CurvePoint(**p) for p in points]
         for point in curve:
-            for name in _COUNTERS:
-                check_int(f"curve {name}", getattr(point, name), 0)
-            for name in ("seconds", "policy_loss", "value_loss"):  # a loss is a cross-entropy or a squared error
-                check_number(f"curve {name}", getattr(point, name), 0, math.inf)
-            for name in ("optimal_rate", "outcome_kept", "outcome_kept_critical"):  # shares, when measured
-                if getattr(point, name) is not None:
-                    check_number(f"curve {name}", getattr(point, name), 0, 1)
-            if not isinstance(point.scores, dict):
-                raise ValueError(f"curve scores must be an object, got {point.scores!r}")
-            for opponent, score in point.scores.items():
-                check_number(f"curve score against {opponent}", score, 0, 1)
-            if not isinstance(point.outcome_kept_other, dict):
-                raise ValueError(f"curve outcome_kept_other must be an object, got {point.outcome_kept_other!r}")
-            for name, shares in point.outcome_kept_other.items():
-                if not isinstance(shares, list) or len(shares) != 2:
-                    raise ValueError(f"curve outcome kept on {name} must be [all, critical], got {shares!r}")
-                for share in shares:
-                    check_number(f"curve outcome kept on {name}", share, 0, 1)
-    except (TypeError, ValueError) as error:
-        raise SavedFileError(state_path, f"bad run record: {error}") from None
+            check_bounds(point, "curve ")  # the counters, the seconds, the losses and the shares measured
+            for name, value in (("scores", point.scores), ("outcome_kept_other", point.outcome_kept_other)):
+                check_file(isinstance(value, dict), state_path, f"bad run record: curve {name} must be an object")
+            shares = [(f"score against {opponent}", score) for opponent, score in point.scores.items()]
+            for name, pair in point.outcome_kept_other.items():
+                pairs = isinstance(pair, list) and len(pair) == 2
+                check_file(pairs, state_path, f"bad run record: curve outcome kept on {name} must be [all, critical]")
+                shares += [(f"outcome kept on {name}", share) for share in pair]
+            for name, share in shares:
+                check_number(f"curve {name}", share, 0, 1)
     return curve

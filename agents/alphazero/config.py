@@ -70,7 +70,7 @@ def check_bounds(settings: Any, prefix: str = "") -> None:
         value = getattr(settings, setting.name)
         if "choices" in setting.metadata and value not in setting.metadata["choices"]:
             raise ValueError(f"{setting.name} must be one of {', '.join(setting.metadata['choices'])}, got {value!r}")
-        if "bounds" in setting.metadata:
+        if "bounds" in setting.metadata and not (value is None and setting.default is None):  # None: unmeasured
             low, high = setting.metadata["bounds"]
             if _annotations(type(settings))[setting.name] is int:
                 check_int(prefix + setting.name, value, low, high)

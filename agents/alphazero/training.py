@@ -27,6 +27,7 @@ The run's settings are :class:`agents.alphazero.config.TrainConfig`.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -37,6 +38,7 @@ import numpy as np
 
 from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator
 from agents.alphazero.checkpoint import (
+    RUN_RECORD,
     CurvePoint,
     TrainingState,
     kept_model_path,
@@ -109,13 +111,9 @@ class Trainer:
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
         self.replay = ReplayWindow(config.replay_window, self.encoder)
         self.best_params: dict[str, np.ndarray] | None = None  # the self-play network when gating
-        self.iteration = 0
-        self.seconds = 0.0
-        self.games = 0
-        self.positions = 0
-        self.selfplay_seconds = 0.0
+        self.iteration = self.games = self.positions = 0  # the run record (RUN_RECORD)
+        self.seconds = self.selfplay_seconds = 0.0
         self.curve: list[CurvePoint] = []
-        self._exact: Any = None
         if config.perfect_games and config.eval_every:  # only evaluations play the solver
             from agents.search.connect_four import check_solvable
 
@@ -131,10 +129,9 @@ class Trainer:
         Raises:
             ValueError: if the agent plays another game or its network has another shape than the settings'.
         """
-        if agent.game != self.game:
-            raise ValueError(f"the model plays {agent.game!r}, not {self.game!r}")
-        if agent.config != self.net_config:
-            raise ValueError(f"the model's network is {agent.config}, the settings make {self.net_config}")
+        if (agent.game, agent.config) != (self.game, self.net_config):
+            made = f"the settings make {self.net_config} for {self.game!r}"
+            raise ValueError(f"the model's network is {agent.config} for {agent.game!r}: {made}")
         from agents.alphazero.torch_model import load_params
 
         load_params(self.model, agent.params)
@@ -309,14 +306,14 @@ class Trainer:
         from agents.search.mcts import MCTSAgent
 
         config = self.config
-        for name, labels in self._label_sets().items():
+        for name, labels in self._label_sets.items():
             report = grade(labels, greedy_moves(self.agent(0).evaluator, self.game)(labels.states()))
             shares = [report["outcome_kept"], report["critical"]["outcome_kept"]]
             if name == "labels":
                 point.outcome_kept, point.outcome_kept_critical = shares
             else:
                 point.outcome_kept_other[name] = shares
-        exact = self._solved_game()
+        exact = self._solved_game
         if exact is not None:
             from agents.matches.grading import optimal_move_rate
 
@@ -347,24 +344,22 @@ class Trainer:
             points += (first + 1) / 2
         return points / config.perfect_games
 
+    @functools.cached_property
     def _label_sets(self) -> dict[str, Any]:
         """Every shipped Connect Four label set by name if the game is Connect Four 6x7, else none (loaded once)."""
-        if not hasattr(self, "_labels"):
-            from agents.matches.perfect_play import SHIPPED, connect_four, load_labels, shipped_labels_path
+        from agents.matches.perfect_play import SHIPPED, connect_four, load_labels, shipped_labels_path
 
-            on_connect_four = self.game == connect_four()
-            self._labels = {name: load_labels(shipped_labels_path(name)) for name in SHIPPED if on_connect_four}
-        return self._labels
+        on_connect_four = self.game == connect_four()
+        return {name: load_labels(shipped_labels_path(name)) for name in SHIPPED if on_connect_four}
 
+    @functools.cached_property
     def _solved_game(self) -> Any:
         """The exact values of the game if it is small enough to solve in seconds (tic-tac-toe), else None."""
-        if self._exact is None:
-            from agents.matches.grading import ExactValues
-            from gym_boardgames.rules.registry import family_of
+        from agents.matches.grading import ExactValues
+        from gym_boardgames.rules.registry import family_of
 
-            small = family_of(self.game) == "connect" and self.game.num_cells <= 12
-            self._exact = ExactValues(self.game) if small else False
-        return self._exact or None
+        small = family_of(self.game) == "connect" and self.game.num_cells <= 12
+        return ExactValues(self.game) if small else None
 
     # ---- files ---------------------------------------------------------------------------------
 
@@ -390,21 +385,10 @@ class Trainer:
                 f"training diverged at iteration {self.iteration}: parameters {broken[:3]} hold NaN or infinite "
                 f"values; {self.out} and its training state keep the last good iteration"
             )
+        record = {name: getattr(self, name) for name in RUN_RECORD}
+        record.update(rng=self.rng.bit_generator.state, best_params=self.best_params)
         state = TrainingState(
-            game=self.game,
-            config=self.config,
-            net=self.net_config,
-            params=params,
-            optimizer=self.adam_arrays(),
-            replay=self.replay.ordered(),
-            iteration=self.iteration,
-            seconds=self.seconds,
-            games=self.games,
-            positions=self.positions,
-            selfplay_seconds=self.selfplay_seconds,
-            rng=self.rng.bit_generator.state,
-            curve=self.curve,
-            best_params=self.best_params,
+            self.game, self.config, self.net_config, params, self.adam_arrays(), self.replay.ordered(), **record
         )
         model = AlphaZeroAgent(self.game, self.net_config, params, n_simulations=0, meta=state.run_info())
         if keep:
@@ -471,8 +455,7 @@ class Trainer:
         load_params(trainer.model, saved.params)
         trainer.set_adam_arrays(saved.optimizer)
         trainer.replay.add(saved.replay)
-        trainer.iteration, trainer.games, trainer.positions = saved.iteration, saved.games, saved.positions
-        trainer.seconds, trainer.selfplay_seconds = saved.seconds, saved.selfplay_seconds
+        for name in RUN_RECORD:
+            setattr(trainer, name, getattr(saved, name))
         trainer.rng.bit_generator.state = saved.rng  # a PCG64 state, checked when read
-        trainer.curve = saved.curve
         return trainer

@@ -50,6 +50,14 @@ START_OPTION = "start_state"
 _BLOCK = 4096  # random numbers drawn per numpy call; one call per step would cost more than the step
 
 
+def _start(
+    episodes: int, gamma: float, seed: SeedLike, callback: Callback | None = None, every: int = 0
+) -> tuple[int, float, int, np.random.Generator]:
+    """Check what every learner takes (episodes, the discount, the callback's period) and make its generator."""
+    episodes, gamma = check_int("episodes", episodes, 0), check_number("gamma", gamma, 0, 1)
+    return episodes, gamma, check_callback(callback, every), make_rng(seed)
+
+
 def _num_actions(env: gym.Env) -> int:
     space = env.action_space
     if not isinstance(space, gym.spaces.Discrete) or space.start != 0:
@@ -184,9 +192,7 @@ def mc_prediction(
         ValueError: on a bad policy array (wrong shape, negative entries, rows not summing to 1),
             a parameter out of range, or unhashable observations.
     """
-    episodes = check_int("episodes", episodes, 0)
-    gamma = check_number("gamma", gamma, 0, 1)
-    rng = make_rng(seed)
+    episodes, gamma, _, rng = _start(episodes, gamma, seed)
     act = policy if callable(policy) else _array_actor(*_policy_array(env, policy, _num_actions(env)), rng)
     sums: dict[Any, float] = {}
     counts: dict[Any, int] = {}
@@ -221,10 +227,8 @@ class _Control:
         self.q: dict[Any, list[float]] = {}
         self.n: dict[Any, list[int]] = {}
         self.greedy: dict[Any, int] = {}
-        self.initial: Callable[[Any], int] = lambda obs: 0
-        if callable(initial_policy):
-            self.initial = initial_policy
-        elif initial_policy is not None:
+        self.initial: Callable[[Any], int] = initial_policy if callable(initial_policy) else lambda obs: 0
+        if initial_policy is not None and not callable(initial_policy):
             array, start = _policy_array(env, initial_policy, self.num_actions)
             table = array.argmax(axis=1).tolist()  # a probability array's starting greedy action: its most probable
             self.initial = lambda obs: table[obs - start]
@@ -258,15 +262,9 @@ class _Control:
     def tables(self, epsilon: float = 0.0) -> tuple[Any, Any]:
         """``(Q, policy)`` in the output format; the policy is epsilon-greedy on the greedy actions."""
         num_actions = self.num_actions
-        base = epsilon / num_actions
-
-        def row(action: int) -> np.ndarray:
-            probs = np.full(num_actions, base)
-            probs[action] += 1.0 - epsilon
-            return probs
-
+        rows = np.full((num_actions, num_actions), epsilon / num_actions) + (1.0 - epsilon) * np.eye(num_actions)
         q = {s: np.array(values) for s, values in self.q.items()}
-        policy = {s: row(a) for s, a in self.greedy.items()}
+        policy = {s: rows[a].copy() for s, a in self.greedy.items()}
         return _as_table(q, self.discrete, num_actions), _as_table(policy, self.discrete, num_actions)
 
 
@@ -328,10 +326,7 @@ def mc_control_es(
     Raises:
         ValueError: on a parameter out of range, an empty ``start_states`` or a bad ``initial_policy``.
     """
-    episodes = check_int("episodes", episodes, 0)
-    gamma = check_number("gamma", gamma, 0, 1)
-    callback_every = check_callback(callback, callback_every)
-    rng = make_rng(seed)
+    episodes, gamma, callback_every, rng = _start(episodes, gamma, seed, callback, callback_every)
     control = _Control(env, initial_policy)
     starts = _start_states(env, start_states)
     first_actions = _integers(rng, control.num_actions)
@@ -386,11 +381,8 @@ def mc_control_epsilon_soft(
     Raises:
         ValueError: on a parameter out of range or a bad ``initial_policy``.
     """
-    episodes = check_int("episodes", episodes, 0)
     epsilon = check_number("epsilon", epsilon, 0, 1)
-    gamma = check_number("gamma", gamma, 0, 1)
-    callback_every = check_callback(callback, callback_every)
-    rng = make_rng(seed)
+    episodes, gamma, callback_every, rng = _start(episodes, gamma, seed, callback, callback_every)
     control = _Control(env, initial_policy)
     num_actions = control.num_actions
     uniform = uniform_stream(rng, _BLOCK)

@@ -123,8 +123,7 @@ class TDAgent(Seeded):
             shape, dtype = getattr(values, "shape", None), getattr(values, "dtype", type(values).__name__)
             raise ValueError(f"values must be a float64 array of shape (2, {num_keys}), got {dtype} {shape}")
         check_number("epsilon", epsilon, 0, 1)
-        if seat not in (None, 0, 1):
-            raise ValueError(f"seat must be 0, 1 or None, got {seat!r}")
+        seat = None if seat is None else check_int("seat (or None)", seat, 0, 1)
         self.game, self.values, self.seat, self.epsilon = game, values, seat, float(epsilon)
         super().__init__(seed)
         self.training = dict(training or {})
@@ -389,27 +388,18 @@ def train_self_play(
         ValueError: on a game without ``key``/``num_keys`` or a parameter out of range.
     """
     episodes = check_int("episodes", episodes, 0)
-    for name, value in (("alpha", alpha), ("alpha_final", alpha_final)):
-        if value is not None:
-            check_number(name, value, 0, 1, low_open=True)
-    for name, value in (("epsilon", epsilon), ("epsilon_final", epsilon_final)):
-        if value is not None:
-            check_number(name, value, 0, 1)
+    rates = {"alpha": alpha, "alpha_final": alpha_final, "epsilon": epsilon, "epsilon_final": epsilon_final}
+    for name, value in rates.items():
+        if value is not None:  # a step size of 0 would learn nothing: alpha is in (0, 1]
+            check_number(name, value, 0, 1, low_open=name.startswith("alpha"))
     callback_every = check_callback(callback, callback_every)
     num_keys = table_size(game)
     rng = make_rng(seed)
     if initial is not None and not (initial.game is game or initial.game == game):
         raise ValueError(f"initial holds tables for {initial.game!r}, not for {game!r}")
     values = np.full((2, num_keys), 0.5) if initial is None else initial.values.copy()
-    training = {
-        "episodes": episodes,
-        "alpha": alpha,
-        "alpha_final": alpha_final,
-        "epsilon": epsilon,
-        "epsilon_final": epsilon_final,
-        "seed": seed if isinstance(seed, int) else None,
-        "continued": initial is not None,
-    }
+    training = {"episodes": episodes, **rates, "seed": seed if isinstance(seed, int) else None}
+    training["continued"] = initial is not None
     agent_seeds = rng.integers(2**63, size=2)
     agents = tuple(TDAgent(game, values, seat=seat, seed=int(agent_seeds[seat]), training=training) for seat in (0, 1))
     schedules = linear_schedule(alpha, alpha_final, episodes), linear_schedule(epsilon, epsilon_final, episodes)

@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.persistence import MAX_DATA_BYTES, MAX_FILE_BYTES, ArraySpec, SavedFileError, load_npz, save_npz, short_repr
+from agents import persistence
+from agents.persistence import ArraySpec, SavedFileError, check_file, load_npz, save_npz, short_repr
+from gym_boardgames.checks import check_int
 from gym_boardgames.rules.registry import family_of, game_from_config, game_to_config
 
 #: Format name and version of saved TD files (see :mod:`agents.persistence`).
@@ -43,9 +45,7 @@ def table_size(game: Any) -> int:
     num_keys = getattr(game, "num_keys", None)
     if not isinstance(num_keys, (int, np.integer)) or not callable(getattr(game, "key", None)):
         raise ValueError(f"{game!r} has no integer num_keys and key(state): a TD value table cannot index it")
-    if not 0 < num_keys <= MAX_KEYS:
-        raise ValueError(f"{game!r} has {num_keys} keys; a TD table holds at most {MAX_KEYS} (memory)")
-    return int(num_keys)
+    return check_int(f"the num_keys of {game!r} (a TD table's memory)", num_keys, 1, MAX_KEYS)
 
 
 def save_tables(
@@ -67,8 +67,8 @@ def load_tables(
     path: str | os.PathLike[str],
     game: Any | None = None,
     *,
-    max_file_bytes: int = MAX_FILE_BYTES,
-    max_data_bytes: int = MAX_DATA_BYTES,
+    max_file_bytes: int = persistence.MAX_FILE_BYTES,
+    max_data_bytes: int = persistence.MAX_DATA_BYTES,
 ) -> tuple[Any, np.ndarray, dict[str, Any]]:
     """Read a TD file written by :func:`save_tables`, checking it before anything is built or allocated.
 
@@ -107,8 +107,8 @@ def load_tables(
     limits = {"max_file_bytes": max_file_bytes, "max_data_bytes": max_data_bytes}
     loaded = load_npz(path, format=FORMAT, versions={VERSION}, schema=schema, **limits)
     values = loaded.arrays["values"]
-    if not np.isfinite(values).all() or values.min() < 0.0 or values.max() > 1.0:
-        raise SavedFileError(path, "array 'values' holds values outside [0, 1] (or NaN): not a TD table")
+    in_range = np.isfinite(values).all() and values.min() >= 0.0 and values.max() <= 1.0
+    check_file(in_range, path, "array 'values' holds values outside [0, 1] (or NaN): not a TD table")
     training = loaded.meta.get("training")
     return chosen[0], values, training if isinstance(training, dict) else {}
 
@@ -116,8 +116,8 @@ def load_tables(
 def _game_for_file(path: str | os.PathLike[str], meta: dict[str, Any], game: Any | None) -> Any:
     """Return the game a TD file's tables are for: ``game`` if given and matching, else the rebuilt one."""
     stored = meta.get("game")
-    if not isinstance(stored, dict) or not isinstance(stored.get("class"), str):
-        raise SavedFileError(path, "its header does not say which game the tables are for")
+    described = isinstance(stored, dict) and isinstance(stored.get("class"), str)
+    check_file(described, path, "its header does not say which game the tables are for")
     try:
         rebuilt = _rebuild_game(stored)
     except (TypeError, ValueError) as exc:
@@ -125,12 +125,11 @@ def _game_for_file(path: str | os.PathLike[str], meta: dict[str, Any], game: Any
     label = stored.get("repr") if isinstance(stored.get("repr"), str) else stored["class"]
     label = label if len(label) <= 80 else label[:77] + "..."
     if game is None:
-        if rebuilt is None:
-            raise SavedFileError(path, f"holds tables for {label}, which cannot be rebuilt: pass game=")
+        check_file(rebuilt is not None, path, f"holds tables for {label}, which cannot be rebuilt: pass game=")
         return rebuilt
     described = {"class": stored["class"], "config": stored.get("config")}  # for a game the registry cannot rebuild
-    if not (game == rebuilt if rebuilt is not None else game_to_config(game) == described):
-        raise SavedFileError(path, f"holds tables for {label}, not for {game!r}")
+    same = game == rebuilt if rebuilt is not None else game_to_config(game) == described
+    check_file(same, path, f"holds tables for {label}, not for {game!r}")
     return game
 
 

@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 
 from gym_boardgames.checks import check_int, read_regular_file
-from gym_boardgames.errors import BadFileError
 
 __all__ = [
     "EXAMPLE_4_1",
@@ -60,12 +59,11 @@ MAX_CELLS = 40_000
 MAX_MAP_FILE_BYTES = 1 << 20
 
 
-def _check_cell_count(rows: int, cols: int) -> None:
-    """Refuse a grid of more than :data:`MAX_CELLS` cells, before anything of that size is allocated."""
-    if rows * cols > MAX_CELLS:
+def _check_cell_count(cells: int, grid: str) -> None:
+    """Refuse a ``grid`` of more than :data:`MAX_CELLS` cells, before anything of that size is allocated."""
+    if cells > MAX_CELLS:
         raise ValueError(
-            f"a {rows} x {cols} grid has {rows * cols} cells: GridWorld allows at most {MAX_CELLS} "
-            "(the documented limit, MAX_CELLS)"
+            f"{grid} {cells} cells: GridWorld allows at most {MAX_CELLS} (the documented limit, MAX_CELLS)"
         )
 
 
@@ -86,22 +84,20 @@ def parse_map(desc: str | Sequence[str]) -> tuple[str, ...]:
     """
     if isinstance(desc, bytes):
         desc = _decode_map(desc)
+    lines: Any = [None]  # neither text nor rows: refused below
     if isinstance(desc, str):
         lines = desc.splitlines()
-    elif isinstance(desc, Sequence) or isinstance(desc, np.ndarray):
+    elif isinstance(desc, (Sequence, np.ndarray)):
         # A sequence longer than any allowed map is refused before its rows are looked at.
-        if len(desc) > MAX_CELLS:
-            raise ValueError(f"the map has {len(desc)} rows: GridWorld allows at most {MAX_CELLS} cells")
+        _check_cell_count(len(desc), f"a map of {len(desc)} rows has at least")
         lines = [_decode_map(row) if isinstance(row, bytes) else row for row in desc]
-        if not all(isinstance(row, str) for row in lines):
-            raise ValueError(f"desc must be a string or a sequence of strings (one per row), got {desc!r:.80}")
-    else:
+    if not all(isinstance(row, str) for row in lines):
         raise ValueError(f"desc must be a string or a sequence of strings (one per row), got {desc!r:.80}")
     rows = tuple(line.strip() for line in lines if line.strip())
     if not rows:
         raise ValueError("the map is empty: give at least one row of cells")
     width = len(rows[0])
-    _check_cell_count(len(rows), width)
+    _check_cell_count(len(rows) * width, f"a {len(rows)} x {width} grid has")
     for r, row in enumerate(rows):
         if len(row) != width:
             raise ValueError(
@@ -145,14 +141,11 @@ def load_map(path: str | os.PathLike[str]) -> tuple[str, ...]:
     """
     name = os.fspath(path)
     try:
-        data = read_regular_file(name, MAX_MAP_FILE_BYTES, what="a map file")
-        return parse_map(data)
-    except FileNotFoundError:
-        raise ValueError(f"map file {name}: cannot read it ({os.strerror(errno.ENOENT)})") from None
-    except BadFileError as error:
-        raise ValueError(f"map file {name}: {error.problem}") from None
-    except ValueError as error:
-        raise ValueError(f"map file {name}: {error}") from None
+        return parse_map(read_regular_file(name, MAX_MAP_FILE_BYTES, what="a map file"))
+    except (FileNotFoundError, ValueError) as error:
+        missing = isinstance(error, FileNotFoundError)
+        problem = f"cannot read it ({os.strerror(errno.ENOENT)})" if missing else getattr(error, "problem", error)
+        raise ValueError(f"map file {name}: {problem}") from None
 
 
 def map_from_parts(shape: Any, terminals: Any, walls: Any) -> tuple[str, ...]:
@@ -171,14 +164,13 @@ def map_from_parts(shape: Any, terminals: Any, walls: Any) -> tuple[str, ...]:
     if not isinstance(shape, (tuple, list)) or len(shape) != 2:
         raise ValueError(f"shape must be (rows, cols) with two positive ints, got {shape!r}")
     rows, cols = check_int("shape[0] (rows)", shape[0], 1), check_int("shape[1] (cols)", shape[1], 1)
-    _check_cell_count(rows, cols)
+    _check_cell_count(rows * cols, f"a {rows} x {cols} grid has")
     n = rows * cols
     terminal_states = _state_list(terminals, n, "terminal") if terminals is not None else [0, n - 1]
     wall_states = _state_list(walls, n, "wall") if walls is not None else []
     if not terminal_states:
         raise ValueError("there must be at least one terminal state")
-    both = sorted(set(terminal_states) & set(wall_states))
-    if both:
+    if both := sorted(set(terminal_states) & set(wall_states)):
         raise ValueError(f"states {both} are both terminals and walls")
     cells = [FREE] * n
     for s in wall_states:
