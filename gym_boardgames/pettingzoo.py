@@ -63,10 +63,7 @@ def _seat_of(agent: str) -> int:
     Raises:
         ValueError: on any other name, listing the valid agents.
     """
-    try:
-        return _SEAT[agent]
-    except (KeyError, TypeError):  # TypeError: an unhashable "name", such as a list
-        raise ValueError(f"unknown agent {agent!r}: the agents are {', '.join(map(repr, AGENTS))}") from None
+    return _SEAT[check_choice("agent", agent, AGENTS)]
 
 
 class raw_env(BoardRenderMixin, AECEnv):  # noqa: N801 - PettingZoo's naming convention for the unwrapped env

@@ -353,7 +353,7 @@ def test_missing_pettingzoo_names_the_extra() -> None:
 
 
 METHODS = ("observe", "observation_space", "action_space")
-MESSAGE = r"^unknown agent {name}: the agents are 'player_0', 'player_1'$"
+MESSAGE = r"^agent must be one of \('player_0', 'player_1'\), got {name}$"
 
 
 @pytest.mark.parametrize("make", [gp.raw_env, gp.env], ids=["raw_env", "env"])

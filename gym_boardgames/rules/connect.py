@@ -342,29 +342,28 @@ class ConnectN(RulesByConfig):
                 a gravity board, or lines of ``n`` for both players.
         """
         board = bytes(board)
-        problem, winner = self._board_problem(board)
+        cells = np.frombuffer(board, dtype=np.uint8)
+        winners = [p for p in (0, 1) if len(board) == self.num_cells and self.has_line(cells, PIECE[p])]
+        problem = self._board_problem(board, winners)
         if problem:
             raise ValueError(f"not a position of {self!r}: {problem}")
-        return BoardState(board, int(board.count(2) < board.count(1)), winner)
+        return BoardState(board, int(board.count(2) < board.count(1)), winners[0] if winners else None)
 
-    def _board_problem(self, board: bytes) -> tuple[str, int | None]:
-        """What makes ``board`` no position of this game (``""`` for none), and who owns a line of ``n`` on it."""
+    def _board_problem(self, board: bytes, winners: list[int]) -> str:
+        """What makes ``board`` no position of this game, given the players with a line of ``n``; ``""`` if nothing."""
         if len(board) != self.num_cells:
-            return f"a board has {self.num_cells} cells, got {len(board)}", None
+            return f"a board has {self.num_cells} cells, got {len(board)}"
         if any(v > 2 for v in board):
-            return "cell values must be 0 (empty), 1 (player 0) or 2 (player 1)", None
+            return "cell values must be 0 (empty), 1 (player 0) or 2 (player 1)"
         count0, count1 = board.count(1), board.count(2)
         if count0 - count1 not in (0, 1):
-            return f"impossible piece counts: player 0 has {count0}, player 1 has {count1}", None
+            return f"impossible piece counts: player 0 has {count0}, player 1 has {count1}"
         cols = self.cols
         floating = [c for c in range(self.num_cells - cols) if board[c] and not board[c + cols]] if self.gravity else []
         if floating:
-            return f"cell {floating[0]} floats above an empty cell on a gravity board", None
-        cells = np.frombuffer(board, dtype=np.uint8)
-        winners = [player for player in (0, 1) if self.has_line(cells, PIECE[player])]
+            return f"cell {floating[0]} floats above an empty cell on a gravity board"
         if len(winners) > 1:
-            return "both players have a winning line", None
-        winner = winners[0] if winners else None
-        if winner is not None and count0 - count1 != 1 - winner:
-            return f"player {winner} has a line but player {1 - winner} moved after it", None
-        return "", winner
+            return "both players have a winning line"
+        if winners and count0 - count1 != 1 - winners[0]:
+            return f"player {winners[0]} has a line but player {1 - winners[0]} moved after it"
+        return ""
