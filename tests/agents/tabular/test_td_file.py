@@ -123,8 +123,8 @@ def test_td_file_naming_a_board_too_big_for_a_table_is_refused_before_building_i
     [
         ([3, 3, 3], r"\[rows, cols, n, gravity\]"),
         ([3, True, 3, False], "cols must be an integer"),
-        ([3, 3, 4, False], "n must be at most 3"),
-        ([3, 3, 3, 1], "gravity must be true or false"),
+        ([3, 3, 4, False], r"n \(on a 3x3 board\) must be an integer in \[1, 3\], got 4"),
+        ([3, 3, 3, 1], "gravity must be True or False, got 1"),
         (["3", 3, 3, False], "rows must be an integer"),
     ],
 )
