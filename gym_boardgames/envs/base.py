@@ -62,8 +62,8 @@ class TwoPlayerEnv(BoardRenderMixin, gym.Env[np.ndarray, np.int64]):
     Args:
         game: the rules object.
         opponent: ``"random"`` (uniform over legal moves, from the env's ``np_random``), an agent name
-            that the scripts take (``agents.factory.make_agent``, found through the entry point that
-            ``agents`` registers: ``"alphabeta"``, ``"alphabeta:4"``,
+            that the scripts take (built by ``agents.factory.make_agent``, which
+            :func:`~gym_boardgames.opponents.make_opponent` imports by its name: ``"alphabeta"``, ``"alphabeta:4"``,
             ``"mcts:200"``, ``"td:FILE"``, and for Dots and Boxes ``"always4never3"``, ``"endgame:10"``,
             ``"exact"``...; built for this game when the env is constructed, and rebuilt at every
             ``reset(seed=...)`` from that seed, so seeded episodes replay exactly), an object with
