@@ -26,9 +26,10 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from agents.hints import hint_labels  # noqa: E402
-from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
-from gym_boardgames.human.doors import PlayServer  # noqa: E402
-from gym_boardgames.human.session import PlaySession  # noqa: E402
+from gym_boardgames.human.doors import Table  # noqa: E402
+from gym_boardgames.human.server import PlayServer  # noqa: E402
+from gym_boardgames.human.session import COMMANDS, SIDES  # noqa: E402
+from gym_boardgames.rules.registry import make_game  # noqa: E402
 
 CHROMIUM = os.environ.get("GYM_BOARDGAMES_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("GYM_BOARDGAMES_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -90,12 +91,12 @@ class Lowest:
 def serve_page():
     servers = []
 
-    def start(make_env, human=0, hints=hint_labels, opponents=("lowest",), **options):
-        def new_session(opponent, side):
-            return PlaySession(make_env(), None if opponent is None else Lowest(), side=side, hints=hints)
-
+    def start(game, side="first", hints=hint_labels, opponents=("lowest",), **options):
+        """Serve ``game`` (a name or a rules object) against the named ``opponents``, each the lowest legal action."""
+        game = make_game(game) if isinstance(game, str) else game
+        table = Table(game, {name: Lowest() for name in opponents}, side, hints, 0, "Test game")
         options.setdefault("log", io.StringIO())
-        server = PlayServer(new_session, list(opponents), default_human=human, **options).start()
+        server = PlayServer(table, **options).start()
         servers.append(server)
         return server
 
@@ -150,7 +151,7 @@ class Page:
 
 
 def test_tictactoe_clicks_reply_undo_hints_and_the_result(browser, serve_page):
-    page = Page(browser, serve_page(lambda: TicTacToeEnv(opponent=None)))
+    page = Page(browser, serve_page("tictactoe"))
     view = page.session.view
     opening = page.frame_png()
     page.click_board(view.cell_rect(4).center)
@@ -177,7 +178,7 @@ def test_tictactoe_clicks_reply_undo_hints_and_the_result(browser, serve_page):
 
 
 def test_connect_four_column_click_drops_a_disc_and_the_agent_replies(browser, serve_page):
-    page = Page(browser, serve_page(lambda: ConnectNEnv(opponent=None)))
+    page = Page(browser, serve_page("connectfour"))
     view, game = page.session.view, page.session.game
     page.click_board(view.cell_rect(3).center)  # the top cell of column 3: the disc drops to the bottom
     page.wait_for_moves(2)
@@ -200,7 +201,7 @@ def test_connect_four_column_click_drops_a_disc_and_the_agent_replies(browser, s
 
 
 def test_connect_four_hints_past_the_solver_budget_are_named_an_estimate(browser, serve_page):
-    page = Page(browser, serve_page(lambda: ConnectNEnv(opponent=None), hints=partial(hint_labels, max_nodes=1)))
+    page = Page(browser, serve_page("connectfour", hints=partial(hint_labels, max_nodes=1)))
     page.press("hints")
     page.wait(lambda: page.data("hintSource") == "search estimate")
     assert page.browser.find_element("id", "hint-source").text == "hints: search estimate"
@@ -211,7 +212,7 @@ def test_connect_four_hints_past_the_solver_budget_are_named_an_estimate(browser
 
 
 def test_dots_edges_extra_turns_undo_hints_and_the_result(browser, serve_page):
-    page = Page(browser, serve_page(lambda: DotsAndBoxesEnv(1, 2, opponent=None)))
+    page = Page(browser, serve_page(make_game("dotsandboxes", rows=1, cols=2)))
     session = page.session
 
     def edge_centre(edge):
@@ -246,10 +247,8 @@ def test_the_round_trip_is_measured_by_the_page_less_the_agents_thinking(browser
             time.sleep(think_s)  # the time being measured, not a wait for something
             return super().act(game, state)
 
-    def new_session(opponent, side):
-        return PlaySession(TicTacToeEnv(opponent=None), Thinking(), side=side)
-
-    server = PlayServer(new_session, "thinking", log=io.StringIO()).start()
+    table = Table(make_game("tictactoe"), {"thinking": Thinking()}, "first", None, 0, "Tic-tac-toe")
+    server = PlayServer(table, log=io.StringIO()).start()
     try:
         page = Page(browser, server)
         # The test's own clock, in the page: from the click (captured before the page's handler sees it) to the
@@ -279,10 +278,8 @@ def test_the_page_counts_the_agents_thinking_seconds_itself(browser):
             assert gate.wait(HANG_GUARD_S)
             return super().act(game, state)
 
-    def new_session(opponent, side):
-        return PlaySession(TicTacToeEnv(opponent=None), Slow(), side=side)
-
-    server = PlayServer(new_session, "slow", default_human=1, log=io.StringIO()).start()
+    table = Table(make_game("tictactoe"), {"slow": Slow()}, "second", None, 0, "Tic-tac-toe")
+    server = PlayServer(table, log=io.StringIO()).start()
     try:
         page = Page(browser, server)
         page.wait(lambda: page.status() == "the agent is thinking... 1 s")
@@ -295,7 +292,7 @@ def test_the_page_counts_the_agents_thinking_seconds_itself(browser):
 
 
 def test_a_page_without_the_token_shows_nothing(browser, serve_page):
-    server = serve_page(lambda: TicTacToeEnv(opponent=None))
+    server = serve_page("tictactoe")
     browser.get(server.url.split("?")[0])
     assert "missing or wrong token" in browser.page_source and not server.games
 
@@ -309,7 +306,7 @@ def console_errors(browser):
 
 
 def test_a_reload_mid_game_shows_the_same_game(browser, serve_page):
-    server = serve_page(lambda: TicTacToeEnv(opponent=None))
+    server = serve_page("tictactoe")
     page = Page(browser, server)
     page.click_board(page.session.view.cell_rect(4).center)
     page.wait_for_moves(2)
@@ -323,18 +320,16 @@ def test_a_reload_mid_game_shows_the_same_game(browser, serve_page):
 
 
 def test_a_server_restarted_with_the_same_token_serves_the_old_tab(browser):
-    def new_session(opponent, side):
-        return PlaySession(TicTacToeEnv(opponent=None), Lowest(), side=side)
-
+    table = Table(make_game("tictactoe"), {"lowest": Lowest()}, "first", None, 0, "Tic-tac-toe")
     token = "my-token-kept-across-restarts-of-the-server-0123"
-    server = PlayServer(new_session, "lowest", token=token, log=io.StringIO()).start()
+    server = PlayServer(table, token=token, log=io.StringIO()).start()
     port = server.port
     try:
         page = Page(browser, server)
         page.click_board(page.session.view.cell_rect(4).center)
         page.wait_for_moves(2)
         server.close()
-        server = PlayServer(new_session, "lowest", port=port, token=token, log=io.StringIO()).start()
+        server = PlayServer(table, port=port, token=token, log=io.StringIO()).start()
         # The tab's game died with the server: the tab starts a new one on the new server and says so, once.
         page.wait(lambda: len(server.games) == 1 and page.data("moves") == "0")
         notice = browser.find_element("id", "notice").text
@@ -351,18 +346,18 @@ def test_a_server_restarted_with_the_same_token_serves_the_old_tab(browser):
 
 
 def test_the_menus_apply_at_once_and_follow_swap(browser, serve_page):
-    server = serve_page(lambda: TicTacToeEnv(opponent=None), opponents=("lowest", "other"))
+    server = serve_page("tictactoe", opponents=("lowest", "other"))
     page = Page(browser, server)
     side = lambda: browser.execute_script("return document.getElementById('side').value")  # noqa: E731
     opponent = lambda: browser.execute_script("return document.getElementById('opponent').value")  # noqa: E731
-    assert side() == "0" and opponent() == "lowest"
+    assert side() == "first" and opponent() == "lowest"
     page.press("swap")
-    page.wait(lambda: side() == "1")  # the agent opens now, and the menu says so
+    page.wait(lambda: side() == "second")  # the agent opens now, and the menu says so
     page.wait_for_moves(1)
     page.press("new")  # New game keeps the swap
     page.wait(lambda: len(server.games) == 1 and page.game.id not in server.games)
     ((game,),) = [server.games.values()]
-    assert game.session.side == 1 and side() == "1"
+    assert game.session.side == 1 and side() == "second"
     Select(browser.find_element("id", "opponent")).select_by_value("other")  # a new game against it, at once
     page.wait(lambda: len(server.games) == 1 and game.id not in server.games)
     ((game,),) = [server.games.values()]
@@ -373,8 +368,30 @@ def test_the_menus_apply_at_once_and_follow_swap(browser, serve_page):
     assert game.session.both_sides
 
 
+def test_the_side_menu_and_the_command_buttons_and_keys_come_from_the_sessions_lists(browser, serve_page):
+    page = Page(browser, serve_page("tictactoe", side="second"))
+    script = "return [...document.getElementById('side').options].map((o) => [o.value, o.textContent])"
+    assert browser.execute_script(script) == [[side, "both sides" if side == "both" else side] for side in SIDES]
+    assert browser.execute_script("return document.getElementById('side').value") == "second"
+    buttons = browser.find_elements("css selector", "#commands button")
+    assert [button.get_attribute("id") for button in buttons] == [command.name for command in COMMANDS]
+    assert [button.find_element("tag name", "kbd").text for button in buttons] == ["H", "U", "R", "S"]
+    assert [button.get_attribute("title") for button in buttons] == [command.help for command in COMMANDS]
+    assert [button.text for button in buttons] == ["Hints H", "Undo U", "Restart R", "Swap S"]
+    children = "return [...document.getElementById('commands').children].map((child) => child.id)"
+    assert browser.execute_script(children) == ["hints", "hint-source", "undo", "restart", "swap"]
+    page.wait_for_moves(1)  # the agent opened: the person plays second
+    ActionChains(browser).send_keys("s").perform()  # each command's key runs it: S swaps
+    page.wait(lambda: page.session.side == 0 and page.data("moves") == "0")
+    page.click_board(page.session.view.cell_rect(4).center)
+    page.wait_for_moves(2)
+    ActionChains(browser).send_keys("u").perform()
+    page.wait_for_moves(0)
+    assert page.session.env.moves == [] and page.shows_the_session()
+
+
 def test_new_game_leaves_the_old_games_poll_without_a_404(browser, serve_page):
-    server = serve_page(lambda: TicTacToeEnv(opponent=None))
+    server = serve_page("tictactoe")
     page = Page(browser, server)
     page.wait(lambda: page.session._changed._waiters)  # the page's long poll is waiting on the server
     console_errors(browser)  # what came before this page is not this test's
@@ -388,7 +405,7 @@ def test_new_game_leaves_the_old_games_poll_without_a_404(browser, serve_page):
 
 
 def test_the_page_says_once_that_the_server_stopped_and_stops_asking(browser, serve_page):
-    server = serve_page(lambda: TicTacToeEnv(opponent=None))
+    server = serve_page("tictactoe")
     page = Page(browser, server)
     browser.execute_script("""
         window.fetches = 0;
@@ -407,7 +424,7 @@ def test_the_page_says_once_that_the_server_stopped_and_stops_asking(browser, se
 
 
 def test_menus_changed_faster_than_the_server_answers_leave_one_game_the_last_asked_for(browser, serve_page):
-    server = serve_page(lambda: TicTacToeEnv(opponent=None), opponents=("lowest", "other"))
+    server = serve_page("tictactoe", opponents=("lowest", "other"))
     page = Page(browser, server)
     browser.execute_script("""
         const menu = document.getElementById("opponent");

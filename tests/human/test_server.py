@@ -16,10 +16,14 @@ import pytest
 
 pygame = pytest.importorskip("pygame")
 
-from agents.hints import EXACT, HintLabels, PlaySession  # noqa: E402
+import gym_boardgames  # noqa: E402
+from agents.factory import suggested_opponents  # noqa: E402
+from agents.hints import EXACT, HintLabels  # noqa: E402
 from gym_boardgames.envs import ConnectNEnv, DotsAndBoxesEnv, TicTacToeEnv  # noqa: E402
-from gym_boardgames.human.doors import Limits, PlayServer, serve  # noqa: E402
-from gym_boardgames.human.doors import server as server_module  # noqa: E402
+from gym_boardgames.human import server as server_module  # noqa: E402
+from gym_boardgames.human.doors import Table, resolve  # noqa: E402
+from gym_boardgames.human.server import Limits, PlayServer  # noqa: E402
+from gym_boardgames.human.session import PlaySession  # noqa: E402
 from gym_boardgames.rules.registry import make_game  # noqa: E402
 
 HANG_GUARD_S = 600  # only for a hang: how long anything takes is not what these tests check
@@ -51,21 +55,19 @@ class FakeClock:
         return self.now
 
 
-def tictactoe_sessions(agent_for=lambda name: Lowest()):
-    def new_session(opponent, human):
-        agent = None if opponent is None else agent_for(opponent)
-        return PlaySession(TicTacToeEnv(opponent=None), agent, side=human)
-
-    return new_session
+def tictactoe_table(opponents=None, side="first", hints=None, title="Tic-tac-toe"):
+    """Tic-tac-toe against the test's own agents (default: two that take the lowest free cell), by name."""
+    opponents = {"lowest": Lowest(), "other": Lowest()} if opponents is None else opponents
+    return Table(make_game("tictactoe"), opponents, side, hints, 0, title)
 
 
 @pytest.fixture
 def make_server():
     made = []
 
-    def make(new_session=None, opponents=("lowest", "other"), **options):
+    def make(table=None, **options):
         options.setdefault("log", io.StringIO())
-        server = PlayServer(new_session or tictactoe_sessions(), list(opponents), **options).start()
+        server = PlayServer(table or tictactoe_table(), **options).start()
         made.append(server)
         return server
 
@@ -103,8 +105,8 @@ def raw_request(server, data: bytes) -> bytes:
     return b"".join(chunks)
 
 
-def new_game(server, opponent="lowest", human=0):
-    status, state = request(server, "POST", "/api/games", {"opponent": opponent, "human": human})
+def new_game(server, opponent="lowest", side="first"):
+    status, state = request(server, "POST", "/api/games", {"opponent": opponent, "side": side})
     assert status == 201, state
     return state
 
@@ -133,7 +135,7 @@ def test_every_request_without_the_token_gets_403(make_server, path):
 
 
 def test_the_printed_url_carries_the_token_and_opens_the_page(make_server):
-    server = make_server(title="Tic-tac-toe <test>")
+    server = make_server(tictactoe_table(title="Tic-tac-toe <test>"))
     assert server.url.startswith("http://127.0.0.1:") and f"?token={server.token}" in server.url
     with urllib.request.urlopen(server.url, timeout=HANG_GUARD_S) as response:
         page = response.read().decode()
@@ -153,7 +155,7 @@ def test_tokens_are_random_and_long(make_server):
 )
 def test_a_given_token_shorter_than_a_generated_one_or_not_url_safe_is_refused_in_one_line(token):
     with pytest.raises(ValueError) as info:
-        PlayServer(tictactoe_sessions(), ["x"], token=token)
+        PlayServer(tictactoe_table(), token=token)
     assert str(info.value) == (
         "a token must be 43 to 256 characters of A-Z a-z 0-9 - _, as secrets.token_urlsafe(32) makes"
     )
@@ -219,8 +221,8 @@ def test_bad_requests_get_a_4xx_and_one_log_line_each(make_server):
         (request(server, "POST", "/api/games", raw_body=b"{not json"), 400),
         (request(server, "POST", "/api/games", raw_body=b"[1, 2]"), 400),
         (request(server, "POST", "/api/games", {"opponent": "td:/etc/passwd"}), 400),
-        (request(server, "POST", "/api/games", {"opponent": "lowest", "human": 2}), 400),
-        (request(server, "POST", "/api/games", {"opponent": "lowest", "human": True}), 400),
+        (request(server, "POST", "/api/games", {"opponent": "lowest", "side": 2}), 400),
+        (request(server, "POST", "/api/games", {"opponent": "lowest", "side": True}), 400),
         (request(server, "POST", path, {"click": "here"}), 400),
         (request(server, "POST", path, {"click": [1e300, 5]}), 400),
         (request(server, "POST", path, {"click": [True, 5]}), 400),
@@ -332,9 +334,9 @@ def test_odd_bytes_in_every_header_and_path_are_answered_without_a_500(make_serv
 
 
 @pytest.mark.parametrize("limits", [{"games": 0}, {"games": 4}, None, 8, (8, 4096, 120.0)])
-def test_serve_refuses_limits_that_are_not_a_limits_at_the_call(limits):
-    with pytest.raises(TypeError, match=r"limits must be a gym_boardgames\.web\.server\.Limits\(games="):
-        serve(make_game("tictactoe"), "random", limits=limits, start=False)
+def test_the_page_door_refuses_limits_that_are_not_a_limits_at_the_call(limits):
+    with pytest.raises(TypeError, match=r"limits must be a gym_boardgames\.human\.server\.Limits\(games="):
+        gym_boardgames.play("tictactoe", "random", ui="page", limits=limits, start=False)
 
 
 def test_limits_with_a_bad_field_are_refused_when_made_naming_the_field():
@@ -342,14 +344,42 @@ def test_limits_with_a_bad_field_are_refused_when_made_naming_the_field():
         Limits(games=0)
 
 
-@pytest.mark.parametrize("human", [1.0, 0.0, True, False, 10**30, "1", None, [1]])
-def test_a_side_that_is_not_the_int_0_or_1_is_a_400_and_holds_no_slot(make_server, human):
+def refusal(opponent, side):
+    """The 400's one line for a new game of ``opponent`` on ``side`` that the test server does not offer."""
+    offered = 'a game is {"opponent": one of lowest, other, "side": one of first, second, both}'
+    return f"{offered}, got {opponent!r:.60} and {side!r:.60}"
+
+
+@pytest.mark.parametrize(
+    "side", [0, 1, 1.0, 0.0, True, False, 10**30, "1", None, [1], ["first"], {"side": "first"}, "third", "First"]
+)
+def test_a_side_that_is_not_one_of_the_sides_names_is_a_400_and_holds_no_slot(make_server, side):
     log = io.StringIO()
     server = make_server(log=log, limits=Limits(games=1))
-    status, payload = request(server, "POST", "/api/games", {"opponent": "lowest", "human": human})
-    assert status == 400 and payload["error"] == f"human must be 0 or 1, got {human!r:.60}"
+    status, payload = request(server, "POST", "/api/games", {"opponent": "lowest", "side": side})
+    assert status == 400 and payload["error"] == refusal("lowest", side)
     assert not server.games and "Traceback" not in log.getvalue()
-    new_game(server, human=1)  # the one slot is free
+    new_game(server, side="second")  # the one slot is free
+
+
+@pytest.mark.parametrize("opponent", [None, "nosuch", "LOWEST", "td:/etc/passwd", "random", 0, True, ["lowest"]])
+def test_an_opponent_that_is_not_offered_is_a_400_and_holds_no_slot(make_server, opponent):
+    log = io.StringIO()
+    server = make_server(log=log, limits=Limits(games=1))
+    for side in ("first", "both"):  # null is no opponent: two people are the side "both"
+        status, payload = request(server, "POST", "/api/games", {"opponent": opponent, "side": side})
+        assert status == 400 and payload["error"] == refusal(opponent, side)
+    assert not server.games and "Traceback" not in log.getvalue()
+    new_game(server, "other")  # the one slot is free
+
+
+def test_a_game_asked_for_without_an_opponent_or_a_side_gets_the_tables(make_server):
+    server = make_server(tictactoe_table(side="second"))
+    assert b'"side": "second"' in server.page  # the page's menu starts on the table's side too
+    status, state = request(server, "POST", "/api/games", {})
+    assert status == 201 and state["opponent"] == "lowest" and state["side"] == "second"
+    state = wait_until(server, state, lambda s: s["agent_moves"] == 1)  # the agent opens: the person is second
+    assert state["moves"] == 1 and state["status"] == "your move (O)"
 
 
 @pytest.mark.parametrize("depth", [9, 2000, 100_000])
@@ -368,8 +398,9 @@ def test_a_deeply_nested_body_is_a_400_before_it_is_parsed(make_server, depth, b
 
 def test_brackets_inside_strings_do_not_count_as_nesting(make_server):
     server = make_server()
-    status, payload = request(server, "POST", "/api/games", {"opponent": '[[[[[[[[[[\\"{{{{{{{{{{', "human": 0})
-    assert status == 400 and payload["error"].startswith("unknown opponent '[[[[[[[[[[")
+    name = '[[[[[[[[[[\\"{{{{{{{{{{'
+    status, payload = request(server, "POST", "/api/games", {"opponent": name, "side": "first"})
+    assert status == 400 and payload["error"] == refusal(name, "first")  # refused as a name, not for its depth
 
 
 def test_an_agent_that_fails_ends_the_game_and_the_state_says_so(make_server):
@@ -377,12 +408,10 @@ def test_an_agent_that_fails_ends_the_game_and_the_state_says_so(make_server):
         def act(self, game, state):
             raise RuntimeError("boom")
 
-    def new_session(opponent, human):
-        return PlaySession(TicTacToeEnv(opponent=None), Broken(), side=human, name=opponent)
-
-    server = make_server(new_session)
-    state = wait_until(server, new_game(server, human=1), lambda s: not s["thinking"])
-    failed = "the opponent lowest failed: RuntimeError('boom')"
+    server = make_server(resolve("tictactoe", Broken(), "second", None, 0))
+    assert server.opponents[0] == "Broken"
+    state = wait_until(server, new_game(server, "Broken", side="second"), lambda s: not s["thinking"])
+    failed = "the game stopped: agent Broken: its act() raised RuntimeError: boom"
     assert state["over"] and state["status"] == failed
     state = request(server, "POST", f"/api/games/{state['id']}", {"click": [162, 184]})[1]
     assert state["moves"] == 0 and state["status"] == f"{failed} (the game is over: R starts a new one)"
@@ -390,8 +419,8 @@ def test_an_agent_that_fails_ends_the_game_and_the_state_says_so(make_server):
 
 def test_the_long_poll_waits_for_a_new_version_not_for_the_agents_seconds(make_server):
     gated = Gated()
-    server = make_server(new_session=tictactoe_sessions(lambda name: gated))
-    game = new_game(server, human=1)
+    server = make_server(tictactoe_table({"lowest": gated}))
+    game = new_game(server, side="second")
     assert gated.started.wait(HANG_GUARD_S)
     answers, path = [], f"/api/games/{game['id']}?since={game['version']}&wait=10"
     poll = threading.Thread(target=lambda: answers.append(request(server, "GET", path)))
@@ -405,29 +434,31 @@ def test_the_long_poll_waits_for_a_new_version_not_for_the_agents_seconds(make_s
 
 
 def test_one_opponent_name_is_one_opponent_not_one_per_letter():
-    server = PlayServer(tictactoe_sessions(), "lowest")
-    server.close()
-    assert server.opponents == ["lowest"]
-    server = serve(make_game("tictactoe"), "alphabeta", start=False, log=io.StringIO())
+    server = gym_boardgames.play("tictactoe", "mcts:50", ui="page", start=False, log=io.StringIO())
     try:
-        assert server.opponents == ["alphabeta"] and b'"opponents": ["alphabeta"]' in server.page
+        offered = ["mcts:50", *suggested_opponents(make_game("tictactoe"))]
+        assert server.opponents == offered and "m" not in server.opponents
+        assert b'"opponents": ' + json.dumps(offered).encode() in server.page
     finally:
         server.close()
 
 
 def test_an_empty_host_is_refused_in_one_line():
     with pytest.raises(ValueError, match=r"^host must be an address: 127\.0\.0\.1 \(this machine\), or 0\.0\.0\.0"):
-        PlayServer(tictactoe_sessions(), ["x"], host="", allow_remote=True)
+        PlayServer(tictactoe_table(), host="", allow_remote=True)
 
 
 def test_an_agent_that_cannot_be_built_is_a_400_not_a_500(make_server):
-    def broken(name):
-        raise FileNotFoundError("no model file")
-
-    server = make_server(new_session=tictactoe_sessions(broken))
-    status, payload = request(server, "POST", "/api/games", {"opponent": "lowest"})
-    assert status == 400 and "no model file" in payload["error"]
+    # An offered name is built again for each game: here one whose saved file is missing.
+    server = make_server(
+        tictactoe_table({"lowest": Lowest(), "broken": "td:/no/such/model.pkl"}), limits=Limits(games=1)
+    )
+    status, payload = request(server, "POST", "/api/games", {"opponent": "broken"})
+    assert (
+        status == 400 and payload["error"] == "cannot start a game against 'broken': /no/such/model.pkl: no such file"
+    )
     assert not server.games  # the slot it held is free again
+    new_game(server)
 
 
 def test_a_bug_behind_a_route_is_a_500_with_one_line(make_server, monkeypatch):
@@ -466,22 +497,22 @@ def test_an_idle_game_is_freed_after_the_timeout(make_server):
 
 def test_another_host_needs_an_explicit_flag_and_then_warns(monkeypatch):
     with pytest.raises(ValueError, match="allow_remote"):
-        PlayServer(tictactoe_sessions(), ["x"], host="0.0.0.0")
+        PlayServer(tictactoe_table(), host="0.0.0.0")
     with pytest.raises(ValueError, match="allow_remote"):
-        PlayServer(tictactoe_sessions(), ["x"], host="192.168.1.10")
+        PlayServer(tictactoe_table(), host="192.168.1.10")
     # Pretend loopback is remote, so the warning path runs while the socket stays on 127.0.0.1.
     monkeypatch.setattr(server_module, "is_loopback", lambda host: False)
     log = io.StringIO()
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # one plain line in the log, not a Python warning with its source line
-        PlayServer(tictactoe_sessions(), ["x"], host="127.0.0.1", allow_remote=True, log=log).close()
+        PlayServer(tictactoe_table(), host="127.0.0.1", allow_remote=True, log=log).close()
     assert log.getvalue() == (
         "play server: warning: on 127.0.0.1, any machine that reaches it with the token can play\n"
     )
 
 
 def test_the_server_listens_on_loopback_by_default():
-    server = PlayServer(tictactoe_sessions(), ["x"])
+    server = PlayServer(tictactoe_table())
     try:
         assert server.server_address[0] == "127.0.0.1"
     finally:
@@ -503,8 +534,8 @@ def test_a_click_plays_and_the_agents_reply_arrives_by_long_poll(make_server):
 
 def test_a_slow_agent_blocks_no_other_request(make_server):
     gated = Gated()
-    server = make_server(new_session=tictactoe_sessions(lambda name: gated if name == "lowest" else Lowest()))
-    slow = new_game(server, "lowest", human=1)  # the agent opens, and thinks until released
+    server = make_server(tictactoe_table({"lowest": gated, "other": Lowest()}))
+    slow = new_game(server, "lowest", side="second")  # the agent opens, and thinks until released
     assert gated.started.wait(HANG_GUARD_S)
     status, state = request(server, "GET", f"/api/games/{slow['id']}")
     # The status does not count the seconds (the page does, from the seconds so far said once).
@@ -529,12 +560,12 @@ def test_commands_undo_restart_swap_and_hints(make_server):
     state = request(server, "POST", path, {"command": "hints"})[1]
     assert state["hints"] is True
     state = request(server, "POST", path, {"command": "swap"})[1]
-    assert state["human"] == 1
+    assert state["side"] == "second"
     # The agent opens now: its second reply of the session (the count never goes back), the game's one move.
     state = wait_until(server, state, lambda s: s["moves"] == 1 and not s["thinking"])
     assert state["agent_moves"] == 2
     state = request(server, "POST", path, {"command": "restart"})[1]
-    assert state["human"] == 1
+    assert state["side"] == "second"
 
 
 def test_the_state_says_how_the_shown_hints_were_found(make_server):
@@ -544,10 +575,7 @@ def test_the_state_says_how_the_shown_hints_were_found(make_server):
         assert release.wait(HANG_GUARD_S)
         return HintLabels(dict.fromkeys(game.legal_actions(state), "draw"), EXACT)
 
-    def new_session(opponent, human):
-        return PlaySession(TicTacToeEnv(opponent=None), Lowest(), side=human, hints=exact_hints)
-
-    server = make_server(new_session)
+    server = make_server(tictactoe_table(hints=exact_hints))
     game = new_game(server)
     path = f"/api/games/{game['id']}"
     assert game["hint_source"] == ""
@@ -562,8 +590,8 @@ def test_the_state_says_how_the_shown_hints_were_found(make_server):
 
 def test_both_sides_and_the_result(make_server):
     server = make_server()
-    game = new_game(server, opponent=None)
-    assert game["both_sides"] and game["status"] == "X to move"
+    game = new_game(server, side="both")
+    assert game["side"] == "both" and game["status"] == "X to move"
     path = f"/api/games/{game['id']}"
     session = server.games[game["id"]].session
     for cell in (0, 3, 1, 4, 2):  # X completes the top row
@@ -585,19 +613,24 @@ def test_a_draw_against_an_agent_says_draw_once(make_server):
     assert state["status"] == "Draw"  # not "Draw - Draw": the page shows the server's status as it is
 
 
-def test_serve_builds_named_agents_through_the_provider():
+def test_the_page_door_builds_named_agents_through_the_provider():
     pytest.importorskip("agents")
-    with serve(make_game("dotsandboxes", rows=2, cols=2), ["alphabeta:2", "random"], log=io.StringIO()) as server:
-        game = new_game(server, "alphabeta:2", human=1)
+    options = {"rows": 2, "cols": 2, "ui": "page", "log": io.StringIO()}
+    with gym_boardgames.play("dotsandboxes", "alphabeta:2", side="second", **options) as server:
+        offered = list(dict.fromkeys(["alphabeta:2", *suggested_opponents(make_game("dotsandboxes", rows=2, cols=2))]))
+        assert server.opponents == offered
+        game = new_game(server, "alphabeta:2", side="second")
         state = wait_until(server, game, lambda s: s["agent_moves"] == 1)
         assert state["moves"] == 1
-        status, payload = request(server, "POST", "/api/games", {"opponent": "mcts"})
-        assert status == 400 and "alphabeta:2, random" in payload["error"]
+        game = new_game(server, "random", side="second")  # an offered name is built when a game asks for it
+        assert wait_until(server, game, lambda s: s["agent_moves"] == 1)["moves"] == 1
+        status, payload = request(server, "POST", "/api/games", {"opponent": "mcts:7"})
+        assert status == 400 and f"one of {', '.join(offered)}, " in payload["error"]
 
 
-def test_serve_refuses_a_game_without_a_board_env():
+def test_the_page_door_refuses_a_game_without_a_board_env():
     with pytest.raises(ValueError, match=r"^no board env plays <object object at "):
-        serve(object(), ["random"])
+        gym_boardgames.play(object(), "random", ui="page")
 
 
 def test_the_page_shows_inline_in_jupyter(make_server):
@@ -621,16 +654,11 @@ def test_every_board_game_draws_a_png_of_its_board(env):
 # ---- a game's end: reloads, leaving pages, a stopped server ----------------------------------
 
 
-def recording_sessions(closed):
-    """Sessions that append themselves to ``closed`` when the server closes them."""
-
-    def new_session(opponent, human):
-        session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), side=human)
-        close = session.close
-        session.close = lambda: (closed.append(session), close())
-        return session
-
-    return new_session
+def record_closes(monkeypatch):
+    """The list every session appends itself to when it is closed (the server closes a game's session)."""
+    closed, close = [], PlaySession.close
+    monkeypatch.setattr(PlaySession, "close", lambda session: (closed.append(session), close(session))[1])
+    return closed
 
 
 def eventually(condition):
@@ -653,9 +681,9 @@ def waiting_poll(server, game):
     return poll, answers
 
 
-def test_every_way_a_game_ends_closes_its_session(make_server):
-    clock, closed = FakeClock(), []
-    server = make_server(recording_sessions(closed), clock=clock, limits=Limits(idle_seconds=60))
+def test_every_way_a_game_ends_closes_its_session(make_server, monkeypatch):
+    clock, closed = FakeClock(), record_closes(monkeypatch)
+    server = make_server(clock=clock, limits=Limits(idle_seconds=60))
     deleted, idle, left, kept = games = [new_game(server) for _ in range(4)]
     d, i, l, k = (server.games[game["id"]].session for game in games)  # noqa: E741
     assert request(server, "DELETE", f"/api/games/{deleted['id']}")[0] == 204
@@ -700,12 +728,12 @@ def test_a_poll_waiting_when_the_server_stops_hears_that_it_stopped_not_that_its
 def test_the_state_names_its_opponent_so_the_page_menus_can_follow_it(make_server):
     server = make_server()
     assert new_game(server, "other")["opponent"] == "other"
-    assert new_game(server, None)["opponent"] is None
+    assert new_game(server, "other", side="both")["opponent"] == "other"  # the menu keeps its choice
 
 
 def test_a_restart_clears_the_message_of_the_finished_game(make_server):
     server = make_server()
-    game = new_game(server, opponent=None)
+    game = new_game(server, side="both")
     path = f"/api/games/{game['id']}"
     view = server.games[game["id"]].session.view
     for cell in (0, 3, 1, 4, 2, 5):  # X completes the top row; the last click is on the finished game
@@ -716,7 +744,7 @@ def test_a_restart_clears_the_message_of_the_finished_game(make_server):
 
 def test_a_server_entered_after_serve_started_it_runs_one_loop_that_close_stops():
     before = {thread for thread in threading.enumerate() if thread.name == "play-server"}
-    with serve(make_game("tictactoe"), ["random"], log=io.StringIO()) as server:
+    with gym_boardgames.play("tictactoe", "random", ui="page", log=io.StringIO()) as server:
         loops = {thread for thread in threading.enumerate() if thread.name == "play-server"} - before
         assert len(loops) == 1  # serve() started it; entering it did not start a second loop
     for thread in loops:

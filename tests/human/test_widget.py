@@ -20,8 +20,9 @@ import pytest
 
 pytest.importorskip("pygame")
 
-from gym_boardgames.envs import TicTacToeEnv  # noqa: E402
-from gym_boardgames.human.session import PlaySession  # noqa: E402
+import gym_boardgames  # noqa: E402
+from gym_boardgames.human.doors import Table  # noqa: E402
+from gym_boardgames.rules.registry import make_game  # noqa: E402
 from gym_boardgames.utils import MissingExtraError  # noqa: E402
 
 HANG_GUARD_S = 600
@@ -46,8 +47,10 @@ def widgets():
 
 @pytest.fixture
 def play(notebook, widgets):
+    """``gym_boardgames.play(..., ui="notebook")``, as a cell calls it; each widget is closed after the test."""
+
     def start(*args, **kwargs):
-        widget = notebook.play(*args, **kwargs)
+        widget = gym_boardgames.play(*args, ui="notebook", **kwargs)
         widgets.append(widget)
         return widget
 
@@ -91,7 +94,7 @@ def test_a_missing_extra_is_one_line_naming_the_install_before_any_work(monkeypa
     notebook._widget_class.cache_clear()
     try:
         with pytest.raises(MissingExtraError, match=r'pip install "gym-boardgames\[notebook\]"'):
-            notebook.play("no such game")  # the game is not even looked at
+            gym_boardgames.play("no such game", ui="notebook")  # the game is not even looked at
     finally:
         notebook._widget_class.cache_clear()
 
@@ -125,8 +128,17 @@ def test_the_default_opponent_and_the_menu(play, notebook):
     widget = play(game, opponent="random")
     assert widget.opponents == list(dict.fromkeys(["random", default_opponent(game), *suggested_opponents(game)]))
     assert widget.session.name == "random"
-    sized = play("connectn", rows=5, cols=5, n=4, you="second")
+    sized = play("connectn", rows=5, cols=5, n=4, side="second")
     assert sized.session.game == game and sized.session.name == default_opponent(game) and sized.session.side == 1
+
+
+def test_the_menus_and_the_buttons_are_the_sessions_sides_and_commands(play):
+    from gym_boardgames.human.session import COMMANDS, SIDES
+
+    widget = play("tictactoe", opponent="alphabeta", side="second")
+    assert widget.sides == list(SIDES) == ["first", "second", "both"] and widget.side == "second"
+    assert widget.commands == [command._asdict() for command in COMMANDS]
+    assert [command["name"] for command in widget.commands] == ["hints", "undo", "restart", "swap"]
 
 
 @pytest.mark.parametrize(
@@ -168,7 +180,12 @@ def test_a_new_game_from_the_menus_replaces_the_session_and_ends_the_old_one(pla
         ({"command": "explode"}, "unknown command 'explode': use one of hints, undo, restart, swap"),
         ({"command": ["hints"]}, "unknown command"),
         ({"new": {"opponent": "nosuch", "side": "first"}}, "unknown opponent 'nosuch': use one of alphabeta, "),
-        ({"new": {"opponent": "random", "side": "third"}}, "side must be one of first, second, both"),
+        (
+            {"new": {"opponent": "random", "side": "third"}},
+            "side must be one of ('first', 'second', 'both'), got 'third'",
+        ),
+        ({"new": {"opponent": "random", "side": 1}}, "side must be one of ('first', 'second', 'both'), got 1"),
+        ({"new": {"opponent": 3, "side": "first"}}, "unknown opponent 3: use one of alphabeta, "),
         ({"new": 3}, "a new game is"),
         ({"click": [1, 2], "command": "undo"}, "send"),
         ({}, "send"),
@@ -203,10 +220,11 @@ def test_a_bad_opponent_name_is_refused_with_the_valid_names(play):
     with pytest.raises(ValueError, match="alphabeta") as refused:
         play("tictactoe", opponent="nosuch")
     assert "nosuch" in str(refused.value) and "mcts" in str(refused.value)
-    with pytest.raises(ValueError, match="agent name"):
+    needs = r"<object object at 0x[0-9a-f]+>: it needs act\(game, state\) -> int or to be callable"
+    with pytest.raises(ValueError, match=needs):
         play("tictactoe", opponent=object())
-    with pytest.raises(ValueError, match="you must be one of"):
-        play("tictactoe", you="last")
+    with pytest.raises(ValueError, match="side must be one of"):
+        play("tictactoe", side="last")
     with pytest.raises(ValueError, match="rows"):
         play("tictactoe", rows=4)
 
@@ -225,8 +243,10 @@ class Gated:
 
 def test_close_ends_the_session_and_the_watcher(notebook):
     agent = Gated()
-    session = PlaySession(TicTacToeEnv(opponent=None), agent, side=1)  # the agent moves first
-    widget = notebook._widget_class()(session, None, ["gated"], "second")
+    table = Table(make_game("tictactoe"), {"gated": agent}, "second", None, 0, "Tic-tac-toe")  # the agent moves first
+    widget = notebook._widget_class()(table)
+    session = widget.session
+    assert widget.opponents == ["gated"] and widget.side == "second" and session.side == 1
     assert agent.started.wait(HANG_GUARD_S) and session.thinking
     widget.close()
     assert not widget._watcher.is_alive() and widget.comm is None
@@ -245,13 +265,14 @@ def test_the_widget_is_made_with_its_first_frame_and_offers_a_picture_and_text_b
 
 @pytest.fixture(scope="module")
 def exported(notebook, tmp_path_factory):
-    """A notebook whose one cell is the docs' ``play("connectfour")``, run by ``jupyter nbconvert --execute``."""
+    """A notebook whose one cell is the docs' ``gym_boardgames.play("connectfour", ui="notebook")``, run by
+    ``jupyter nbconvert --execute``."""
     pytest.importorskip("nbconvert", reason="nbconvert (brought by jupyterlab, the browser extra) is not installed")
     pytest.importorskip("ipykernel", reason="no kernel (ipykernel, brought by jupyterlab) is installed")
     import nbformat
 
     folder = tmp_path_factory.mktemp("exported")
-    code = 'import gym_boardgames.human.widget\ngym_boardgames.human.widget.play("connectfour")'
+    code = 'import gym_boardgames\ngym_boardgames.play("connectfour", ui="notebook")'
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), folder / "play.ipynb")
 
     def export(*options):

@@ -2,11 +2,11 @@
 
 The test starts JupyterLab on 127.0.0.1 with a random port and a token of its own, every Jupyter folder (config,
 data, runtime, IPython's) in a temporary directory so the user's are untouched, and writes a notebook whose one
-cell is ``play("tictactoe", opponent="alphabeta")``. In Chromium it runs the cell, narrows the widget so that the
-picture is shown scaled down, clicks the centre cell and waits for the agent's reply, pushed from the kernel's
-watcher thread. The picture shown must then be, byte for byte, the frame of the same game played here. Last, the
-kernel must listen on no TCP port it did not listen on before the cell ran: the widget speaks through the
-kernel's own channel, with no server of its own (``gym_boardgames.human.doors.serve`` in the cell fails it).
+cell is ``gym_boardgames.play("tictactoe", "alphabeta", ui="notebook")``. In Chromium it runs the cell, narrows
+the widget so that the picture is shown scaled down, clicks the centre cell and waits for the agent's reply,
+pushed from the kernel's watcher thread. The picture shown must then be, byte for byte, the frame of the same
+game played here. Last, the kernel must listen on no TCP port it did not listen on before the cell ran: the
+widget speaks through the kernel's own channel, with no server of its own (``ui="page"`` in the cell fails it).
 
 Skipped, with the reason, without Selenium, Chromium, JupyterLab or anywidget; under CI (``CI`` set, as
 ``.ci/run`` runs), which installs the ``notebook`` and ``browser`` extras, a missing JupyterLab or anywidget fails
@@ -57,7 +57,7 @@ pytestmark = [
     pytest.mark.skipif(not Path("/proc/self/net/tcp").exists(), reason="reads the kernel's sockets in /proc (Linux)"),
 ]
 
-CELL = 'from gym_boardgames.human.widget import play\nplay("tictactoe", opponent="alphabeta")'
+CELL = 'import gym_boardgames\ngym_boardgames.play("tictactoe", "alphabeta", ui="notebook")'
 
 
 def free_port():
@@ -158,10 +158,7 @@ def kernel_ports(runtime):
 
 
 def test_one_cell_plays_tictactoe_through_the_widget_channel(jupyterlab, browser):
-    from gym_boardgames.envs import TicTacToeEnv
-    from gym_boardgames.human.session import PlaySession
-    from gym_boardgames.opponents import make_opponent
-    from gym_boardgames.rules.registry import make_game
+    from gym_boardgames.human.doors import resolve
 
     wait = WebDriverWait(browser, HANG_GUARD_S, poll_frequency=0.2)
 
@@ -203,7 +200,7 @@ def test_one_cell_plays_tictactoe_through_the_widget_channel(jupyterlab, browser
     # A cell narrower than the picture: it scales down, and a click still means the cell under the pointer.
     browser.execute_script("document.querySelector('.gbg-play').style.width = '200px'")
     until("const b = document.querySelector('.gbg-play img.gbg-board'); return b.clientWidth === 200", "narrow board")
-    expected = PlaySession(TicTacToeEnv(opponent=None), make_opponent("alphabeta", make_game("tictactoe"), 0))
+    expected = resolve("tictactoe", "alphabeta").session()  # the game the cell's play() makes, made here
     view = expected.view  # the kernel's widget draws with the same view: the same geometry
     scale = board.size["width"] / view.size[0]
     x, y = view.cell_rect(4).center
