@@ -31,7 +31,7 @@ from gym_boardgames.checks import check_choice
 from gym_boardgames.human.server import PlayServer, serve
 from gym_boardgames.human.table import Table, resolve
 from gym_boardgames.human.terminal import open_terminal
-from gym_boardgames.human.widget import open_widget
+from gym_boardgames.human.widget import open_widget, widget_class
 from gym_boardgames.human.window import open_window
 
 __all__ = ["UIS", "open_door", "play"]
@@ -101,6 +101,8 @@ def open_door(table: Table, ui: str, **options: Any) -> Any:
 def _door(ui: str, options: list[str]) -> Callable[..., Any]:
     """The function that opens door ``ui``; refuses the options it does not take, naming those it does."""
     door, handed_to = DOORS[check_choice("ui", ui, UIS)]
+    if door is open_widget:
+        widget_class()  # a missing extra is said before the game and its agent are built
     takes = [name for function in (door, handed_to) if function for name in _keywords(function)]
     unknown = [name for name in options if name not in takes]
     if unknown:

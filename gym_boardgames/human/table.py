@@ -61,7 +61,7 @@ class Table:
         """
         opponent = self.opponent if opponent is None else opponent
         side = check_choice("side", self.side if side is None else side, SIDES)
-        if opponent not in self.opponents:
+        if not isinstance(opponent, str) or opponent not in self.opponents:
             raise ValueError(f"unknown opponent {opponent!r:.60}: use one of {', '.join(self.opponents)}")
         agent = None if side == "both" else self.opponents[opponent]
         env = env_for_game(self.game, opponent=None)

@@ -44,13 +44,21 @@ def open_widget(table: Table) -> Any:
     Raises:
         MissingExtraError: (an ``ImportError``) without anywidget, before any game starts.
     """
+    return widget_class()(table)
+
+
+def widget_class() -> type:
+    """The widget class, made once; :func:`gym_boardgames.play` asks for it before any work.
+
+    Raises:
+        MissingExtraError: (an ``ImportError``) without anywidget, the notebook extra.
+    """
     from gym_boardgames.utils import MissingExtraError
 
     try:
-        widget_class = _widget_class()
+        return _widget_class()
     except ImportError:
         raise MissingExtraError(MISSING) from None
-    return widget_class(table)
 
 
 @functools.cache

@@ -186,6 +186,7 @@ def test_a_new_game_from_the_menus_replaces_the_session_and_ends_the_old_one(pla
         ),
         ({"new": {"opponent": "random", "side": 1}}, "side must be one of ('first', 'second', 'both'), got 1"),
         ({"new": {"opponent": 3, "side": "first"}}, "unknown opponent 3: use one of alphabeta, "),
+        ({"new": {"opponent": ["random"], "side": "both"}}, "unknown opponent ['random']: use one of alphabeta, "),
         ({"new": 3}, "a new game is"),
         ({"click": [1, 2], "command": "undo"}, "send"),
         ({}, "send"),
