@@ -77,11 +77,8 @@ class GridWorldView:
     ) -> None:
         rows, cols = shape
         self.shape = (rows, cols)
-        n = rows * cols
-        self.walls = np.zeros(n, bool)
-        self.walls[list(walls)] = True
-        self.terminals = np.zeros(n, bool)
-        self.terminals[list(terminals)] = True
+        self.walls = np.isin(np.arange(rows * cols), list(walls))
+        self.terminals = np.isin(np.arange(rows * cols), list(terminals))
         self.marked_starts = frozenset(marked_starts)
         self.cell = max(3, min(96, max_board_px // max(rows, cols)))
         board_w, board_h = cols * self.cell, rows * self.cell
