@@ -75,9 +75,7 @@ def completed_q(node: Any) -> list[float]:
             visits += child.n
             weighted += prior * _child_q(child, p)
             prior_mass += prior
-    mixed = node.v
-    if visits and prior_mass > 0:
-        mixed = (node.v + visits * weighted / prior_mass) / (1.0 + visits)
+    mixed = (node.v + visits * weighted / prior_mass) / (1.0 + visits) if visits and prior_mass > 0 else node.v
     return [_child_q(child, p) if child is not None and child.n else mixed for child in children]
 
 
