@@ -204,8 +204,7 @@ class GridWorldView:
 
     def _agent(self, surface: Any, centre: tuple[int, int], filled: bool) -> None:
         """The agent: a filled disc, or a ring that leaves an overlay's number and arrows readable."""
-        radius = max(1, int(self.cell * 0.3))
         if filled or self.cell < 12:
-            pygame.draw.aacircle(surface, AGENT, centre, radius)
+            pygame.draw.aacircle(surface, AGENT, centre, max(1, int(self.cell * 0.3)))
         else:
             pygame.draw.aacircle(surface, AGENT, centre, int(self.cell * 0.42), max(2, self.cell // 14))
