@@ -35,6 +35,8 @@ def reseed_rng(rng: np.random.Generator, seed: SeedLike) -> None:
 class Seeded:
     """An agent whose one generator ``rng`` is built from ``seed=`` (:func:`make_rng`) and can be reseeded.
 
+    Its repr is its class name and ``()``; an agent with settings of its own shows them in a repr of its own.
+
     Args:
         seed: an int, a ``numpy.random.Generator`` or None.
     """
@@ -45,6 +47,9 @@ class Seeded:
     def reseed(self, seed: SeedLike) -> None:
         """Draw from now on as a new agent built with ``seed`` would (an env's seeded reset calls this)."""
         reseed_rng(self.rng, seed)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
 
 
 def uniform_stream(rng: np.random.Generator, block: int = 2048) -> Callable[[], float]:

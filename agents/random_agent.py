@@ -20,6 +20,3 @@ class RandomAgent(Seeded):
         if not legal:
             raise ValueError("no legal action: the game is over")
         return int(legal[self.rng.integers(len(legal))])
-
-    def __repr__(self) -> str:
-        return "RandomAgent()"

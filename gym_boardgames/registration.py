@@ -54,9 +54,8 @@ class GameLayers:
 
     def make_env(self, game: Any, **keywords: Any) -> Any:
         """Return this game's Gymnasium env over the same rules as ``game``, with the two-player ``keywords``."""
-        if self.env == _BOARD_ENV:  # the plain env takes the rules object itself
-            return self.load("env")(game, **keywords)
-        return self.load("env")(*self.env_args(game), **keywords)
+        args = (game,) if self.env == _BOARD_ENV else self.env_args(game)  # the plain env takes the rules object
+        return self.load("env")(*args, **keywords)
 
 
 def _connect(env: str, vector: str, reward_threshold: float, fixed: bool) -> GameLayers:

@@ -121,7 +121,7 @@ class _NoProgress:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        """Nothing to close."""
 
 
 def progress_bar(total: int, desc: str, enabled: bool = True) -> Any:

@@ -93,10 +93,8 @@ def flat_float32(env: gym.Env[Any, Any], *, action_mask: bool = False) -> gym.En
     Returns:
         the wrapped env, whose observation space is a 1-D ``float32`` ``Box``.
     """
-    wrapped: gym.Env[Any, Any] = DtypeObservation(FlattenObservation(env), np.float32)
-    if action_mask:
-        wrapped = ActionMaskObservation(wrapped)
-    return wrapped
+    flat = DtypeObservation(FlattenObservation(env), np.float32)
+    return ActionMaskObservation(flat) if action_mask else flat
 
 
 def make_flat(env_id: str, *, action_mask: bool = False, **kwargs: Any) -> gym.Env[np.ndarray, Any]:

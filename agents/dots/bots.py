@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from agents._rng import Seeded, SeedLike
@@ -35,9 +36,6 @@ class RandomBot(RandomAgent):
         seed: an int, a ``numpy.random.Generator`` or None.
     """
 
-    def __repr__(self) -> str:
-        return "RandomBot()"
-
 
 def first_available_order(game: DotsAndBoxes) -> list[int]:
     """Return every edge in :class:`FirstAvailableBot`'s fixed order.
@@ -57,6 +55,12 @@ def first_available_order(game: DotsAndBoxes) -> list[int]:
     return sorted(range(game.num_edges), key=lambda e: (squared_distance_times_4(e), e))
 
 
+@functools.cache
+def _board_order(rows: int, cols: int) -> list[int]:
+    """:func:`first_available_order` of a board, computed once per board size (the bots only read it)."""
+    return first_available_order(DotsAndBoxes(rows, cols))
+
+
 class FirstAvailableBot(Seeded):
     """The study's ``first_available_move``: the first free edge of :func:`first_available_order`.
 
@@ -67,10 +71,6 @@ class FirstAvailableBot(Seeded):
         seed: ignored (an int, a ``numpy.random.Generator`` or None).
     """
 
-    def __init__(self, seed: SeedLike = None) -> None:
-        super().__init__(seed)
-        self._orders: dict[tuple[int, int], list[int]] = {}
-
     def act(self, game: DotsAndBoxes, state: DotsState) -> int:
         """Return the first free edge in the fixed order.
 
@@ -78,13 +78,7 @@ class FirstAvailableBot(Seeded):
             ValueError: at the end of the game, or if ``game`` is not Dots and Boxes.
         """
         key = playable_key(game, state)
-        size = (game.rows, game.cols)
-        if size not in self._orders:
-            self._orders[size] = first_available_order(game)
-        return next(edge for edge in self._orders[size] if not key >> edge & 1)
-
-    def __repr__(self) -> str:
-        return "FirstAvailableBot()"
+        return next(edge for edge in _board_order(game.rows, game.cols) if not key >> edge & 1)
 
 
 class Always4Never3Bot(Seeded):
@@ -116,9 +110,6 @@ class Always4Never3Bot(Seeded):
         free = [e for e, _, _ in moves]
         safe = [e for e in free if 2 not in game.box_sides(key, e)]
         return safe or free
-
-    def __repr__(self) -> str:
-        return "Always4Never3Bot()"
 
 
 class EndgameBot(Always4Never3Bot):

@@ -148,9 +148,7 @@ class LayeredValueAgent:
                 continue  # the full board is worth 0 for sure
             target = max(self._move_values(board, key, boxes_left)[1])
             layer = self.layers[left]
-            old = layer.get(key)
-            if old is None:
-                old = self._initial_estimate(board, path, t)
+            old = layer[key] if key in layer else self._initial_estimate(board, path, t)
             layer[key] = old + lr * (target - old)
 
     def _initial_estimate(self, board: DotsAndBoxes, path: list[tuple[int, int]], t: int) -> float:

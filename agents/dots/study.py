@@ -164,8 +164,8 @@ def run_lr(task: dict[str, Any]) -> dict[str, Any]:
     wins, records = [], []
     for _ in range(task["rounds"]):
         agent.train(game, trainer, task["round_games"], progress=bar.update)
-        result = play_match(game, agent, trainer, task["round_test_games"], seed=rng)  # a new bot: the same table, rng
-        bar.update(task["round_test_games"])
+        # Tested against the trainer itself: the same table, the same generator.
+        result = play_match(game, agent, trainer, task["round_test_games"], seed=rng, progress=bar.update)
         wins.append(result.total.win)
         records.append(match_record(result))
     bar.close()

@@ -138,9 +138,7 @@ def legal_priors(raw: Any, actions: Sequence[int], num_actions: int | None) -> l
         usable = False
     if not usable:
         raise ValueError(f"prior probabilities must be numbers, finite and >= 0, got {raw!r} for {list(actions)}")
-    if total <= 0:
-        return [1.0 / len(actions)] * len(actions)
-    return [p / total for p in picked]
+    return [p / total for p in picked] if total > 0 else [1.0 / len(actions)] * len(actions)
 
 
 def check_value(v: Any, source: str = "value") -> float:

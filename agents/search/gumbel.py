@@ -75,9 +75,7 @@ def completed_q(node: Any) -> list[float]:
             visits += child.n
             weighted += prior * _child_q(child, p)
             prior_mass += prior
-    mixed = node.v
-    if visits and prior_mass > 0:
-        mixed = (node.v + visits * weighted / prior_mass) / (1.0 + visits)
+    mixed = (node.v + visits * weighted / prior_mass) / (1.0 + visits) if visits and prior_mass > 0 else node.v
     return [_child_q(child, p) if child is not None and child.n else mixed for child in children]
 
 
@@ -133,17 +131,11 @@ def select_child(node: Any) -> int:
     """Return the index of the move to follow below the root: ``argmax pi'(a) - N(a) / (1 + sum N)``."""
     policy = _softmax(improved_logits(node))
     total = sum(child.n for child in node.children if child is not None)
-    best, index = -math.inf, 0
-    for j, (child, prob) in enumerate(zip(node.children, policy, strict=True)):
-        if child is None:
-            score = prob
-        elif _is_lost(child, node.player):
-            continue
-        else:
-            score = prob - child.n / (1.0 + total)
-        if score > best:
-            best, index = score, j
-    return index
+    scores = [
+        -math.inf if _is_lost(child, node.player) else prob - (child.n if child is not None else 0) / (1.0 + total)
+        for child, prob in zip(node.children, policy, strict=True)
+    ]
+    return max(range(len(scores)), key=scores.__getitem__)  # the first of equal scores
 
 
 def root_scores(node: Any, gumbel: Sequence[float]) -> list[float]:

@@ -75,6 +75,4 @@ def default_book() -> OpeningBook | None:
     except ModuleNotFoundError:
         return None
     with resources.as_file(folder / BOOK_FILE) as path:
-        if not path.is_file():
-            return None
-        return read_book(path)
+        return read_book(path) if path.is_file() else None

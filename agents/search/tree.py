@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from agents.search import gumbel
-from agents.search.evaluators import Evaluator, evaluate_state, legal_row
+from agents.search.evaluators import Evaluator, check_value, evaluate_state, legal_row
 from agents.search.node import ChildStats, Node
 from gym_boardgames.cancel import check_cancelled
 from gym_boardgames.rules.common import value_for
@@ -150,9 +150,7 @@ class SearchTree:
         while True:
             if node.proven is not None:
                 return path, False  # terminal or solved: nothing below can change its value
-            actions = node.actions
-            if actions is None:
-                actions = self._list_moves(node)
+            actions = node.actions if node.actions is not None else self._list_moves(node)
             children = node.children
             p = node.player
             if self.gumbel:
@@ -279,13 +277,6 @@ class SearchTree:
         first = value_for(0, value, path[-1].player)
         self.backup(path, (first, -first), False)
 
-    def evaluate_root(self, evaluator: Any) -> None:
-        """Ask ``evaluator`` for the root's priors if PUCT needs them and the root has none yet."""
-        root = self.root
-        if self.puct and root.priors is None and root.proven is None:
-            priors, value, actions = evaluate_state(evaluator, self.game, root.state)
-            self.expand(root, priors, actions, value)
-
     def run(self, evaluator: Any, n_simulations: int) -> int:
         """Run up to ``n_simulations`` simulations, asking ``evaluator`` about one leaf at a time.
 
@@ -294,7 +285,7 @@ class SearchTree:
         """
         game, select, backup, expand = self.game, self.select, self.backup, self.expand
         one = getattr(evaluator, "evaluate_one", None)
-        self.evaluate_root(evaluator)
+        expand_roots([self], evaluator)
         root = self.root
         for done in range(n_simulations):
             check_cancelled()  # a reply nobody wants any more (a restart, a closed page) stops here
@@ -319,8 +310,7 @@ class SearchTree:
     def plan_gumbel_root(self, n_simulations: int, rng: np.random.Generator, max_considered: int) -> None:
         """Draw the root's Gumbel noise and the sequential-halving schedule of the next ``n_simulations``.
 
-        The root must be evaluated (:meth:`evaluate_root` or :func:`expand_roots`) and
-        not yet visited: the schedule counts visits from zero.
+        The root must be evaluated (:func:`expand_roots`) and not yet visited: the schedule counts visits from zero.
 
         Raises:
             ValueError: if the tree is not a Gumbel tree, or the root is not evaluated or already visited.
@@ -366,7 +356,7 @@ class SearchTree:
         """Mix ``Dir(alpha)`` noise into the root's priors: ``(1 - epsilon) * P + epsilon * noise``.
 
         AlphaZero does this at the root of every self-play search so that every move keeps some chance of
-        being explored. The root must already have priors (:meth:`evaluate_root`).
+        being explored. The root must already have priors (:func:`expand_roots`).
         """
         root = self.root
         if root.priors is None or len(root.priors) == 0:
@@ -429,16 +419,20 @@ class SearchTree:
 
 
 def expand_roots(trees: Sequence[SearchTree], evaluator: Evaluator) -> None:
-    """Give every PUCT root that has no priors yet its evaluator priors, in ONE ``evaluate`` call.
+    """Give every PUCT root that has no priors yet its evaluator priors and value, in ONE ``evaluate`` call.
 
-    Self-play calls this before mixing Dirichlet noise into the roots' priors.
+    :meth:`SearchTree.run` calls it for its own root; self-play calls it before mixing Dirichlet noise into
+    the roots' priors.
+
+    Raises:
+        ValueError: if a value is not a number in ``[-1, 1]`` (:func:`~agents.search.evaluators.check_value`).
     """
     need = [t for t in trees if t.puct and t.root.priors is None and t.root.proven is None]
     if need:
         game = need[0].game
         priors, values = evaluator.evaluate(game, [t.root.state for t in need])
         for tree, row, value in zip(need, priors, np.asarray(values, dtype=float).tolist(), strict=True):
-            tree.expand(tree.root, *legal_row(game, tree.root.state, row), value)
+            tree.expand(tree.root, *legal_row(game, tree.root.state, row), check_value(value, "evaluate"))
 
 
 def search_batch(trees: Sequence[SearchTree], evaluator: Evaluator, n_simulations: int) -> None:

@@ -66,12 +66,8 @@ class BlackjackView:
                 labels = [showing] + [None] * (len(dealer) - 1)
             self._hand(surface, dealer_title, labels, DEALER_TOP)
             total = sum_hand(player)
-            if is_natural(player):
-                note = " (natural)"
-            elif usable_ace(player):
-                note = " (usable ace)"
-            else:
-                note = "  bust" if total > 21 else ""
+            bust = "  bust" if total > 21 else ""
+            note = " (natural)" if is_natural(player) else " (usable ace)" if usable_ace(player) else bust
             self._hand(surface, f"Player {total}{note}", [card_label(card) for card in player], PLAYER_TOP)
         draw_status_bar(surface, status, over=over)
 

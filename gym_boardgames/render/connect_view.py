@@ -79,9 +79,7 @@ class ConnectView:
         """Return the cell under the pixel ``pos``, or None outside the board."""
         col = (pos[0] - MARGIN) // self.cell
         row = (pos[1] - MARGIN) // self.cell
-        if 0 <= row < self.game.rows and 0 <= col < self.game.cols:
-            return row * self.game.cols + col
-        return None
+        return row * self.game.cols + col if 0 <= row < self.game.rows and 0 <= col < self.game.cols else None
 
     def draw(self, surface: Any, state: Any, marks: BoardMarks) -> None:
         """Draw the whole frame of ``state`` on ``surface``.
@@ -93,10 +91,8 @@ class ConnectView:
             marks: the last move's cell (highlighted), the status line and whether the game is over.
         """
         surface.fill(BACKGROUND)
-        if self.game.gravity:
-            self._draw_discs(surface, state, marks.last)
-        else:
-            self._draw_marks(surface, state, marks.last)
+        board = self._draw_discs if self.game.gravity else self._draw_marks
+        board(surface, state, marks.last)
         if state is not None:
             self._draw_win_line(surface, self.game.winning_line(state))
         draw_status_bar(surface, marks.status, marks.over, self.size[1])

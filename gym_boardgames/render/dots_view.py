@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from gym_boardgames.render.board import BoardMarks
 from gym_boardgames.render.primitives import BACKGROUND, HIGHLIGHT, STATUS_HEIGHT, draw_status_bar, thick_line
 from gym_boardgames.render.pygame_canvas import import_pygame
@@ -68,13 +70,10 @@ class DotsView:
 
     def edge_at(self, pos: tuple[int, int]) -> int | None:
         """Return the edge whose middle is nearest to pixel ``pos``, if within a third of the spacing."""
-        best, best_distance = None, self.spacing / 3
-        for edge in range(self.game.num_edges):
-            (x0, y0), (x1, y1) = self.edge_segment(edge)
-            distance = ((pos[0] - (x0 + x1) / 2) ** 2 + (pos[1] - (y0 + y1) / 2) ** 2) ** 0.5
-            if distance < best_distance:
-                best, best_distance = edge, distance
-        return best
+        middles = np.mean([self.edge_segment(edge) for edge in range(self.game.num_edges)], axis=1)
+        distances = np.hypot(*(np.asarray(pos) - middles).T)
+        nearest = int(np.argmin(distances))
+        return nearest if distances[nearest] < self.spacing / 3 else None
 
     def draw(self, surface: Any, state: Any, marks: BoardMarks) -> None:
         """Draw the whole frame of ``state`` on ``surface``.

@@ -77,11 +77,8 @@ class GridWorldView:
     ) -> None:
         rows, cols = shape
         self.shape = (rows, cols)
-        n = rows * cols
-        self.walls = np.zeros(n, bool)
-        self.walls[list(walls)] = True
-        self.terminals = np.zeros(n, bool)
-        self.terminals[list(terminals)] = True
+        self.walls = np.isin(np.arange(rows * cols), list(walls))
+        self.terminals = np.isin(np.arange(rows * cols), list(terminals))
         self.marked_starts = frozenset(marked_starts)
         self.cell = max(3, min(96, max_board_px // max(rows, cols)))
         board_w, board_h = cols * self.cell, rows * self.cell
@@ -207,8 +204,7 @@ class GridWorldView:
 
     def _agent(self, surface: Any, centre: tuple[int, int], filled: bool) -> None:
         """The agent: a filled disc, or a ring that leaves an overlay's number and arrows readable."""
-        radius = max(1, int(self.cell * 0.3))
         if filled or self.cell < 12:
-            pygame.draw.aacircle(surface, AGENT, centre, radius)
+            pygame.draw.aacircle(surface, AGENT, centre, max(1, int(self.cell * 0.3)))
         else:
             pygame.draw.aacircle(surface, AGENT, centre, int(self.cell * 0.42), max(2, self.cell // 14))

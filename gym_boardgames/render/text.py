@@ -85,21 +85,19 @@ def dots_text(game: Any, state: Any, last_edge: int | None, status: str, initial
         return status + "\n"
     owners = (" ", *initials)
 
-    def horizontal(edge: int) -> str:
-        return ("***" if edge == last_edge else "---") if state.edges[edge] else "   "
-
-    def vertical(edge: int) -> str:
-        return ("*" if edge == last_edge else "|") if state.edges[edge] else " "
+    def drawn(edge: int, line: str) -> str:
+        """``line`` (``---`` or ``|``) for a drawn edge, stars for the last one, spaces for a free one."""
+        return ("*" * len(line) if edge == last_edge else line) if state.edges[edge] else " " * len(line)
 
     width = len(str(game.rows + 1)) + 1  # the dot rows' numbers
     lines = [" " * width + "".join(f"{_letters(c):<4}" for c in range(game.cols + 1)).rstrip()]
     for r in range(game.rows + 1):
-        dots = "+" + "+".join(horizontal(r * game.cols + c) for c in range(game.cols)) + "+"
+        dots = "+" + "+".join(drawn(r * game.cols + c, "---") for c in range(game.cols)) + "+"
         lines.append(f"{r + 1:>{width - 1}} {dots}")
         if r < game.rows:
             row = " " * width
             for c in range(game.cols + 1):
-                row += vertical(game.num_horizontal + r * (game.cols + 1) + c)
+                row += drawn(game.num_horizontal + r * (game.cols + 1) + c, "|")
                 if c < game.cols:
                     row += f" {owners[state.owners[r * game.cols + c]]} "
             lines.append(row)
