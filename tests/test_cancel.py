@@ -195,15 +195,14 @@ def test_a_stopped_server_stops_its_games_searches():
     import json
     import urllib.request
 
-    from gym_boardgames.rules.registry import make_game
-    from gym_boardgames.human.doors import serve
+    import gym_boardgames
 
-    server = serve(make_game("connectfour"), ["mcts:10000000"], port=0, log=io.StringIO())
+    server = gym_boardgames.play("connectfour", "mcts:10000000", ui="page", port=0, log=io.StringIO())
     try:
         before = set(session_workers())
         request = urllib.request.Request(
             f"http://127.0.0.1:{server.port}/api/games",
-            data=json.dumps({"opponent": "mcts:10000000", "human": 1}).encode(),  # the agent moves first
+            data=json.dumps({"opponent": "mcts:10000000", "side": "second"}).encode(),  # the agent moves first
             method="POST",
             headers={"X-Play-Token": server.token},
         )
