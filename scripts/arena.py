@@ -23,10 +23,8 @@ from plumbing import cli  # first, before the slower imports: a Ctrl-C during th
 import argparse
 import itertools
 
-from agents.factory import agent_forms
 from agents.matches.arena import play_match
-from agents.matches.ladder import MOVE_TIME
-from gym_boardgames.opponents import MAX_MOVE_TIME, make_opponent
+from gym_boardgames.opponents import make_opponent
 from gym_boardgames.utils import progress_bar
 
 
@@ -34,15 +32,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line and check it before the first match: the numbers, --out and every agent."""
     parser = cli.make_parser(__doc__)
     cli.add_game_flags(parser, default="tictactoe")
-    parser.add_argument(
-        "--agents",
-        nargs="+",
-        default=["random", "alphabeta"],
-        help=f"agents: {', '.join(agent_forms())} (the last four named forms play dots only)",
-    )
-    parser.add_argument(
-        "--move-time", type=cli.number_type(0, MAX_MOVE_TIME, low_open=True), default=MOVE_TIME, help="seconds per move"
-    )
+    cli.add_agent_flags(parser, ["random", "alphabeta"], " (the Dots and Boxes bots play dots only)")
     parser.add_argument("--games", type=cli.positive_int, default=100, help="games per pair (seats alternate)")
     cli.add_run_flags(parser, seed="seed of the agents and the random players", out=cli.OUT_HELP, overwrite=True)
     return cli.parse_checked(parser, argv, _two_agents, build_players)

@@ -25,11 +25,9 @@ import math
 
 from plumbing import figures
 
-from agents.factory import agent_forms
 from agents.matches.ladder import (
     ANCHOR,
     MAX_BLOCK,
-    MOVE_TIME,
     Budget,
     block_runner,
     build_agent,
@@ -39,7 +37,6 @@ from agents.matches.ladder import (
     write_results,
 )
 from agents.matches.rating import Ratings
-from gym_boardgames.opponents import MAX_MOVE_TIME
 from gym_boardgames.utils import progress_bar, require_extra
 
 
@@ -47,12 +44,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line and check it all before the first game: agents, --results, --plot, extras."""
     parser = cli.make_parser(__doc__)
     cli.add_game_flags(parser, default="tictactoe")
-    parser.add_argument(
-        "--agents",
-        nargs="+",
-        default=[ANCHOR, "alphabeta:1", "alphabeta"],
-        help=f"agents, {ANCHOR} among them: {', '.join(agent_forms())}",
-    )
+    cli.add_agent_flags(parser, [ANCHOR, "alphabeta:1", "alphabeta"], f", {ANCHOR} among them")
     parser.add_argument(
         "--results", metavar="FILE", role="extended", help="the ladder's results (JSON lines), read and extended"
     )
@@ -61,9 +53,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-games", type=cli.positive_int, default=200, help="games per pair at most, all runs'")
     parser.add_argument("--max-total", type=cli.positive_int, help="games this run at most (default: no limit)")
     parser.add_argument("--block", type=cli.int_type(1, MAX_BLOCK), default=10, help="games a pair plays between fits")
-    parser.add_argument(
-        "--move-time", type=cli.number_type(0, MAX_MOVE_TIME, low_open=True), default=MOVE_TIME, help="seconds per move"
-    )
     parser.add_argument("--workers", type=cli.positive_int, help="processes playing games (default: one per core)")
     parser.add_argument("--ray-address", help="play the games as Ray tasks on this cluster (rllib extra)")
     parser.add_argument("--plot", metavar="PNG", role="output", help="draw the ladder with its intervals (plot extra)")

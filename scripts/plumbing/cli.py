@@ -278,6 +278,19 @@ def add_game_flags(parser: argparse.ArgumentParser, *, positional: bool = False,
     parser.add_argument("--tie-break", choices=["draw", "second"], help="dotsandboxes: equal boxes (default draw)")
 
 
+def add_agent_flags(parser: argparse.ArgumentParser, default: list[str], among: str = "") -> None:
+    """Add ``--agents NAME...`` (any agent form, listed in the help; ``among`` a note before them) and
+    ``--move-time SECONDS`` (the ladder's default), as the arena and the ladder take them."""
+    from agents.factory import agent_forms
+    from agents.matches.ladder import MOVE_TIME
+    from gym_boardgames.opponents import MAX_MOVE_TIME
+
+    forms = ", ".join(agent_forms())
+    parser.add_argument("--agents", nargs="+", default=default, help=f"agents{among}: {forms}")
+    seconds = number_type(0, MAX_MOVE_TIME, low_open=True)
+    parser.add_argument("--move-time", type=seconds, default=MOVE_TIME, help="seconds per move")
+
+
 def game_from_args(args: argparse.Namespace) -> Any:
     """Return the rules object of :func:`add_game_flags`' flags.
 
