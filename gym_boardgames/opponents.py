@@ -264,6 +264,7 @@ def make_opponent(agent: Any, game: Any, seed: Any = None, *, move_time: float |
     if isinstance(agent, Opponent):
         return agent
     if not isinstance(agent, str):
+        as_policy(agent)  # an object that is no agent is an unknown opponent (the env lists the valid forms)
         name = getattr(agent, "__qualname__", None) or type(agent).__name__
         opponent = Opponent(agent, name, user=True, move_time=move_time)
     elif move_time is not None and is_user_spec(agent) and plays_in_child(game):

@@ -120,6 +120,9 @@ def test_every_registered_id_has_an_env_page(site: Path):
 @pytest.mark.slow
 def test_the_pages_test_marks_are_html_comments_the_site_shows_as_nothing(site: Path):
     """``<!-- test: skip (...) -->`` before a block (tests/docs/test_code_blocks.py) reaches the HTML as a comment."""
+    sources = Path(__file__).resolve().parents[2] / "docs"
+    if not any("<!-- test: skip (" in page.read_text(encoding="utf-8") for page in sources.rglob("*.md")):
+        pytest.skip("no page marks a block to skip: every Python block runs")
     pages = {page: page.read_text(encoding="utf-8") for page in sorted(site.rglob("*.html"))}
     assert any("<!-- test: skip (" in text for text in pages.values()), "the tutorials' marks should reach the HTML"
     shown = [

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="a pseudo-termin
 
 HANG_GUARD_S = 600
 # The prompt of a move, and the one after a game ends; the script waits for a line after each.
-PROMPT = re.compile(r"(\n> |\(n/q\) )\Z")
+PROMPT = re.compile(r"(\n> |\(r/q\) )\Z")
 COMMANDS = "h(ints), u(ndo), r(estart), s(wap), q(uit), ?(help)"
 # The result line: the verdict and the env's line, or the env's own line of a draw (said once: "Draw").
 RESULT = re.compile(r"^(You win! - .+|You lose - .+|Draw.*)$", re.MULTILINE)

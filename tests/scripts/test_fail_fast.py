@@ -270,7 +270,7 @@ def test_play_screenshot_works_headless_by_itself(tmp_path):
 
 @pytest.mark.slow
 def test_play_headless_without_a_screenshot_says_what_to_do():
-    assert_user_error(run("play.py", "tictactoe"), 2, "give --screenshot FILE")
+    assert_user_error(run("play.py", "tictactoe"), 2, "save the position headless (--screenshot FILE)")
 
 
 @pytest.mark.slow
