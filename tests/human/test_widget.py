@@ -221,7 +221,7 @@ def test_a_bad_opponent_name_is_refused_with_the_valid_names(play):
     with pytest.raises(ValueError, match="alphabeta") as refused:
         play("tictactoe", opponent="nosuch")
     assert "nosuch" in str(refused.value) and "mcts" in str(refused.value)
-    needs = r"<object object at 0x[0-9a-f]+>: it needs act\(game, state\) -> int or to be callable"
+    needs = r"<object object at 0x[0-9a-f]+> is not an agent: it needs act\(game, state\) -> int or to be callable"
     with pytest.raises(ValueError, match=needs):
         play("tictactoe", opponent=object())
     with pytest.raises(ValueError, match="side must be one of"):
