@@ -140,7 +140,8 @@ class Opponent:
 
     def _set(self, agent: Any) -> None:
         self.agent = agent
-        self._act = as_policy(agent, self.name if self.user else "")
+        # A user's spec built into a non-agent names the spec; an object that is none is an unknown opponent.
+        self._act = as_policy(agent, self.name if self.user and self._rebuild is not None else "")
         self._reset = reset_hook(agent)
         evaluate = getattr(agent, "evaluate", None)
         #: The agent's own ``evaluate(game, states) -> (priors, values)`` (a network's), or None: the play doors'
@@ -264,7 +265,6 @@ def make_opponent(agent: Any, game: Any, seed: Any = None, *, move_time: float |
     if isinstance(agent, Opponent):
         return agent
     if not isinstance(agent, str):
-        as_policy(agent)  # an object that is no agent is an unknown opponent (the env lists the valid forms)
         name = getattr(agent, "__qualname__", None) or type(agent).__name__
         opponent = Opponent(agent, name, user=True, move_time=move_time)
     elif move_time is not None and is_user_spec(agent) and plays_in_child(game):
