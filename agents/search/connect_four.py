@@ -52,10 +52,17 @@ except ImportError:  # pragma: no cover - exercised in a venv without numba
 
 #: Entries of the transposition table: a prime, so that ``key % size`` spreads the keys (Pons uses 2**23 + 9).
 TABLE_SIZE = 8_388_617
-#: Marks a bound the table does not hold (scores lie in -21..21 on 6x7).
-_NO_LOWER, _NO_UPPER = -100, 100
-# Slots of the counters array: nodes searched, the node limit (0: none), set to 1 when the limit stopped it.
-_NODES, _LIMIT, _STOPPED = 0, 1, 2
+# A table entry is one int64, so that a probe reads one cache line: from bit 16 a tag, the key's low 40 bits
+# plus one (0 is an empty slot); bits 8-15 the lower bound and bits 0-7 the upper bound, each plus 64 (scores
+# lie in -32..32 on the boards that fit). The slot and the tag give the key back (the Chinese remainder
+# theorem: TABLE_SIZE * 2**40 > 2**63 exceeds every key), so a match is the same position and the search stays
+# exact.
+_TAG_SHIFT, _TAG_MASK, _BOUND_OFFSET = 16, (1 << 40) - 1, 64
+#: The bounds of an entry that knows nothing: a lower bound of -64 and an upper bound of 63.
+_EMPTY_BOUNDS = (0 << 8) | 127
+# Slots of the scratch array: nodes searched, the node limit (0: none), set to 1 when the limit stopped it; from
+# _ORDER, each ply's move order.
+_NODES, _LIMIT, _STOPPED, _ORDER = 0, 1, 2, 3
 
 
 @_jit
@@ -149,22 +156,19 @@ def _negamax(
     cols: int,
     bottom: int,
     board_mask: int,
-    order: np.ndarray,
-    table_keys: np.ndarray,
-    table_lower: np.ndarray,
-    table_upper: np.ndarray,
+    table: np.ndarray,
+    scratch: np.ndarray,
     book_keys: np.ndarray,
     book_scores: np.ndarray,
-    counters: np.ndarray,
 ) -> int:
     """Return the score of a position whose mover cannot win at once, exactly when it lies in (alpha, beta).
 
     Otherwise the result is a bound: ``alpha`` (or less) means the score is at most that, a result at or
     above ``beta`` means at least that.
     """
-    counters[_NODES] += 1
-    if counters[_LIMIT] and counters[_NODES] > counters[_LIMIT]:
-        counters[_STOPPED] = 1
+    scratch[_NODES] += 1
+    if scratch[_LIMIT] and scratch[_NODES] > scratch[_LIMIT]:
+        scratch[_STOPPED] = 1
         return 0
     cells = rows * cols
     opponent = mine ^ mask
@@ -188,13 +192,17 @@ def _negamax(
     highest = (cells - 1 - ply) // 2  # the mover cannot win with this stone
     key = mine + mask
     slot = key % TABLE_SIZE
-    if table_keys[slot] == key:
-        upper = int(table_upper[slot])
+    tag = (key & _TAG_MASK) + 1
+    entry = table[slot]
+    if entry >> _TAG_SHIFT == tag:
+        upper = (entry & 0xFF) - _BOUND_OFFSET
         if upper < highest:
             highest = upper
-        lower = int(table_lower[slot])
+        lower = ((entry >> 8) & 0xFF) - _BOUND_OFFSET
         if lower > alpha:
             alpha = lower
+    else:
+        entry = (tag << _TAG_SHIFT) | _EMPTY_BOUNDS
     if beta > highest:
         beta = highest
         if alpha >= beta:
@@ -207,40 +215,36 @@ def _negamax(
             return known
 
     # Order the safe moves by the winning cells they create, centre columns first among equals.
+    base = _ORDER + ply * cols
     count = 0
     for rank in range(cols):
         column = cols // 2 + (1 - 2 * (rank % 2)) * ((rank + 1) // 2)
         move = safe & (((1 << rows) - 1) << (column * (rows + 1)))
         if move:
             value = _popcount(_winning_cells(mine | move, mask, rows, board_mask))
-            at = count
-            while at > 0 and (order[ply, at - 1] >> 8) < value:
-                order[ply, at] = order[ply, at - 1]
+            at = base + count
+            while at > base and (scratch[at - 1] >> 8) < value:
+                scratch[at] = scratch[at - 1]
                 at -= 1
-            order[ply, at] = (value << 8) | column
+            scratch[at] = (value << 8) | column
             count += 1
 
     for index in range(count):
-        column = int(order[ply, index]) & 0xFF
+        column = scratch[base + index] & 0xFF
         move = safe & (((1 << rows) - 1) << (column * (rows + 1)))
         score = -_negamax(
-            opponent, mask | move, ply + 1, -beta, -alpha, rows, cols, bottom, board_mask, order,
-            table_keys, table_lower, table_upper, book_keys, book_scores, counters,
+            opponent, mask | move, ply + 1, -beta, -alpha, rows, cols, bottom, board_mask, table, scratch,
+            book_keys, book_scores,
         )  # fmt: skip
-        if counters[_STOPPED]:
+        if scratch[_STOPPED]:
             return 0
         if score >= beta:
-            if table_keys[slot] != key:
-                table_keys[slot] = key
-                table_upper[slot] = _NO_UPPER
-            table_lower[slot] = score
+            # A lower bound: the entry read above (or a fresh one) with its lower byte replaced.
+            table[slot] = (entry & ~0xFF00) | ((score + _BOUND_OFFSET) << 8)
             return score
         if score > alpha:
             alpha = score
-    if table_keys[slot] != key:
-        table_keys[slot] = key
-        table_lower[slot] = _NO_LOWER
-    table_upper[slot] = alpha
+    table[slot] = (entry & ~0xFF) | (alpha + _BOUND_OFFSET)  # an upper bound
     return alpha
 
 
@@ -251,23 +255,22 @@ def solve_bits(
     ply: int,
     rows: int,
     cols: int,
-    table_keys: np.ndarray,
-    table_lower: np.ndarray,
-    table_upper: np.ndarray,
+    table: np.ndarray,
+    scratch: np.ndarray,
     book_keys: np.ndarray,
     book_scores: np.ndarray,
-    counters: np.ndarray,
 ) -> int:
     """Return the exact score of a position that is not over, for the player to move (see the module).
 
-    Stops early, returning 0 with ``counters[2]`` set to 1, once ``counters[0]`` passes a non-zero ``counters[1]``.
+    ``scratch`` holds the counters (:data:`_NODES`, :data:`_LIMIT`, :data:`_STOPPED`) and then each ply's move
+    order (:func:`scratch_array`). Stops early, returning 0 with ``scratch[2]`` set to 1, once ``scratch[0]``
+    passes a non-zero ``scratch[1]``.
     """
     cells = rows * cols
     bottom, board_mask = _board_masks(rows, cols)
     playable = (mask + bottom) & board_mask
     if _winning_cells(mine, mask, rows, board_mask) & playable:
         return (cells + 1 - ply) // 2
-    order = np.zeros((cells + 1, cols), dtype=np.int64)
     low = -((cells - ply) // 2)
     high = (cells + 1 - ply) // 2
     while low < high:
@@ -278,16 +281,21 @@ def solve_bits(
         elif middle >= 0 and _half_toward_zero(high) > middle:
             middle = _half_toward_zero(high)
         result = _negamax(
-            mine, mask, ply, middle, middle + 1, rows, cols, bottom, board_mask, order,
-            table_keys, table_lower, table_upper, book_keys, book_scores, counters,
+            mine, mask, ply, middle, middle + 1, rows, cols, bottom, board_mask, table, scratch, book_keys,
+            book_scores,
         )  # fmt: skip
-        if counters[_STOPPED]:
+        if scratch[_STOPPED]:
             return 0
         if result <= middle:
             high = result
         else:
             low = result
     return low
+
+
+def scratch_array(rows: int, cols: int) -> np.ndarray:
+    """Return the ``scratch`` array :func:`solve_bits` needs for a ``rows x cols`` board (counters zero)."""
+    return np.zeros(_ORDER + (rows * cols + 1) * cols, dtype=np.int64)
 
 
 class SearchBudgetExceeded(RuntimeError):
@@ -340,9 +348,8 @@ class ConnectFourSolver:
 
     def __init__(self, rows: int = 6, cols: int = 7, book: bool = True) -> None:
         self.rows, self.cols = rows, cols
-        self.table_keys = np.full(TABLE_SIZE, -1, dtype=np.int64)
-        self.table_lower = np.full(TABLE_SIZE, _NO_LOWER, dtype=np.int8)
-        self.table_upper = np.full(TABLE_SIZE, _NO_UPPER, dtype=np.int8)
+        self.table = np.full(TABLE_SIZE, 0, dtype=np.int64)  # written now: no page faults during the searches
+        self._scratch = scratch_array(rows, cols)
         self.book = default_book() if book and (rows, cols) == (6, 7) else None
         self._book_codes = self.book.codes if self.book else np.zeros(0, dtype=np.int32)
         self._book_scores = self.book.scores if self.book else np.zeros(0, dtype=np.int8)
@@ -354,13 +361,13 @@ class ConnectFourSolver:
 
     def _search(self, mine: int, mask: int, ply: int, max_nodes: int | None) -> int:
         """The exact score of a position, given as bitboards, that is not over (the callers checked it)."""
-        counters = np.array([0, max_nodes or 0, 0], dtype=np.int64)
+        counters = self._scratch
+        counters[_NODES], counters[_LIMIT], counters[_STOPPED] = 0, max_nodes or 0, 0
         # The compiled search cannot check the cancel signal: cancelling sets its node limit as reached.
         with on_cancel(lambda: counters.__setitem__(_LIMIT, 1)):
             score = solve_bits(
-                mine, mask, ply, self.rows, self.cols, self.table_keys, self.table_lower, self.table_upper,
-                self._book_codes, self._book_scores, counters,
-            )  # fmt: skip
+                mine, mask, ply, self.rows, self.cols, self.table, counters, self._book_codes, self._book_scores
+            )
         self.nodes += int(counters[_NODES])
         check_cancelled()
         if counters[_STOPPED]:
