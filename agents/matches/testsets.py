@@ -1,0 +1,104 @@
+"""Pascal Pons' public Connect Four benchmark sets: reading them, and the figures Pons published for them.
+
+Pons publishes six sets of 1,000 positions on his blog (http://blog.gamesolver.org/solving-connect-four/02-test-protocol/,
+the files at ``http://blog.gamesolver.org/data/<file>``). A line is ``MOVES SCORE``: the columns played as 1-based
+digits, then the exact score of the position for the player to move, in the convention of
+:mod:`agents.search.connect_four` (a win scores 22 minus the winner's stones at the end, a loss the negative).
+
+The sets are fetched data, not the project's: :func:`find_testsets` reads them from a folder the user names.
+The scripts that use them: ``scripts/bench.py --solver --testsets DIR`` (the solver's speed beside BitBully's)
+and ``scripts/eval_perfect_play.py --testsets DIR`` (any player's mistakes per set).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+#: The six files, in Pons' order of difficulty within each stage, and their names on his blog.
+TESTSETS = (
+    ("Test_L3_R1", "End-Easy"),
+    ("Test_L2_R1", "Middle-Easy"),
+    ("Test_L2_R2", "Middle-Medium"),
+    ("Test_L1_R1", "Begin-Easy"),
+    ("Test_L1_R2", "Begin-Medium"),
+    ("Test_L1_R3", "Begin-Hard"),
+)
+#: Pons' published mean explored positions of his final ("strong") solver per set, each position solved from an
+#: empty table and without an opening book (part 12 of his tutorial, "Lower bound transposition table").
+PONS_MEAN_NODES = {
+    "End-Easy": 51.28,
+    "Middle-Easy": 449.6,
+    "Middle-Medium": 39_900.0,
+    "Begin-Easy": 3_298.0,
+    "Begin-Medium": 1_201_000.0,
+    "Begin-Hard": 65_920_000.0,
+}
+#: The columns of the board the sets are for (6 rows x 7 columns).
+COLS = 7
+
+
+class PonsPosition(NamedTuple):
+    """One line of a set: the moves (0-based columns) and the exact score for the player to move."""
+
+    moves: tuple[int, ...]
+    score: int
+
+
+class PonsSet(NamedTuple):
+    """A set read from its file: Pons' name, the file and its positions in file order."""
+
+    name: str
+    path: str
+    positions: list[PonsPosition]
+
+
+def _parse_line(path: str, number: int, line: str) -> PonsPosition:
+    fields = line.split()
+    where = f"{path}, line {number}"
+    if len(fields) != 2:
+        raise ValueError(f"{where}: expected 'MOVES SCORE' (two fields), got {line.strip()!r}")
+    moves, score = fields
+    if not moves.isdigit() or any(digit not in "1234567" for digit in moves):
+        raise ValueError(f"{where}: MOVES must be the columns played as digits 1-{COLS}, got {moves!r}")
+    try:
+        value = int(score)
+    except ValueError:
+        raise ValueError(f"{where}: SCORE must be an integer, got {score!r}") from None
+    return PonsPosition(tuple(int(digit) - 1 for digit in moves), value)
+
+
+def read_testset(path: str | os.PathLike[str], name: str | None = None) -> PonsSet:
+    """Read one set file (``MOVES SCORE`` lines; blank lines skipped); a malformed line is a ValueError naming it."""
+    path = os.fspath(path)
+    with open(path, encoding="ascii") as handle:
+        positions = [_parse_line(path, number, line) for number, line in enumerate(handle, start=1) if line.strip()]
+    if not positions:
+        raise ValueError(f"{path}: no positions (expected 'MOVES SCORE' lines)")
+    return PonsSet(name or Path(path).name, path, positions)
+
+
+def find_testsets(directory: str | os.PathLike[str], names: list[str] | None = None) -> list[PonsSet]:
+    """Read the sets found in ``directory``, in :data:`TESTSETS` order (all six, or those of ``names``).
+
+    ``names`` are Pons' names or the file names. A folder that is missing or holds none of the files, or a name
+    that is no set, is a ValueError that says what was expected.
+    """
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise ValueError(f"--testsets {os.fspath(directory)!r} is not a folder (expected one holding Pons' sets)")
+    wanted = list(TESTSETS)
+    if names is not None:
+        known = {alias: (file, pons) for file, pons in TESTSETS for alias in (file, pons)}
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            choices = ", ".join(pons for _, pons in TESTSETS)
+            raise ValueError(f"unknown test set(s) {', '.join(unknown)}: the sets are {choices} (or their file names)")
+        picked = {known[name] for name in names}
+        wanted = [entry for entry in TESTSETS if entry in picked]
+    found = [read_testset(folder / file, pons) for file, pons in wanted if (folder / file).is_file()]
+    if not found:
+        files = ", ".join(file for file, _ in wanted)
+        raise ValueError(f"{os.fspath(directory)!r} holds none of Pons' set files ({files})")
+    return found
