@@ -31,6 +31,7 @@ __all__ = [
     "Cancelled",
     "cancellable",
     "check_cancelled",
+    "current_signal",
     "on_cancel",
     "time_limit",
 ]
@@ -72,6 +73,15 @@ def cancellable(signal: CancelSignal) -> Iterator[CancelSignal]:
         yield signal
     finally:
         _thread.signal = outer
+
+
+def current_signal() -> CancelSignal | None:
+    """Return this thread's cancel signal, or None outside :func:`cancellable` (nothing can cancel the thread).
+
+    For a caller whose registering a hook would cost more than its work: with no signal it can skip
+    :func:`on_cancel` and :func:`check_cancelled` altogether.
+    """
+    return getattr(_thread, "signal", None)
 
 
 def check_cancelled() -> None:

@@ -34,7 +34,7 @@ import numpy as np
 
 from agents._rng import Seeded
 from agents.search.opening_book import default_book
-from gym_boardgames.cancel import check_cancelled, on_cancel
+from gym_boardgames.cancel import check_cancelled, current_signal, on_cancel
 from gym_boardgames.checks import check_int
 from gym_boardgames.rules.registry import family_of
 
@@ -60,9 +60,11 @@ TABLE_SIZE = 8_388_617
 _TAG_SHIFT, _TAG_MASK, _BOUND_OFFSET = 16, (1 << 40) - 1, 64
 #: The bounds of an entry that knows nothing: a lower bound of -64 and an upper bound of 63.
 _EMPTY_BOUNDS = (0 << 8) | 127
-# Slots of the scratch array: nodes searched, the node limit (0: none), set to 1 when the limit stopped it; from
-# _ORDER, each ply's move order.
-_NODES, _LIMIT, _STOPPED, _ORDER = 0, 1, 2, 3
+# Slots of the scratch array: the call's nodes, the node limit (0: none), set to 1 when the limit stopped the call,
+# the nodes of all calls; from _ORDER, each ply's move order.
+_NODES, _LIMIT, _STOPPED, _TOTAL, _ORDER = 0, 1, 2, 3, 4
+#: The score :func:`score_bits` writes for a full column.
+NO_SCORE = -128
 
 
 @_jit
@@ -249,30 +251,27 @@ def _negamax(
 
 
 @_jit
-def solve_bits(
+def _solve(
     mine: int,
     mask: int,
     ply: int,
     rows: int,
     cols: int,
+    bottom: int,
+    board_mask: int,
     table: np.ndarray,
     scratch: np.ndarray,
     book_keys: np.ndarray,
     book_scores: np.ndarray,
 ) -> int:
-    """Return the exact score of a position that is not over, for the player to move (see the module).
+    """Return the exact score of a position that is not over (0 with ``scratch[_STOPPED]`` set if it stopped).
 
-    ``scratch`` holds the counters (:data:`_NODES`, :data:`_LIMIT`, :data:`_STOPPED`) and then each ply's move
-    order (:func:`scratch_array`). Stops early, returning 0 with ``scratch[2]`` set to 1, once ``scratch[0]``
-    passes a non-zero ``scratch[1]``.
+    Null-window searches narrow ``[min, max]``.
     """
-    cells = rows * cols
-    bottom, board_mask = _board_masks(rows, cols)
-    playable = (mask + bottom) & board_mask
-    if _winning_cells(mine, mask, rows, board_mask) & playable:
-        return (cells + 1 - ply) // 2
-    low = -((cells - ply) // 2)
-    high = (cells + 1 - ply) // 2
+    if _winning_cells(mine, mask, rows, board_mask) & (mask + bottom) & board_mask:
+        return (rows * cols + 1 - ply) // 2
+    low = -((rows * cols - ply) // 2)
+    high = (rows * cols + 1 - ply) // 2
     while low < high:
         middle = low + (high - low) // 2
         # Probe near 0 and near the ends first: most positions are close draws or short wins.
@@ -291,6 +290,71 @@ def solve_bits(
         else:
             low = result
     return low
+
+
+@_jit
+def solve_bits(
+    mine: int,
+    mask: int,
+    ply: int,
+    rows: int,
+    cols: int,
+    table: np.ndarray,
+    scratch: np.ndarray,
+    book_keys: np.ndarray,
+    book_scores: np.ndarray,
+) -> int:
+    """Return the exact score of a position that is not over, for the player to move (see the module).
+
+    ``scratch`` holds the counters and then each ply's move order (:func:`scratch_array`). The search stops
+    early, returning 0 with ``scratch[_STOPPED]`` set, once its nodes pass a non-zero ``scratch[_LIMIT]`` (the
+    caller's to set: a cancel may set it during the search); ``scratch[_TOTAL]`` adds up the nodes of every call.
+    """
+    scratch[_NODES] = scratch[_STOPPED] = 0
+    bottom, board_mask = _board_masks(rows, cols)
+    score = _solve(mine, mask, ply, rows, cols, bottom, board_mask, table, scratch, book_keys, book_scores)
+    scratch[_TOTAL] += scratch[_NODES]
+    return score
+
+
+@_jit
+def score_bits(
+    mine: int,
+    mask: int,
+    ply: int,
+    rows: int,
+    cols: int,
+    table: np.ndarray,
+    scratch: np.ndarray,
+    book_keys: np.ndarray,
+    book_scores: np.ndarray,
+    scores: np.ndarray,
+) -> None:
+    """Write the exact score of every column of a position that is not over into ``scores``, for the player to move.
+
+    A full column gets :data:`NO_SCORE`. The counters and the node limit are as in :func:`solve_bits`, the limit
+    bounding the nodes of all the columns together.
+    """
+    scratch[_NODES] = scratch[_STOPPED] = 0
+    cells = rows * cols
+    bottom, board_mask = _board_masks(rows, cols)
+    wins = _winning_cells(mine, mask, rows, board_mask)
+    for column in range(cols):
+        move = (mask + (1 << (column * (rows + 1)))) & (((1 << rows) - 1) << (column * (rows + 1)))
+        if move == 0:
+            scores[column] = NO_SCORE
+        elif move & wins:
+            scores[column] = (cells + 1 - ply) // 2
+        elif ply + 1 == cells:
+            scores[column] = 0  # the last stone, not a win: a draw
+        else:
+            scores[column] = -_solve(
+                mine ^ mask, mask | move, ply + 1, rows, cols, bottom, board_mask, table, scratch, book_keys,
+                book_scores,
+            )  # fmt: skip
+            if scratch[_STOPPED]:
+                break
+    scratch[_TOTAL] += scratch[_NODES]
 
 
 def scratch_array(rows: int, cols: int) -> np.ndarray:
@@ -319,19 +383,30 @@ def check_solvable(game: Any) -> None:
         )
 
 
+# Per board, the cells in the order of the bitboard's bits from the highest down (a column's spare top bit reads
+# a padding cell), so that a board becomes its bitboards in three C-level steps instead of a loop over the cells.
+_BIT_ORDER: dict[tuple[int, int], np.ndarray] = {}
+_MASK_DIGITS = bytes.maketrans(b"\x00\x01\x02", b"011")
+_MINE_DIGITS = (bytes.maketrans(b"\x00\x01\x02", b"010"), bytes.maketrans(b"\x00\x01\x02", b"001"))
+
+
+def _bit_order(rows: int, cols: int) -> np.ndarray:
+    order = _BIT_ORDER.get((rows, cols))
+    if order is None:
+        cells = []
+        for bit in range(cols * (rows + 1) - 1, -1, -1):
+            column, height = divmod(bit, rows + 1)
+            # Board row 0 is the top; the padding cell is index rows * cols, a zero appended to the board.
+            cells.append(rows * cols if height == rows else (rows - 1 - height) * cols + column)
+        order = _BIT_ORDER[rows, cols] = np.array(cells, dtype=np.intp)
+    return order
+
+
 def to_bits(game: Any, state: Any) -> tuple[int, int, int]:
     """Return ``(mine, mask, ply)``: the bitboards of a ConnectN state (see the module) and its stone count."""
-    rows, cols = game.rows, game.cols
-    mine = mask = 0
-    stone = state.player + 1
-    for index, cell in enumerate(state.board):
-        if cell:
-            row, column = divmod(index, cols)
-            bit = 1 << (column * (rows + 1) + rows - 1 - row)  # board row 0 is the top
-            mask |= bit
-            if cell == stone:
-                mine |= bit
-    return mine, mask, int(mask.bit_count())
+    digits = np.frombuffer(state.board + b"\x00", dtype=np.uint8)[_bit_order(game.rows, game.cols)].tobytes()
+    mask = int(digits.translate(_MASK_DIGITS), 2)
+    return int(digits.translate(_MINE_DIGITS[state.player]), 2), mask, mask.bit_count()
 
 
 class ConnectFourSolver:
@@ -341,38 +416,31 @@ class ConnectFourSolver:
         rows: board height (the game's ``rows``).
         cols: board width.
         book: read the 12-ply opening book on 6x7 when the ``solver`` extra provides it.
-
-    Attributes:
-        nodes: positions searched since the solver was made.
     """
 
     def __init__(self, rows: int = 6, cols: int = 7, book: bool = True) -> None:
         self.rows, self.cols = rows, cols
         self.table = np.full(TABLE_SIZE, 0, dtype=np.int64)  # written now: no page faults during the searches
         self._scratch = scratch_array(rows, cols)
+        self._scores = np.zeros(cols, dtype=np.int64)
         self.book = default_book() if book and (rows, cols) == (6, 7) else None
         self._book_codes = self.book.codes if self.book else np.zeros(0, dtype=np.int32)
         self._book_scores = self.book.scores if self.book else np.zeros(0, dtype=np.int8)
-        self.nodes = 0
+        self._checked_game: Any = None  # the last game found to be of this board: most callers pass one game
 
     def __repr__(self) -> str:
         book = "12-ply book" if self.book else "no book"
         return f"ConnectFourSolver({self.rows}x{self.cols}, {book}, {'compiled' if COMPILED else 'pure Python'})"
 
-    def _search(self, mine: int, mask: int, ply: int, max_nodes: int | None) -> int:
-        """The exact score of a position, given as bitboards, that is not over (the callers checked it)."""
-        counters = self._scratch
-        counters[_NODES], counters[_LIMIT], counters[_STOPPED] = 0, max_nodes or 0, 0
-        # The compiled search cannot check the cancel signal: cancelling sets its node limit as reached.
-        with on_cancel(lambda: counters.__setitem__(_LIMIT, 1)):
-            score = solve_bits(
-                mine, mask, ply, self.rows, self.cols, self.table, counters, self._book_codes, self._book_scores
-            )
-        self.nodes += int(counters[_NODES])
-        check_cancelled()
-        if counters[_STOPPED]:
-            raise SearchBudgetExceeded(f"no exact answer within {max_nodes} positions")
-        return int(score)
+    @property
+    def nodes(self) -> int:
+        """Positions searched since the solver was made (or :meth:`clear` ed)."""
+        return int(self._scratch[_TOTAL])
+
+    def clear(self) -> None:
+        """Forget every position the table holds, as a fresh solver would (Pons times each position so)."""
+        self.table.fill(0)
+        self._scratch[_TOTAL] = 0
 
     def _position(self, game: Any, state: Any, max_nodes: int | None) -> tuple[int, int, int]:
         """Return ``to_bits(game, state)``, checked once for the public calls: this solver's board, not over.
@@ -382,17 +450,37 @@ class ConnectFourSolver:
                 with four in a row), ``state`` has another number of cells, the game is over, or ``max_nodes``
                 is not a positive int or None.
         """
-        size, cells = (self.rows, self.cols, True, 4, self.rows * self.cols), len(getattr(state, "board", ()))
-        if family_of(game) != "connect" or (game.rows, game.cols, game.gravity, game.n, cells) != size:
-            raise ValueError(
-                f"this solver is built for {self.rows}x{self.cols} gravity boards with four in a row "
-                f"({size[-1]} cells), not {game!r} with a board of {cells} cells"
-            )
+        cells = len(getattr(state, "board", ()))
+        if game is not self._checked_game or cells != self.rows * self.cols:
+            size = (self.rows, self.cols, True, 4, self.rows * self.cols)
+            if family_of(game) != "connect" or (game.rows, game.cols, game.gravity, game.n, cells) != size:
+                raise ValueError(
+                    f"this solver is built for {self.rows}x{self.cols} gravity boards with four in a row "
+                    f"({size[-1]} cells), not {game!r} with a board of {cells} cells"
+                )
+            self._checked_game = game
         if max_nodes is not None:
             check_int("max_nodes (or None for no limit)", max_nodes, 1)
         if game.is_terminal(state):
             raise ValueError("the game is over: there is no move to score")
         return to_bits(game, state)
+
+    def _run(self, kernel: Any, max_nodes: int | None, mine: int, mask: int, ply: int, *out: np.ndarray) -> Any:
+        """Run a compiled search with this solver's table, the node limit and the thread's cancel signal."""
+        scratch = self._scratch
+        scratch[_LIMIT] = max_nodes or 0
+        arguments = (mine, mask, ply, self.rows, self.cols, self.table, scratch, self._book_codes, self._book_scores)
+        arguments += out
+        if current_signal() is None:  # nothing can cancel this thread's search: no hook to register
+            result = kernel(*arguments)
+        else:
+            # The compiled search cannot check the cancel signal: cancelling sets its node limit as reached.
+            with on_cancel(lambda: scratch.__setitem__(_LIMIT, 1)):
+                result = kernel(*arguments)
+            check_cancelled()
+        if scratch[_STOPPED]:
+            raise SearchBudgetExceeded(f"no exact answer within {max_nodes} positions")
+        return result
 
     def score_moves(self, game: Any, state: Any, max_nodes: int | None = None) -> dict[int, int]:
         """Return ``{column: score}`` for every legal column of ``state``, for the player to move.
@@ -405,20 +493,9 @@ class ConnectFourSolver:
             SearchBudgetExceeded: if the bound is reached first.
         """
         mine, mask, ply = self._position(game, state, max_nodes)
-        rows, cells = self.rows, self.rows * self.cols
-        wins = _winning_cells(mine, mask, rows, _board_masks(rows, self.cols)[1])
-        scores, start = {}, self.nodes
-        for column in game.legal_actions(state):
-            column_bits = ((1 << rows) - 1) << (column * (rows + 1))
-            move = (mask + (1 << (column * (rows + 1)))) & column_bits
-            if move & wins:
-                scores[column] = (cells + 1 - ply) // 2
-            elif ply + 1 == cells:
-                scores[column] = 0  # the last stone, not a win: a draw
-            else:
-                left = None if max_nodes is None else max(max_nodes - (self.nodes - start), 1)
-                scores[column] = -self._search(mine ^ mask, mask | move, ply + 1, left)
-        return scores
+        scores = self._scores
+        self._run(score_bits, max_nodes, mine, mask, ply, scores)
+        return {column: score for column, score in enumerate(scores.tolist()) if score != NO_SCORE}
 
     def solve(self, game: Any, state: Any, max_nodes: int | None = None) -> int:
         """Return the exact score of ``state`` for the player to move (the best of :meth:`score_moves`).
@@ -427,7 +504,7 @@ class ConnectFourSolver:
             ValueError: as :meth:`score_moves`.
             SearchBudgetExceeded: if ``max_nodes`` positions were searched first.
         """
-        return self._search(*self._position(game, state, max_nodes), max_nodes)
+        return int(self._run(solve_bits, max_nodes, *self._position(game, state, max_nodes)))
 
 
 _SHARED: dict[tuple[int, int], tuple[ConnectFourSolver, threading.Lock]] = {}
