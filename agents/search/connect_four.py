@@ -63,7 +63,7 @@ _EMPTY_BOUNDS = (0 << 8) | 127
 # Slots of the scratch array: the call's nodes, the node limit (0: none), set to 1 when the limit stopped the call,
 # the nodes of all calls; from _ORDER, each ply's move order.
 _NODES, _LIMIT, _STOPPED, _TOTAL, _ORDER = 0, 1, 2, 3, 4
-#: The score :func:`score_bits` writes for a full column.
+#: The score :func:`score_board` writes for a full column, and both entry points return when the node limit stopped them.
 NO_SCORE = -128
 
 
@@ -104,12 +104,6 @@ def _board_masks(rows: int, cols: int) -> tuple[int, int]:
     for column in range(cols):
         bottom |= 1 << (column * (rows + 1))
     return bottom, bottom * ((1 << rows) - 1)
-
-
-@_jit
-def _half_toward_zero(value: int) -> int:
-    """``value / 2`` rounded toward zero (Pons' C++ division), not down as ``//`` rounds."""
-    return value // 2 if value >= 0 else -((-value) // 2)
 
 
 @_jit
@@ -255,6 +249,7 @@ def _solve(
     mine: int,
     mask: int,
     ply: int,
+    guess: int,
     rows: int,
     cols: int,
     bottom: int,
@@ -266,37 +261,48 @@ def _solve(
 ) -> int:
     """Return the exact score of a position that is not over (0 with ``scratch[_STOPPED]`` set if it stopped).
 
-    Null-window searches narrow ``[min, max]``.
+    MTD(f): null-window searches ``[beta - 1, beta]`` from ``guess``, each result a new bound and the next
+    guess, until the bounds meet. A guess near the score (the score of a sibling move) needs few searches.
     """
     if _winning_cells(mine, mask, rows, board_mask) & (mask + bottom) & board_mask:
         return (rows * cols + 1 - ply) // 2
     low = -((rows * cols - ply) // 2)
     high = (rows * cols + 1 - ply) // 2
+    guess = min(max(guess, low), high)
     while low < high:
-        middle = low + (high - low) // 2
-        # Probe near 0 and near the ends first: most positions are close draws or short wins.
-        if middle <= 0 and _half_toward_zero(low) < middle:
-            middle = _half_toward_zero(low)
-        elif middle >= 0 and _half_toward_zero(high) > middle:
-            middle = _half_toward_zero(high)
-        result = _negamax(
-            mine, mask, ply, middle, middle + 1, rows, cols, bottom, board_mask, table, scratch, book_keys,
-            book_scores,
-        )  # fmt: skip
+        beta = max(guess, low + 1)
+        guess = _negamax(
+            mine, mask, ply, beta - 1, beta, rows, cols, bottom, board_mask, table, scratch, book_keys, book_scores
+        )
         if scratch[_STOPPED]:
             return 0
-        if result <= middle:
-            high = result
+        if guess < beta:
+            high = guess
         else:
-            low = result
+            low = guess
     return low
 
 
 @_jit
-def solve_bits(
-    mine: int,
-    mask: int,
-    ply: int,
+def _board_bits(board: bytes, player: int, rows: int, cols: int) -> tuple[int, int]:
+    """Return ``(mine, mask)``: the bitboards of a ConnectN board (row 0 at the top; 1, 2: the players' stones)."""
+    mine = mask = 0
+    for column in range(cols):
+        for height in range(rows):
+            cell = board[(rows - 1 - height) * cols + column]
+            if cell == 0:
+                break  # gravity: no stone above an empty cell
+            bit = 1 << (column * (rows + 1) + height)
+            mask |= bit
+            if cell == player + 1:
+                mine |= bit
+    return mine, mask
+
+
+@_jit
+def solve_board(
+    board: bytes,
+    player: int,
     rows: int,
     cols: int,
     table: np.ndarray,
@@ -304,24 +310,27 @@ def solve_bits(
     book_keys: np.ndarray,
     book_scores: np.ndarray,
 ) -> int:
-    """Return the exact score of a position that is not over, for the player to move (see the module).
+    """Return the exact score of a ConnectN board that is not over, for ``player`` (0 or 1) to move (see the module).
 
     ``scratch`` holds the counters and then each ply's move order (:func:`scratch_array`). The search stops
-    early, returning 0 with ``scratch[_STOPPED]`` set, once its nodes pass a non-zero ``scratch[_LIMIT]`` (the
-    caller's to set: a cancel may set it during the search); ``scratch[_TOTAL]`` adds up the nodes of every call.
+    early, returning :data:`NO_SCORE` with ``scratch[_STOPPED]`` set, once its nodes pass a non-zero
+    ``scratch[_LIMIT]`` (the caller's to set: a cancel may set it during the search); ``scratch[_TOTAL]`` adds up
+    the nodes of every call.
     """
     scratch[_NODES] = scratch[_STOPPED] = 0
+    mine, mask = _board_bits(board, player, rows, cols)
     bottom, board_mask = _board_masks(rows, cols)
-    score = _solve(mine, mask, ply, rows, cols, bottom, board_mask, table, scratch, book_keys, book_scores)
+    score = _solve(
+        mine, mask, _popcount(mask), 0, rows, cols, bottom, board_mask, table, scratch, book_keys, book_scores
+    )
     scratch[_TOTAL] += scratch[_NODES]
-    return score
+    return NO_SCORE if scratch[_STOPPED] else score
 
 
 @_jit
-def score_bits(
-    mine: int,
-    mask: int,
-    ply: int,
+def score_board(
+    board: bytes,
+    player: int,
     rows: int,
     cols: int,
     table: np.ndarray,
@@ -329,36 +338,43 @@ def score_bits(
     book_keys: np.ndarray,
     book_scores: np.ndarray,
     scores: np.ndarray,
-) -> None:
-    """Write the exact score of every column of a position that is not over into ``scores``, for the player to move.
+) -> int:
+    """Write the exact score of every column of a board that is not over into ``scores``, for ``player`` to move.
 
-    A full column gets :data:`NO_SCORE`. The counters and the node limit are as in :func:`solve_bits`, the limit
-    bounding the nodes of all the columns together.
+    A full column gets :data:`NO_SCORE`. Return 0, or :data:`NO_SCORE` if the node limit stopped the search
+    (the counters and the limit as in :func:`solve_board`, the limit bounding all the columns together). Each
+    column's search starts from the score of the column before (MTD(f)'s guess): neighbours score alike.
     """
     scratch[_NODES] = scratch[_STOPPED] = 0
+    mine, mask = _board_bits(board, player, rows, cols)
+    ply = _popcount(mask)
     cells = rows * cols
     bottom, board_mask = _board_masks(rows, cols)
     wins = _winning_cells(mine, mask, rows, board_mask)
+    guess = 0
     for column in range(cols):
         move = (mask + (1 << (column * (rows + 1)))) & (((1 << rows) - 1) << (column * (rows + 1)))
         if move == 0:
             scores[column] = NO_SCORE
-        elif move & wins:
+            continue
+        if move & wins:
             scores[column] = (cells + 1 - ply) // 2
         elif ply + 1 == cells:
             scores[column] = 0  # the last stone, not a win: a draw
         else:
             scores[column] = -_solve(
-                mine ^ mask, mask | move, ply + 1, rows, cols, bottom, board_mask, table, scratch, book_keys,
-                book_scores,
+                mine ^ mask, mask | move, ply + 1, -guess, rows, cols, bottom, board_mask, table, scratch,
+                book_keys, book_scores,
             )  # fmt: skip
             if scratch[_STOPPED]:
                 break
+        guess = scores[column]
     scratch[_TOTAL] += scratch[_NODES]
+    return NO_SCORE if scratch[_STOPPED] else 0
 
 
 def scratch_array(rows: int, cols: int) -> np.ndarray:
-    """Return the ``scratch`` array :func:`solve_bits` needs for a ``rows x cols`` board (counters zero)."""
+    """Return the ``scratch`` array :func:`solve_board` and :func:`score_board` need for a ``rows x cols`` board (counters zero)."""
     return np.zeros(_ORDER + (rows * cols + 1) * cols, dtype=np.int64)
 
 
@@ -381,32 +397,6 @@ def check_solvable(game: Any) -> None:
             f"the exact solver needs (rows + 1) * cols <= 63 bits; {game.rows}x{game.cols} needs "
             f"{(game.rows + 1) * game.cols}: use 6x7 (Connect Four), 7x7, 6x8 or a smaller board"
         )
-
-
-# Per board, the cells in the order of the bitboard's bits from the highest down (a column's spare top bit reads
-# a padding cell), so that a board becomes its bitboards in three C-level steps instead of a loop over the cells.
-_BIT_ORDER: dict[tuple[int, int], np.ndarray] = {}
-_MASK_DIGITS = bytes.maketrans(b"\x00\x01\x02", b"011")
-_MINE_DIGITS = (bytes.maketrans(b"\x00\x01\x02", b"010"), bytes.maketrans(b"\x00\x01\x02", b"001"))
-
-
-def _bit_order(rows: int, cols: int) -> np.ndarray:
-    order = _BIT_ORDER.get((rows, cols))
-    if order is None:
-        cells = []
-        for bit in range(cols * (rows + 1) - 1, -1, -1):
-            column, height = divmod(bit, rows + 1)
-            # Board row 0 is the top; the padding cell is index rows * cols, a zero appended to the board.
-            cells.append(rows * cols if height == rows else (rows - 1 - height) * cols + column)
-        order = _BIT_ORDER[rows, cols] = np.array(cells, dtype=np.intp)
-    return order
-
-
-def to_bits(game: Any, state: Any) -> tuple[int, int, int]:
-    """Return ``(mine, mask, ply)``: the bitboards of a ConnectN state (see the module) and its stone count."""
-    digits = np.frombuffer(state.board + b"\x00", dtype=np.uint8)[_bit_order(game.rows, game.cols)].tobytes()
-    mask = int(digits.translate(_MASK_DIGITS), 2)
-    return int(digits.translate(_MINE_DIGITS[state.player]), 2), mask, mask.bit_count()
 
 
 class ConnectFourSolver:
@@ -442,8 +432,8 @@ class ConnectFourSolver:
         self.table.fill(0)
         self._scratch[_TOTAL] = 0
 
-    def _position(self, game: Any, state: Any, max_nodes: int | None) -> tuple[int, int, int]:
-        """Return ``to_bits(game, state)``, checked once for the public calls: this solver's board, not over.
+    def _check(self, game: Any, state: Any, max_nodes: int | None) -> None:
+        """Check the arguments of the public calls once: this solver's board, a game not over, a node limit.
 
         Raises:
             ValueError: if ``game`` is not the board this solver was built for (a gravity board of ``rows x cols``
@@ -463,14 +453,13 @@ class ConnectFourSolver:
             check_int("max_nodes (or None for no limit)", max_nodes, 1)
         if game.is_terminal(state):
             raise ValueError("the game is over: there is no move to score")
-        return to_bits(game, state)
 
-    def _run(self, kernel: Any, max_nodes: int | None, mine: int, mask: int, ply: int, *out: np.ndarray) -> Any:
-        """Run a compiled search with this solver's table, the node limit and the thread's cancel signal."""
+    def _run(self, kernel: Any, max_nodes: int | None, state: Any, *out: np.ndarray) -> int:
+        """Run a compiled search of ``state`` with this solver's table, the node limit and the thread's cancel signal."""
         scratch = self._scratch
         scratch[_LIMIT] = max_nodes or 0
-        arguments = (mine, mask, ply, self.rows, self.cols, self.table, scratch, self._book_codes, self._book_scores)
-        arguments += out
+        arguments = (state.board, state.player, self.rows, self.cols, self.table, scratch, self._book_codes)
+        arguments += (self._book_scores, *out)
         if current_signal() is None:  # nothing can cancel this thread's search: no hook to register
             result = kernel(*arguments)
         else:
@@ -478,9 +467,9 @@ class ConnectFourSolver:
             with on_cancel(lambda: scratch.__setitem__(_LIMIT, 1)):
                 result = kernel(*arguments)
             check_cancelled()
-        if scratch[_STOPPED]:
+        if result == NO_SCORE:
             raise SearchBudgetExceeded(f"no exact answer within {max_nodes} positions")
-        return result
+        return int(result)
 
     def score_moves(self, game: Any, state: Any, max_nodes: int | None = None) -> dict[int, int]:
         """Return ``{column: score}`` for every legal column of ``state``, for the player to move.
@@ -492,9 +481,9 @@ class ConnectFourSolver:
                 game is over, or ``max_nodes`` is not a positive int or None.
             SearchBudgetExceeded: if the bound is reached first.
         """
-        mine, mask, ply = self._position(game, state, max_nodes)
+        self._check(game, state, max_nodes)
         scores = self._scores
-        self._run(score_bits, max_nodes, mine, mask, ply, scores)
+        self._run(score_board, max_nodes, state, scores)
         return {column: score for column, score in enumerate(scores.tolist()) if score != NO_SCORE}
 
     def solve(self, game: Any, state: Any, max_nodes: int | None = None) -> int:
@@ -504,7 +493,8 @@ class ConnectFourSolver:
             ValueError: as :meth:`score_moves`.
             SearchBudgetExceeded: if ``max_nodes`` positions were searched first.
         """
-        return int(self._run(solve_bits, max_nodes, *self._position(game, state, max_nodes)))
+        self._check(game, state, max_nodes)
+        return self._run(solve_board, max_nodes, state)
 
 
 _SHARED: dict[tuple[int, int], tuple[ConnectFourSolver, threading.Lock]] = {}
