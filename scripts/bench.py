@@ -59,6 +59,20 @@ Solver (--solver, alone): the exact Connect Four solver beside BitBully (when in
 positions, by plies on the board, every position's scores compared; the pure-Python path, the first compile and a
 cached start (scripts/peers/solver.py's docstring).
 
+Pons' sets (--solver --testsets DIR): the same two solvers on Pascal Pons' public benchmark sets instead (a folder
+holding his files Test_L3_R1 ... Test_L1_R3 from http://blog.gamesolver.org/data/; agents.matches.testsets), set
+by set in his order, the first --testset-positions N of each (default all 1,000) of the sets --testset-names
+names (default all six). Each position is replayed from the empty board, then scored (every legal move) by our
+ConnectFourSolver(6, 7).score_moves and BitBully's score_all_moves, one after the other, the first alternating
+from position to position; each call is timed in CPU time (time.thread_time), BitBully's board built outside it.
+One solver of each serves the whole run and keeps its table (and opening book) from position to position. A set's
+row: positions; disagreements (our best score against the file's SCORE, and every move's score against
+BitBully's); median, mean and max time of each; ours over BitBully of the medians and of the means; our mean nodes
+beside Pons' published mean (his solver, which scores the position alone, from an empty table and without a
+book); positions over 1 s. Then an "all" row, and the first disagreements with their set, line and moves. Any
+disagreement ends the run with status 1 after the report. Without BitBully, our columns alone. The label-set
+flags (--solver-positions, --solver-python, --solver-python-budget) do not apply; --solver-all is refused.
+
 --compare needs the 'bench' extra (pettingzoo, open-spiel); pgx (pip install pgx, which pulls jax) is
 timed when it imports and runs, and skipped with the reason otherwise.
 """
@@ -81,6 +95,7 @@ import numpy as np
 from peers.agents import time_agents
 from peers.memory import memory_probe
 from peers.report import PEERS, print_tables, summarise
+from peers.solver import check_testsets
 from peers.workloads import (
     PEER_WORKLOADS,
     Workload,
@@ -160,6 +175,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="--solver: seconds of pure-Python solving, after which no further position is started",
     )
     parser.add_argument(
+        "--testsets", metavar="DIR", role="input", help="--solver: time Pons' sets in this folder instead (see above)"
+    )
+    parser.add_argument("--testset-positions", type=runs, metavar="N", help="--testsets: the first N of each set")
+    parser.add_argument(
+        "--testset-names", nargs="+", metavar="NAME", help="--testsets: these sets only, e.g. End-Easy Test_L1_R3"
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="small budget for a smoke run (under a minute with --compare): 5k moves, 3 repeats, pgx and the "
@@ -172,7 +194,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         json="print only the one-line JSON summary",
         overwrite=True,
     )
-    return cli.parse_checked(parser, argv, _settle_budgets, check_vector_sizes)
+    return cli.parse_checked(parser, argv, check_testsets, _settle_budgets, check_vector_sizes)
 
 
 def _settle_budgets(args: argparse.Namespace) -> None:
@@ -274,6 +296,17 @@ def main(argv: list[str] | None = None) -> dict:
 
     from gym_boardgames.utils import peak_rss_mb
 
+    if args.testsets is not None:
+        import shlex
+
+        from peers.solver import testset_timings
+
+        command = shlex.join(["scripts/bench.py", *(sys.argv[1:] if argv is None else argv)])
+        summary = testset_timings(args, command, echo=not args.json)
+        emit_summary(summary, args.out, print_json=True, replace=args.overwrite)
+        if summary["disagreements"]:
+            cli.fail(f"{summary['disagreements']} position(s) disagree (see above)", cli.EXIT_FAILED)
+        return summary
     if args.solver:
         from peers.solver import print_solver_table, solver_timings
 

@@ -72,13 +72,17 @@ class SolverPlayer:
     def __repr__(self) -> str:
         return "SolverPlayer(BitBully)"
 
-    def scores(self, state: Any) -> dict[int, int]:
-        """Return every legal column's exact score for the player to move at ``state``."""
+    @staticmethod
+    def board(state: Any) -> Any:
+        """Return ``state`` (a ConnectN 6x7 state) as BitBully's ``Board``."""
         from bitbully import Board
 
-        # A ConnectN 6x7 board as BitBully's: both store row 0 at the top and player 0 as 1.
-        board = Board.from_array(np.frombuffer(state.board, dtype=np.uint8).reshape(6, 7).tolist())
-        return {int(c): int(s) for c, s in self.solver.score_all_moves(board).items()}
+        # Both store row 0 at the top and player 0 as 1.
+        return Board.from_array(np.frombuffer(state.board, dtype=np.uint8).reshape(6, 7).tolist())
+
+    def scores(self, state: Any) -> dict[int, int]:
+        """Return every legal column's exact score for the player to move at ``state``."""
+        return {int(c): int(s) for c, s in self.solver.score_all_moves(self.board(state)).items()}
 
     def act(self, game: Any, state: Any) -> int:
         """Return one of the best-scored columns of ``state``."""

@@ -16,6 +16,10 @@ The node cap keeps the longest searches (the empty board's, for one) out of the 
 
 The start: a child process with an empty NUMBA_CACHE_DIR (the compile), then a second with the same folder (the
 cached start): the solver module's import, making the solver (its table and the book), and its first call.
+
+``--solver --testsets DIR`` (:func:`check_testsets`, :func:`testset_timings`) times the two solvers on Pascal Pons'
+sets instead (agents.matches.testsets), in CPU time (time.thread_time) around each scoring call alone, BitBully's
+board built before it; the first to score a position alternates. No pure-Python path and no start is timed there.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -306,3 +310,303 @@ def print_solver_table(summary: dict[str, Any]) -> None:
     for kind, entry in summary["start"].items():
         print(f"start ({kind}): import {entry['import_s']} s, solver {entry['solver_s']} s, "
               f"first call {entry['first_call_s']} s")  # fmt: skip
+
+
+# ---- Pons' sets: --solver --testsets DIR -----------------------------------------------------------------------
+
+#: A position slower than this counts in the --testsets table's "over 1 s" columns (ms of CPU time).
+TESTSET_SLOW_MS = 1_000
+#: The disagreements shown in full (printed, and kept in the summary): the first ones, in set order.
+SHOWN_DISAGREEMENTS = 5
+#: The solvers of a --testsets run, in the order of the first position (the order alternates).
+TESTSET_PEERS = ("ours", "bitbully")
+
+
+class ReplayedSet(NamedTuple):
+    """One of Pons' sets read and replayed: the set (an :class:`agents.matches.testsets.PonsSet`) and its states."""
+
+    testset: Any
+    states: list[Any]
+
+
+def check_testsets(args: argparse.Namespace) -> None:
+    """Check the --testsets flags, then read and replay the sets into ``args.pons_sets`` (:class:`ReplayedSet`).
+
+    Raises:
+        ValueError: naming the flag: --testsets without --solver or with --solver-all; --testset-positions or
+            --testset-names without --testsets; a folder or a set name that
+            :func:`agents.matches.testsets.find_testsets` refuses (its message), a file it cannot read, a line
+            with an illegal move or a game already over.
+        ImportError: the ``solver`` extra (numba and the book) is missing.
+    """
+    if args.testsets is None:
+        given = [flag for flag in ("--testset-positions", "--testset-names") if getattr(args, _dest(flag)) is not None]
+        if given:
+            raise ValueError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --testsets DIR")
+        return
+    if not args.solver:
+        raise ValueError("--testsets times the exact solver on Pons' sets: it needs --solver")
+    if args.solver_all:
+        raise ValueError("--testsets replaces the label positions: it takes no --solver-all")
+    from agents.matches.testsets import find_testsets
+    from gym_boardgames.utils import require_extra
+
+    try:
+        sets = find_testsets(args.testsets, args.testset_names)
+    except ValueError as error:
+        message = str(error)
+        flag = "--testset-names" if message.startswith("unknown test set") else "--testsets"
+        raise ValueError(message if message.startswith(flag) else f"{flag}: {message}") from None
+    except OSError as error:
+        raise ValueError(f"--testsets: cannot read {error.filename}: {error.strerror}") from None
+    args.pons_sets = [_replay(found._replace(positions=found.positions[: args.testset_positions])) for found in sets]
+    # Exact without them too, but a hundred times slower: that would time the Python interpreter.
+    require_extra("solver", "numba", "bitbully_databases", needed_for="--testsets")
+
+
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _where(testset: Any, index: int) -> dict[str, Any]:
+    """Set, file, line and moves (1-based digits, as in the file) of position ``index`` of ``testset``."""
+    with open(testset.path, encoding="ascii") as handle:  # the reader skips blank lines: count them back in
+        filled = [number for number, line in enumerate(handle, start=1) if line.strip()]
+    moves = "".join(str(column + 1) for column in testset.positions[index].moves)
+    return {"set": testset.name, "path": testset.path, "line": filled[index], "moves": moves}
+
+
+def _replay(testset: Any) -> ReplayedSet:
+    """Replay each position of ``testset`` from the empty board; a ValueError names the first one that fails."""
+    from agents.matches.perfect_play import connect_four
+
+    game = connect_four()
+    states = []
+    for index, position in enumerate(testset.positions):
+        state = game.initial_state()
+        for ply, column in enumerate(position.moves):
+            if game.is_terminal(state) or not game.is_legal(state, column):
+                where = _where(testset, index)
+                raise ValueError(f"--testsets: {where['path']}, line {where['line']}: move {ply + 1} (column "
+                                 f"{column + 1}) of {where['moves']} is not legal")  # fmt: skip
+            state = game.apply(state, column)
+        if game.is_terminal(state):
+            where = _where(testset, index)
+            raise ValueError(f"--testsets: {where['path']}, line {where['line']}: the game {where['moves']} is over")
+        states.append(state)
+    return ReplayedSet(testset, states)
+
+
+def _bitbully_parts() -> tuple[Any, Any, str]:
+    """BitBully's solver (its default opening book), its ``Board`` builder and its version; or None, None, why not."""
+    try:
+        from importlib.metadata import version
+
+        from label_connectfour import SolverPlayer
+
+        player = SolverPlayer()
+    except ImportError as error:  # require_extra's line: what is missing and the pip command
+        return None, None, f"not installed ({error})"
+    return player.solver, player.board, f"{version('bitbully')} (its default opening book)"
+
+
+def _cpu_ms(call: Any, argument: Any) -> tuple[Any, float]:
+    start = time.thread_time()
+    result = call(argument)
+    return result, (time.thread_time() - start) * 1e3
+
+
+def _time_position(game: Any, state: Any, solver: Any, bitbully: Any, board_of: Any, first: str) -> dict[str, Any]:
+    """Score every move of ``state`` with each solver in turn, ``first`` first; their rows, CPU ms and nodes."""
+    record: dict[str, Any] = {}
+    board = board_of(state) if bitbully is not None else None  # built outside the timed call, as ours is given one
+    order = TESTSET_PEERS if first == TESTSET_PEERS[0] else TESTSET_PEERS[::-1]
+    for name in order:
+        if name == "ours":
+            before = solver.nodes
+            scores, record["ours_ms"] = _cpu_ms(lambda s: solver.score_moves(game, s), state)
+            record["ours"], record["ours_nodes"] = _as_row(scores), solver.nodes - before
+        elif bitbully is not None:
+            bitbully.reset_node_counter()
+            scores, record["bitbully_ms"] = _cpu_ms(bitbully.score_all_moves, board)
+            record["bitbully"], record["bitbully_nodes"] = _as_row(scores), bitbully.get_node_counter()
+    return record
+
+
+def _disagreements(record: dict[str, Any]) -> dict[str, bool]:
+    """Which comparisons ``record`` fails: each solver's best score against the file's, and the two solvers' rows."""
+    from agents.matches.perfect_play import NO_MOVE
+
+    def best(row: list[int]) -> int:
+        return max(score for score in row if score != NO_MOVE)
+
+    failed = {"ours_vs_file": best(record["ours"]) != record["score"]}
+    if "bitbully" in record:
+        failed["bitbully_vs_file"] = best(record["bitbully"]) != record["score"]
+        failed["ours_vs_bitbully"] = record["bitbully"] != record["ours"]
+    return failed
+
+
+def _ms(value: float) -> float:
+    return round(value, 4)  # 0.1 us: the End-Easy positions take a few
+
+
+def _peer_stats(records: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    times = [r[f"{name}_ms"] for r in records]
+    return {
+        "median_ms": _ms(statistics.median(times)),
+        "mean_ms": _ms(statistics.fmean(times)),
+        "max_ms": _ms(max(times)),
+        "over_1s": sum(t > TESTSET_SLOW_MS for t in times),
+        "mean_nodes": round(statistics.fmean(r[f"{name}_nodes"] for r in records), 2),
+    }
+
+
+def summarise_testset(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return one row of the --testsets table from its timed positions.
+
+    Each record holds ``score`` (the file's), ``ours`` (7 scores, -128 for a full column), ``ours_ms`` and
+    ``ours_nodes``, and with BitBully ``bitbully``, ``bitbully_ms`` and ``bitbully_nodes``. ``disagreements``
+    counts the positions failing any comparison of :func:`_disagreements`; ``disagreements_by`` each one.
+    """
+    failed = [_disagreements(r) for r in records]
+    entry: dict[str, Any] = {
+        "positions": len(records),
+        "disagreements": sum(any(f.values()) for f in failed),
+        "disagreements_by": {kind: sum(f[kind] for f in failed) for kind in failed[0]},
+        "ours": _peer_stats(records, "ours"),
+    }
+    if "bitbully" in records[0]:
+        entry["bitbully"] = bitbully = _peer_stats(records, "bitbully")
+        for kind in ("median", "mean"):
+            ours, theirs = entry["ours"][f"{kind}_ms"], bitbully[f"{kind}_ms"]
+            entry[f"ours_over_bitbully_{kind}"] = round(ours / theirs, 2) if theirs > 0 else None
+    return entry
+
+
+def testset_timings(args: argparse.Namespace, command: str, echo: bool) -> dict[str, Any]:
+    """Time our solver beside BitBully on ``args.pons_sets`` (bench.py's docstring); return the summary.
+
+    With ``echo`` the header and each set's row are printed as the run goes, with a progress bar on stderr.
+    """
+    from plumbing import cli
+
+    from agents.matches.perfect_play import connect_four
+    from agents.matches.testsets import PONS_MEAN_NODES
+    from agents.search.connect_four import COMPILED, ConnectFourSolver
+    from gym_boardgames.utils import progress_bar
+
+    summary: dict[str, Any] = {"command": command, "testsets": args.testsets, "load_average_start": cli.load_average()}
+    game = connect_four()
+    solver = ConnectFourSolver(6, 7)
+    bitbully, board_of, bitbully_state = _bitbully_parts()
+    summary.update(ours=repr(solver), compiled=COMPILED, bitbully=bitbully_state, slow_ms=TESTSET_SLOW_MS)
+    if echo:
+        _print_testset_header(summary)
+    warm = args.pons_sets[0].states[0]  # the compiled kernels loaded and the books read; then empty tables
+    solver.score_moves(game, warm)
+    solver.clear()
+    if bitbully is not None:
+        bitbully.score_all_moves(board_of(warm))
+        bitbully.reset_transposition_table()
+
+    rows, everything, shown = [], [], []
+    for replayed in args.pons_sets:
+        records = []
+        with progress_bar(len(replayed.states), replayed.testset.name, enabled=echo) as bar:
+            for index, (state, position) in enumerate(zip(replayed.states, replayed.testset.positions, strict=True)):
+                first = TESTSET_PEERS[len(everything) % 2]
+                record = {**_time_position(game, state, solver, bitbully, board_of, first), "score": position.score}
+                if any(_disagreements(record).values()) and len(shown) < SHOWN_DISAGREEMENTS:
+                    shown.append({**_where(replayed.testset, index), "score": position.score,
+                                  **{name: record[name] for name in TESTSET_PEERS if name in record}})  # fmt: skip
+                records.append(record)
+                everything.append(record)
+                bar.update(1)
+        name = replayed.testset.name
+        row = {"name": name, "path": replayed.testset.path, **summarise_testset(records)}
+        row["pons_mean_nodes"] = PONS_MEAN_NODES[name]
+        rows.append(row)
+        if echo:
+            _print_testset_row(row)
+    # Pons' means weighted by the positions timed of each set: his figure for the same mix.
+    pons_all = sum(row["pons_mean_nodes"] * row["positions"] for row in rows) / len(everything)
+    summary.update(
+        sets=rows,
+        all={"name": "all", **summarise_testset(everything), "pons_mean_nodes": round(pons_all, 2)},
+        first_disagreements=shown,
+        load_average_end=cli.load_average(),
+    )
+    summary["disagreements"] = summary["all"]["disagreements"]
+    if echo:
+        _print_testset_footer(summary)
+    return summary
+
+
+def _duration(ms: float) -> str:
+    """``ms`` in the unit that fits: us under a millisecond, ms under a second, else s."""
+    if ms < 1:
+        return f"{ms * 1e3:.1f} us"
+    return f"{ms:.2f} ms" if ms < 1_000 else f"{ms / 1e3:.2f} s"
+
+
+def _count(nodes: float) -> str:
+    return f"{nodes:,.1f}" if nodes < 100 else f"{nodes:,.0f}"
+
+
+#: The --testsets table's columns: title, width, the cell from a row, and whether it is one of BitBully's.
+_TESTSET_COLUMNS: tuple[tuple[str, int, Any, bool], ...] = (
+    ("set", 13, lambda r: r["name"], False),
+    ("n", 5, lambda r: r["positions"], False),
+    ("disagree", 8, lambda r: r["disagreements"], False),
+    ("ours med", 10, lambda r: _duration(r["ours"]["median_ms"]), False),
+    ("ours mean", 10, lambda r: _duration(r["ours"]["mean_ms"]), False),
+    ("ours max", 10, lambda r: _duration(r["ours"]["max_ms"]), False),
+    ("BB med", 10, lambda r: _duration(r["bitbully"]["median_ms"]), True),
+    ("BB mean", 10, lambda r: _duration(r["bitbully"]["mean_ms"]), True),
+    ("BB max", 10, lambda r: _duration(r["bitbully"]["max_ms"]), True),
+    ("med x", 6, lambda r: r["ours_over_bitbully_median"], True),
+    ("mean x", 6, lambda r: r["ours_over_bitbully_mean"], True),
+    ("ours nodes", 11, lambda r: _count(r["ours"]["mean_nodes"]), False),
+    ("Pons nodes", 11, lambda r: _count(r["pons_mean_nodes"]), False),
+    (">1s ours", 8, lambda r: r["ours"]["over_1s"], False),
+    (">1s BB", 6, lambda r: r["bitbully"]["over_1s"], True),
+)
+
+
+def _testset_line(cells: list[tuple[Any, int, bool]]) -> str:
+    return " ".join(f"{cell!s:<{width}}" if first else f"{cell!s:>{width}}" for cell, width, first in cells)
+
+
+def _columns(with_bitbully: bool) -> list[tuple[str, int, Any, bool]]:
+    return [column for column in _TESTSET_COLUMNS if with_bitbully or not column[3]]
+
+
+def _print_testset_header(summary: dict[str, Any]) -> None:
+    with_bitbully = not summary["bitbully"].startswith("not installed")
+    print(f"command: {summary['command']}")
+    print(f"load average {summary['load_average_start']} (1, 5, 15 min) at the start")
+    print(f"Pons' Connect Four sets in {summary['testsets']}: every legal move of each position scored exactly, CPU "
+          "time (time.thread_time) around the scoring call alone; one solver of each for the whole run, its table "
+          "kept; the first to score a position alternates.")  # fmt: skip
+    print(f"ours: {summary['ours']}; BitBully: {summary['bitbully']}" + ("" if with_bitbully else "; our columns only"))
+    print("nodes: mean positions searched per position, every move scored; Pons': his final solver's for the "
+          "position's score alone, an empty table per position, no opening book (part 12 of his tutorial). "
+          "x: ours over BitBully.")  # fmt: skip
+    columns = _columns(with_bitbully)
+    print(_testset_line([(title, width, i == 0) for i, (title, width, _, _) in enumerate(columns)]))
+
+
+def _print_testset_row(row: dict[str, Any]) -> None:
+    columns = _columns("bitbully" in row)
+    print(_testset_line([(cell(row), width, i == 0) for i, (_, width, cell, _) in enumerate(columns)]), flush=True)
+
+
+def _print_testset_footer(summary: dict[str, Any]) -> None:
+    _print_testset_row(summary["all"])
+    print(f"disagreements: {summary['disagreements']} ({summary['all']['disagreements_by']}); load average "
+          f"{summary['load_average_end']} at the end")  # fmt: skip
+    for shown in summary["first_disagreements"]:
+        bitbully = f", BitBully {shown['bitbully']}" if "bitbully" in shown else ""
+        print(f"  {shown['set']} line {shown['line']} ({shown['moves']}): file {shown['score']}, ours "
+              f"{shown['ours']}{bitbully}")  # fmt: skip

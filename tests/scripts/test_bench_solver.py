@@ -6,12 +6,14 @@ the pure-Python and the compiled path), divide the right medians, and say "not i
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
@@ -150,3 +152,150 @@ def test_the_command_line_section_without_bitbully(tmp_path):
     assert set(summary["start"]) == {"compile", "cached"}
     assert all(entry["first_call_s"] > 0 for entry in summary["start"].values())
     assert summary["load_average_start"] and summary["load_average_end"]
+
+
+# ---- --solver --testsets DIR: Pons' sets (synthetic files here: his are fetched data, not the project's) ----------
+
+#: A position whose score is known by hand: the first player has three in the bottom row and wins with its 4th
+#: stone, 22 - 4 = 18.
+THREE_IN_A_ROW = "112233 18"
+
+
+def synthetic_lines(count, plies, seed):
+    """``count`` lines ``MOVES SCORE`` of seeded random games of ``plies`` moves, scored by our solver."""
+    from agents.matches.perfect_play import connect_four
+    from agents.search.connect_four import score_moves
+
+    game, rng, lines = connect_four(), np.random.default_rng(seed), []
+    while len(lines) < count:
+        state, moves = game.initial_state(), []
+        while len(moves) < plies and not game.is_terminal(state):
+            column = int(rng.choice(game.legal_actions(state)))
+            state, moves = game.apply(state, column), [*moves, column]
+        if not game.is_terminal(state):
+            best = max(score_moves(game, state).values())
+            lines.append("".join(str(c + 1) for c in moves) + f" {best}")
+    return lines
+
+
+@pytest.fixture(scope="module")
+def testsets(tmp_path_factory):
+    """A folder with two of the six files (End-Easy, Middle-Easy) and a third the runs leave out (Begin-Easy)."""
+    pytest.importorskip("numba", reason="the solver extra: --testsets refuses to time the pure-Python path")
+    folder = tmp_path_factory.mktemp("testsets")
+    (folder / "Test_L3_R1").write_text("\n".join([THREE_IN_A_ROW, *synthetic_lines(3, 32, seed=1)]) + "\n")
+    (folder / "Test_L2_R1").write_text("\n".join(synthetic_lines(3, 24, seed=2)) + "\n")
+    (folder / "Test_L1_R1").write_text(THREE_IN_A_ROW + "\n")
+    return folder
+
+
+def run_testsets(bench, capsys, *flags):
+    """bench.py --solver --testsets ... in this process: (exit status, the JSON summary, the rest of stdout, stderr)."""
+    status = 0
+    try:
+        bench.main(["--solver", *map(str, flags), "--num-envs"])
+    except SystemExit as end:
+        status = end.code
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    return status, json.loads(lines[-1]), lines[:-1], err
+
+
+def test_the_testsets_mode_times_each_named_set_and_agrees_with_the_files(bench, testsets, capsys):
+    from agents.matches.testsets import PONS_MEAN_NODES
+
+    flags = ["--testsets", testsets, "--testset-names", "Middle-Easy", "Test_L3_R1", "--testset-positions", 3]
+    status, summary, table, _ = run_testsets(bench, capsys, *flags, "--json")
+    assert status == 0 and table == []  # --json: the JSON line alone
+    assert [row["name"] for row in summary["sets"]] == ["End-Easy", "Middle-Easy"]  # in Pons' order, not the flag's
+    assert [row["path"] for row in summary["sets"]] == [str(testsets / "Test_L3_R1"), str(testsets / "Test_L2_R1")]
+    for row in [*summary["sets"], summary["all"]]:
+        assert row["disagreements"] == 0 and set(row["disagreements_by"].values()) == {0}
+        assert row["ours"]["mean_nodes"] > 0 and row["ours"]["over_1s"] == 0
+        assert row["ours"]["max_ms"] >= row["ours"]["median_ms"] > 0 and row["ours"]["mean_ms"] > 0
+    assert [row["positions"] for row in summary["sets"]] == [3, 3] and summary["all"]["positions"] == 6
+    pons = [PONS_MEAN_NODES["End-Easy"], PONS_MEAN_NODES["Middle-Easy"]]
+    assert [row["pons_mean_nodes"] for row in summary["sets"]] == pons  # copied, for the table's comparison
+    assert summary["all"]["pons_mean_nodes"] == round(sum(pons) / 2, 2)  # weighted by the positions timed
+    assert summary["disagreements"] == 0 and summary["first_disagreements"] == []
+    assert summary["command"].startswith("scripts/bench.py --solver --testsets ") and summary["compiled"] is True
+    assert len(summary["load_average_start"]) == 3 and len(summary["load_average_end"]) == 3
+    if importlib.util.find_spec("bitbully") is not None:
+        assert not summary["bitbully"].startswith("not installed")
+        for row in [*summary["sets"], summary["all"]]:
+            assert set(row["disagreements_by"]) == {"ours_vs_file", "bitbully_vs_file", "ours_vs_bitbully"}
+            assert row["bitbully"]["mean_nodes"] > 0 and row["bitbully"]["median_ms"] > 0
+            assert row["ours_over_bitbully_median"] > 0 and row["ours_over_bitbully_mean"] > 0
+
+
+def test_the_testsets_table_has_a_row_per_set_and_an_all_row(bench, testsets, capsys):
+    status, summary, table, _ = run_testsets(bench, capsys, "--testsets", testsets, "--testset-positions", 2)
+    assert status == 0 and [row["name"] for row in summary["sets"]] == ["End-Easy", "Middle-Easy", "Begin-Easy"]
+    assert summary["sets"][-1]["positions"] == 1  # a set shorter than N: all of it
+    assert table[0] == f"command: scripts/bench.py --solver --testsets {testsets} --testset-positions 2 --num-envs"
+    assert table[1].startswith("load average [")
+    header = next(i for i, line in enumerate(table) if line.startswith("set "))
+    rows = [line.split()[0] for line in table[header + 1 : header + 5]]
+    assert rows == ["End-Easy", "Middle-Easy", "Begin-Easy", "all"]
+    bitbully = importlib.util.find_spec("bitbully") is not None
+    assert ("BB med" in table[header]) == bitbully and ("ours med" in table[header])
+
+
+def test_without_bitbully_the_testsets_mode_has_our_columns_only(bench, solver, testsets, capsys, monkeypatch):
+    extra = "BitBully's solver needs bitbully, the 'crosscheck' extra: pip install -e \".[crosscheck]\""
+    message = f"not installed ({extra})"
+    monkeypatch.setattr(solver, "_bitbully_parts", lambda: (None, None, message))
+    status, summary, table, _ = run_testsets(bench, capsys, "--testsets", testsets, "--testset-names", "End-Easy")
+    assert status == 0 and summary["bitbully"] == message
+    assert [line for line in table if "BitBully: not installed" in line and "pip install" in line]
+    row = summary["sets"][0]
+    assert "bitbully" not in row and "ours_over_bitbully_median" not in row
+    assert row["disagreements_by"] == {"ours_vs_file": 0} and row["positions"] == 4
+    assert "BB med" not in "\n".join(table)
+
+
+def test_a_wrong_score_is_counted_shown_and_ends_the_run_with_status_1(bench, testsets, tmp_path, capsys):
+    wrong = tmp_path / "wrong"
+    wrong.mkdir()
+    lines = (testsets / "Test_L3_R1").read_text().splitlines()
+    moves, score = lines[2].split()
+    lines[2] = f"{moves} {int(score) + 1}"
+    (wrong / "Test_L3_R1").write_text("\n".join(lines) + "\n")
+    status, summary, _, err = run_testsets(bench, capsys, "--testsets", wrong)
+    assert status == 1 and err.strip().splitlines()[-1].endswith(": error: 1 position(s) disagree (see above)")
+    row = summary["sets"][0]
+    assert row["disagreements"] == 1 and row["disagreements_by"]["ours_vs_file"] == 1 and summary["disagreements"] == 1
+    if "bitbully" in row:
+        assert row["disagreements_by"]["bitbully_vs_file"] == 1 and row["disagreements_by"]["ours_vs_bitbully"] == 0
+    [shown] = summary["first_disagreements"]
+    assert (shown["set"], shown["line"], shown["moves"], shown["score"]) == ("End-Easy", 3, moves, int(score) + 1)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--testsets", "@DIR"], "--testsets times the exact solver on Pons' sets: it needs --solver"),
+        (["--solver", "--testset-positions", "3"], "--testset-positions needs --testsets DIR"),
+        (["--solver", "--testset-names", "End-Easy"], "--testset-names needs --testsets DIR"),
+        (["--solver", "--testsets", "@DIR", "--testset-positions", "0"],
+         "argument --testset-positions: must be an integer >= 1, got 0"),
+        (["--solver", "--testsets", "@DIR", "--testset-names", "Nope"], "--testset-names: unknown test set(s) Nope: "),
+        (["--solver", "--testsets", "@DIR/missing"], "--testsets '@DIR/missing' is not a folder"),
+        (["--solver", "--testsets", "@DIR", "--testset-names", "Begin-Hard"],
+         "--testsets: '@DIR' holds none of Pons' set files (Test_L1_R3)"),
+        (["--solver", "--testsets", "@DIR", "--solver-all"],
+         "--testsets replaces the label positions: it takes no --solver-all"),
+        (["--solver", "--testsets", "@BAD"],
+         "--testsets: @BAD/Test_L3_R1, line 2: move 7 (column 1) of 1111111 is not legal"),
+    ],
+)  # fmt: skip
+def test_the_testsets_refusals_name_their_flag(bench, testsets, tmp_path, capsys, flags, message):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "Test_L3_R1").write_text(f"{THREE_IN_A_ROW}\n1111111 0\n")
+    flags = [f.replace("@DIR", str(testsets)).replace("@BAD", str(bad)) for f in flags]
+    with pytest.raises(SystemExit) as end:
+        bench.parse_args([*flags, "--num-envs"])
+    assert end.value.code == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert message.replace("@DIR", str(testsets)).replace("@BAD", str(bad)) in line, line
