@@ -40,7 +40,17 @@ __all__ = [
 #: costs microseconds, so a cancelled search stops within a millisecond or so of CPU.
 CHECK_EVERY = 256
 
-_thread = threading.local()
+
+
+class _ThreadState(threading.local):
+    """Each thread's cancel signal; None (the class's) until :func:`cancellable` sets one."""
+
+    # A class default, so that reading it never fails: getattr with a default raises and catches an
+    # AttributeError inside, and took 0.6 us a read, a sixth of a short solver call (measured).
+    signal: CancelSignal | None = None
+
+
+_thread = _ThreadState()
 
 
 class Cancelled(Exception):
@@ -67,7 +77,7 @@ class CancelSignal:
 @contextmanager
 def cancellable(signal: CancelSignal) -> Iterator[CancelSignal]:
     """Run the block with ``signal`` as this thread's cancel signal (the searches in it check it)."""
-    outer = getattr(_thread, "signal", None)
+    outer = _thread.signal
     _thread.signal = signal
     try:
         yield signal
@@ -81,7 +91,7 @@ def current_signal() -> CancelSignal | None:
     For a caller whose registering a hook would cost more than its work: with no signal it can skip
     :func:`on_cancel` and :func:`check_cancelled` altogether.
     """
-    return getattr(_thread, "signal", None)
+    return _thread.signal
 
 
 def check_cancelled() -> None:
@@ -90,7 +100,7 @@ def check_cancelled() -> None:
     Raises:
         Cancelled: inside :func:`cancellable` once its signal is cancelled.
     """
-    signal = getattr(_thread, "signal", None)
+    signal = _thread.signal
     if signal is not None and signal.cancelled:
         raise Cancelled("the search was cancelled: its result is no longer wanted")
 
@@ -102,7 +112,7 @@ def on_cancel(hook: Callable[[], None]) -> Iterator[None]:
     For code that cannot call :func:`check_cancelled` itself, such as a compiled search: the hook makes it
     return, and the caller then calls :func:`check_cancelled`. Outside :func:`cancellable` it does nothing.
     """
-    signal = getattr(_thread, "signal", None)
+    signal = _thread.signal
     if signal is None:
         yield
         return

@@ -446,6 +446,8 @@ class ConnectFourSolver:
         self._book_codes = self.book.codes if self.book else np.zeros(0, dtype=np.int32)
         self._book_scores = self.book.scores if self.book else np.zeros(0, dtype=np.int8)
         self._checked_game: Any = None  # the last game found to be of this board: most callers pass one game
+        # What every kernel call passes after the board, built once: a short search costs about a microsecond.
+        self._kernel_arguments = (rows, cols, self.table, self._scratch, self._book_codes, self._book_scores)
 
     def __repr__(self) -> str:
         book = "12-ply book" if self.book else "no book"
@@ -487,14 +489,12 @@ class ConnectFourSolver:
         """Run a compiled search of ``state`` with this solver's table, the node limit and the thread's cancel signal."""
         scratch = self._scratch
         scratch[_LIMIT] = max_nodes or 0
-        arguments = (state.board, state.player, self.rows, self.cols, self.table, scratch, self._book_codes)
-        arguments += (self._book_scores, *out)
         if current_signal() is None:  # nothing can cancel this thread's search: no hook to register
-            result = kernel(*arguments)
+            result = kernel(state.board, state.player, *self._kernel_arguments, *out)
         else:
             # The compiled search cannot check the cancel signal: cancelling sets its node limit as reached.
             with on_cancel(lambda: scratch.__setitem__(_LIMIT, 1)):
-                result = kernel(*arguments)
+                result = kernel(state.board, state.player, *self._kernel_arguments, *out)
             check_cancelled()
         if result == NO_SCORE:
             raise SearchBudgetExceeded(f"no exact answer within {max_nodes} positions")
@@ -513,7 +513,10 @@ class ConnectFourSolver:
         self._check(game, state, max_nodes)
         scores = self._scores
         self._run(score_board, max_nodes, state, scores)
-        return {column: score for column, score in enumerate(scores.tolist()) if score != NO_SCORE}
+        values = scores.tolist()
+        if NO_SCORE not in values:
+            return dict(enumerate(values))
+        return {column: score for column, score in enumerate(values) if score != NO_SCORE}
 
     def solve(self, game: Any, state: Any, max_nodes: int | None = None) -> int:
         """Return the exact score of ``state`` for the player to move (the best of :meth:`score_moves`).
