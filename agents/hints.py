@@ -139,7 +139,7 @@ def hint_labels(
     if solver_plays(game):
         from agents.search.connect_four import SearchBudgetExceeded, shared_solver
 
-        # Made once a process (its 84 MB table, the book), outside the budget, which is the search's.
+        # Made once a process (its 67 MB table, the book), outside the budget, which is the search's.
         shared_solver(game)
         try:
             with time_limit(seconds):

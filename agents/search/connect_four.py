@@ -8,9 +8,12 @@ so that one shift moves every stone one cell in a direction. On top of plain alp
   unplayed, is never tried, and a position with no other move is scored as lost at once;
 * **move ordering by threats**: the children are tried by how many winning cells the move creates for the
   mover (centre columns first among equals);
-* **a transposition table** of lower and upper bounds, keyed by ``mine + mask`` (unique per position);
-* **null-window iterative deepening**: :func:`solve_bits` narrows ``[min, max]`` with searches of window
-  ``[m, m + 1]``, trying 0 and half the range early because most positions are near-draws or quick results;
+* **a transposition table** of lower and upper bounds, keyed by ``mine + mask`` (unique per position), one
+  int64 word an entry; each child's entry is prefetched from memory while the moves are ordered, since a probe
+  of the 67 MB table is most often a cache miss;
+* **MTD(f)**: :func:`score_board` and :func:`solve_board` find a score by null-window searches ``[beta - 1,
+  beta]`` from a guess, each result the next guess, until the bounds meet; each column starts from the score
+  of the column before, which is often the same or near;
 * **an opening book** on the standard 6x7 board (:mod:`agents.search.opening_book`): a position with 12 stones is
   read, not searched, so early positions cost a search of at most 12 plies.
 
@@ -536,7 +539,7 @@ _SHARED_LOCK = threading.Lock()
 def shared_solver(game: Any) -> tuple[ConnectFourSolver, threading.Lock]:
     """Return this process's solver of ``game``'s board and the lock to hold while using it.
 
-    One transposition table (about 84 MB) per board size serves every agent, hint and label of the process,
+    One transposition table (67 MB) per board size serves every agent, hint and label of the process,
     and what one search learns speeds up the next.
 
     Raises:

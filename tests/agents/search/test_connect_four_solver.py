@@ -443,7 +443,7 @@ def test_every_accepted_board_shape_scores_as_brute_force_and_the_pure_python_so
     for (rows, cols, moves), pure in zip(positions, pure_scores, strict=True):
         game = ConnectN(rows, cols, 4, True)
         state = replay(game, moves)
-        if (rows, cols) not in solvers:  # one table (84 MB) at a time, not score_moves' one per shape for good
+        if (rows, cols) not in solvers:  # one table (67 MB) at a time, not score_moves' one per shape for good
             solvers = {(rows, cols): ConnectFourSolver(rows, cols, book=False)}
         compiled, exact = solvers[rows, cols].score_moves(game, state), brute_force_scores(game, state)
         if not compiled == exact == {int(c): s for c, s in pure.items()}:
