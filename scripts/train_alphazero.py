@@ -60,6 +60,7 @@ from agents.alphazero.checkpoint import (  # noqa: E402
     resolve_state_path,
 )
 from agents.alphazero.config import PRESETS, is_integer_setting, setting_fields  # noqa: E402
+from agents.alphazero.device import DEVICE_HELP, DEVICES, resolve_device  # noqa: E402
 from gym_boardgames.utils import MissingExtraError, progress_bar, require_extra  # noqa: E402
 
 
@@ -70,6 +71,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     presets = {game: preset.settings() for game, preset in PRESETS.items()}
     settings.add_setting_flags(parser, setting_fields(), is_integer_setting, presets)
     parser.add_argument("--ray-address", help="run the self-play workers as Ray tasks on this cluster (rllib extra)")
+    parser.add_argument("--device", choices=DEVICES, default="auto", help=DEVICE_HELP)
     cli.add_run_flags(
         parser,
         out="the model file; OUT.train.npz holds the training state (default: alphazero_GAME.npz; with --resume, "
@@ -121,6 +123,7 @@ def _check_settings(args: argparse.Namespace) -> None:
     but refuses those of ``FIXED_ON_RESUME`` and a board other than the run's.
     """
     require_extra("alphazero", "torch", needed_for="training")
+    args.device = resolve_device(args.device, "--device")
     if args.ray_address is not None:
         require_extra("rllib", "ray", needed_for="--ray-address")
     given = {f.name: getattr(args, f.name) for f in setting_fields() if getattr(args, f.name) is not None}
@@ -310,11 +313,12 @@ def main(argv: list[str] | None = None) -> int:
     def log(message: str) -> None:
         print(message, file=sys.stderr if bar is not None else sys.stdout, flush=True)
 
+    options = {"ray_address": args.ray_address, "log": log, "device": args.device}
     try:
         if args.resume is not None:
-            trainer = Trainer.resume(args.resume, out=args.out, ray_address=args.ray_address, log=log, **args.changes)
+            trainer = Trainer.resume(args.resume, out=args.out, **options, **args.changes)
         else:
-            trainer = Trainer(args.made_game, args.config, args.out, ray_address=args.ray_address, log=log)
+            trainer = Trainer(args.made_game, args.config, args.out, **options)
             if args.init_agent is not None:
                 trainer.start_from(args.init_agent)
                 print(f"starting from the weights of {args.init}", flush=True)
@@ -322,9 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train_alphazero.py: error: {error}", file=sys.stderr)
         return 2
     config = trainer.config
-    for line in args.applied:
-        print(line, flush=True)
-    print(config.describe(trainer.game), flush=True)
+    print(*args.applied, config.describe(trainer.game), trainer.device_line(), sep="\n", flush=True)
     board = None
     if args.tensorboard is not None:
         board = figures.TensorBoardLog(args.tensorboard)
@@ -384,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         "positions": trainer.positions,
         "training_seconds": round(trainer.seconds, 1),
         "wall_seconds": round(wall, 1),
-        "selfplay_positions_per_second": round(trainer.positions / max(trainer.selfplay_seconds, 1e-9), 1),
+        **trainer.throughput.summary(),  # this process's device and speeds: a resumed run may have switched devices
         "last": asdict(curve[-1]) if curve else None,
         "out": args.out,
         "kept": None if kept is None else {"iteration": kept[1].iteration, "selection_score": round(kept[0], 4)},

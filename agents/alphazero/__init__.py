@@ -10,7 +10,8 @@
 * :mod:`agents.alphazero.workers`: the self-play worker pool, local processes or Ray tasks;
 * :mod:`agents.alphazero.replay`: the replay window of recent positions;
 * :mod:`agents.alphazero.checkpoint`: the training state file (``MODEL.train.npz``) and the learning curve;
-* :mod:`agents.alphazero.training`: the training loop (PyTorch, the ``alphazero`` extra).
+* :mod:`agents.alphazero.training`: the training loop (PyTorch, the ``alphazero`` extra);
+* :mod:`agents.alphazero.device`: the device training runs on (``auto``, ``cpu``, ``cuda``) and its speeds.
 
 Playing a saved or shipped model needs numpy only; training needs PyTorch.
 """

@@ -22,7 +22,11 @@ Each iteration:
    :func:`agents.matches.arena.play_match`); it becomes the self-play network only if it scores at least
    ``gate_threshold``.
 
-The run's settings are :class:`agents.alphazero.config.TrainConfig`.
+The run's settings are :class:`agents.alphazero.config.TrainConfig`. The device (``device``, resolved by
+:func:`agents.alphazero.device.resolve_device`) is not one of them: it is this process's, never saved, so a
+resumed run may switch it. The learner runs on it (the network, AdamW's moments, each step's batch), and so does
+self-play's batched network call when self-play runs in this process with ``inference="torch"``; self-play in
+worker processes, numpy inference, evaluation and gating run on the CPU (:meth:`Trainer.device_line` says which).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from agents.alphazero.checkpoint import (
     training_state_path,
 )
 from agents.alphazero.config import TrainConfig
+from agents.alphazero.device import Device, Throughput, describe_device, resolve_device
 from agents.alphazero.encoding import encoder_for
 from agents.alphazero.replay import ReplayWindow, check_replay_window
 from agents.alphazero.selfplay import GameSummary, Samples, play_games
@@ -73,10 +78,17 @@ class Trainer:
         ray_address: run self-play workers as Ray tasks on this cluster.
         log: called with a one-line message after every iteration.
         on_game: called after each self-play game played in this process (progress bars).
+        device: where the learner (and self-play in this process, with ``inference="torch"``) runs: a
+            :class:`~agents.alphazero.device.Device`, or a choice of :data:`~agents.alphazero.device.DEVICES`
+            (resolved by :func:`~agents.alphazero.device.resolve_device`).
 
     Attributes:
         on_iteration: if set, called with each iteration's :class:`CurvePoint` once the iteration is saved
             (its evaluation filled in on evaluated iterations): the scripts' TensorBoard logging.
+        throughput: this process's work and its seconds (:class:`Throughput`).
+
+    Raises:
+        ValueError: if ``device`` is ``"cuda"`` and PyTorch sees no CUDA device, or not a choice of ``DEVICES``.
     """
 
     def __init__(
@@ -87,6 +99,7 @@ class Trainer:
         ray_address: str | None = None,
         log: Callable[[str], None] | None = None,
         on_game: Callable[[GameSummary], None] | None = None,
+        device: Device | str = "cpu",
     ) -> None:
         require_extra("alphazero", "torch", needed_for="training an AlphaZero network")
         import torch
@@ -101,13 +114,16 @@ class Trainer:
         self.log = log or (lambda message: None)
         self.on_game = on_game
         self.on_iteration: Callable[[CurvePoint], None] | None = None
+        self.device = device if isinstance(device, Device) else resolve_device(device)
+        self.throughput = Throughput(self.device.name)
         self.encoder = encoder_for(game)
         check_replay_window(config.replay_window, self.encoder)
         self.net_config = config.net_config(self.encoder)
         torch.set_num_threads(config.threads)
         torch.manual_seed(config.seed)
         self.rng = np.random.default_rng(config.seed)
-        self.model = PolicyValueNet(self.net_config)
+        # Made on the CPU and then moved, so a seed gives the same first weights on every device.
+        self.model = PolicyValueNet(self.net_config).to(self.device.name)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
         self.replay = ReplayWindow(config.replay_window, self.encoder)
         self.best_params: dict[str, np.ndarray] | None = None  # the self-play network when gating
@@ -135,6 +151,11 @@ class Trainer:
         from agents.alphazero.torch_model import load_params
 
         load_params(self.model, agent.params)
+
+    def device_line(self) -> str:
+        """Return one line naming the device and what runs on it (the training script's banner)."""
+        here = SelfPlayPool.plays_here(self.config.workers, self.ray_address)
+        return describe_device(self.device, self.config.workers if not here else 0, self.config.inference)
 
     def kept_score(self) -> float | None:
         """Return the best :func:`~agents.alphazero.checkpoint.selection_score` of the run so far (the kept one's)."""
@@ -175,7 +196,8 @@ class Trainer:
         config = self.config
         start = time.perf_counter()
         samples, summaries = self._self_play(pool)
-        self.selfplay_seconds += time.perf_counter() - start
+        played = time.perf_counter() - start
+        self.selfplay_seconds += played
         self.replay.add(samples)
         self.games += len(summaries)
         self.positions += len(samples.values)
@@ -185,7 +207,9 @@ class Trainer:
         fraction = min(max(self.iteration / max(1, config.iterations - 1), timed), 1.0)
         for group in self.optimizer.param_groups:
             group["lr"] = config.lr * (1.0 - 0.9 * fraction)
+        learn_start = time.perf_counter()
         policy_loss, value_loss = self.train_steps(steps)
+        self.throughput.add(len(samples.values), played, steps, time.perf_counter() - learn_start)
         self.iteration += 1
         self.seconds += time.perf_counter() - start
         adopted = self._gate()
@@ -235,7 +259,7 @@ class Trainer:
         params = self.best_params if self.best_params is not None else self.params()
         seeds = self.rng.integers(2**63, size=pool.workers).tolist()
         if pool.local:
-            forward = make_forward(config.inference, self.net_config, params)
+            forward = make_forward(config.inference, self.net_config, params, self.device.name)
             evaluator = NetworkEvaluator(self.game, forward, self.encoder)
             rng = np.random.default_rng(seeds[0])
             return play_games(self.game, self.encoder, evaluator, config.games, config.selfplay, rng, self.on_game)
@@ -251,9 +275,11 @@ class Trainer:
 
     def train_steps(self, steps: int) -> tuple[float, float]:
         """Run ``steps`` gradient steps on random augmented batches of the window; return the mean losses."""
-        config = self.config
+        config, torch = self.config, self.torch
         self.model.train()
-        total_p = total_v = 0.0
+        # Summed on the device in float64 (as Python floats sum), read once: a read per step would wait for the
+        # device every step, so the next batch could not be prepared while the device works.
+        totals = torch.zeros(2, dtype=torch.float64, device=self.device.name)
         n_sym = len(self.encoder.symmetries)
         for _ in range(steps):
             index = self.rng.integers(self.replay.size, size=min(config.batch_size, self.replay.size))
@@ -264,18 +290,18 @@ class Trainer:
             self.optimizer.zero_grad()
             (p_loss + v_loss).backward()
             self.optimizer.step()
-            total_p += float(p_loss.detach())
-            total_v += float(v_loss.detach())
+            totals += torch.stack([p_loss.detach(), v_loss.detach()])
         self.model.eval()
+        total_p, total_v = totals.tolist()
         return total_p / steps, total_v / steps
 
     def loss(self, planes: np.ndarray, policies: np.ndarray, values: np.ndarray) -> tuple[Any, Any]:
         """Return AlphaGo Zero's policy loss ``-pi . log p`` and value loss ``(z - v)^2``, batch means."""
-        torch = self.torch
-        logits, v = self.model(torch.from_numpy(planes))
+        torch, device = self.torch, self.device.name
+        logits, v = self.model(torch.from_numpy(planes).to(device))
         log_p = torch.log_softmax(logits, dim=1)
-        policy_loss = -(torch.from_numpy(policies) * log_p).sum(dim=1).mean()
-        value_loss = ((torch.from_numpy(values) - v) ** 2).mean()
+        policy_loss = -(torch.from_numpy(policies).to(device) * log_p).sum(dim=1).mean()
+        value_loss = ((torch.from_numpy(values).to(device) - v) ** 2).mean()
         return policy_loss, value_loss
 
     # ---- evaluation and gating -----------------------------------------------------------------
@@ -402,20 +428,24 @@ class Trainer:
         for name, param in self.model.named_parameters():
             moments = self.optimizer.state.get(param)
             if moments:  # a parameter Adam has stepped
-                arrays[f"exp_avg.{name}"] = moments["exp_avg"].numpy()
-                arrays[f"exp_avg_sq.{name}"] = moments["exp_avg_sq"].numpy()
+                arrays[f"exp_avg.{name}"] = moments["exp_avg"].cpu().numpy()
+                arrays[f"exp_avg_sq.{name}"] = moments["exp_avg_sq"].cpu().numpy()
                 arrays[f"step.{name}"] = np.array(float(moments["step"]), dtype=np.float32)
         return arrays
 
     def set_adam_arrays(self, arrays: dict[str, np.ndarray]) -> None:
-        """Restore Adam's state from :meth:`adam_arrays` (as read back from the training state)."""
+        """Restore Adam's state from :meth:`adam_arrays` (as read back from the training state).
+
+        The moments go to their parameter's device; ``step`` stays a CPU tensor, where AdamW keeps it (unless
+        ``fused`` or ``capturable``, which this optimizer is not).
+        """
         torch = self.torch
         for name, param in self.model.named_parameters():
             if f"exp_avg.{name}" in arrays:
                 self.optimizer.state[param] = {
                     "step": torch.tensor(float(arrays[f"step.{name}"])),
-                    "exp_avg": torch.from_numpy(np.array(arrays[f"exp_avg.{name}"])),
-                    "exp_avg_sq": torch.from_numpy(np.array(arrays[f"exp_avg_sq.{name}"])),
+                    "exp_avg": torch.from_numpy(np.array(arrays[f"exp_avg.{name}"])).to(param.device),
+                    "exp_avg_sq": torch.from_numpy(np.array(arrays[f"exp_avg_sq.{name}"])).to(param.device),
                 }
 
     @classmethod
@@ -426,6 +456,7 @@ class Trainer:
         ray_address: str | None = None,
         log: Callable[[str], None] | None = None,
         on_game: Callable[[GameSummary], None] | None = None,
+        device: Device | str = "cpu",
         **changes: Any,
     ) -> Trainer:
         """Continue a run from its training state (``MODEL.train.npz``, or the model path beside it).
@@ -436,6 +467,8 @@ class Trainer:
             ray_address: as for the constructor.
             log: as for the constructor.
             on_game: as for the constructor.
+            device: as for the constructor: any device, whichever the run was trained on (the state's arrays
+                are copied onto it).
             **changes: new values of settings, by their names in :meth:`TrainConfig.settings`; all but
                 :data:`agents.alphazero.config.FIXED_ON_RESUME` may change (:meth:`TrainConfig.resumed`). A
                 longer ``iterations`` or ``time_limit`` extends a finished run; the learning rate follows the
@@ -444,12 +477,14 @@ class Trainer:
         Raises:
             SavedFileError: if the file is not a valid training state
                 (:func:`agents.alphazero.checkpoint.read_training_state`).
-            ValueError: if ``changes`` changes a fixed setting or holds a value outside its bounds.
+            ValueError: if ``changes`` changes a fixed setting or holds a value outside its bounds, or as for the
+                constructor's ``device``.
         """
         state_path = resolve_state_path(path)
         saved = read_training_state(state_path)
         config = saved.config.resumed(changes)
-        trainer = cls(saved.game, config, out if out is not None else model_path(state_path), ray_address, log, on_game)
+        out = out if out is not None else model_path(state_path)
+        trainer = cls(saved.game, config, out, ray_address, log, on_game, device)
         from agents.alphazero.torch_model import load_params
 
         load_params(trainer.model, saved.params)

@@ -4,6 +4,11 @@
 task (the network's weights travel as numpy arrays, and each worker runs it on one thread); :class:`SelfPlayPool`
 runs the tasks where the run asked for them. PyTorch is imported inside the functions that need it (as Ray is
 inside the pool that uses it), so importing this module needs numpy only.
+
+Workers run the network on the CPU whatever the run's device (:mod:`agents.alphazero.device`): each spawned
+process would open a CUDA context of its own (hundreds of MB each, all contending for one device), and a
+worker's batch of ``parallel_games`` positions is the size a CPU core runs well. Only self-play in the
+trainer's own process runs the network on the run's device (:func:`make_forward`'s ``device``).
 """
 
 from __future__ import annotations
@@ -26,28 +31,37 @@ RAY_CONNECT_TIMEOUT = 5.0
 
 
 class TorchForward:
-    """``forward(planes) -> (logits, values)`` of a PyTorch model in inference mode, as numpy arrays."""
+    """``forward(planes) -> (logits, values)`` of a PyTorch model in inference mode, as numpy arrays.
+
+    The planes go to the model's device and the outputs come back to the CPU (the search is numpy).
+    """
 
     def __init__(self, model: Any) -> None:
         import torch
 
         self._torch = torch
         self.model = model.eval()
+        self._device = next(model.parameters()).device
 
     def forward(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Run the model on ``(B, C, H, W)`` planes."""
+        batch = self._torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)).to(self._device)
         with self._torch.inference_mode():
-            logits, values = self.model(self._torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)))
-        return logits.numpy(), values.numpy()
+            logits, values = self.model(batch)
+        return logits.cpu().numpy(), values.cpu().numpy()
 
 
-def make_forward(inference: str, net: NetConfig, params: dict[str, np.ndarray]) -> Any:
-    """Return the network of ``params`` run by PyTorch or numpy (``inference``), in inference mode."""
+def make_forward(inference: str, net: NetConfig, params: dict[str, np.ndarray], device: str = "cpu") -> Any:
+    """Return the network of ``params`` run by PyTorch on ``device`` or by numpy (``inference``), in inference mode.
+
+    ``device`` (``"cpu"`` or ``"cuda"``, :class:`agents.alphazero.device.Device`'s name) is PyTorch's only:
+    numpy runs on the CPU.
+    """
     if inference == "numpy":
         return NumpyNet(net, params)
     from agents.alphazero.torch_model import PolicyValueNet, load_params
 
-    model = PolicyValueNet(net)
+    model = PolicyValueNet(net).to(device)
     load_params(model, params)
     return TorchForward(model)
 
@@ -134,7 +148,7 @@ class SelfPlayPool:
     def __init__(self, workers: int, ray_address: str | None = None, force_processes: bool = False) -> None:
         self.workers = workers
         #: True when self-play runs in this process.
-        self.local = ray_address is None and workers == 1 and not force_processes
+        self.local = self.plays_here(workers, ray_address) and not force_processes
         self._pool: Any = None
         self._ray: Any = None
         if ray_address is not None:
@@ -148,6 +162,11 @@ class SelfPlayPool:
         elif not self.local:
             # spawned (forking a process that has started PyTorch's thread pools can deadlock), ignoring Ctrl-C
             self._pool = process_pool(workers, _init_worker)
+
+    @staticmethod
+    def plays_here(workers: int, ray_address: str | None = None) -> bool:
+        """Return whether a pool of ``workers`` (and ``ray_address``) plays self-play in this process."""
+        return ray_address is None and workers == 1
 
     def run(self, tasks: list[dict[str, Any]]) -> list[tuple[Samples, list[GameSummary]]]:
         """Run the tasks (one per worker) and return their results in order."""

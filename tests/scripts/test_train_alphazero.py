@@ -415,9 +415,15 @@ def test_a_full_disk_ends_the_run_in_one_line_and_keeps_resumable_files(tmp_path
 class _FakeTrainer:
     """Stands in for Trainer: each iteration plays its games (calling on_game) and takes 10 training seconds."""
 
-    def __init__(self, game, config, out, ray_address=None, log=None):
+    def __init__(self, game, config, out, ray_address=None, log=None, *, device):  # the script passes a Device
+        from agents.alphazero.device import Throughput
+
         self.game, self.config, self.on_game = game, config, None
         self.iteration, self.seconds, self.games, self.positions, self.selfplay_seconds = 0, 0.0, 0, 0, 1.0
+        self.device, self.throughput = device, Throughput(device.name)
+
+    def device_line(self):
+        return f"device: {self.device}"
 
     def run(self):
         while self.iteration < self.config.iterations and self.seconds < self.config.time_limit:
@@ -481,3 +487,59 @@ def test_init_starts_a_new_run_from_the_models_weights_and_refuses_a_resumed_run
     assert max(float(np.abs(fresh_params[k] - shipped[k]).max()) for k in learned) > 0.1  # random weights
     again = run("--resume", out, "--init", "shipped", "--quiet", cwd=tmp_path)
     assert again.returncode == 2 and "--init: a resumed run continues its own network" in again.stderr
+
+
+# ---- --device ------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow  # trains two iterations in this process
+def test_device_cpu_trains_reports_its_speeds_and_resumes_on_the_cpu(tmp_path, capsys):
+    out = tmp_path / "model.npz"
+    # --inference torch: self-play's batched network call runs on the device too (the preset's is numpy)
+    argv = [*TINY, "--inference", "torch", "--eval-every", "0", "--device", "cpu", "--out", str(out)]
+    assert load_script().main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "\ndevice: cpu (as asked)\n" in printed
+    summary = json.loads(printed.strip().splitlines()[-1])
+    assert summary["device"] == "cpu" and summary["iterations"] == 1
+    assert summary["selfplay_positions_per_second"] > 0 and summary["learner_steps_per_second"] > 0
+    assert load_script().main(["--resume", str(out), "--iterations", "2", "--device", "cpu", "--quiet", "--json"]) == 0
+    resumed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert resumed["iterations"] == 2 and resumed["games"] == 8 and resumed["device"] == "cpu"
+    assert resumed["learner_steps_per_second"] > 0  # this process's own steps, not the saved run's
+
+
+def test_device_auto_is_the_default_and_resolves_to_the_cpu_without_cuda(tmp_path, monkeypatch):
+    import torch
+
+    from agents.alphazero.device import Device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    script = load_script()
+    for given in ([], ["--device", "auto"]):
+        args = script.parse_args([*given, "--out", str(tmp_path / "m.npz")])
+        assert args.device == Device("cpu", "auto: no CUDA device")
+
+
+def test_device_cuda_without_a_cuda_device_is_refused_before_anything_is_written(tmp_path, monkeypatch, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("PyTorch sees a CUDA device here")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        load_script().main(["--device", "cuda", "--out", str(tmp_path / "m.npz"), "--quiet"])
+    assert info.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    said = f": error: --device cuda: PyTorch sees no CUDA device (torch {torch.__version__}, "
+    assert said in line and line.endswith("); use --device cpu or auto"), line
+    assert not list(tmp_path.iterdir())
+
+
+def test_an_unknown_device_is_refused_by_the_parser_naming_the_choices(capsys):
+    with pytest.raises(SystemExit) as info:
+        load_script().parse_args(["--device", "tpu"])
+    assert info.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()[-1:]
+    assert "argument --device: invalid choice: 'tpu' (choose from " in line
+    assert all(choice in line.split("choose from ")[1] for choice in ("auto", "cpu", "cuda"))
