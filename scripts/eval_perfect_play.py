@@ -18,6 +18,15 @@ see what reuse changes.
 --game tictactoe grades the players on tic-tac-toe instead, which is solved here in a second: the share of
 its 4,520 reachable non-terminal positions where the player's move is optimal (keeps the game value; a
 td:FILE player is graded on all its tied greedy moves), and the positions not lost where its move loses.
+
+--testsets DIR grades the players on Pascal Pons' public benchmark sets instead (a folder holding his files
+Test_L3_R1 ... Test_L1_R3, fetched from http://blog.gamesolver.org/data/; agents.matches.testsets), the first
+--testset-positions N positions of each (default all 1,000), of the sets --testset-names names (Pons' names,
+e.g. End-Easy Begin-Hard, or the file names; default all six). Our solver scores every legal move of every
+position once (the `solver` extra), checked against the file's SCORE; then each player, reset before each
+position, moves. A move is a mistake when it worsens the position's result for the player to move (a win to
+a draw or a loss, a draw to a loss); the table gives each player's mistakes per set, with the positions
+where some move is one (critical) and the solver's seconds (agents.matches.pons_grading).
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from plumbing import cli  # noqa: E402  (first, before the slower imports: a Ctr
 
 # isort: split
 import argparse  # noqa: E402
+import shlex  # noqa: E402
 import time  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -67,15 +77,49 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     solver_games = cli.int_type(0, MAX_SOLVER_GAMES)
     parser.add_argument("--solver-games", type=solver_games, default=0, help="games as first vs the solver")
     parser.add_argument("--fresh-search", action="store_true", help="solver games: no tree reuse between moves")
+    parser.add_argument("--testsets", metavar="DIR", role="input", help="grade on Pons' sets in this folder instead")
+    parser.add_argument("--testset-positions", type=cli.positive_int, metavar="N", help="the first N of each set")
+    parser.add_argument("--testset-names", nargs="+", metavar="NAME", help="these sets only, e.g. End-Easy Test_L1_R3")
     cli.add_run_flags(parser, seed="seed of players, sample, solver", out=cli.OUT_HELP)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     cli.add_overwrite_flag(parser)
-    return cli.parse_checked(parser, argv, _check_solver)
+    return cli.parse_checked(parser, argv, _check_testsets, _check_solver)
+
+
+def _check_testsets(args: argparse.Namespace) -> None:
+    """Read and replay the sets of --testsets (into ``args.pons_sets``), refusing what this mode cannot use.
+
+    Raises:
+        ValueError: naming the flag: --testset-positions or --testset-names without --testsets; --testsets with
+            a flag of the other modes; a folder, a set name or a line that the reader or the replay refuses.
+        ImportError: the ``solver`` extra (numba and the book) is missing.
+    """
+    if args.testsets is None:
+        given = [flag for flag in ("--testset-positions", "--testset-names") if _given(args, flag)]
+        if given:
+            raise ValueError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --testsets DIR")
+        return
+    refused = ["--game tictactoe"] if args.game == "tictactoe" else []
+    refused += [flag for flag, used in TICTACTOE_REFUSED.items() if used(args)]
+    if refused:
+        raise ValueError(f"--testsets grades Pons' Connect Four sets alone: it takes no {', '.join(refused)}")
+    from agents.matches.pons_grading import read_testset_flags
+
+    args.pons_sets = read_testset_flags(args.testsets, args.testset_names, args.testset_positions)
+    args.labels = None  # no label set is read
+    # Exact without them too, but about a hundred times slower: minutes a position in Begin-Hard.
+    require_extra("solver", "numba", "bitbully_databases", needed_for="--testsets")
+
+
+def _given(args: argparse.Namespace, flag: str) -> bool:
+    return getattr(args, flag.lstrip("-").replace("-", "_")) is not None
 
 
 def _check_solver(args: argparse.Namespace) -> None:
     from agents.matches.perfect_play import SHIPPED, shipped_labels_path
 
+    if args.testsets is not None:
+        return
     if args.game == "tictactoe":
         given = [flag for flag, used in TICTACTOE_REFUSED.items() if used(args)]
         if given:
@@ -202,6 +246,28 @@ def grade_tictactoe(args: argparse.Namespace) -> int:
     return _finish(summary, args)
 
 
+def grade_testsets(args: argparse.Namespace, argv: list[str]) -> int:
+    """Grade the players on Pons' sets (read by :func:`_check_testsets`); return the exit status."""
+    from agents.matches.perfect_play import connect_four
+    from agents.matches.pons_grading import format_testset_report, grade_on_testsets
+
+    agents = _make_players(args, connect_four())
+    try:
+        report = grade_on_testsets(
+            agents, args.pons_sets, progress=lambda total, label: progress_bar(total, label, enabled=not args.quiet)
+        )
+    except ValueError as error:  # the solver and a file disagree, or a player moved in a full column
+        cli.fail(str(error), cli.EXIT_FAILED)
+    print(
+        f"Mistakes (moves that worsen the result for the player to move) on {report['positions']:,} positions of "
+        f"Pons' sets in {args.testsets}, every move scored by our solver ({report['solver_seconds']:.1f} s):"
+    )
+    print(format_testset_report(report))
+    command = shlex.join(["scripts/eval_perfect_play.py", *argv])
+    summary = {"testsets": args.testsets, "testset_positions": args.testset_positions, "command": command, **report}
+    return _finish(summary, args)
+
+
 def _make_players(args: argparse.Namespace, game: Any) -> dict[str, Any]:
     """Build every named player for ``game`` (player ``i`` seeded ``--seed + i``), or end the script saying why."""
     from agents.factory import make_agent
@@ -222,6 +288,8 @@ def _finish(summary: dict[str, Any], args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = parse_args(argv)
+    if args.testsets is not None:
+        return grade_testsets(args, sys.argv[1:] if argv is None else argv)
     if args.game == "tictactoe":
         return grade_tictactoe(args)
     from agents.factory import make_agent

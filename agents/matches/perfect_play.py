@@ -266,11 +266,19 @@ def agent_moves(
 
     The agent is reset before each position (its tree from another position would not apply).
     """
+    return agent_moves_at(agent, labels.states() if states is None else states, progress)
+
+
+def agent_moves_at(agent: Any, states: Sequence[Any], progress: Callable[[int], Any] | None = None) -> list[int]:
+    """Ask ``agent`` for its move in each of ``states`` (positions of :func:`connect_four`), in order.
+
+    As :func:`agent_moves`: the agent is reset before each position, and ``progress(1)`` is called after each.
+    """
     game = connect_four()
     policy = as_policy(agent)
     reset = reset_hook(agent)
     moves = []
-    for state in labels.states() if states is None else states:
+    for state in states:
         if reset is not None:
             reset()
         moves.append(int(policy(game, state)))

@@ -82,8 +82,14 @@ def read_testset(path: str | os.PathLike[str], name: str | None = None) -> PonsS
 def find_testsets(directory: str | os.PathLike[str], names: list[str] | None = None) -> list[PonsSet]:
     """Read the sets found in ``directory``, in :data:`TESTSETS` order (all six, or those of ``names``).
 
-    ``names`` are Pons' names or the file names. A folder that is missing or holds none of the files, or a name
-    that is no set, is a ValueError that says what was expected.
+    ``names`` are Pons' names or the file names. Without ``names`` the sets whose files are there are read; a
+    named set must be there.
+
+    Raises:
+        ValueError: saying what was expected: the folder is missing or holds none of the files; a name is no set
+            (listing the sets); a named set's file is missing (naming it); a line is malformed
+            (:func:`read_testset`).
+        OSError: a file cannot be read.
     """
     folder = Path(directory)
     if not folder.is_dir():
@@ -97,8 +103,24 @@ def find_testsets(directory: str | os.PathLike[str], names: list[str] | None = N
             raise ValueError(f"unknown test set(s) {', '.join(unknown)}: the sets are {choices} (or their file names)")
         picked = {known[name] for name in names}
         wanted = [entry for entry in TESTSETS if entry in picked]
-    found = [read_testset(folder / file, pons) for file, pons in wanted if (folder / file).is_file()]
-    if not found:
+    present = [(file, pons) for file, pons in wanted if (folder / file).is_file()]
+    if not present:
         files = ", ".join(file for file, _ in wanted)
         raise ValueError(f"{os.fspath(directory)!r} holds none of Pons' set files ({files})")
-    return found
+    if names is not None and len(present) < len(wanted):
+        missing = ", ".join(f"{file} ({pons})" for file, pons in wanted if (file, pons) not in present)
+        raise ValueError(f"{os.fspath(directory)!r} lacks the file of a set named: {missing}")
+    return [read_testset(folder / file, pons) for file, pons in present]
+
+
+def line_number(testset: PonsSet, index: int) -> int:
+    """Return the line of ``testset``'s file (1-based) holding its position ``index`` (0-based; blank lines skipped).
+
+    Raises:
+        IndexError: if the set has no position ``index``.
+    """
+    if not 0 <= index < len(testset.positions):
+        raise IndexError(f"{testset.name} has {len(testset.positions)} positions, no position {index}")
+    with open(testset.path, encoding="ascii") as handle:
+        filled = (number for number, line in enumerate(handle, start=1) if line.strip())
+        return next(number for i, number in enumerate(filled) if i == index)

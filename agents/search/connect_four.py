@@ -68,7 +68,8 @@ if COMPILED:
         def codegen(context: Any, builder: Any, signature: Any, arguments: Any) -> Any:
             data = context.make_array(signature.args[0])(context, builder, arguments[0]).data
             address = builder.bitcast(builder.gep(data, [arguments[1]]), ir.IntType(8).as_pointer())
-            flags = [ir.Constant(ir.IntType(32), value) for value in (1, 3, 1)]  # for a write, kept in every cache, data
+            # For a write, kept in every cache level, data (not instructions).
+            flags = [ir.Constant(ir.IntType(32), value) for value in (1, 3, 1)]
             prefetch_type = ir.FunctionType(ir.VoidType(), [address.type] + [ir.IntType(32)] * 3)
             prefetch = cgutils.get_or_insert_function(builder.module, prefetch_type, "llvm.prefetch.p0i8")
             builder.call(prefetch, [address, *flags])
@@ -80,6 +81,7 @@ else:
 
     def _prefetch(array: np.ndarray, index: int) -> None:
         """Nothing in pure Python, where a cache miss is lost among the interpreter's costs."""
+
 
 #: Entries of the transposition table: a prime, so that ``key % size`` spreads the keys (Pons uses 2**23 + 9).
 TABLE_SIZE = 8_388_617
@@ -98,7 +100,8 @@ _NODES, _LIMIT, _STOPPED, _TOTAL, _ORDER = 0, 1, 2, 3, 4
 # many stones: on the five slowest Pons positions it cut 20% of the nodes and 9% of the time; at every ply the
 # extra reads cost more than they save (measured at 20, 26, 30, 34 and 43).
 _ETC_BELOW = 30
-#: The score :func:`score_board` writes for a full column, and both entry points return when the node limit stopped them.
+#: The score :func:`score_board` writes for a full column, and what both entry points return when the node
+#: limit stopped them.
 NO_SCORE = -128
 
 
@@ -427,7 +430,7 @@ def score_board(
 
 
 def scratch_array(rows: int, cols: int) -> np.ndarray:
-    """Return the ``scratch`` array :func:`solve_board` and :func:`score_board` need for a ``rows x cols`` board (counters zero)."""
+    """Return the ``scratch`` array :func:`solve_board` and :func:`score_board` need on ``rows x cols`` (counters 0)."""
     return np.zeros(_ORDER + (rows * cols + 1) * cols, dtype=np.int64)
 
 
@@ -510,7 +513,7 @@ class ConnectFourSolver:
             raise ValueError("the game is over: there is no move to score")
 
     def _run(self, kernel: Any, max_nodes: int | None, state: Any, *out: np.ndarray) -> int:
-        """Run a compiled search of ``state`` with this solver's table, the node limit and the thread's cancel signal."""
+        """Run a compiled search of ``state`` with this solver's table, the node limit and the cancel signal."""
         scratch = self._scratch
         scratch[_LIMIT] = max_nodes or 0
         if current_signal() is None:  # nothing can cancel this thread's search: no hook to register

@@ -30,7 +30,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -322,15 +322,8 @@ SHOWN_DISAGREEMENTS = 5
 TESTSET_PEERS = ("ours", "bitbully")
 
 
-class ReplayedSet(NamedTuple):
-    """One of Pons' sets read and replayed: the set (an :class:`agents.matches.testsets.PonsSet`) and its states."""
-
-    testset: Any
-    states: list[Any]
-
-
 def check_testsets(args: argparse.Namespace) -> None:
-    """Check the --testsets flags, then read and replay the sets into ``args.pons_sets`` (:class:`ReplayedSet`).
+    """Check the --testsets flags, then read and replay the sets into ``args.pons_sets`` (PlayableSet).
 
     Raises:
         ValueError: naming the flag: --testsets without --solver or with --solver-all; --testset-positions or
@@ -348,18 +341,10 @@ def check_testsets(args: argparse.Namespace) -> None:
         raise ValueError("--testsets times the exact solver on Pons' sets: it needs --solver")
     if args.solver_all:
         raise ValueError("--testsets replaces the label positions: it takes no --solver-all")
-    from agents.matches.testsets import find_testsets
+    from agents.matches.pons_grading import read_testset_flags
     from gym_boardgames.utils import require_extra
 
-    try:
-        sets = find_testsets(args.testsets, args.testset_names)
-    except ValueError as error:
-        message = str(error)
-        flag = "--testset-names" if message.startswith("unknown test set") else "--testsets"
-        raise ValueError(message if message.startswith(flag) else f"{flag}: {message}") from None
-    except OSError as error:
-        raise ValueError(f"--testsets: cannot read {error.filename}: {error.strerror}") from None
-    args.pons_sets = [_replay(found._replace(positions=found.positions[: args.testset_positions])) for found in sets]
+    args.pons_sets = read_testset_flags(args.testsets, args.testset_names, args.testset_positions)
     # Exact without them too, but a hundred times slower: that would time the Python interpreter.
     require_extra("solver", "numba", "bitbully_databases", needed_for="--testsets")
 
@@ -370,31 +355,10 @@ def _dest(flag: str) -> str:
 
 def _where(testset: Any, index: int) -> dict[str, Any]:
     """Set, file, line and moves (1-based digits, as in the file) of position ``index`` of ``testset``."""
-    with open(testset.path, encoding="ascii") as handle:  # the reader skips blank lines: count them back in
-        filled = [number for number, line in enumerate(handle, start=1) if line.strip()]
+    from agents.matches.testsets import line_number
+
     moves = "".join(str(column + 1) for column in testset.positions[index].moves)
-    return {"set": testset.name, "path": testset.path, "line": filled[index], "moves": moves}
-
-
-def _replay(testset: Any) -> ReplayedSet:
-    """Replay each position of ``testset`` from the empty board; a ValueError names the first one that fails."""
-    from agents.matches.perfect_play import connect_four
-
-    game = connect_four()
-    states = []
-    for index, position in enumerate(testset.positions):
-        state = game.initial_state()
-        for ply, column in enumerate(position.moves):
-            if game.is_terminal(state) or not game.is_legal(state, column):
-                where = _where(testset, index)
-                raise ValueError(f"--testsets: {where['path']}, line {where['line']}: move {ply + 1} (column "
-                                 f"{column + 1}) of {where['moves']} is not legal")  # fmt: skip
-            state = game.apply(state, column)
-        if game.is_terminal(state):
-            where = _where(testset, index)
-            raise ValueError(f"--testsets: {where['path']}, line {where['line']}: the game {where['moves']} is over")
-        states.append(state)
-    return ReplayedSet(testset, states)
+    return {"set": testset.name, "path": testset.path, "line": line_number(testset, index), "moves": moves}
 
 
 def _bitbully_parts() -> tuple[Any, Any, str]:
@@ -513,18 +477,18 @@ def testset_timings(args: argparse.Namespace, command: str, echo: bool) -> dict[
     rows, everything, shown = [], [], []
     for replayed in args.pons_sets:
         records = []
-        with progress_bar(len(replayed.states), replayed.testset.name, enabled=echo) as bar:
-            for index, (state, position) in enumerate(zip(replayed.states, replayed.testset.positions, strict=True)):
+        with progress_bar(len(replayed.states), replayed.name, enabled=echo) as bar:
+            for index, (state, position) in enumerate(zip(replayed.states, replayed.positions, strict=True)):
                 first = TESTSET_PEERS[len(everything) % 2]
                 record = {**_time_position(game, state, solver, bitbully, board_of, first), "score": position.score}
                 if any(_disagreements(record).values()) and len(shown) < SHOWN_DISAGREEMENTS:
-                    shown.append({**_where(replayed.testset, index), "score": position.score,
+                    shown.append({**_where(replayed, index), "score": position.score,
                                   **{name: record[name] for name in TESTSET_PEERS if name in record}})  # fmt: skip
                 records.append(record)
                 everything.append(record)
                 bar.update(1)
-        name = replayed.testset.name
-        row = {"name": name, "path": replayed.testset.path, **summarise_testset(records)}
+        name = replayed.name
+        row = {"name": name, "path": replayed.path, **summarise_testset(records)}
         row["pons_mean_nodes"] = PONS_MEAN_NODES[name]
         rows.append(row)
         if echo:

@@ -286,7 +286,7 @@ def test_a_wrong_score_is_counted_shown_and_ends_the_run_with_status_1(bench, te
         (["--solver", "--testsets", "@DIR", "--solver-all"],
          "--testsets replaces the label positions: it takes no --solver-all"),
         (["--solver", "--testsets", "@BAD"],
-         "--testsets: @BAD/Test_L3_R1, line 2: move 7 (column 1) of 1111111 is not legal"),
+         "--testsets: End-Easy (@BAD/Test_L3_R1), line 2, moves 1111111: move 7 (column 1) is not legal"),
     ],
 )  # fmt: skip
 def test_the_testsets_refusals_name_their_flag(bench, testsets, tmp_path, capsys, flags, message):

@@ -1,0 +1,163 @@
+"""scripts/eval_perfect_play.py --testsets DIR: players graded on Pons' sets, here small ones written in tmp_path.
+
+Pons' own files are fetched data, not the project's. The positions and what the solver says of them are those of
+tests/agents/matches/test_pons_grading.py: a player that always plays column 1 errs in exactly 4,455, 112,233,
+11,223 and 444,444 of them.
+"""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
+from script_helpers import load_script, run_script  # noqa: E402
+
+HAS_SOLVER = all(importlib.util.find_spec(name) for name in ("numba", "bitbully_databases"))
+needs_solver = pytest.mark.skipif(not HAS_SOLVER, reason="the solver extra (numba, bitbully-databases)")
+
+#: End-Easy (Test_L3_R1) and Middle-Easy (Test_L2_R1), three positions each; Begin-Easy (Test_L1_R1) is there too
+#: and left out by --testset-names.
+FILES = {
+    "Test_L3_R1": ["4455 18", "112233 18", "44455554221 -15"],
+    "Test_L2_R1": ["11223 2", "3333336 0", "444444 1"],
+    "Test_L1_R1": ["4455 18"],
+}
+#: A user's agent, given as file.py:Class: it always plays column 1.
+COLUMN_ONE = "class ColumnOne:\n    def act(self, game, state):\n        return 0\n"
+
+
+def write_sets(folder, files=FILES):
+    folder.mkdir()
+    for name, lines in files.items():
+        (folder / name).write_text("\n".join(lines) + "\n")
+    return folder
+
+
+@pytest.fixture
+def script():
+    return load_script("eval_perfect_play")
+
+
+@needs_solver
+@pytest.mark.slow  # a subprocess
+def test_players_are_graded_per_set_as_a_table_and_json(tmp_path):
+    folder = write_sets(tmp_path / "sets")
+    (tmp_path / "column.py").write_text(COLUMN_ONE)
+    out = tmp_path / "grades.json"
+    flags = ["--testsets", folder, "--testset-names", "Middle-Easy", "End-Easy", "--quiet", "--json", "--out", out]
+    done = run_script("eval_perfect_play", "perfect", "random", "column.py:ColumnOne", *flags, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    summary = json.loads(lines[-1])
+    assert json.loads(out.read_text()) == summary
+    assert list(summary["sets"]) == ["End-Easy", "Middle-Easy"]  # Pons' order; Begin-Easy not named
+    assert summary["sets"]["End-Easy"]["file"] == str(folder / "Test_L3_R1")
+    assert [(entry["positions"], entry["critical"]) for entry in summary["sets"].values()] == [(3, 2), (3, 3)]
+    assert (summary["positions"], summary["critical"], summary["testset_positions"]) == (6, 5, None)
+    column = [entry["players"]["column.py:ColumnOne"]["mistakes"] for entry in summary["sets"].values()]
+    assert column == [2, 2] and summary["players"]["column.py:ColumnOne"]["mistakes"] == 4
+    assert summary["players"]["perfect"] == {**summary["players"]["perfect"], "mistakes": 0, "positions": 6}
+    for entry in summary["sets"].values():  # random errs where it errs, but only on critical positions
+        assert 0 <= entry["players"]["random"]["mistakes"] <= entry["critical"]
+    random = summary["players"]["random"]
+    assert random["mistakes"] == sum(entry["players"]["random"]["mistakes"] for entry in summary["sets"].values())
+    assert random["mistake_rate"] == round(random["mistakes"] / 6, 6)
+    assert summary["command"].startswith("scripts/eval_perfect_play.py perfect random column.py:ColumnOne --testsets")
+    assert len(summary["load_average"]) == 3
+    header = lines.index("| set | positions | critical | solver s | `perfect` mistakes | `random` mistakes "
+                         "| `column.py:ColumnOne` mistakes |")  # fmt: skip
+    assert lines[header - 1].startswith("Mistakes (moves that worsen the result for the player to move) on 6 positions")
+    end, middle = lines[header + 2], lines[header + 3]
+    assert end.startswith("| End-Easy | 3 | 2 | ") and end.endswith(" | 66.7% (2/3) |") and "| 0.0% (0/3) | " in end
+    assert middle.startswith("| Middle-Easy | 3 | 3 | ") and middle.endswith(" | 66.7% (2/3) |")
+    assert [line for line in lines if line.startswith("`column.py:ColumnOne` over the 2 sets: 66.7% (4/6) mistakes")]
+
+
+@needs_solver
+def test_the_first_positions_of_each_set_in_process(script, tmp_path, capsys):
+    folder = write_sets(tmp_path / "sets")
+    (tmp_path / "column.py").write_text(COLUMN_ONE)
+    players = ["perfect", str(tmp_path / "column.py") + ":ColumnOne"]
+    assert script.main([*players, "--testsets", str(folder), "--testset-positions", "2", "--quiet", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert list(summary["sets"]) == ["End-Easy", "Middle-Easy", "Begin-Easy"]  # all the sets that are there
+    assert [entry["positions"] for entry in summary["sets"].values()] == [2, 2, 1]  # Begin-Easy has one
+    assert [entry["players"][players[1]]["mistakes"] for entry in summary["sets"].values()] == [2, 1, 1]
+    assert summary["testset_positions"] == 2 and summary["players"]["perfect"]["mistakes"] == 0
+
+
+@needs_solver
+def test_a_wrong_score_in_a_file_fails_with_status_1_naming_the_line(script, tmp_path, capsys):
+    folder = write_sets(tmp_path / "sets", {"Test_L3_R1": ["4455 18", "", "112233 17"]})
+    with pytest.raises(SystemExit) as end:
+        script.main(["perfect", "--testsets", str(folder), "--quiet"])
+    assert end.value.code == 1
+    out, err = capsys.readouterr()
+    path = folder / "Test_L3_R1"
+    assert err.strip().endswith(f"error: End-Easy ({path}), line 3, moves 112233: the file's SCORE is 17, our "
+                                "solver's best move scores 18 (the solver or the file is wrong)")  # fmt: skip
+    assert "| set |" not in out
+
+
+def test_the_solver_extra_is_required_before_any_work(script, tmp_path, capsys, monkeypatch):
+    folder = write_sets(tmp_path / "sets")
+    monkeypatch.setitem(sys.modules, "numba", None)  # as if numba were not installed: its import fails
+    with pytest.raises(SystemExit) as end:
+        script.main(["random", "--testsets", str(folder)])
+    assert end.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.endswith("error: --testsets needs numba, the 'solver' extra: pip install -e \".[solver]\"")
+
+
+#: The first players' sets: @DIR holds FILES; @BAD a line that is no line; @ILLEGAL a move into a full column.
+REFUSALS = [
+    (["--testsets", "@DIR/missing"], "--testsets '@DIR/missing' is not a folder (expected one holding Pons' sets)"),
+    (["--testsets", "@DIR", "--testset-names", "Begin-Hard"],
+     "--testsets: '@DIR' holds none of Pons' set files (Test_L1_R3)"),
+    (["--testsets", "@DIR", "--testset-names", "End-Easy", "Begin-Medium"],
+     "--testsets: '@DIR' lacks the file of a set named: Test_L1_R2 (Begin-Medium)"),
+    (["--testsets", "@DIR", "--testset-names", "Nope"],
+     "--testset-names: unknown test set(s) Nope: the sets are End-Easy, Middle-Easy, Middle-Medium, Begin-Easy, "
+     "Begin-Medium, Begin-Hard (or their file names)"),
+    (["--testset-positions", "3"], "--testset-positions needs --testsets DIR"),
+    (["--testset-names", "End-Easy"], "--testset-names needs --testsets DIR"),
+    (["--testset-positions", "3", "--testset-names", "End-Easy"],
+     "--testset-positions and --testset-names need --testsets DIR"),
+    (["--testsets", "@DIR", "--testset-positions", "0"],
+     "argument --testset-positions: must be an integer >= 1, got 0"),
+    (["--testsets", "@DIR", "--game", "tictactoe"],
+     "--testsets grades Pons' Connect Four sets alone: it takes no --game tictactoe"),
+    (["--testsets", "@DIR", "--labels", "heldout"],
+     "--testsets grades Pons' Connect Four sets alone: it takes no --labels"),
+    (["--testsets", "@DIR", "--per-stage", "5", "--fresh-search"],
+     "--testsets grades Pons' Connect Four sets alone: it takes no --per-stage, --fresh-search"),
+    (["--testsets", "@DIR", "--solver-games", "1"],
+     "--testsets grades Pons' Connect Four sets alone: it takes no --solver-games"),
+    (["--testsets", "@BAD"], "--testsets: @BAD/Test_L3_R1, line 2: MOVES must be the columns played as digits 1-7, "
+                             "got '4485'"),
+    (["--testsets", "@ILLEGAL"],
+     "--testsets: End-Easy (@ILLEGAL/Test_L3_R1), line 2, moves 1111111: move 7 (column 1) is not legal"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("flags", "message"), REFUSALS)
+def test_each_refusal_names_its_flag_with_status_2(script, tmp_path, capsys, flags, message):
+    folders = {
+        "@DIR": write_sets(tmp_path / "sets"),
+        "@BAD": write_sets(tmp_path / "bad", {"Test_L3_R1": ["4455 18", "4485 18"]}),
+        "@ILLEGAL": write_sets(tmp_path / "illegal", {"Test_L3_R1": ["4455 18", "1111111 0"]}),
+    }
+
+    def fill(text):
+        for name, folder in folders.items():
+            text = text.replace(name, str(folder))
+        return text
+
+    with pytest.raises(SystemExit) as end:
+        script.parse_args(["random", *map(fill, flags)])
+    assert end.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()[-1:]
+    assert line.endswith(f"error: {fill(message)}"), line
