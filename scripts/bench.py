@@ -175,7 +175,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="--solver: seconds of pure-Python solving, after which no further position is started",
     )
     parser.add_argument(
-        "--testsets", metavar="DIR", role="input", help="--solver: time Pons' sets in this folder instead (see above)"
+        "--testsets", metavar="DIR", help="--solver: time Pons' sets in this folder instead (see above)"
     )
     parser.add_argument("--testset-positions", type=runs, metavar="N", help="--testsets: the first N of each set")
     parser.add_argument(

@@ -189,10 +189,11 @@ def grade_on_testsets(
         progress: a bar factory (:data:`Progress`): one bar per set while it is scored, one per player.
 
     Returns:
-        ``{"sets": {set: {"file", "positions", "critical", "solver_seconds", "players": {name: counts}}},
-        "players": {name: {**counts, "seconds"}}, "positions", "critical", "solver_seconds"}``, where ``counts``
-        is ``{"mistakes", "positions", "mistake_rate"}`` (a share in ``[0, 1]``), the players' over all the
-        sets, and the last three are the totals over the sets.
+        A dict: ``"sets"`` maps each set to its ``"file"``, ``"positions"``, ``"critical"``,
+        ``"solver_seconds"`` and ``"players"`` (each player's counts there); ``"players"`` maps each player to
+        its counts over all the sets and its ``"seconds"``; ``"positions"``, ``"critical"`` and
+        ``"solver_seconds"`` are the totals over the sets. A player's counts are ``"mistakes"``,
+        ``"positions"`` and ``"mistake_rate"`` (a share in ``[0, 1]``).
 
     Raises:
         ScoreMismatchError: as :func:`score_testset`.
