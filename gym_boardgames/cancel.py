@@ -41,7 +41,6 @@ __all__ = [
 CHECK_EVERY = 256
 
 
-
 class _ThreadState(threading.local):
     """Each thread's cancel signal; None (the class's) until :func:`cancellable` sets one."""
 
