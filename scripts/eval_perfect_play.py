@@ -103,9 +103,8 @@ def _check_testsets(args: argparse.Namespace) -> None:
     refused += [flag for flag, used in TICTACTOE_REFUSED.items() if used(args)]
     if refused:
         raise ValueError(f"--testsets grades Pons' Connect Four sets alone: it takes no {', '.join(refused)}")
-    from agents.matches.pons_grading import read_testset_flags
 
-    args.pons_sets = read_testset_flags(args.testsets, args.testset_names, args.testset_positions)
+    args.pons_sets = cli.read_testset_flags(args.testsets, args.testset_names, args.testset_positions)
     args.labels = None  # no label set is read
     # Exact without them too, but about a hundred times slower: minutes a position in Begin-Hard.
     require_extra("solver", "numba", "bitbully_databases", needed_for="--testsets")

@@ -79,33 +79,6 @@ def replay_testsets(sets: Sequence[PonsSet]) -> list[PlayableSet]:
     return playable
 
 
-def read_testset_flags(
-    directory: str, names: Sequence[str] | None = None, positions: int | None = None
-) -> list[PlayableSet]:
-    """Read, trim and replay the sets that ``--testsets DIR --testset-names ... --testset-positions N`` name.
-
-    Args:
-        directory: the folder of Pons' files.
-        names: Pons' names or file names (:func:`~agents.matches.testsets.find_testsets`); None: every set there.
-        positions: keep the first this many positions of each set; None: all.
-
-    Raises:
-        ValueError: a message that starts with the flag to blame: ``--testset-names`` for a name that is no set,
-            else ``--testsets`` (a missing folder or file, a malformed line, an illegal move, a game over).
-    """
-    from agents.matches.testsets import find_testsets
-
-    try:
-        sets = find_testsets(directory, None if names is None else list(names))
-        return replay_testsets([found._replace(positions=found.positions[:positions]) for found in sets])
-    except ValueError as error:
-        message = str(error)
-        flag = "--testset-names" if message.startswith("unknown test set") else "--testsets"
-        raise ValueError(message if message.startswith(flag) else f"{flag}: {message}") from None  # named once
-    except OSError as error:
-        raise ValueError(f"--testsets: cannot read {error.filename}: {error.strerror}") from None
-
-
 def _sign(value: int) -> int:
     return (value > 0) - (value < 0)
 

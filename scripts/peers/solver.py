@@ -341,10 +341,11 @@ def check_testsets(args: argparse.Namespace) -> None:
         raise ValueError("--testsets times the exact solver on Pons' sets: it needs --solver")
     if args.solver_all:
         raise ValueError("--testsets replaces the label positions: it takes no --solver-all")
-    from agents.matches.pons_grading import read_testset_flags
+    from plumbing import cli
+
     from gym_boardgames.utils import require_extra
 
-    args.pons_sets = read_testset_flags(args.testsets, args.testset_names, args.testset_positions)
+    args.pons_sets = cli.read_testset_flags(args.testsets, args.testset_names, args.testset_positions)
     # Exact without them too, but a hundred times slower: that would time the Python interpreter.
     require_extra("solver", "numba", "bitbully_databases", needed_for="--testsets")
 

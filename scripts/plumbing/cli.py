@@ -493,3 +493,27 @@ def emit_summary(
     if print_json:
         print(line)
     return written
+
+
+def read_testset_flags(directory: str, names: list[str] | None = None, positions: int | None = None) -> list[Any]:
+    """Read, trim and replay the sets that ``--testsets DIR --testset-names ... --testset-positions N`` name.
+
+    The sets are Pons' (:func:`agents.matches.testsets.find_testsets`), replayed by
+    :func:`agents.matches.pons_grading.replay_testsets`; ``positions`` keeps the first that many of each.
+
+    Raises:
+        ValueError: a message that starts with the flag to blame: ``--testset-names`` for a name that is no set,
+            else ``--testsets`` (a missing folder or file, a malformed line, an illegal move, a game over).
+    """
+    from agents.matches.pons_grading import replay_testsets
+    from agents.matches.testsets import find_testsets
+
+    try:
+        sets = find_testsets(directory, names)
+        return replay_testsets([found._replace(positions=found.positions[:positions]) for found in sets])
+    except ValueError as error:
+        message = str(error)
+        flag = "--testset-names" if message.startswith("unknown test set") else "--testsets"
+        raise ValueError(message if message.startswith(flag) else f"{flag}: {message}") from None  # named once
+    except OSError as error:
+        raise ValueError(f"--testsets: cannot read {error.filename}: {error.strerror}") from None
