@@ -9,28 +9,26 @@ dependency in one line before any work. The scripts' own parsers and up-front ch
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
+import os
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 
 def process_pool(workers: int, initializer: Callable[..., Any] | None = None, initargs: tuple[Any, ...] = ()) -> Any:
-    """Return a ``multiprocessing`` pool of ``workers`` spawned processes that ignore Ctrl-C.
+    """Return a ``multiprocessing`` pool of ``workers`` spawned processes that ignore Ctrl-C from birth.
 
     Every pool of the package and the scripts is made here. Spawn, not fork: a worker starts clean, as on
     macOS and Windows, whatever threads this process runs. Ctrl-C reaches every process of the terminal's
-    group; the workers ignore it (their first act), so only the main process reports it (one line: the
-    scripts' entry, ``plumbing.cli.run``) and its pool stops them, where each worker used to print a traceback.
-    ``initializer(*initargs)`` then runs in each worker. A Ctrl-C while a worker is still starting (its first
-    second or so of imports, before it can ignore anything) may still print that worker's traceback: making
-    the workers ignore it from birth (this process ignoring it while it starts them) lost the Ctrl-C whenever
-    another thread of this process, such as a BLAS thread, took the signal in that window.
+    group; only the main process reports it (one line: the scripts' entry, ``plumbing.cli.run``) and its pool
+    stops the workers. A worker is started with SIGINT blocked (:func:`_spawn_context`), so a Ctrl-C during its
+    first second of imports, before it can ignore anything, is never its traceback; its first act is to ignore
+    SIGINT. ``initializer(*initargs)`` then runs in each worker.
     """
-    import multiprocessing
-
-    return multiprocessing.get_context("spawn").Pool(workers, _start_worker, (initializer, initargs))
+    return _spawn_context().Pool(workers, _start_worker, (initializer, initargs))
 
 
 @contextlib.contextmanager
@@ -39,23 +37,132 @@ def process_executor(workers: int) -> Iterator[Any]:
 
     For jobs where a lost task must be reported, not waited for: a ``multiprocessing`` pool (:func:`process_pool`)
     replaces a worker that dies and waits for its task forever, where the executor raises ``BrokenProcessPool``.
-    The workers start as :func:`process_pool`'s do. On leaving, the tasks not started are cancelled and the
-    workers still running are killed, as ``Pool.terminate`` does, so Ctrl-C or an error ends the job at once.
+    The workers start as :func:`process_pool`'s do. On leaving (the job done, an error, Ctrl-C, SIGTERM raised
+    as an exception), the tasks not started are cancelled and every worker is killed with what it started
+    (:func:`kill_process_tree`: a user's agent in its child process, that agent's forks), busy or not, so
+    nothing of the job outlives it, not even a worker deep in compiled code or stuck in a user's agent.
     """
     import concurrent.futures
-    import multiprocessing
 
     executor = concurrent.futures.ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(None, ())
+        workers, mp_context=_spawn_context(), initializer=_start_worker, initargs=(None, ())
     )
     try:
         yield executor
     finally:
+        # The executor has no terminate(): its process table is the one handle on the workers still running, and
+        # shutdown() drops it, so it is read first.
+        processes = list((getattr(executor, "_processes", None) or {}).values())
         executor.shutdown(wait=False, cancel_futures=True)
-        # The executor has no terminate(): its process table is the one handle on the workers still running.
-        for process in list((getattr(executor, "_processes", None) or {}).values()):
-            process.kill()
+        for process in processes:
+            kill_process_tree(process.pid)
+        for process in processes:
             process.join()
+
+
+def _spawn_context() -> Any:
+    """A ``spawn`` context whose processes start with SIGINT blocked (signal masks survive ``exec``).
+
+    Only the starting thread blocks it, for the few milliseconds of the start: a Ctrl-C meanwhile goes to another
+    thread of this process or waits for the unblock, so it is never lost, as it was when this process briefly
+    ignored SIGINT itself instead.
+    """
+    return _quiet_spawn_classes()[1]()
+
+
+@functools.cache
+def _quiet_spawn_classes() -> tuple[type, type]:
+    """The process and context classes of :func:`_spawn_context`, made on first use.
+
+    So importing this module imports no ``multiprocessing``; a worker unpickling the process finds its class
+    through the module's ``__getattr__``.
+    """
+    import multiprocessing.context
+
+    spawn = multiprocessing.context.SpawnProcess
+
+    def start(self: Any) -> None:
+        if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
+            return spawn.start(self)
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return spawn.start(self)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+    process = type("QuietSpawnProcess", (spawn,), {"start": start, "__module__": __name__})
+    context = type("QuietSpawnContext", (multiprocessing.context.SpawnContext,), {"Process": process})
+    return process, context
+
+
+def __getattr__(name: str) -> Any:
+    if name == "QuietSpawnProcess":
+        return _quiet_spawn_classes()[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _start_worker(initializer: Callable[..., Any] | None, initargs: tuple[Any, ...]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # ignored now: unblocked, so the programs it runs start as usual
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if initializer is not None:
+        initializer(*initargs)
+
+
+#: Seconds a main thread sleeps at most while it waits for workers: Python runs a signal's handler (Ctrl-C,
+#: SIGTERM) only in the main thread, and a wait without a timeout sleeps through a signal that another thread
+#: (a pool's) took, so the Ctrl-C would wait for the task.
+WAKE_S = 0.2
+
+
+def as_finished(futures: Iterable[Any]) -> Iterator[Any]:
+    """Yield each of the ``concurrent.futures`` ``futures`` as it finishes, waking every :data:`WAKE_S` seconds.
+
+    ``concurrent.futures.as_completed`` without the deafness: a Ctrl-C or SIGTERM is answered within
+    :data:`WAKE_S`, even while every worker is busy for minutes.
+    """
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=WAKE_S, return_when=FIRST_COMPLETED)
+        yield from done
+
+
+def kill_process_tree(pid: int) -> None:
+    """Kill process ``pid`` and every process descended from it, at once (``SIGKILL``), without waiting.
+
+    The tree is read first and killed after, so a process that dies meanwhile leaves its children in the list.
+    On Linux the tree comes from ``/proc``; elsewhere only ``pid`` itself is killed. A process already gone is
+    no error. The caller reaps its own child (``Popen.wait``, ``Process.join``).
+    """
+    for victim in [pid, *_descendants(pid)]:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(victim, signal.SIGKILL)
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid``, parents before children, read from ``/proc`` (empty where there is none)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat_file:
+                fields = stat_file.read().rsplit(b")", 1)[1].split()  # the name, in brackets, may hold spaces
+        except (OSError, IndexError):
+            continue  # it ended while the table was read
+        children.setdefault(int(fields[1]), []).append(int(entry))
+    found, queue = [], list(children.get(pid, []))
+    while queue:
+        child = queue.pop(0)
+        found.append(child)
+        queue.extend(children.get(child, []))
+    return found
 
 
 def _start_worker(initializer: Callable[..., Any] | None, initargs: tuple[Any, ...]) -> None:

@@ -36,7 +36,7 @@ from agents.matches.rating import Ratings, fit_ratings
 from gym_boardgames.errors import describe_error
 from gym_boardgames.opponents import Opponent, make_opponent
 from gym_boardgames.outputs import write_text_atomic
-from gym_boardgames.utils import process_executor, require_extra
+from gym_boardgames.utils import as_finished, process_executor, require_extra
 
 #: The first field of a results file's first line.
 FORMAT = "gym-boardgames ladder 1"
@@ -221,7 +221,7 @@ def play_block(game: Any, task: Task, move_time: float | None = MOVE_TIME) -> Bl
 def block_runner(
     game: Any, workers: int = 1, ray_address: str | None = None, move_time: float | None = MOVE_TIME
 ) -> Iterator[Callable[[list[Task]], Iterator[Block]]]:
-    """Yield ``run(tasks)``, which plays the blocks and yields them in the tasks' order as they finish.
+    """Yield ``run(tasks)``, which plays the blocks and yields each as it finishes (on workers, in any order).
 
     Args:
         game: the rules object (sent to every worker).
@@ -270,9 +270,10 @@ def _pool_runner(workers: int, job: Callable[[Task], Block]) -> Iterator[Callabl
     with process_executor(workers) as pool:
 
         def run(tasks: list[Task]) -> Iterator[Block]:
-            futures = [(task, pool.submit(job, task)) for task in tasks]
-            for (a, b, index, _, _), future in futures:
-                error = future.exception()  # waits for the block; None if it finished
+            futures = {pool.submit(job, task): task for task in tasks}
+            for future in as_finished(futures):  # as they finish, so each is saved before a Ctrl-C can lose it
+                a, b, index, _, _ = futures[future]
+                error = future.exception()  # None if it finished
                 lost = "a worker process died" if isinstance(error, BrokenProcessPool) else None
                 if error is not None and not isinstance(error, (Exception, KeyboardInterrupt)):
                     lost = f"it raised {describe_error(error)}"  # e.g. a SystemExit from package code
@@ -307,11 +308,13 @@ def run_ladder(
             its finished blocks).
         progress: called with the games of each block as it finishes.
     """
-    everything, new = list(blocks), []
+    new: list[Block] = []
+    everything = list(blocks)
     while tasks := plan_round(names, everything, budget, seed, sum(block.games for block in new)):
         for block in run(tasks):
-            new.append(block)
-            everything.append(block)
+            # In a fixed order whatever order the workers finish in, so the same seed writes the same file.
+            new = sorted([*new, block], key=lambda block: (block.index, block.a, block.b))
+            everything = [*blocks, *new]
             progress(block.games)
             on_round(everything)
     return ladder_ratings(names, everything), new

@@ -18,9 +18,8 @@ and is new unless ``--overwrite`` is given, each extended file is locked for the
 by :func:`gym_boardgames.outputs.write_bytes_atomic`, to which each script passes ``replace=args.overwrite``:
 the write itself refuses a name taken (the one guard, race-free); the check here only says it before the work,
 in the same words (:func:`plumbing.paths.exists_message`). A script's entry is :func:`run`: Ctrl-C ends it
-with one line and status 130, and so does a Ctrl-C
-during the script's imports, before :func:`run` is entered, once this module is imported (every script imports
-it first, before its slow imports: importing it installs :func:`_interrupted_before_run`). The one-line JSON
+with one line and status 130, SIGTERM with one line and status 143; before :func:`run` is entered, the
+:mod:`plumbing` package's own import makes them so (it comes first, before the slow imports). The one-line JSON
 summary of ``--json`` and ``--out FILE`` goes through :func:`emit_summary`; figures and TensorBoard logs
 through :mod:`plumbing.figures`.
 
@@ -31,7 +30,6 @@ This module imports the standard library, :mod:`gym_boardgames.checks`, :mod:`gy
 from __future__ import annotations
 
 import argparse
-import contextlib
 import errno
 import json
 import os
@@ -43,6 +41,7 @@ from typing import Any, NoReturn
 from gym_boardgames.checks import check_int, check_number
 from gym_boardgames.outputs import SaveError, lock_run, write_text_atomic
 
+from . import EXIT_INTERRUPTED, EXIT_TERMINATED, interruption_line
 from .figures import check_tensorboard
 from .paths import check_output_path, exists_message
 
@@ -50,6 +49,7 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_INTERRUPTED",
     "EXIT_REFUSED",
+    "EXIT_TERMINATED",
     "JSON_HELP",
     "OUT_HELP",
     "HelpFormatter",
@@ -110,29 +110,7 @@ PATH_FLAGS = frozenset(
 
 #: Exit statuses, one per kind of ending: a refusal before any work (a bad flag, file, or missing extra),
 #: a failure during the work (a full disk, a diverged network), an interruption (Ctrl-C).
-EXIT_REFUSED, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
-
-
-def _interrupted_before_run(kind: type[BaseException], error: BaseException, traceback: Any) -> None:
-    """``sys.excepthook``: a Ctrl-C that escapes a script's imports ends in :func:`run`'s one line and 130.
-
-    An uncaught KeyboardInterrupt would print a traceback and end the process by SIGINT. Nothing is written yet
-    while a script imports (every write is :func:`run`'s ``main``'s), so the process ends at once. Any other
-    exception goes to the hook that was there before.
-    """
-    if not issubclass(kind, KeyboardInterrupt):
-        _PREVIOUS_HOOK(kind, error, traceback)
-        return
-    print(f"{os.path.basename(sys.argv[0]) or 'python'}: interrupted", file=sys.stderr)
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):  # a closed pipe: the status still says it
-            stream.flush()
-    os._exit(EXIT_INTERRUPTED)
-
-
-_PREVIOUS_HOOK = sys.excepthook
-if sys.excepthook is sys.__excepthook__:  # leave a hook someone else installed (an IDE's, a debugger's) alone
-    sys.excepthook = _interrupted_before_run
+EXIT_REFUSED, EXIT_FAILED = 2, 1
 
 
 class _Parser(argparse.ArgumentParser):
@@ -436,19 +414,20 @@ def run(main: Callable[[], Any]) -> NoReturn:
     """Run a script's ``main()`` and exit with its status: the scripts' common entry.
 
     ``main`` returns an exit status (None is 0). Ctrl-C anywhere ends the script with one line on stderr and
-    status :data:`EXIT_INTERRUPTED` (130), never a traceback; files are left valid because every write is
-    atomic, and a process pool's workers ignore Ctrl-C (:func:`gym_boardgames.utils.process_pool`) and are
-    stopped by their pool. A save that fails (a full disk: :class:`~gym_boardgames.outputs.SaveError`, from
-    the one writer whatever library function called it) ends the script with one line,
+    status :data:`EXIT_INTERRUPTED` (130), SIGTERM with ``SCRIPT: terminated`` and :data:`EXIT_TERMINATED`
+    (143), never a traceback; files are left valid because every write is atomic, and a process pool's workers
+    ignore Ctrl-C (:func:`gym_boardgames.utils.process_pool`) and are killed by their pool on the way out. A
+    save that fails (a full disk: :class:`~gym_boardgames.outputs.SaveError`, from the one writer whatever
+    library function called it) ends the script with one line,
     ``SCRIPT: error: could not save PATH: CAUSE``, and status :data:`EXIT_FAILED`; what was saved before stays.
     A name that another program took during the run, refused by a write with ``replace=False``, is the
     up-front check's line, ``SCRIPT: error: PATH exists: pass --overwrite to replace it``, with status 1.
     """
     try:
         status = main()
-    except KeyboardInterrupt:
-        print(f"{os.path.basename(sys.argv[0]) or 'python'}: interrupted", file=sys.stderr)
-        status = EXIT_INTERRUPTED
+    except KeyboardInterrupt as error:  # Ctrl-C, or SIGTERM (plumbing.Terminated)
+        line, status = interruption_line(error)
+        print(line, file=sys.stderr)
     except SaveError as error:
         fail(_save_message(error), EXIT_FAILED)
     raise SystemExit(status if isinstance(status, int) else 0)
