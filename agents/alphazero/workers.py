@@ -24,7 +24,7 @@ from agents.alphazero.encoding import recorded_game
 from agents.alphazero.network import NumpyNet
 from agents.alphazero.selfplay import GameSummary, Samples, play_games
 from gym_boardgames.rules.registry import game_to_config
-from gym_boardgames.utils import process_pool, require_extra
+from gym_boardgames.utils import WAKE_S, process_pool, require_extra
 
 #: Seconds to wait for a Ray cluster's port before giving up (ray.init itself retries for minutes).
 RAY_CONNECT_TIMEOUT = 5.0
@@ -173,7 +173,10 @@ class SelfPlayPool:
         if self._ray is not None:
             return self._ray.get([self._remote.remote(task) for task in tasks])
         if self._pool is not None:
-            return self._pool.map(selfplay_worker, tasks)
+            pending = self._pool.map_async(selfplay_worker, tasks)
+            while not pending.ready():  # waking, so that Ctrl-C or SIGTERM is answered during a long iteration
+                pending.wait(WAKE_S)
+            return pending.get()
         return [selfplay_worker(task) for task in tasks]
 
     def close(self) -> None:
