@@ -26,7 +26,14 @@ e.g. End-Easy Begin-Hard, or the file names; default all six). Our solver scores
 position once (the `solver` extra), checked against the file's SCORE; then each player, reset before each
 position, moves. A move is a mistake when it worsens the position's result for the player to move (a win to
 a draw or a loss, a draw to a loss); the table gives each player's mistakes per set, with the positions
-where some move is one (critical) and the solver's seconds (agents.matches.pons_grading).
+where some move is one (critical) and the solver's seconds (agents.matches.pons_grading). A set file that is no
+set (empty, cut short, not ASCII, a FIFO, over agents.matches.testsets.MAX_FILE_BYTES, a malformed line) is refused
+before any grading, in one line naming the file and the line (status 2).
+
+In every mode each move a player returns goes through the one move check of the envs and the arena
+(agents.matches.grading.checked_move): a move that is no legal column or cell (0.7, True, '0', None, an array, a
+full column), or a user's agent (file.py:Class) that raises, ends the run with one line naming the player and
+the move (status 1).
 """
 
 from __future__ import annotations
@@ -146,18 +153,20 @@ class FreshSearch:
     """Wraps an agent so that it resets (drops its search tree) before every move."""
 
     def __init__(self, agent: Any) -> None:
+        from agents.matches.arena import agent_name
         from gym_boardgames.opponents import as_policy, reset_hook
 
         self.agent, self._act, self._reset = agent, as_policy(agent), reset_hook(agent)
+        self.name = agent_name(agent)  # how the game loop's refusal of a move names it
 
     def __repr__(self) -> str:
         return f"FreshSearch({self.agent!r})"
 
-    def act(self, game: Any, state: Any) -> int:
-        """Reset the agent, then return its move."""
+    def act(self, game: Any, state: Any) -> Any:
+        """Reset the agent, then return its move as it is (the game loop checks it)."""
         if self._reset is not None:
             self._reset()
-        return int(self._act(game, state))
+        return self._act(game, state)
 
 
 #: The agent name of the solver games' opponent (agents.search.connect_four.PerfectAgent).
@@ -230,7 +239,7 @@ def grade_tictactoe(args: argparse.Namespace) -> int:
             for state in states:
                 if reset is not None:
                     reset()  # its tree from another position would not apply
-                moves.append(player_moves(agent, game, state))
+                moves.append(_during_work(player_moves, agent, game, state, name))
                 bar.update(1)
         audit = grade_moves(exact, states, moves)
         summary["players"][name] = {
@@ -255,7 +264,7 @@ def grade_testsets(args: argparse.Namespace, argv: list[str]) -> int:
         report = grade_on_testsets(
             agents, args.pons_sets, progress=lambda total, label: progress_bar(total, label, enabled=not args.quiet)
         )
-    except ValueError as error:  # the solver and a file disagree, or a player moved in a full column
+    except ValueError as error:  # the solver and a file disagree, or a player's move is refused or it failed
         cli.fail(str(error), cli.EXIT_FAILED)
     print(
         f"Mistakes (moves that worsen the result for the player to move) on {report['positions']:,} positions of "
@@ -268,13 +277,29 @@ def grade_testsets(args: argparse.Namespace, argv: list[str]) -> int:
 
 
 def _make_players(args: argparse.Namespace, game: Any) -> dict[str, Any]:
-    """Build every named player for ``game`` (player ``i`` seeded ``--seed + i``), or end the script saying why."""
-    from agents.factory import make_agent
+    """Build every named player for ``game`` (player ``i`` seeded ``--seed + i``), or end the script saying why.
+
+    Each is an :class:`~gym_boardgames.opponents.Opponent` (the one resolution of a name): a user's agent
+    (``file.py:Class``) that raises then ends the grading with one line naming it, not a traceback.
+    """
+    from gym_boardgames.opponents import make_opponent
 
     try:
-        return cli.build_named("", args.players, lambda i, name: make_agent(name, seed=args.seed + i, game=game))
+        return cli.build_named("", args.players, lambda i, name: make_opponent(name, game, args.seed + i))
     except ValueError as error:
         cli.fail(str(error))
+
+
+def _during_work(function: Any, *args: Any) -> Any:
+    """``function(*args)``; a ``ValueError`` (a player's move refused, a user's agent failed) ends the script.
+
+    One line naming the player and the move, and status :data:`~plumbing.cli.EXIT_FAILED`: a failure during the
+    work, not a refusal of the command line.
+    """
+    try:
+        return function(*args)
+    except ValueError as error:
+        cli.fail(str(error), cli.EXIT_FAILED)
 
 
 def _finish(summary: dict[str, Any], args: argparse.Namespace) -> int:
@@ -321,14 +346,14 @@ def main(argv: list[str] | None = None) -> int:
     for name, agent in agents.items():
         start = time.perf_counter()
         with progress_bar(len(labels), name, enabled=not args.quiet) as bar:
-            moves = agent_moves(agent, labels, progress=bar.update, states=states)
+            moves = _during_work(agent_moves, agent, labels, bar.update, states, name)
         reports[name] = grade(labels, moves)
         summary["players"][name] = {**reports[name], "seconds": round(time.perf_counter() - start, 1)}
         if args.solver_games:
             player = FreshSearch(agent) if args.fresh_search else agent
             with progress_bar(args.solver_games, f"{name} vs solver", enabled=not args.quiet) as bar:
-                summary["players"][name]["solver_games"] = solver_games(
-                    player, solver, args.solver_games, args.seed, bar
+                summary["players"][name]["solver_games"] = _during_work(
+                    solver_games, player, solver, args.solver_games, args.seed, bar
                 )
     critical = int(labels.critical().sum())
     print(f"{len(labels):,} positions ({critical:,} critical) of {path}:")

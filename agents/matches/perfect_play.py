@@ -34,8 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from agents.matches.arena import agent_name
+from agents.matches.grading import checked_move
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
 from gym_boardgames.checks import check_choice
+from gym_boardgames.errors import AgentError
 from gym_boardgames.opponents import as_policy, reset_hook
 from gym_boardgames.rules.registry import connect_four  # the game the labels are about
 
@@ -180,10 +183,8 @@ def _position_problem(game: Any, row: np.ndarray, scores: np.ndarray) -> str | N
     """What is wrong with one position's move list and scores against the rules, or None.
 
     The move list must be legal from the empty board and end in a position that is not over, and the
-    columns with a score must be exactly the legal ones. Pons' scale then bounds the scores (a win is 22 less
-    the winner's stones): at ply ``n`` the mover has placed ``n // 2`` stones and the other player
-    ``ceil(n / 2)``, so the best score is ``21 - n // 2`` (winning with this very move), which a move that wins
-    at once must have, and the worst is ``-(21 - ceil(n / 2))`` (losing to the very next move).
+    columns with a score must be exactly the legal ones. Pons' scale then bounds the scores
+    (:func:`score_range`), and a move that wins at once must have the best score there is.
     """
     n = int((row != PAD).sum())
     if np.any(row[n:] != PAD):  # n stones, so a stone past n means padding before it
@@ -198,7 +199,7 @@ def _position_problem(game: Any, row: np.ndarray, scores: np.ndarray) -> str | N
     legal = game.legal_mask(state).astype(bool)
     if not np.array_equal(legal, scored := scores != NO_MOVE):
         return f"scores columns {np.flatnonzero(scored).tolist()}, but {np.flatnonzero(legal).tolist()} are legal"
-    best, worst = 21 - n // 2, -(21 - (n + 1) // 2)
+    worst, best = score_range(n)
     mover = game.current_player(state)
     for column in np.flatnonzero(legal).tolist():
         score = int(scores[column])
@@ -208,6 +209,16 @@ def _position_problem(game: Any, row: np.ndarray, scores: np.ndarray) -> str | N
         if game.is_terminal(child) and game.returns(child)[mover] > 0 and score != best:
             return f"column {column} wins at once, so it scores {best}, not {score}"
     return None
+
+
+def score_range(plies: int) -> tuple[int, int]:
+    """Return the lowest and highest score a position with ``plies`` stones on the board can have (Pons' scale).
+
+    A win scores 22 less the winner's stones at the end: at ply ``n`` the mover has placed ``n // 2`` stones and
+    the other player ``ceil(n / 2)``, so the best score is ``21 - n // 2`` (winning with this very move) and the
+    worst ``-(21 - ceil(n / 2))`` (losing to the very next move).
+    """
+    return -(21 - (plies + 1) // 2), 21 - plies // 2
 
 
 def _rates(kept: np.ndarray, best: np.ndarray) -> dict[str, Any]:
@@ -260,31 +271,73 @@ def _actions_problem(labels: LabelSet, given: np.ndarray) -> str | None:
 
 
 def agent_moves(
-    agent: Any, labels: LabelSet, progress: Callable[[int], Any] | None = None, states: list[Any] | None = None
+    agent: Any,
+    labels: LabelSet,
+    progress: Callable[[int], Any] | None = None,
+    states: list[Any] | None = None,
+    name: str | None = None,
 ) -> list[int]:
     """Ask ``agent`` (an agent with ``act`` or a ``policy(game, state)``) for its move in every position.
 
-    The agent is reset before each position (its tree from another position would not apply).
+    The agent is reset before each position (its tree from another position would not apply), and each move is
+    checked (:func:`agent_moves_at`); a refusal starts with the position, by its columns played (0-based), which
+    name it in a sample too: ``position after columns [3, 3, 4]: agent random played 9, ...``.
     """
-    return agent_moves_at(agent, labels.states() if states is None else states, progress)
+    played = labels.move_lists()
+    states = labels.states() if states is None else states
+    return agent_moves_at(agent, states, progress, name, lambda index: f"position after columns {played[index]}")
 
 
-def agent_moves_at(agent: Any, states: Sequence[Any], progress: Callable[[int], Any] | None = None) -> list[int]:
+def agent_moves_at(
+    agent: Any,
+    states: Sequence[Any],
+    progress: Callable[[int], Any] | None = None,
+    name: str | None = None,
+    where: Callable[[int], str] | None = None,
+) -> list[int]:
     """Ask ``agent`` for its move in each of ``states`` (positions of :func:`connect_four`), in order.
 
     As :func:`agent_moves`: the agent is reset before each position, and ``progress(1)`` is called after each.
+    Each move goes through the one move check (:func:`agents.matches.grading.checked_move`), so a move that is no
+    legal column (``0.7``, ``True``, ``'0'``, ``None``, an array, a full column) is refused, never graded.
+
+    Args:
+        agent: the player: an agent with ``act`` or a ``policy(game, state)``, best an
+            :class:`~gym_boardgames.opponents.Opponent` (:func:`~gym_boardgames.opponents.make_opponent`), whose
+            guard makes a user's agent that raises one :class:`~gym_boardgames.errors.AgentError` line.
+        states: the positions.
+        progress: called with 1 after each position.
+        name: the agent's name in the messages (default :func:`~agents.matches.arena.agent_name`).
+        where: ``where(index)`` names position ``index`` at the start of a refusal.
+
+    Raises:
+        ValueError: naming the position (with ``where``), the agent and the move: a move the check refuses
+            (``ActionTypeError`` for one that is no integer), or the ``AgentError`` of a user's agent.
     """
     game = connect_four()
     policy = as_policy(agent)
     reset = reset_hook(agent)
+    name = agent_name(agent) if name is None else name
     moves = []
-    for state in states:
+    for index, state in enumerate(states):
         if reset is not None:
             reset()
-        moves.append(int(policy(game, state)))
+        try:
+            move = policy(game, state)
+        except AgentError as error:  # a user's agent raised (its Opponent's guard): one line, with the position
+            raise _at(where, index, error) from None
+        try:
+            moves.append(checked_move(game, state, move, name))
+        except ValueError as error:
+            raise _at(where, index, error) from None
         if progress is not None:
             progress(1)
     return moves
+
+
+def _at(where: Callable[[int], str] | None, index: int, error: ValueError) -> ValueError:
+    """``error`` again, of its type, its message led by ``where(index)`` if there is a ``where``."""
+    return error if where is None else type(error)(f"{where(index)}: {error}")
 
 
 def format_report(reports: dict[str, dict[str, Any]]) -> str:

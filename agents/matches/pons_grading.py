@@ -12,8 +12,9 @@ slower win, or a quicker loss, is no mistake. This is the label sets' "outcome k
 others no move can be one, so the critical count bounds every player's mistakes.
 
 Each player is reset before each position (:func:`~agents.matches.perfect_play.agent_moves_at`), as on the label
-sets: its tree from another position would not apply. Its moves are checked as the arena checks them
-(:func:`gym_boardgames.checks.check_legal`). ``scripts/eval_perfect_play.py --testsets DIR`` is the command line.
+sets: its tree from another position would not apply. Its moves go through the one move check, as the arena's do
+(:func:`agents.matches.grading.checked_move`): a move that is no legal column stops the grading, naming the
+position, the player and the move. ``scripts/eval_perfect_play.py --testsets DIR`` is the command line.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from typing import Any, NamedTuple
 
 from agents.matches.perfect_play import agent_moves_at, connect_four
 from agents.matches.testsets import PonsPosition, PonsSet, line_number
-from gym_boardgames.checks import check_legal
 from gym_boardgames.utils import progress_bar
 
 #: The moves (0-based columns) of the position scored before the first set, so that loading the solver is not timed:
@@ -156,7 +156,9 @@ def grade_on_testsets(
 
     Args:
         players: ``{name: agent}``, each an agent with ``act`` or a ``policy(game, state)`` (reset before each
-            position when it has ``reset``), e.g. from :func:`agents.factory.make_agent`.
+            position when it has ``reset``), best an :class:`~gym_boardgames.opponents.Opponent`
+            (:func:`~gym_boardgames.opponents.make_opponent`), whose guard makes a user's agent that raises one
+            :class:`~gym_boardgames.errors.AgentError` line.
         sets: the sets, from :func:`replay_testsets`.
         solver: as :func:`score_testset`'s.
         progress: a bar factory (:data:`Progress`): one bar per set while it is scored, one per player.
@@ -170,7 +172,9 @@ def grade_on_testsets(
 
     Raises:
         ScoreMismatchError: as :func:`score_testset`.
-        ValueError: if a player moves in a full column (or off the board), naming the player and the position.
+        ValueError: if a player's move is no legal column (a full one, one off the board, or no integer: ``0.7``,
+            ``True``, ``'0'``, ``None``, an array), or a user's player fails (an ``AgentError``), naming the
+            position, the player and the move.
     """
     game = connect_four()
     if sets:  # load the compiled search (about a second) outside the first set's time, on a 3-node position
@@ -198,12 +202,8 @@ def grade_on_testsets(
         start, count = time.perf_counter(), 0
         with _bars(progress)(total, name) as bar:
             for testset in sets:
-                moves = agent_moves_at(agent, testset.states, bar.update)
-                for index, (state, move) in enumerate(zip(testset.states, moves, strict=True)):
-                    try:
-                        check_legal(game, state, move, agent=name)
-                    except ValueError as error:
-                        raise ValueError(f"{_where(testset, index)}: {error}") from None
+                # Each move is checked as it comes (the one move check), its refusal led by the position.
+                moves = agent_moves_at(agent, testset.states, bar.update, name, functools.partial(_where, testset))
                 found = sum(mistakes(scored[testset.name], moves))
                 report["sets"][testset.name]["players"][name] = _counts(found, len(moves))
                 count += found

@@ -482,7 +482,8 @@ def read_testset_flags(directory: str, names: list[str] | None = None, positions
 
     Raises:
         ValueError: a message that starts with the flag to blame: ``--testset-names`` for a name that is no set,
-            else ``--testsets`` (a missing folder or file, a malformed line, an illegal move, a game over).
+            else ``--testsets`` (a missing folder or file; a file that is no regular file, too large, empty, not
+            ASCII or cut short; a malformed line; an illegal move; a game over), naming the file and the line.
     """
     from agents.matches.pons_grading import replay_testsets
     from agents.matches.testsets import find_testsets
@@ -494,5 +495,6 @@ def read_testset_flags(directory: str, names: list[str] | None = None, positions
         message = str(error)
         flag = "--testset-names" if message.startswith("unknown test set") else "--testsets"
         raise ValueError(message if message.startswith(flag) else f"{flag}: {message}") from None  # named once
-    except OSError as error:
-        raise ValueError(f"--testsets: cannot read {error.filename}: {error.strerror}") from None
+    except OSError as error:  # a file gone since the folder was listed: the reader's message names it
+        reason = f"cannot read {error.filename}: {error.strerror}" if error.filename else str(error)
+        raise ValueError(f"--testsets: {reason}") from None

@@ -259,7 +259,7 @@ def test_a_wrong_score_is_counted_shown_and_ends_the_run_with_status_1(bench, te
     wrong.mkdir()
     lines = (testsets / "Test_L3_R1").read_text().splitlines()
     moves, score = lines[2].split()
-    lines[2] = f"{moves} {int(score) + 1}"
+    lines[2] = f"{moves} {int(score) - 1}"  # one below: one above the top score is refused as out of range
     (wrong / "Test_L3_R1").write_text("\n".join(lines) + "\n")
     status, summary, _, err = run_testsets(bench, capsys, "--testsets", wrong)
     assert status == 1 and err.strip().splitlines()[-1].endswith(": error: 1 position(s) disagree (see above)")
@@ -268,7 +268,7 @@ def test_a_wrong_score_is_counted_shown_and_ends_the_run_with_status_1(bench, te
     if "bitbully" in row:
         assert row["disagreements_by"]["bitbully_vs_file"] == 1 and row["disagreements_by"]["ours_vs_bitbully"] == 0
     [shown] = summary["first_disagreements"]
-    assert (shown["set"], shown["line"], shown["moves"], shown["score"]) == ("End-Easy", 3, moves, int(score) + 1)
+    assert (shown["set"], shown["line"], shown["moves"], shown["score"]) == ("End-Easy", 3, moves, int(score) - 1)
 
 
 @pytest.mark.parametrize(

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.matches.perfect_play import load_labels
+from agents.matches.perfect_play import connect_four, load_labels
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib import mode: put the sibling helper on the path
-from script_helpers import load_script  # noqa: E402
+from script_helpers import load_script, run_script  # noqa: E402
+from test_eval_perfect_play_testsets import BAD_AGENTS, BAD_MOVES  # noqa: E402  (the same agents on both doors)
 
 ROOT = Path(__file__).resolve().parents[2]
 HAS_SOLVER = all(importlib.util.find_spec(name) for name in ("numba", "bitbully_databases"))
@@ -152,3 +153,75 @@ def test_tictactoe_grades_every_position_against_the_exact_solver(tmp_path):
     assert "| `alphabeta` | 100.0% | 0 |" in done.stdout and "| player | optimal moves | losing moves |" in done.stdout
     done = run("eval_perfect_play.py", "--game", "tictactoe", "random", "--per-stage", "5")
     assert done.returncode == 2 and "--per-stage is for Connect Four" in done.stderr
+
+
+#: The labels' and tic-tac-toe's refusals, as on Pons' sets (a full column aside: it needs a position with one).
+LABEL_MOVES = {agent: move for agent, move in BAD_MOVES.items() if agent != "FullColumn"}
+
+
+@pytest.fixture
+def script():
+    return load_script("eval_perfect_play")
+
+
+@pytest.fixture
+def bad_agents(tmp_path):
+    """The file of :data:`BAD_AGENTS`; return a function from an agent's class name to its spec."""
+    (tmp_path / "bad.py").write_text(BAD_AGENTS)
+    return lambda agent: f"{tmp_path / 'bad.py'}:{agent}"
+
+
+def failed_line(script, capsys, argv):
+    """Run the script on ``argv`` in this process; return its one line on stderr (the status must be 1)."""
+    with pytest.raises(SystemExit) as end:
+        script.main(argv)
+    assert end.value.code == 1  # a failure during the work, not a refusal of the command line
+    out, err = capsys.readouterr()
+    assert "| player |" not in out
+    (line,) = err.strip().splitlines()
+    return line
+
+
+@pytest.mark.parametrize("agent", LABEL_MOVES)
+def test_a_move_that_is_no_column_stops_the_label_grading_in_one_line(script, bad_agents, capsys, agent):
+    line = failed_line(script, capsys, [bad_agents(agent), "--quiet"])
+    first = load_labels().move_lists()[0]  # the first position asked
+    says = BAD_MOVES[agent].replace("@", bad_agents(agent))
+    assert line.endswith(f"error: position after columns {first}: {says}"), line
+
+
+@pytest.mark.parametrize("agent", [agent for agent in LABEL_MOVES if agent != "OffBoard"])  # 7 is a cell there
+def test_a_move_that_is_no_cell_stops_the_tictactoe_grading_in_one_line(script, bad_agents, capsys, agent):
+    line = failed_line(script, capsys, [bad_agents(agent), "--game", "tictactoe", "--quiet"])
+    assert line.endswith(f"error: {BAD_MOVES[agent].replace('@', bad_agents(agent)).replace('0..6', '0..8')}"), line
+
+
+def test_an_occupied_cell_stops_the_tictactoe_grading_naming_the_agent(script, tmp_path, capsys):
+    (tmp_path / "taken.py").write_text(
+        "class Taken:\n    def act(self, game, state):\n"
+        "        return next((cell for cell in range(9) if not game.is_legal(state, cell)), 9)\n"
+    )
+    spec = f"{tmp_path / 'taken.py'}:Taken"
+    line = failed_line(script, capsys, [spec, "--game", "tictactoe", "--quiet"])
+    assert f"error: agent {spec} played " in line and ", which is " in line, line
+
+
+def test_fresh_search_hands_the_move_as_it_is_to_the_game_loops_check(script, bad_agents):
+    from agents.matches.arena import play_game
+    from gym_boardgames.opponents import make_opponent
+
+    game = connect_four()
+    player = script.FreshSearch(make_opponent(bad_agents("Float"), game))
+    with pytest.raises(ValueError) as error:  # int() would have made it column 0
+        play_game(game, player, "random")
+    assert str(error.value) == f"agent {bad_agents('Float')} played 0.7, which is not an integer in 0..6"
+
+
+@pytest.mark.slow  # subprocesses
+def test_a_bad_move_or_a_raising_agent_is_no_traceback_in_either_mode(tmp_path):
+    (tmp_path / "bad.py").write_text(BAD_AGENTS)
+    for agent, flags in (("Nothing", []), ("Raises", []), ("Array", ["--game", "tictactoe"])):
+        done = run_script("eval_perfect_play", f"bad.py:{agent}", *flags, "--quiet", cwd=tmp_path)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        (line,) = done.stderr.strip().splitlines()
+        assert f"agent bad.py:{agent}" in line, line

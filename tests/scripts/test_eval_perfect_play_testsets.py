@@ -7,6 +7,7 @@ tests/agents/matches/test_pons_grading.py: a player that always plays column 1 e
 
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -161,3 +162,155 @@ def test_each_refusal_names_its_flag_with_status_2(script, tmp_path, capsys, fla
     assert end.value.code == 2
     (line,) = capsys.readouterr().err.strip().splitlines()[-1:]
     assert line.endswith(f"error: {fill(message)}"), line
+
+
+#: Set files that are no set: each is refused before any grading, in one line naming the file (@) and the line.
+BAD_FILES = {
+    "empty": (b"", "@: is empty (expected 'MOVES SCORE' lines)"),
+    "truncated": (b"4455 18\n1122", "@, line 2: the file ends inside this line (no line break): it was cut short"),
+    "cut mid-number": (b"4455 18\n112233 1", "@, line 2: the file ends inside this line (no line break): it was cut "
+                                             "short"),
+    "binary": (b"4455 18\n\x89PNG\r\n\x1a\n\x00\x00", "@, line 2: byte 0x89 is not ASCII (a set is ASCII text)"),
+    "not digits": (b"4455 18\n44a5 18\n", "@, line 2: MOVES must be the columns played as digits 1-7, got '44a5'"),
+    "column 8": (b"4455 18\n4485 18\n", "@, line 2: MOVES must be the columns played as digits 1-7, got '4485'"),
+    "too many moves": (b"1234567" * 6 + b" 0\n", "@, line 1: MOVES holds 42 moves, more than the 41 a position to "
+                                                 "play has"),
+    "score": (b"4455 18\n112233 99\n", "@, line 2: SCORE 99 is impossible at ply 6 (scores are -18..18)"),
+    "fields": (b"4455 18 0\n", "@, line 1: expected 'MOVES SCORE' (two fields), got '4455 18 0'"),
+    "long line": (b"4455 18\n" + b"4" * 100 + b"\n", "@, line 2: 100 characters, more than a line 'MOVES SCORE' holds "
+                                                     "(64)"),
+}  # fmt: skip
+#: A user's agent that must never be asked: the files are refused before any player moves.
+NEVER_ASKED = "class Refuses:\n    def act(self, game, state):\n        raise AssertionError('asked for a move')\n"
+
+
+def refused_line(script, capsys, argv):
+    """Run the script on ``argv`` in this process; return its one line on stderr (the status must be 2)."""
+    with pytest.raises(SystemExit) as end:
+        script.main(argv)
+    assert end.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # no table: nothing was graded
+    (line,) = err.strip().splitlines()
+    return line
+
+
+@pytest.mark.parametrize("case", BAD_FILES)
+def test_a_bad_set_file_is_refused_in_one_line_naming_it_before_any_grading(script, tmp_path, capsys, case):
+    data, message = BAD_FILES[case]
+    folder = write_sets(tmp_path / "sets", {"Test_L2_R1": ["11223 2"]})
+    (folder / "Test_L3_R1").write_bytes(data)
+    (tmp_path / "never.py").write_text(NEVER_ASKED)
+    line = refused_line(script, capsys, [f"{tmp_path / 'never.py'}:Refuses", "--testsets", str(folder), "--quiet"])
+    assert line.endswith(f"error: --testsets: {message.replace('@', str(folder / 'Test_L3_R1'))}"), line
+
+
+def test_a_set_file_over_the_size_bound_is_refused_naming_it(script, tmp_path, capsys):
+    from agents.matches.testsets import MAX_FILE_BYTES
+
+    folder = write_sets(tmp_path / "sets", {"Test_L2_R1": ["11223 2"]})
+    path = folder / "Test_L3_R1"
+    path.write_bytes(b"4455 18\n" * (MAX_FILE_BYTES // 8 + 1))
+    line = refused_line(script, capsys, ["random", "--testsets", str(folder)])
+    assert line.endswith(f"error: --testsets: {path}: is {MAX_FILE_BYTES + 8} bytes, more than the limit of "
+                         f"{MAX_FILE_BYTES}")  # fmt: skip
+
+
+@pytest.mark.slow  # a subprocess
+def test_a_fifo_in_place_of_a_set_is_refused_at_once_not_waited_on(tmp_path):
+    folder = write_sets(tmp_path / "sets", {"Test_L2_R1": ["11223 2"]})
+    os.mkfifo(folder / "Test_L3_R1")  # nobody writes: a plain open() would wait for ever
+    done = run_script("eval_perfect_play", "random", "--testsets", folder, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert line.endswith(f"error: --testsets: {folder / 'Test_L3_R1'}: is not a regular file (a FIFO), not a Pons "
+                         "set file")  # fmt: skip
+
+
+@needs_solver
+def test_a_crlf_set_file_is_graded_as_its_lines(script, tmp_path, capsys):
+    folder = tmp_path / "sets"
+    folder.mkdir()
+    (folder / "Test_L3_R1").write_bytes(b"4455 18\r\n112233 18\r\n")
+    assert script.main(["perfect", "--testsets", str(folder), "--quiet", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert summary["positions"] == 2 and summary["players"]["perfect"]["mistakes"] == 0
+
+
+#: A user's agents that return no column, each with the end of the one line that stops the grading (@ is its spec).
+BAD_AGENTS = """
+import numpy as np
+
+class Float:
+    def act(self, game, state):
+        return 0.7
+
+class Bool:
+    def act(self, game, state):
+        return True
+
+class Text:
+    def act(self, game, state):
+        return "0"
+
+class Nothing:
+    def act(self, game, state):
+        return None
+
+class Array:
+    def act(self, game, state):
+        return np.array([0])
+
+class OffBoard:
+    def act(self, game, state):
+        return 7
+
+class FullColumn:
+    def act(self, game, state):
+        return next(column for column in range(7) if not game.is_legal(state, column))
+
+class Raises:
+    def act(self, game, state):
+        raise RuntimeError("no move\\nhere")
+"""
+#: What the line says of each agent's move (@: its spec).
+BAD_MOVES = {
+    "Float": "agent @ played 0.7, which is not an integer in 0..6",
+    "Bool": "agent @ played True, which is not an integer in 0..6",
+    "Text": "agent @ played '0', which is not an integer in 0..6",
+    "Nothing": "agent @ played None, which is not an integer in 0..6",
+    "Array": "agent @ played array([0]), which is not an integer in 0..6",
+    "OffBoard": "agent @ played 7, which is not an integer in 0..6",
+    "FullColumn": "agent @ played 2, which is an illegal move here: legal actions are [0, 1, 3, 4, 5, 6]",
+    "Raises": "agent @: its act() raised RuntimeError: no move here",
+}
+#: One position, where column 3 is full (Pons' columns are 1-based).
+FULL_COLUMN = {"Test_L3_R1": ["3333336 0"]}
+
+
+@needs_solver
+@pytest.mark.parametrize("agent", BAD_MOVES)
+def test_a_move_that_is_no_column_stops_the_grading_in_one_line_with_status_1(script, tmp_path, capsys, agent):
+    folder = write_sets(tmp_path / "sets", FULL_COLUMN)
+    (tmp_path / "bad.py").write_text(BAD_AGENTS)
+    spec = f"{tmp_path / 'bad.py'}:{agent}"
+    with pytest.raises(SystemExit) as end:
+        script.main([spec, "--testsets", str(folder), "--quiet"])
+    assert end.value.code == 1  # a failure during the work
+    out, err = capsys.readouterr()
+    (line,) = err.strip().splitlines()
+    where = f"End-Easy ({folder / 'Test_L3_R1'}), line 1, moves 3333336"
+    assert line.endswith(f"error: {where}: {BAD_MOVES[agent].replace('@', spec)}"), line
+    assert "| set |" not in out
+
+
+@needs_solver
+@pytest.mark.slow  # subprocesses
+def test_a_bad_move_or_a_raising_agent_is_no_traceback_from_the_command_line(tmp_path):
+    folder = write_sets(tmp_path / "sets", FULL_COLUMN)
+    (tmp_path / "bad.py").write_text(BAD_AGENTS)
+    for agent in ("Nothing", "Array", "Raises"):
+        done = run_script("eval_perfect_play", f"bad.py:{agent}", "--testsets", folder, "--quiet", cwd=tmp_path)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        (line,) = done.stderr.strip().splitlines()
+        assert line.endswith(BAD_MOVES[agent].replace("@", f"bad.py:{agent}")), line

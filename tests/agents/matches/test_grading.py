@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from agents.dots.bots import Always4Never3Bot, EndgameBot
@@ -22,6 +23,7 @@ from agents.random_agent import RandomAgent
 from agents.search.minimax import AlphaBetaAgent
 from agents.search.solver import position_values
 from agents.tabular.td import TDAgent
+from gym_boardgames.opponents import Opponent
 from gym_boardgames.rules import ConnectN, DotsAndBoxes, TicTacToe
 
 GAME = TicTacToe()
@@ -100,6 +102,43 @@ def test_player_moves_are_a_td_agents_tied_greedy_moves_or_an_agents_one_choice(
     state = GAME.initial_state()
     assert player_moves(TDAgent(GAME), GAME, state) == list(range(9))  # every afterstate ties at 0.5
     assert player_moves(RandomAgent(seed=0), GAME, state) in [[a] for a in range(9)]
+    # Built as every surface builds it (an Opponent), the project's TD agent is still graded on all its ties.
+    assert player_moves(Opponent(TDAgent(GAME), "td"), GAME, state) == list(range(9))
+
+
+class Ties:
+    """An agent that lists tied greedy moves, as a TD agent does."""
+
+    def __init__(self, moves):
+        self.moves = moves
+
+    def greedy_actions(self, game, state):
+        return self.moves
+
+    def act(self, game, state):
+        return self.moves[0]
+
+
+@pytest.mark.parametrize(
+    ("move", "says"),
+    [
+        (0.7, "agent bot played 0.7, which is not an integer in 0..8"),
+        (True, "agent bot played True, which is not an integer in 0..8"),
+        ("0", "agent bot played '0', which is not an integer in 0..8"),
+        (None, "agent bot played None, which is not an integer in 0..8"),
+        (np.array([4]), "agent bot played array([4]), which is not an integer in 0..8"),
+        (4, "agent bot played 4, which is an illegal move here: legal actions are [0, 1, 2, 3, 5, 6, 7, 8]"),
+    ],
+)
+def test_a_graded_move_goes_through_the_one_move_check_naming_the_agent(move, says):
+    state = GAME.apply(GAME.initial_state(), 4)
+    with pytest.raises(ValueError) as error:
+        player_moves(lambda game, state: move, GAME, state, "bot")
+    assert str(error.value) == says
+    with pytest.raises(ValueError) as error:  # a TD agent's ties too
+        player_moves(Opponent(Ties([0, move]), "bot"), GAME, state)
+    assert str(error.value) == says
+    assert player_moves(lambda game, state: np.int8(0), GAME, state, "bot") == [0]
 
 
 def test_audit_seat_refuses_a_seat_that_is_not_zero_or_one(solved):

@@ -11,6 +11,7 @@ from agents.matches.perfect_play import (
     STAGES,
     LabelSet,
     agent_moves,
+    agent_moves_at,
     connect_four,
     format_report,
     grade,
@@ -186,3 +187,53 @@ def test_the_perfect_agent_agrees_with_the_labels(labels):
         scores = score_moves(GAME, states[i])
         assert [scores.get(c, NO_MOVE) for c in range(7)] == labels.scores[i].tolist()
         assert labels.scores[i, agent.act(GAME, states[i])] == labels.best_scores()[i]
+
+
+#: A user's agents (a file.py:Class each) whose moves are no column, and what the one move check says of them.
+USER_AGENTS = """
+import numpy as np
+
+class Float:
+    def act(self, game, state):
+        return 0.7
+
+class Bool:
+    def act(self, game, state):
+        return True
+
+class Nothing:
+    def act(self, game, state):
+        return None
+
+class Array:
+    def act(self, game, state):
+        return np.array([3])
+
+class Raises:
+    def act(self, game, state):
+        raise RuntimeError("no move")
+"""
+REFUSED = {
+    "Float": "played 0.7, which is not an integer in 0..6",
+    "Bool": "played True, which is not an integer in 0..6",
+    "Nothing": "played None, which is not an integer in 0..6",
+    "Array": "array([3])",  # an array in this process; a child process sends what it shows of it
+    "Raises": ": its act() raised RuntimeError: no move",
+}
+
+
+@pytest.mark.parametrize("move_time", [None, 30.0], ids=["in process", "in a child process"])
+def test_every_move_a_user_agent_returns_goes_through_the_move_check(tmp_path, move_time):
+    from gym_boardgames.errors import AgentError
+    from gym_boardgames.opponents import make_opponent
+
+    (tmp_path / "bad.py").write_text(USER_AGENTS)
+    states = [GAME.initial_state()]
+    for agent, says in REFUSED.items():
+        spec = f"{tmp_path / 'bad.py'}:{agent}"
+        opponent = make_opponent(spec, GAME, 0, move_time=move_time)
+        with pytest.raises(ValueError) as error:
+            agent_moves_at(opponent, states, where=lambda index: f"position {index}")
+        message = str(error.value)
+        assert message.startswith(f"position 0: agent {spec}") and says in message and "\n" not in message, message
+        assert isinstance(error.value, AgentError) == (agent == "Raises")

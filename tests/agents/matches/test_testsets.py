@@ -1,8 +1,11 @@
 """Reading Pons' Connect Four sets (agents.matches.testsets) from files made here: his own are fetched data."""
 
+import os
+
 import pytest
 
 from agents.matches.testsets import (
+    MAX_FILE_BYTES,
     PONS_MEAN_NODES,
     TESTSETS,
     PonsPosition,
@@ -121,3 +124,67 @@ def test_pons_published_node_counts_cover_the_six_sets():
                                               "Test_L1_R3"]  # fmt: skip
     assert PONS_MEAN_NODES["End-Easy"] == 51.28 and PONS_MEAN_NODES["Begin-Hard"] == 65_920_000
     assert all(nodes > 0 for nodes in PONS_MEAN_NODES.values())
+
+
+def test_a_crlf_file_is_read_as_its_lines(tmp_path):
+    path = tmp_path / "Test_L3_R1"
+    path.write_bytes(b"4455 18\r\n\r\n44455554221 -15\r\n")
+    read = read_testset(path)
+    assert read.positions == [PonsPosition((3, 3, 4, 4), 18), PonsPosition((3, 3, 3, 4, 4, 4, 4, 3, 1, 1, 0), -15)]
+    assert [line_number(read, i) for i in range(2)] == [1, 3]
+
+
+#: Files that are no set, each refused in one line naming the file (``@``) and, where one is to blame, the line.
+BAD_FILES = [
+    (b"", "@: is empty (expected 'MOVES SCORE' lines)"),
+    (b"\n \n", "@: no positions (expected 'MOVES SCORE' lines)"),
+    (b"4455 18\n112233", "@, line 2: the file ends inside this line (no line break): it was cut short"),
+    (b"4455 18\n112233 1", "@, line 2: the file ends inside this line (no line break): it was cut short"),
+    (b"4455 18\n\x89PNG\r\n\x1a\n", "@, line 2: byte 0x89 is not ASCII (a set is ASCII text)"),
+    (b"4455 18\n\n\xff\xfe4\x004\x00\n", "@, line 3: byte 0xff is not ASCII (a set is ASCII text)"),
+    (b"\x00\x01\x02\x03 18\n", "@, line 1: MOVES must be the columns played as digits 1-7, got '\\x00\\x01\\x02\\x03'"),
+    (b"4455 18\n" + b"1" * 5000 + b"\n", "@, line 2: 5,000 characters, more than a line 'MOVES SCORE' holds (64)"),
+    (b"4455\n", "@, line 1: expected 'MOVES SCORE' (two fields), got '4455'"),
+    (b"4455 18 3\n", "@, line 1: expected 'MOVES SCORE' (two fields), got '4455 18 3'"),
+    (b"4485 18\n", "@, line 1: MOVES must be the columns played as digits 1-7, got '4485'"),
+    (b"4405 18\n", "@, line 1: MOVES must be the columns played as digits 1-7, got '4405'"),
+    (b"1234567" * 6 + b" 0\n", "@, line 1: MOVES holds 42 moves, more than the 41 a position to play has"),
+    (b"4455 20\n", "@, line 1: SCORE 20 is impossible at ply 4 (scores are -19..19)"),
+    (b"4455 18\n7 -21\n", "@, line 2: SCORE -21 is impossible at ply 1 (scores are -20..21)"),
+    (b"4455 1" + b"0" * 50 + b"\n", f"@, line 1: SCORE 1{'0' * 50} is impossible at ply 4 (scores are -19..19)"),
+    (b"4455 18\n44 -" + b"9" * 61 + b"\n", "@, line 2: 65 characters, more than a line 'MOVES SCORE' holds (64)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("data", "message"), BAD_FILES)
+def test_a_bad_file_is_refused_in_one_line_naming_the_file_and_the_line(tmp_path, data, message):
+    path = tmp_path / "Test_L3_R1"
+    path.write_bytes(data)
+    with pytest.raises(ValueError) as error:
+        find_testsets(tmp_path)
+    assert str(error.value) == message.replace("@", str(path))
+
+
+def test_a_fifo_or_a_folder_of_a_sets_name_is_refused_not_passed_over_nor_waited_on(tmp_path):
+    folder = write_folder(tmp_path / "sets", {"Test_L3_R1": "4455 18\n"})
+    os.mkfifo(folder / "Test_L2_R1")  # no writer: opening it for reading the usual way would block for ever
+    with pytest.raises(ValueError) as error:
+        find_testsets(folder)
+    assert str(error.value) == f"{folder / 'Test_L2_R1'}: is not a regular file (a FIFO), not a Pons set file"
+    (folder / "Test_L2_R1").unlink()
+    (folder / "Test_L2_R1").mkdir()
+    with pytest.raises(ValueError) as error:
+        find_testsets(folder, ["Middle-Easy"])
+    assert str(error.value) == f"{folder / 'Test_L2_R1'}: is a directory, not a Pons set file"
+
+
+def test_a_file_larger_than_the_bound_is_refused_before_it_is_parsed(tmp_path):
+    assert MAX_FILE_BYTES >= 6 * 37_836  # several times Pons' largest file (Test_L3_R1)
+    path = tmp_path / "Test_L3_R1"
+    line = b"44455554221 -15\n"
+    path.write_bytes(line * (MAX_FILE_BYTES // len(line) + 1))
+    with pytest.raises(ValueError) as error:
+        read_testset(path)
+    assert str(error.value) == f"{path}: is {path.stat().st_size} bytes, more than the limit of {MAX_FILE_BYTES}"
+    path.write_bytes(line * (MAX_FILE_BYTES // len(line)))  # at the bound: read
+    assert len(read_testset(path).positions) == MAX_FILE_BYTES // len(line)
