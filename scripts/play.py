@@ -188,27 +188,14 @@ def main(argv: list[str] | None = None) -> int | None:
 
 def serve_page(args: argparse.Namespace) -> None:
     """Serve the game as a browser page until Ctrl-C; ``--opponent`` is offered first, then the suggested agents."""
-    from gym_boardgames.human.server import is_loopback
-
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # the page draws off-screen: no window, no display needed
-    table = args.table
     options = {"host": args.host, "port": args.port, "allow_remote": args.allow_remote, "token": args.token}
     try:
-        server = open_door(table, "page", start=False, **options)
+        open_door(args.table, "page", wait=True, **options)  # prints the URL, serves until Ctrl-C
     except ValueError as error:
         cli.fail(f"{error}")
     except OSError as error:
         cli.fail(f"cannot listen on {args.host}:{args.port}: {error.strerror or error} (try --port 0)")
-    where = "this machine only" if is_loopback(args.host) else f"{args.host}, other machines too"
-    print(f"Serving {table.title} against {table.opponent} on {where}. Open this URL (it holds the access token):")
-    print(f"  {server.url}", flush=True)
-    print("Press Ctrl-C to stop.", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("stopped")
-    finally:
-        server.close()
 
 
 if __name__ == "__main__":

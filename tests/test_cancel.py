@@ -197,7 +197,7 @@ def test_a_stopped_server_stops_its_games_searches():
 
     import gym_boardgames
 
-    server = gym_boardgames.play("connectfour", "mcts:10000000", ui="page", port=0, log=io.StringIO())
+    server = gym_boardgames.play("connectfour", "mcts:10000000", ui="page", wait=False, port=0, log=io.StringIO())
     try:
         before = set(session_workers())
         request = urllib.request.Request(

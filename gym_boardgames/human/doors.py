@@ -13,8 +13,9 @@ table and shows them::
     import gym_boardgames
 
     gym_boardgames.play("tictactoe", "alphabeta", ui="terminal")  # type moves: b2, h(ints), q(uit)
-    server = gym_boardgames.play("connectfour", ui="page")       # server.url; server.close() stops it
-    gym_boardgames.play("connectfour", ui="notebook")             # a Jupyter cell's value: the widget
+    gym_boardgames.play("connectfour", ui="page")  # a script: prints the URL, serves until Ctrl-C
+    server = gym_boardgames.play("connectfour", ui="page")  # a REPL, a notebook: server.url; server.close()
+    gym_boardgames.play("connectfour", ui="notebook")  # a Jupyter cell's value: the widget
 
 One function rather than four: a person (or a tutorial) learns one call, as Gymnasium's ``play(env)``, and the
 door is one argument. What only one door has (the window's ``screenshot``, the page's ``port``) is a keyword
@@ -24,6 +25,8 @@ that door takes; another door refuses it by name.
 from __future__ import annotations
 
 import inspect
+import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -34,7 +37,7 @@ from gym_boardgames.human.terminal import open_terminal
 from gym_boardgames.human.widget import open_widget, widget_class
 from gym_boardgames.human.window import open_window
 
-__all__ = ["UIS", "open_door", "play"]
+__all__ = ["UIS", "NoNotebookWarning", "open_door", "play"]
 
 #: The doors of :func:`play`: the function that opens each on a :class:`~gym_boardgames.human.table.Table`, and
 #: for a door that hands its ``**options`` on, what takes them (the page's server).
@@ -72,12 +75,15 @@ def play(
         hints: True for the package's hints (exact where a solver reaches, searched elsewhere; against a network
             its priors and value too), False for none, or a provider ``(game, state, player) -> {action: label}``.
         seed: seeds each game's agent (an int >= 0, or None).
-        ui: the door: ``"window"`` (pygame, the mouse), ``"page"`` (a browser page; returns the started
-            :class:`~gym_boardgames.human.server.PlayServer`), ``"notebook"`` (returns the Jupyter widget, to be
-            a cell's value) or ``"terminal"`` (typed moves; returns the exit status).
+        ui: the door: ``"window"`` (pygame, the mouse), ``"page"`` (a browser page: from a script it prints the
+            URL and serves until Ctrl-C; in a REPL or a notebook it returns the started
+            :class:`~gym_boardgames.human.server.PlayServer`, whose value shows the URL, and ``close()`` stops
+            it; see :func:`~gym_boardgames.human.server.serve`), ``"notebook"`` (returns the Jupyter widget, to
+            be a cell's value; outside a Jupyter kernel a :class:`NoNotebookWarning` says nothing will show) or
+            ``"terminal"`` (typed moves; returns the exit status).
         **options: the game's size options with a name (``rows``, ``cols``, ``n``, ``gravity``, ``tie_break``),
             and the door's own: the window's ``screenshot``, ``max_frames``; the page's ``host``, ``port``,
-            ``token``, ``allow_remote``, ``limits``, ``start``; the terminal's ``input``, ``output``.
+            ``token``, ``allow_remote``, ``limits``, ``wait``, ``start``; the terminal's ``input``, ``output``.
 
     Raises:
         ValueError: an unknown game, size, side, door or option, hints that are no provider, or an opponent that
@@ -103,11 +109,31 @@ def _door(ui: str, options: list[str]) -> Callable[..., Any]:
     door, handed_to = DOORS[check_choice("ui", ui, UIS)]
     if door is open_widget:
         widget_class()  # a missing extra is said before the game and its agent are built
+        if not in_kernel():
+            warnings.warn(NOTEBOOK_ONLY, NoNotebookWarning, stacklevel=3)
     takes = [name for function in (door, handed_to) if function for name in _keywords(function)]
     unknown = [name for name in options if name not in takes]
     if unknown:
         raise ValueError(f"ui={ui!r} takes no {', '.join(unknown)}: its options are {', '.join(takes) or 'none'}")
     return door
+
+
+#: What ``ui="notebook"`` says where no Jupyter kernel runs (``python file.py``): the widget would show nothing.
+NOTEBOOK_ONLY = (
+    "ui='notebook' shows the game in a Jupyter cell, and no Jupyter kernel runs here, so nothing will show: "
+    "from a script or a terminal use ui='window', 'page' or 'terminal'"
+)
+
+
+class NoNotebookWarning(UserWarning):
+    """``ui="notebook"`` outside a Jupyter kernel: the widget is made, and nothing can show it."""
+
+
+def in_kernel() -> bool:
+    """Whether this Python is a Jupyter kernel (JupyterLab, VS Code, Colab), where a widget can show."""
+    ipython = sys.modules.get("IPython")
+    shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
+    return getattr(shell, "kernel", None) is not None
 
 
 def _keywords(function: Callable[..., Any]) -> list[str]:

@@ -51,7 +51,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import SplitResult, parse_qs, urlsplit
 
-from gym_boardgames.checks import check_int, check_number
+from gym_boardgames.checks import check_bool, check_int, check_number
 from gym_boardgames.human.session import COMMANDS, SIDES, THINKING, PlaySession, check_click
 
 if TYPE_CHECKING:
@@ -71,6 +71,8 @@ MAX_WAIT_SECONDS = 10.0
 SOCKET_TIMEOUT_SECONDS = 30.0
 #: The shortest token accepted: as long as the one the server makes (``secrets.token_urlsafe(32)``, 43 characters).
 MIN_TOKEN_CHARS = len(secrets.token_urlsafe(32))
+#: The largest TCP port (0 asks the system for a free one).
+MAX_PORT = 65535
 #: Seconds a game lives on after its page said it was leaving: a reload's new page comes back to it within them.
 LEAVE_GRACE_SECONDS = 20.0
 
@@ -188,6 +190,7 @@ class PlayServer(ThreadingHTTPServer):
         log: TextIO | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        check_int("port", port, 0, MAX_PORT)  # the socket's own refusal of 70000 is an OverflowError
         if not host:
             raise ValueError("host must be an address: 127.0.0.1 (this machine), or 0.0.0.0 or :: (every interface)")
         if not is_loopback(host) and not allow_remote:
@@ -259,11 +262,21 @@ class PlayServer(ThreadingHTTPServer):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def __repr__(self) -> str:
+        """The REPL's view: where the page is (its URL, the token included) and how to stop it, or that it stopped."""
+        if self._closed:
+            return f"<PlayServer of {self.table.title}: stopped>"
+        return f"<PlayServer of {self.table.title} at {self.url} (server.close() stops it)>"
+
     def _repr_html_(self) -> str:
-        """Jupyter shows the page inline, in an iframe."""
+        """Jupyter shows the page inline, in an iframe, with its URL and how to stop it under it."""
+        if self._closed:
+            return f"<p>{html.escape(repr(self))}</p>"
+        url = html.escape(self.url)
         return (
-            f'<iframe src="{html.escape(self.url)}" width="100%" height="640" style="border:0" '
+            f'<iframe src="{url}" width="100%" height="640" style="border:0" '
             f'title="{html.escape(self.table.title)}"></iframe>'
+            f'<p>The page: <a href="{url}" target="_blank">{url}</a> (<code>server.close()</code> stops it)</p>'
         )
 
     def service_actions(self) -> None:
@@ -520,20 +533,54 @@ def _build_page(title: str, opponents: list[str], side: str) -> bytes:
     return page.encode("utf-8")
 
 
-def serve(table: Table, *, start: bool = True, **options: Any) -> PlayServer:
+def serve(table: Table, *, wait: bool | None = None, start: bool = True, **options: Any) -> PlayServer:
     """Serve ``table``'s game as a browser page (``gym_boardgames.play(ui="page")``) and return the server.
 
-    The last value of a notebook cell, the server shows the page inline (where the browser runs on the
-    kernel's machine); ``server.url`` opens it in a tab, ``server.close()`` stops it.
+    From a script (``python file.py``) it serves until Ctrl-C, having printed the page's URL (its token included)
+    first, then returns the closed server. In a REPL or a notebook (:func:`interactive`) it serves in a
+    background thread and returns at once: the server's value shows the URL (a notebook cell shows the page
+    inline, where the browser runs on the kernel's machine), and ``server.close()`` stops it.
 
     Args:
         table: the game, opponents, side, hints and seed, resolved by :func:`gym_boardgames.human.table.resolve`.
-        start: serve in a background thread at once (a script calls ``serve_forever()`` itself instead).
+        wait: serve here until Ctrl-C (True) or in a background thread (False); None chooses as above.
+        start: False returns the server without serving (the caller serves: ``serve_forever()``, ``start()``).
         **options: :class:`PlayServer`'s keywords: ``host``, ``port``, ``token``, ``allow_remote``, ``limits``, ``log``.
 
     Raises:
         ValueError: a bad server option.
         OSError: if the port cannot be bound.
     """
+    wait = not interactive() if wait is None else check_bool("wait", wait)
+    start = check_bool("start", start)
     server = PlayServer(table, **options)
-    return server.start() if start else server
+    if not start:
+        return server
+    if not wait:
+        return server.start()
+    where = (
+        "this machine only"
+        if is_loopback(server.server_address[0])
+        else f"{server.server_address[0]}, other machines too"
+    )
+    print(f"Serving {table.title} against {table.opponent} on {where}. Open this URL (it holds the access token):")
+    print(f"  {server.url}", flush=True)
+    print("Press Ctrl-C to stop.", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+    finally:
+        server.close()
+    return server
+
+
+def interactive() -> bool:
+    """Whether a person types into this Python: a REPL (``python``, ``python -i``), IPython or a notebook's kernel.
+
+    Then a door that would serve until Ctrl-C returns at once instead, and its value does the showing.
+    """
+    if hasattr(sys, "ps1") or sys.flags.interactive:
+        return True
+    ipython = sys.modules.get("IPython")
+    return ipython is not None and getattr(ipython, "get_ipython", lambda: None)() is not None

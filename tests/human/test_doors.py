@@ -129,7 +129,7 @@ def test_the_window_door_shows_the_networks_priors(monkeypatch, tmp_path):
 
 
 def test_the_page_door_shows_the_networks_priors():
-    server = gym_boardgames.play("connectfour", NETWORK, ui="page", port=0, log=io.StringIO())
+    server = gym_boardgames.play("connectfour", NETWORK, ui="page", wait=False, port=0, log=io.StringIO())
     try:
 
         def call(method, path, body=None):

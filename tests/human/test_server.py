@@ -6,6 +6,7 @@ timeout runs on a clock the test moves.
 
 import io
 import json
+import re
 import socket
 import threading
 import urllib.error
@@ -615,7 +616,7 @@ def test_a_draw_against_an_agent_says_draw_once(make_server):
 
 def test_the_page_door_builds_named_agents_through_the_provider():
     pytest.importorskip("agents")
-    options = {"rows": 2, "cols": 2, "ui": "page", "log": io.StringIO()}
+    options = {"rows": 2, "cols": 2, "ui": "page", "wait": False, "log": io.StringIO()}
     with gym_boardgames.play("dotsandboxes", "alphabeta:2", side="second", **options) as server:
         offered = list(dict.fromkeys(["alphabeta:2", *suggested_opponents(make_game("dotsandboxes", rows=2, cols=2))]))
         assert server.opponents == offered
@@ -744,10 +745,17 @@ def test_a_restart_clears_the_message_of_the_finished_game(make_server):
 
 def test_a_server_entered_after_serve_started_it_runs_one_loop_that_close_stops():
     before = {thread for thread in threading.enumerate() if thread.name == "play-server"}
-    with gym_boardgames.play("tictactoe", "random", ui="page", log=io.StringIO()) as server:
+    with gym_boardgames.play("tictactoe", "random", ui="page", wait=False, log=io.StringIO()) as server:
         loops = {thread for thread in threading.enumerate() if thread.name == "play-server"} - before
         assert len(loops) == 1  # serve() started it; entering it did not start a second loop
     for thread in loops:
         thread.join(HANG_GUARD_S)
         assert not thread.is_alive()
     assert server.games == {}
+
+
+@pytest.mark.parametrize("port", [70000, -1, 65536, 8.5, True, "80"])
+def test_a_port_outside_the_tcp_range_is_one_valueerror_naming_the_range(port):
+    # 70000 reached the socket, whose refusal was an OverflowError.
+    with pytest.raises(ValueError, match=rf"^port must be an integer in \[0, 65535\], got {re.escape(repr(port))}$"):
+        gym_boardgames.play("tictactoe", "random", ui="page", port=port, wait=False)

@@ -311,3 +311,52 @@ def test_a_markdown_export_shows_the_board_as_an_image_not_the_objects_repr(expo
     assert "object at 0x" not in text and "PlayWidget" not in text
     (image,) = re.findall(r"!\[png\]\((play_files/[^)]+\.png)\)", text)
     assert (folder / image).read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("asked", [{"opponent": None, "side": "first"}, {"opponent": "random", "side": None}])
+def test_a_null_in_a_new_game_is_refused_with_the_pages_line_and_the_game_plays_on(play, asked):
+    import io
+
+    from gym_boardgames.human.server import HttpError, PlayServer
+
+    widget = play("tictactoe", opponent="alphabeta")
+    old, statuses = widget.session, statuses_of(widget)
+    server = PlayServer(widget.table, log=io.StringIO())  # not started: its new-game route is called directly
+    try:
+        with pytest.raises(HttpError) as refused:
+            server.new_game(asked)
+    finally:
+        server.close()
+    status, line = refused.value.args
+    assert status == 400
+    send(widget, {"new": asked})
+    assert widget.session is old and old.message == f"refused: {line}"  # no new game: the session says why
+    until(widget, lambda: f"refused: {line}" in statuses)
+    assert not old.env.moves  # nothing else changed
+    send(widget, {"click": cell(widget, 4)})
+    until(widget, lambda: widget.moves == 2 and not widget.thinking and shown(widget))
+
+
+def test_a_new_game_without_its_keys_is_the_tables_choice_as_on_the_page(play):
+    widget = play("tictactoe", opponent="random", side="second")
+    old = widget.session
+    send(widget, {"new": {}})
+    assert widget.session is not old and widget.session.name == "random" and widget.session.side == 1
+    until(widget, lambda: widget.moves == 1 and shown(widget))
+
+
+@pytest.mark.parametrize("value", ["x", 1.5, True, None, 99, "x" * 30_000], ids=repr)
+def test_a_bad_click_is_the_one_line_of_check_click_at_once_and_no_move(play, value):
+    import time
+
+    from gym_boardgames.human.session import check_click
+
+    widget = play("tictactoe", opponent="alphabeta")
+    statuses = statuses_of(widget)
+    with pytest.raises(ValueError) as checked:
+        check_click(value)  # the page's POST answers the same line (a 400)
+    line, started = f"refused: {checked.value}", time.perf_counter()
+    send(widget, {"click": value})
+    assert time.perf_counter() - started < 1.0 and widget.session.message == line
+    assert "\n" not in line and len(line) < 200 and widget.session.env.moves == []
+    until(widget, lambda: line in statuses)
