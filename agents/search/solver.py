@@ -305,7 +305,8 @@ def score_moves(game: Any, state: Any, max_nodes: int | None = None) -> dict[int
     opponent's win. The search is :mod:`agents.search.connect_four`'s (compiled with the ``solver`` extra).
 
     Raises:
-        ValueError: if the solver cannot play ``game``, naming the boards it plays, or the game is over.
+        ValueError: if the solver cannot play ``game``, naming the boards it plays, ``state`` is no position of it
+            (naming the problem), or the game is over.
         agents.search.connect_four.SearchBudgetExceeded: if ``max_nodes`` positions were searched first.
     """
     from agents.search.connect_four import score_moves as exact_scores
