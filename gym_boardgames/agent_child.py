@@ -7,22 +7,34 @@ Started as ``python -m gym_boardgames.agent_child``; a module of its own so that
 from __future__ import annotations
 
 import json
-import numbers
 import os
 import signal
 import sys
 
 from gym_boardgames.agent_process import decode_position, decode_seed
-from gym_boardgames.errors import AgentError, describe_error
+from gym_boardgames.checks import as_integer
+from gym_boardgames.errors import MAX_MESSAGE_CHARS, AgentError, describe_error, shorten, shown
 from gym_boardgames.opponents import make_opponent
+
+# An integer move within this bound crosses as an int (JSON carries it exactly); a larger one as shown text.
+_MOVE_BOUND = 2**63
 
 
 def _serve() -> None:
-    """The child's loop: build the agent, then answer each message with ``(ok, value or one-line error)``."""
+    """The child's loop: build the agent, then answer each message with ``(ok, value or one-line error)``.
+
+    The requests and the replies go over private copies of the pipes; the agent's stdin is ``/dev/null`` and
+    its stdout is stderr, so an agent that reads, prints or closes its standard streams leaves them alone. A
+    fork of this process that returns from the agent's code into this loop (``os.fork()`` in ``act``) ends
+    at once, without a reply: the parent has one child to hear from, and kills the rest with it.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent reports Ctrl-C and kills this process
-    replies = os.fdopen(os.dup(1), "wb")
+    requests, replies = os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb")
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(nothing, 0)  # the agent reads nothing
+    os.close(nothing)
     os.dup2(2, 1)  # the agent's prints go to stderr, not into the replies
-    requests = sys.stdin.buffer
+    me = os.getpid()
     opponent, spec = None, "?"
     for line in requests:  # one JSON object a line; the loop ends when the parent closes the pipe
         message = json.loads(line)
@@ -43,10 +55,12 @@ def _serve() -> None:
             else:
                 value = opponent.reset()  # type: ignore[union-attr]
             reply = [True, value]
-        except AgentError as error:
-            reply = [False, str(error)]
+        except AgentError as error:  # the guard's line, bounded; or one the user's code raised itself
+            reply = [False, shorten(str(error), MAX_MESSAGE_CHARS)]
         except BaseException as error:  # the package's own checks (a bad parameter, an unreadable file): one line
             reply = [False, f"agent {spec}: its {kind}() raised {describe_error(error)}"]
+        if os.getpid() != me:  # a fork made by the agent's code, back here: not the process the parent hears
+            os._exit(0)
         try:
             replies.write(json.dumps(reply).encode() + b"\n")
             replies.flush()
@@ -57,12 +71,15 @@ def _serve() -> None:
 def _as_json_move(move: object) -> object:
     """The move as JSON carries it to the parent, whose move check then refuses what is not a move.
 
-    A numpy integer becomes an int; a value JSON has (a bool, a float, a string) goes as it is; anything else
-    would not survive the trip, so it goes as its ``repr``, which the parent refuses as not a move.
+    An integer (:func:`~gym_boardgames.checks.as_integer`: a numpy one, a 0-d array) goes as an int; anything
+    else (a bool, a float, a string, a huge integer, a generator...) as ``{"shown": text}``, its
+    :func:`~gym_boardgames.errors.shown` text, bounded and never raising, which the parent refuses with the
+    words it would use for the value itself.
     """
-    if isinstance(move, numbers.Integral) and not isinstance(move, bool):
-        return int(move)
-    return move if isinstance(move, (bool, float, str, type(None))) else repr(move)[:80]
+    number = as_integer(move)
+    if number is not None and -_MOVE_BOUND < number < _MOVE_BOUND:
+        return number
+    return {"shown": shown(move)}
 
 
 if __name__ == "__main__":

@@ -3,33 +3,53 @@
 A thread cannot stop Python code that holds the GIL (a backtracking regex, a huge integer operation,
 compiled code without ``nogil``), so a watchdog thread in the same interpreter hangs with it. A user's agent
 given by its spec (``module:Class``, ``file.py:Class``) with a move time therefore plays here: a plain
-``python -m gym_boardgames.agent_child`` child, fed JSON lines over its stdin and answering over a private
-copy of its stdout (the agent's own prints go to stderr). The child rebuilds the agent from its spec with the
-seed it was given (an in-process :class:`~gym_boardgames.opponents.Opponent`, so its guard and its reseed
-are the same code), so nothing of the user's state travels: only the game's record
+``python -m gym_boardgames.agent_child`` child, fed JSON lines over a private copy of its stdin and answering
+over a private copy of its stdout (the agent's own prints go to stderr, and its stdin is ``/dev/null``, so an
+agent that prints, reads or closes its standard streams leaves the pipes alone). The child rebuilds the agent
+from its spec with the seed it was given (an in-process :class:`~gym_boardgames.opponents.Opponent`, so its
+guard and its reseed are the same code), so nothing of the user's state travels: only the game's record
 (:func:`~gym_boardgames.rules.registry.game_to_config`), the position's fields and a generator's state, as
 JSON (never pickle: nothing the child sends is executed). So a child plays the package's own games
 (:func:`plays_in_child`); a user's own game keeps the in-process watchdog. A plain subprocess rather than
 ``multiprocessing``: spawn would import the parent's ``__main__`` (a script) again in the child. The child
 ignores Ctrl-C (the parent reports it and kills the child) and is killed and reaped on every path: a move
-past the limit, a failure, Ctrl-C, garbage collection of its proxy and the parent's exit.
+past the limit, a failure, Ctrl-C, garbage collection of its proxy and the parent's exit. It runs in a process
+group of its own, and is killed with every process it started (:func:`~gym_boardgames.utils.kill_process_tree`)
+and every one left in its group, so an agent's forks die with it.
+
+What crosses back is bounded: a move is an int, or, for anything else (a string, a bool, a huge integer, a
+generator, an object whose ``repr`` raises), its :func:`~gym_boardgames.errors.shown` text, which the parent's
+move check refuses in the words it would use in this process (:class:`~gym_boardgames.errors.ShownValue`); a
+failure is a line of at most :data:`~gym_boardgames.errors.MAX_MESSAGE_CHARS` characters. The parent reads a
+reply of at most :data:`MAX_REPLY_BYTES` bytes, within the move time, and refuses anything else as one line.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import select
+import signal
 import subprocess
 import sys
+import time
 import weakref
 from typing import Any
 
 import numpy as np
 
-from gym_boardgames.errors import AgentError
+from gym_boardgames.errors import MAX_MESSAGE_CHARS, AgentError, ShownValue, shorten
 from gym_boardgames.rules.registry import game_from_config, game_to_config
+from gym_boardgames.utils import kill_process_tree
 
-__all__ = ["ChildAgent", "plays_in_child"]
+__all__ = ["MAX_REPLY_BYTES", "ChildAgent", "plays_in_child"]
+
+#: The longest reply line read from a child, in bytes; the child's own replies are far shorter (a move, or a
+#: line of at most MAX_MESSAGE_CHARS characters), so a longer one is refused without reading more.
+MAX_REPLY_BYTES = 64 * 1024
+# How often a wait for a reply looks whether the child has ended: one of its forks may hold the pipe open.
+_EXIT_POLL_S = 0.25
 
 
 def plays_in_child(game: Any) -> bool:
@@ -82,7 +102,9 @@ class ChildAgent:
             [sys.executable, "-m", "gym_boardgames.agent_child"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            start_new_session=True,  # its own process group: the agent's forks can be killed with it
         )
+        self._pending = bytearray()  # what was read of the child's next reply
         self._finalizer = weakref.finalize(self, _kill, self._child)
         # Building loads the user's module: no move limit on it, as in this process.
         build = {
@@ -93,9 +115,20 @@ class ChildAgent:
         }
         self._ask("build", build, None)
 
-    def act(self, game: Any, state: Any) -> int:
-        """The agent's move in ``state``."""
-        return self._ask("act", encode_position(game, state), self.limit)
+    def act(self, game: Any, state: Any) -> int | ShownValue:
+        """The agent's move in ``state``: an int, or, for anything else, the child's shown text of it.
+
+        That :class:`~gym_boardgames.errors.ShownValue` is refused by the move check in the words it uses for
+        the value itself in this process (``agent bot.py:Bot played 'aaa...' (5,000,002 characters), which is
+        not an integer in 0..8``).
+        """
+        move = self._ask("act", encode_position(game, state), self.limit)
+        if isinstance(move, dict) and isinstance(move.get("shown"), str):
+            return ShownValue(move["shown"])
+        if type(move) is not int:
+            self.close()
+            raise AgentError(f"agent {self.spec}: its process sent a reply that is no move")
+        return move
 
     def reset(self) -> None:
         """Its ``reset()``."""
@@ -118,30 +151,87 @@ class ChildAgent:
         try:
             child.stdin.write(json.dumps({"call": call, **message}).encode() + b"\n")  # type: ignore[union-attr]
             child.stdin.flush()  # type: ignore[union-attr]
-            ready, _, _ = select.select([child.stdout], [], [], limit)
-            if not ready:
-                raise AgentError(f"agent {self.spec}: its {what}() did not answer within {limit:g} s (--move-time)")
-            line = child.stdout.readline()  # type: ignore[union-attr]
+            line = self._read_line(limit)
         except BaseException as error:  # the limit, a dead child, Ctrl-C: no child is left behind
             self.close()
             if isinstance(error, BrokenPipeError):
                 raise AgentError(f"agent {self.spec}: its process is gone (exit status {child.returncode})") from None
             raise
-        if not line:  # the child ended (it exited, or was killed) before it answered
+        problem = None
+        if line is None:
+            problem = f"its {what}() did not answer within {limit:g} s (--move-time)"
+        elif line is _TOO_LONG:
+            problem = f"its process sent a reply of more than {MAX_REPLY_BYTES:,} bytes during its {what}()"
+        elif not line:  # the child ended (it exited, or was killed) before it answered
             self.close()
-            raise AgentError(
-                f"agent {self.spec}: its process ended during its {what}() (exit status {child.returncode})"
-            )
-        ok, value = json.loads(line)
-        if not ok:
-            raise AgentError(value)
-        return value
+            problem = f"its process ended during its {what}() (exit status {child.returncode})"
+        else:
+            try:
+                ok, value = json.loads(line)
+            except (ValueError, TypeError, RecursionError):  # not JSON, or not a pair
+                ok, value = None, None
+            if ok is True:
+                return value
+            if ok is False and isinstance(value, str):
+                raise AgentError(shorten(value, MAX_MESSAGE_CHARS))
+            problem = f"its process sent a reply that is not one during its {what}()"
+        self.close()
+        raise AgentError(f"agent {self.spec}: {problem}")
+
+    def _read_line(self, limit: float | None) -> bytes | None:
+        """The child's next reply line (without its newline), within ``limit`` seconds.
+
+        Returns None if none came in time, ``b""`` if the child ended first, and ``_TOO_LONG`` for a line of
+        more than :data:`MAX_REPLY_BYTES` bytes (no more of it is read). The pipe is read directly, in chunks,
+        so a partial line cannot block the wait past the limit.
+        """
+        deadline = None if limit is None else time.monotonic() + limit
+        pending, fd = self._pending, self._child.stdout.fileno()  # type: ignore[union-attr]
+        while (end := pending.find(b"\n")) < 0:
+            if len(pending) > MAX_REPLY_BYTES:
+                return _TOO_LONG
+            left = _EXIT_POLL_S if deadline is None else min(_EXIT_POLL_S, deadline - time.monotonic())
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                if _has_ended(self._child):  # its forks may hold the pipe open: no end of file would come
+                    return b""
+                continue
+            chunk = os.read(fd, MAX_REPLY_BYTES + 1 - len(pending))
+            if not chunk:
+                return b""
+            pending += chunk
+        if end > MAX_REPLY_BYTES:
+            return _TOO_LONG
+        line = bytes(pending[:end])
+        del pending[: end + 1]
+        return line
+
+
+# _read_line's answer for a reply line longer than MAX_REPLY_BYTES.
+_TOO_LONG = b"<too long>"
+
+
+def _has_ended(child: subprocess.Popen) -> bool:
+    """Whether ``child`` has exited, without reaping it (so its id, and its group's, cannot be reused yet)."""
+    if child.returncode is not None:
+        return True
+    try:
+        return os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except (AttributeError, ChildProcessError):  # no waitid here; or reaped already
+        return child.poll() is not None
 
 
 def _kill(child: subprocess.Popen) -> None:
-    """Kill ``child`` and reap it."""
-    if child.poll() is None:
-        child.kill()
+    """Kill ``child``, every process it started and every one left in its process group, and reap it.
+
+    Killed before it is reaped, so neither its id nor its group's can have gone to another process meanwhile.
+    """
+    if child.returncode is None:
+        kill_process_tree(child.pid)  # the child and its descendants, also those that left its group
+        with contextlib.suppress(ProcessLookupError, PermissionError, AttributeError):
+            os.killpg(child.pid, signal.SIGKILL)  # the orphans of forks that ended before it, still in its group
     child.wait()
     for pipe in (child.stdin, child.stdout):
         try:

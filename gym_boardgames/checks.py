@@ -5,10 +5,12 @@ Each kind is written once, so that every door refuses a value with the same one-
 * :func:`check_action` refuses a move that is not an integer in the action space, and :func:`check_legal` one
   that the position does not allow; the envs, the vector envs, the PettingZoo envs, the rules, the arena and the
   play session all call them, and with ``agent=`` the message names the agent that played it.
+  :data:`PLAIN_INTEGER_TYPES` are the types a batch of moves may hold on the vector envs' fast path.
 * :func:`check_int`, :func:`check_number` and :func:`check_bool` refuse a setting that is not a number in its
   range (or not a bool), naming the setting, the range and the value (``episodes must be an integer >= 1, got
   0``). A ``bool`` is never taken for a number, and NaN is never in a range.
 * :func:`check_choice` and :func:`check_seat` refuse a value that is not one of its choices, naming them.
+* Every value is written into a message by :func:`~gym_boardgames.errors.shown`, cut to a bounded length.
 * :func:`read_regular_file` reads a whole file of bounded size, refusing a directory, a FIFO (opening one
   blocks until a writer comes) and a device such as ``/dev/zero`` (which never ends) before reading.
 """
@@ -22,9 +24,11 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from gym_boardgames.errors import ActionTypeError, BadFileError
+from gym_boardgames.errors import ActionTypeError, BadFileError, shown
 
 __all__ = [
+    "PLAIN_INTEGER_TYPES",
+    "as_integer",
     "check_action",
     "check_bool",
     "check_choice",
@@ -35,18 +39,22 @@ __all__ = [
     "read_regular_file",
 ]
 
-# Integer types taken as actions without further checks (bool is left out on purpose).
-_PLAIN_INTEGERS = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64})
+#: The integer types taken as actions without further checks (bool is left out on purpose).
+PLAIN_INTEGER_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64})
 
 
 def _refuse(name: str, wanted: str, value: Any) -> NoReturn:
-    """Raise the one message of a bad setting: ``{name} must be {wanted}, got {value!r}``."""
-    raise ValueError(f"{name} must be {wanted}, got {value!r}")
+    """Raise the one message of a bad setting: ``{name} must be {wanted}, got {value!r}``, the value cut (shown)."""
+    raise ValueError(f"{name} must be {wanted}, got {shown(value)}")
 
 
 def _played(agent: str | None, value: Any) -> str:
-    """The start of a move's refusal: ``action 9 is`` or, naming who played it, ``agent mcts:10 played 9, which is``."""
-    return f"action {value!r} is" if agent is None else f"agent {agent} played {value!r}, which is"
+    """The start of a move's refusal: ``action 9 is`` or, naming who played it, ``agent mcts:10 played 9, which is``.
+
+    The value is :func:`~gym_boardgames.errors.shown`: a 5 MB string played as a move is cut, an integer of
+    5,000 digits is named by its size.
+    """
+    return f"action {shown(value)} is" if agent is None else f"agent {agent} played {shown(value)}, which is"
 
 
 def check_action(action: Any, num_actions: int, meaning: str = "", agent: str | None = None) -> int:
@@ -71,15 +79,32 @@ def check_action(action: Any, num_actions: int, meaning: str = "", agent: str | 
         ActionTypeError: (a ``TypeError`` and a ``ValueError``) if ``action`` is not an integer.
         ValueError: if it is an integer outside ``0 .. num_actions - 1``.
     """
-    if type(action) in _PLAIN_INTEGERS and 0 <= action < num_actions:  # the common case, checked cheaply
+    if type(action) in PLAIN_INTEGER_TYPES and 0 <= action < num_actions:  # the common case, checked cheaply
         return int(action)
-    value = action[()] if isinstance(action, np.ndarray) and action.shape == () else action
-    integer = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-    if integer and 0 <= value < num_actions:
-        return int(value)
+    value = as_integer(action)
+    if value is not None and 0 <= value < num_actions:
+        return value
     names = f" ({meaning})" if meaning else ""
-    error = ValueError if integer else ActionTypeError
-    raise error(f"{_played(agent, int(value) if integer else action)} not an integer in 0..{num_actions - 1}{names}")
+    error = ValueError if value is not None else ActionTypeError
+    shown_as = action if value is None else value
+    raise error(f"{_played(agent, shown_as)} not an integer in 0..{num_actions - 1}{names}")
+
+
+def as_integer(value: Any) -> int | None:
+    """Return the Python int that ``value`` is as a move, or None if it is no integer (:func:`check_action`'s rule).
+
+    Python and numpy integers and 0-d integer arrays are integers; booleans are not. The number itself is
+    taken: an ``int`` subclass's own ``__int__``, ``__index__`` or comparisons are never called, and a numpy
+    integer whose ``int()`` raises is no integer.
+    """
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+        return None
+    try:
+        return int.__int__(value if isinstance(value, int) else int(value))
+    except Exception:  # noqa: BLE001  (a user's subclass: no move)
+        return None
 
 
 def check_legal(game: Any, state: Any, action: int, agent: str | None = None) -> int:

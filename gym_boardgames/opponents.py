@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gym_boardgames.agent_process import ChildAgent, plays_in_child
-from gym_boardgames.errors import AgentError, describe_error
+from gym_boardgames.errors import MAX_MESSAGE_CHARS, AgentError, describe_error, shorten, shown
 
 __all__ = [
     "FACTORY",
@@ -82,8 +82,8 @@ def as_policy(agent: Any, name: str = "") -> Policy:
         return agent
     needs = "it needs act(game, state) -> int or to be callable"
     if name:  # a user's spec built into a non-agent: the user's error, named
-        raise AgentError(f"agent {name} is {agent!r:.80}: {needs}")
-    raise UnknownAgentError(f"{agent!r:.80} is not an agent: {needs}")
+        raise AgentError(f"agent {name} is {shown(agent)}: {needs}")
+    raise UnknownAgentError(f"{shown(agent)} is not an agent: {needs}")
 
 
 def reset_hook(agent: Any) -> Callable[[], Any] | None:
@@ -222,7 +222,9 @@ class _UserCode:
     """The one guard around user code: what it raises becomes one :class:`AgentError` line naming the agent.
 
     ``SystemExit``, ``GeneratorExit`` and a user's own ``BaseException`` kinds included; Ctrl-C
-    (``KeyboardInterrupt``) passes, and so does an :class:`AgentError`, which names the agent already.
+    (``KeyboardInterrupt``) passes, and so does an :class:`AgentError`, which names the agent already (cut to
+    :data:`~gym_boardgames.errors.MAX_MESSAGE_CHARS`: the user's code may raise one itself). The message of
+    what it raised is cut too (:func:`~gym_boardgames.errors.describe_error`).
     """
 
     def __init__(self, name: str, doing: str) -> None:
@@ -232,15 +234,20 @@ class _UserCode:
         return None
 
     def __exit__(self, kind: Any, error: BaseException | None, traceback: Any) -> bool:
-        if error is None or isinstance(error, (KeyboardInterrupt, AgentError)):
+        if error is None or isinstance(error, KeyboardInterrupt):
             return False
+        if isinstance(error, AgentError):
+            text = str(error)
+            if len(text) <= MAX_MESSAGE_CHARS:
+                return False
+            raise AgentError(shorten(text, MAX_MESSAGE_CHARS)) from None
         raise AgentError(f"agent {self.name}: {self.doing} raised {describe_error(error)}") from None
 
 
 def _check_move_time(move_time: float | None) -> None:
     """Refuse a ``move_time`` that is not seconds in (0, :data:`MAX_MOVE_TIME`] or None."""
     if move_time is not None and not 0 < move_time <= MAX_MOVE_TIME:
-        raise ValueError(f"move_time must be seconds in (0, {MAX_MOVE_TIME:g}] or None, got {move_time!r}")
+        raise ValueError(f"move_time must be seconds in (0, {MAX_MOVE_TIME:g}] or None, got {shown(move_time)}")
 
 
 def make_opponent(agent: Any, game: Any, seed: Any = None, *, move_time: float | None = None) -> Opponent:
@@ -298,9 +305,9 @@ def opponent_error(name: str, error: ValueError) -> ValueError:
         names = ""
     forms = f"'random', None (self-play), {names}an object with act(game, state) -> int, or a callable"
     if isinstance(error, UnknownAgentError):
-        return UnknownAgentError(f"unknown opponent {name!r}: use {forms}")
+        return UnknownAgentError(f"unknown opponent {shown(name)}: use {forms}")
     if type(error) is ValueError:
-        return ValueError(f"bad opponent {name!r}: {error}; valid opponents are {forms}")
+        return ValueError(f"bad opponent {shown(name)}: {error}; valid opponents are {forms}")
     return error
 
 
@@ -352,5 +359,5 @@ def _user_attribute(source: str, attribute: str) -> Any:
             module = importlib.import_module(source)
     found = getattr(module, attribute, None) if attribute.isidentifier() else None
     if not callable(found) and not callable(getattr(found, "act", None)):
-        raise AgentError(f"agent {spec}: {source} has no class or function {attribute!r}")
+        raise AgentError(f"agent {spec}: {source} has no class or function {shown(attribute)}")
     return found

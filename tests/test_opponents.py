@@ -1,11 +1,12 @@
 """gym_boardgames.opponents: an agent's ``act`` or the agent itself is its policy; ``reset`` is its hook."""
 
+import re
 import subprocess
 import sys
 
 import pytest
 
-from gym_boardgames.opponents import as_policy, reset_hook
+from gym_boardgames.opponents import AgentError, as_policy, make_opponent, reset_hook
 
 
 class Actor:
@@ -375,3 +376,60 @@ def test_the_projects_own_agents_with_a_move_time_stay_in_process():
     assert type(opponent.agent).__name__ == "AlphaBetaAgent" and opponent.move_time == 5.0
     with pytest.raises(ValueError, match=r"move_time must be seconds"):
         make_opponent("x.py:Player", TicTacToe(), move_time=0)
+
+
+@pytest.mark.parametrize(
+    "move",
+    [
+        "'a' * 5_000_000",
+        "10**5000",
+        "True",
+        "1.5",
+        "None",
+        "9",
+        "np.int64(-1)",
+        "np.array(True)",
+        "type('Huge', (), {'__repr__': lambda self: 'x' * 5_000_000})()",
+        "type('Bad', (), {'__repr__': lambda self: 1 / 0})()",
+    ],
+)
+def test_a_bad_move_is_refused_in_the_same_bounded_words_in_process_and_in_its_child(user_file, move):
+    from gym_boardgames.checks import check_action
+    from gym_boardgames.errors import MAX_SHOWN_CHARS
+    from gym_boardgames.rules import TicTacToe
+
+    game = TicTacToe()
+    spec = user_file(f"import numpy as np\nclass Player:\n    def act(self, g, s):\n        return {move}\n")
+    refusals = []
+    for move_time in (None, 5.0):  # in this process, and in its child
+        opponent = make_opponent(spec, game, move_time=move_time)
+        with pytest.raises(ValueError) as caught:
+            check_action(opponent.act(game, game.initial_state()), game.num_actions, agent=spec)
+        refusals.append(str(caught.value))
+        if move_time is not None:
+            opponent.agent.close()
+    assert refusals[0] == refusals[1]
+    assert refusals[0].startswith(f"agent {spec} played ") and refusals[0].endswith(", which is not an integer in 0..8")
+    assert len(refusals[0]) < len(spec) + MAX_SHOWN_CHARS + 80
+
+
+def test_a_reply_line_too_long_or_not_a_reply_ends_the_child_in_one_line(user_file):
+    """Only a hostile agent writes into the reply pipe itself: it is refused without reading on, and killed."""
+    from gym_boardgames.agent_process import MAX_REPLY_BYTES
+    from gym_boardgames.rules import TicTacToe
+
+    game = TicTacToe()
+    writer = (
+        "import os\nclass Player:\n    def act(self, g, s):\n        for fd in range(3, 10):\n            try:\n"
+        "                os.write(fd, {data})\n            except OSError:\n                pass\n        return 0\n"
+    )
+    for data, problem in [
+        (f"b'x' * {4 * MAX_REPLY_BYTES}", f"its process sent a reply of more than {MAX_REPLY_BYTES:,} bytes"),
+        ("b'not json\\n'", "its process sent a reply that is not one"),
+    ]:
+        spec = user_file(writer.format(data=data))
+        opponent = make_opponent(spec, game, move_time=20.0)
+        child = opponent.agent._child
+        with pytest.raises(AgentError, match=rf"^agent {re.escape(spec)}: {problem} during its act\(\)$"):
+            opponent.act(game, game.initial_state())
+        assert child.returncode is not None  # killed and reaped

@@ -24,7 +24,7 @@ from agents.hints import EXACT, HintLabels, HintProvider
 from gym_boardgames.cancel import Cancelled, CancelSignal, cancellable
 from gym_boardgames.checks import check_action, check_legal
 from gym_boardgames.envs.base import TwoPlayerEnv
-from gym_boardgames.errors import describe_error
+from gym_boardgames.errors import describe_error, shown
 from gym_boardgames.opponents import make_opponent
 from gym_boardgames.render.pygame_canvas import import_pygame
 
@@ -250,7 +250,7 @@ class PlaySession:
             return
         except Exception as error:  # shown; without a result the status would say "solving" forever
             labels = HintLabels({}, "")
-            self.say(f"the hints failed: {error!r}", seconds=10)
+            self.say(f"the hints failed: {shown(error)}", seconds=10)
         with self.lock:
             if generation == self._generation:
                 self.hints, self.hint_source = dict(labels), labels.source

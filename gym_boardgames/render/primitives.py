@@ -39,7 +39,9 @@ def fitted_text(
     Tried in this order: one line, shrinking down to three quarters of ``largest``; two lines split at the
     text's newline (which is a space on one line) or else at a space, from ``largest`` down to ``smallest``;
     one line down to ``smallest``; at last one line at ``smallest`` cut short with "...". A text wider than
-    its bar is never cut at both ends.
+    its bar is never cut at both ends. Each try measures each line once, and the cut is found by bisection,
+    so a line of n characters is measured O(log n) times more (a 30,000-character line was once cut one
+    character at a time, 30,000 measures of up to 30,000 characters: over a minute).
 
     Args:
         text: the text.
@@ -64,10 +66,16 @@ def fitted_text(
         if len(lines) * face.get_linesize() <= height and all(face.size(line)[0] <= width for line in lines):
             return _render_lines(face, lines, colour)
     face = font(smallest, bold)
-    cut = text
-    while cut and face.size(cut.rstrip() + "...")[0] > width:
-        cut = cut[:-1]
-    return _render_lines(face, [cut.rstrip() + "..."], colour)
+    # The longest start of the text that fits with "..." after it (a longer start is never narrower); the
+    # bare "..." is drawn even where it does not fit.
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if face.size(text[:middle].rstrip() + "...")[0] <= width:
+            low = middle
+        else:
+            high = middle - 1
+    return _render_lines(face, [text[:low].rstrip() + "..."], colour)
 
 
 def _split_in_two(text: str) -> list[str] | None:

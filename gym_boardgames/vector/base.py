@@ -20,10 +20,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from gym_boardgames.checks import check_action, check_choice, check_legal, check_seat
+from gym_boardgames.checks import PLAIN_INTEGER_TYPES, check_action, check_choice, check_legal, check_seat
 from gym_boardgames.envs.base import board_space
 from gym_boardgames.envs.contract import ILLEGAL_ACTION_MODES, reset_side
-from gym_boardgames.errors import ResetNeeded
+from gym_boardgames.errors import ResetNeeded, shown
 from gym_boardgames.opponents import Opponent, UnknownAgentError, make_opponent, opponent_error
 from gym_boardgames.rules.batch import random_legal_actions
 
@@ -263,20 +263,25 @@ class TwoPlayerVectorEnv(VectorEnv):
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Return ``actions`` as an integer array of one action per sub-env, each in the action space.
 
-        An integer array in range passes at once; anything else is checked sub-env by sub-env with the single
-        env's check (:func:`~gym_boardgames.checks.check_action`), so a bad move reads the same as there,
-        after the sub-env's number: ``sub-env 0: action True is not an integer in 0..8``.
+        An integer array in range passes at once, and so does a list or tuple of plain integers (its element
+        types are checked first: ``np.asarray([0, True])`` is an integer array, where ``True`` is no move);
+        anything else is checked sub-env by sub-env with the single env's check
+        (:func:`~gym_boardgames.checks.check_action`), so a bad move reads the same as there, after the sub-env's
+        number: ``sub-env 1: action True is not an integer in 0..8``.
         """
         n_actions, n_envs = self.single_action_space.n, self.num_envs
         try:
             array = np.asarray(actions)
         except ValueError:  # a ragged list: some sub-env's action is itself a sequence
             array = np.empty(0)
-        if array.shape == (n_envs,) and array.dtype.kind in "iu" and array.min() >= 0 and array.max() < n_actions:
+        integers = array.dtype.kind in "iu"
+        if integers and isinstance(actions, (list, tuple)):  # a bool, a 0-d array... became an integer here
+            integers = set(map(type, actions)) <= PLAIN_INTEGER_TYPES
+        if integers and array.shape == (n_envs,) and array.min() >= 0 and array.max() < n_actions:
             return array
         items = list(actions) if isinstance(actions, (list, tuple)) or np.ndim(array) else []
         if len(items) != n_envs:
-            raise ValueError(f"actions must be one integer per sub-env, shape ({n_envs},); got {actions!r:.80}")
+            raise ValueError(f"actions must be one integer per sub-env, shape ({n_envs},); got {shown(actions)}")
         checked = []
         for i, item in enumerate(items):
             try:

@@ -759,3 +759,18 @@ def test_a_port_outside_the_tcp_range_is_one_valueerror_naming_the_range(port):
     # 70000 reached the socket, whose refusal was an OverflowError.
     with pytest.raises(ValueError, match=rf"^port must be an integer in \[0, 65535\], got {re.escape(repr(port))}$"):
         gym_boardgames.play("tictactoe", "random", ui="page", port=port, wait=False)
+
+
+# A 30,000-character click is a 413 here before it is parsed (the body limit); 3,000 characters fit in a body.
+@pytest.mark.parametrize("value", ["x", 1.5, True, None, 99, "x" * 3_000, [1e9, 0]], ids=lambda v: repr(v)[:20])
+def test_a_bad_click_is_a_400_with_check_clicks_one_line_as_in_the_widget(make_server, value):
+    from gym_boardgames.human.session import check_click
+
+    server = make_server()
+    game = new_game(server)
+    with pytest.raises(ValueError) as checked:
+        check_click(value)  # the widget shows the same line: tests/human/test_widget.py
+    status, payload = request(server, "POST", f"/api/games/{game['id']}", {"click": value})
+    assert status == 400 and payload["error"] == str(checked.value) and "\n" not in payload["error"]
+    status, state = request(server, "GET", f"/api/games/{game['id']}")
+    assert status == 200 and state["moves"] == 0  # no move made

@@ -296,3 +296,70 @@ def test_stopped_hints_are_hidden_and_the_game_goes_on():
     assert session.status() == "hints stopped: h shows them again"
     session.play(4)
     session.close()
+
+
+class _Counted:
+    """Counts the text measures of every font the status bar loads (see tests/render/test_long_status_line.py)."""
+
+    def __init__(self, face, counts):
+        self._face, self._counts = face, counts
+
+    def size(self, text):
+        self._counts.append(len(text))
+        return self._face.size(text)
+
+    def __getattr__(self, name):
+        return getattr(self._face, name)
+
+
+class LongMove:
+    def act(self, game, state):
+        return "a" * 30_000
+
+
+class LongError:
+    def act(self, game, state):
+        raise ValueError("m " * 15_000)
+
+
+@pytest.mark.parametrize(
+    "agent, ending",
+    [
+        (LongMove(), "... (30,002 characters), which is not an integer in 0..8"),
+        (LongError(), "... (29,999 characters)"),
+    ],
+    ids=["a 30,000-character move", "a 30,000-character exception"],
+)
+def test_an_agents_30000_character_move_or_message_shows_a_bounded_status_line_drawn_at_once(
+    monkeypatch, agent, ending
+):
+    """Once the status line held all 30,000 characters, and drawing it took over a minute (quadratic cutting)."""
+    from gym_boardgames.render import primitives
+
+    session = PlaySession(TicTacToeEnv(opponent=None), agent, side=1)
+    settle(session)
+    status = session.status()
+    assert session.over and status.startswith(f"the game stopped: agent {type(agent).__name__}")
+    assert status.endswith(ending) and len(status) < 400
+    measures = []
+    real = primitives.font
+    monkeypatch.setattr(primitives, "font", lambda size, bold=False: _Counted(real(size, bold), measures))
+    assert session.png().startswith(b"\x89PNG")  # what the page and the widget show
+    assert len(measures) < 100 and sum(measures) < 100 * len(status)
+
+
+def test_a_hint_providers_long_failure_is_shown_cut(monkeypatch):
+    from gym_boardgames.human import session as play_session
+
+    monkeypatch.setattr(play_session, "time", FakeClock)  # the message lasts 10 s: a busy machine cannot end it
+
+    def failing(game, state, player):
+        raise RuntimeError("h" * 30_000)
+
+    session = PlaySession(TicTacToeEnv(opponent=None), Lowest(), side=0, hints=failing)
+    session.toggle_hints()
+    settle(session)
+    status = session.status()
+    assert status.startswith("the hints failed: RuntimeError('hhh") and status.endswith("(30,016 characters)")
+    assert len(status) < 400
+    session.close()

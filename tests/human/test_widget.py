@@ -347,16 +347,14 @@ def test_a_new_game_without_its_keys_is_the_tables_choice_as_on_the_page(play):
 
 @pytest.mark.parametrize("value", ["x", 1.5, True, None, 99, "x" * 30_000], ids=repr)
 def test_a_bad_click_is_the_one_line_of_check_click_at_once_and_no_move(play, value):
-    import time
-
     from gym_boardgames.human.session import check_click
 
     widget = play("tictactoe", opponent="alphabeta")
     statuses = statuses_of(widget)
     with pytest.raises(ValueError) as checked:
-        check_click(value)  # the page's POST answers the same line (a 400)
-    line, started = f"refused: {checked.value}", time.perf_counter()
+        check_click(value)  # the page's POST answers the same line (a 400): tests/human/test_server.py
+    line = f"refused: {checked.value}"
     send(widget, {"click": value})
-    assert time.perf_counter() - started < 1.0 and widget.session.message == line
+    assert widget.session.message == line
     assert "\n" not in line and len(line) < 200 and widget.session.env.moves == []
     until(widget, lambda: line in statuses)

@@ -458,3 +458,45 @@ def test_a_named_opponents_bad_or_illegal_move_is_refused_naming_it_and_the_sub_
         env.step(np.array([4, 4]))  # the centre: the stubborn 4 is then illegal
     why = "an illegal move here: legal actions are [0, 1, 2, 3, 5, 6, 7, 8]" if move == 4 else "not an integer in 0..8"
     assert str(caught.value) == f"agent stubborn (sub-env 0) played {move!r}, which is {why}"
+
+
+# ---- a move that is no integer, inside a list (issue 50) ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "actions, shown",
+    [
+        ([0, True], "True"),  # np.asarray makes this [0, 1], an integer array
+        ((0, np.True_), "np.True_"),
+        ([0, np.array(True)], "array(True)"),
+        ([0, 1.0], "1.0"),
+        ([0, "1"], "'1'"),
+        ([0, None], "None"),
+        (np.array([0, True], dtype=object), "True"),
+    ],
+    ids=repr,
+)
+def test_a_bool_or_float_among_the_actions_is_refused_as_the_single_env_refuses_it(actions, shown):
+    envs = gym.make_vec("TicTacToe-v0", num_envs=2)
+    envs.reset(seed=0)
+    single = gym.make("TicTacToe-v0")
+    single.reset(seed=0)
+    with pytest.raises(ActionTypeError) as alone:
+        single.step(actions[1])
+    before = envs.unwrapped.state(0), envs.unwrapped.state(1)
+    with pytest.raises(ActionTypeError) as caught:
+        envs.step(actions)
+    assert str(caught.value) == f"sub-env 1: {alone.value}" == f"sub-env 1: action {shown} is not an integer in 0..8"
+    assert (envs.unwrapped.state(0), envs.unwrapped.state(1)) == before  # nothing was played
+    envs.step([0, np.int64(1)])  # plain integers of any kind still pass
+
+
+def test_a_long_or_huge_action_is_shown_cut():
+    envs = gym.make_vec("TicTacToe-v0", num_envs=2)
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match=r"^sub-env 0: action an integer of about 5,001 digits is not an integer"):
+        envs.step([10**5000, 0])
+    with pytest.raises(ActionTypeError, match=r"^sub-env 1: action 'aaa+\.\.\. \(5,000,002 characters\) is not an"):
+        envs.step([0, "a" * 5_000_000])
+    with pytest.raises(ValueError, match=r"shape \(2,\); got 'bbb+\.\.\. \(5,000,002 characters\)$"):
+        envs.step("b" * 5_000_000)
