@@ -33,24 +33,36 @@ class Hung:
 START_S, EXIT_S, LEFT_S = 240, 60, 2.0
 
 
-def _session(leader):
-    """The live processes of the session ``leader`` started (zombies are dead: only their parent may reap them)."""
-    found = []
+def _alive(pid):
+    """Whether ``pid`` runs (a zombie is dead: only its parent may reap it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _tree(root, seen):
+    """Add to ``seen`` the processes below ``root`` now (a user's agent runs in a session of its own: by parent)."""
+    parents = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
             except OSError:
                 continue
-            if int(fields[3]) == leader and fields[0] != "Z":
-                found.append(int(entry))
-    return found
+    queue = [root]
+    while queue:
+        above = queue.pop()
+        below = [pid for pid, parent in parents.items() if parent == above]
+        seen.update(below)
+        queue += below
+    return seen
 
 
-def _agents_playing(leader, agent_child):
+def _agents_playing(pids, agent_child):
     """Whether the run is at its work: a worker is searching, or the user's agent's child process is up."""
     commands = []
-    for pid in _session(leader):
+    for pid in pids:
         try:
             commands.append(Path(f"/proc/{pid}/cmdline").read_bytes())
         except OSError:
@@ -74,28 +86,29 @@ def test_a_ladder_on_workers_stops_at_once_and_leaves_no_process(agent, how, tmp
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + START_S
+        deadline, seen, left = time.monotonic() + START_S, set(), []
         results = tmp_path / "run.jsonl"
-        while not _agents_playing(ladder.pid, agent_child=agent == "hung") or (
+        while not _agents_playing(_tree(ladder.pid, seen), agent_child=agent == "hung") or (
             agent == "hung" and not (results.exists() and len(results.read_text().splitlines()) >= 2)
         ):
             assert ladder.poll() is None and time.monotonic() < deadline, ladder.communicate()
             time.sleep(0.05)
         time.sleep(1.0)  # into the search, or the hang
+        _tree(ladder.pid, seen)
         if how == "ctrl-c":
             os.killpg(ladder.pid, signal.SIGINT)  # what a terminal does
         else:
             ladder.send_signal(signal.SIGTERM)  # the main process alone, as `kill PID` does
         _, stderr = ladder.communicate(timeout=EXIT_S)
         deadline = time.monotonic() + LEFT_S
-        while (left := _session(ladder.pid)) and time.monotonic() < deadline:
+        while (left := sorted(filter(_alive, seen))) and time.monotonic() < deadline:
             time.sleep(0.05)
     finally:
         if ladder.poll() is None:
             ladder.kill()
             ladder.communicate()
-        if _session(ladder.pid):
-            os.killpg(ladder.pid, signal.SIGKILL)
+        for pid in filter(_alive, seen):
+            os.kill(pid, signal.SIGKILL)
     word, status = ("interrupted", 130) if how == "ctrl-c" else ("terminated", 143)
     assert ladder.returncode == status, stderr
     assert "Traceback" not in stderr
