@@ -4,7 +4,8 @@ Each kind is written once, so that every door refuses a value with the same one-
 
 * :func:`check_action` refuses a move that is not an integer in the action space, and :func:`check_legal` one
   that the position does not allow; the envs, the vector envs, the PettingZoo envs, the rules, the arena and the
-  play session all call them, and with ``agent=`` the message names the agent that played it.
+  play session all call them, and with ``agent=`` the message names the agent that played it; :func:`check_move`
+  is the two in a row, for an agent's move.
   :data:`PLAIN_INTEGER_TYPES` are the types a batch of moves may hold on the vector envs' fast path.
 * :func:`check_int`, :func:`check_number` and :func:`check_bool` refuse a setting that is not a number in its
   range (or not a bool), naming the setting, the range and the value (``episodes must be an integer >= 1, got
@@ -34,6 +35,7 @@ __all__ = [
     "check_choice",
     "check_int",
     "check_legal",
+    "check_move",
     "check_number",
     "check_seat",
     "read_regular_file",
@@ -119,6 +121,15 @@ def check_legal(game: Any, state: Any, action: int, agent: str | None = None) ->
     legal = list(game.legal_actions(state))
     why = f"legal actions are {legal}" if legal else "the game is over"
     raise ValueError(f"{_played(agent, action)} an illegal move here: {why}")
+
+
+def check_move(game: Any, state: Any, move: Any, agent: str | None = None) -> int:
+    """Return ``move`` as an int if it is an action of ``game`` and legal in ``state``: an agent's move, checked.
+
+    :func:`check_action` then :func:`check_legal`, with ``agent`` (the name of who played it) in both messages:
+    the arena, the play session, the vector env's opponent and the graders take a move so.
+    """
+    return check_legal(game, state, check_action(move, game.num_actions, agent=agent), agent)
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str], optional: bool = False) -> Any:

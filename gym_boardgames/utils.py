@@ -9,8 +9,8 @@ dependency in one line before any work. The scripts' own parsers and up-front ch
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib
+import multiprocessing.context  # loaded already: importing Gymnasium imports it
 import os
 import signal
 import sys
@@ -60,45 +60,31 @@ def process_executor(workers: int) -> Iterator[Any]:
             process.join()
 
 
-def _spawn_context() -> Any:
-    """A ``spawn`` context whose processes start with SIGINT blocked (signal masks survive ``exec``).
+class _QuietSpawnProcess(multiprocessing.context.SpawnProcess):
+    """A spawned process that starts with SIGINT blocked (signal masks survive ``exec``).
 
     Only the starting thread blocks it, for the few milliseconds of the start: a Ctrl-C meanwhile goes to another
     thread of this process or waits for the unblock, so it is never lost, as it was when this process briefly
     ignored SIGINT itself instead.
     """
-    return _quiet_spawn_classes()[1]()
 
-
-@functools.cache
-def _quiet_spawn_classes() -> tuple[type, type]:
-    """The process and context classes of :func:`_spawn_context`, made on first use.
-
-    So importing this module imports no ``multiprocessing``; a worker unpickling the process finds its class
-    through the module's ``__getattr__``.
-    """
-    import multiprocessing.context
-
-    spawn = multiprocessing.context.SpawnProcess
-
-    def start(self: Any) -> None:
+    def start(self) -> None:
         if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
-            return spawn.start(self)
+            return super().start()
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            return spawn.start(self)
+            return super().start()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
-    process = type("QuietSpawnProcess", (spawn,), {"start": start, "__module__": __name__})
-    context = type("QuietSpawnContext", (multiprocessing.context.SpawnContext,), {"Process": process})
-    return process, context
+
+class _QuietSpawnContext(multiprocessing.context.SpawnContext):
+    Process = _QuietSpawnProcess
 
 
-def __getattr__(name: str) -> Any:
-    if name == "QuietSpawnProcess":
-        return _quiet_spawn_classes()[0]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def _spawn_context() -> Any:
+    """The ``spawn`` context of every pool: its processes start with SIGINT blocked (:class:`_QuietSpawnProcess`)."""
+    return _QuietSpawnContext()
 
 
 def _start_worker(initializer: Callable[..., Any] | None, initargs: tuple[Any, ...]) -> None:

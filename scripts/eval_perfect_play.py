@@ -31,7 +31,7 @@ set (empty, cut short, not ASCII, a FIFO, over agents.matches.testsets.MAX_FILE_
 before any grading, in one line naming the file and the line (status 2).
 
 In every mode each move a player returns goes through the one move check of the envs and the arena
-(agents.matches.grading.checked_move): a move that is no legal column or cell (0.7, True, '0', None, an array, a
+(gym_boardgames.checks.check_move): a move that is no legal column or cell (0.7, True, '0', None, an array, a
 full column), or a user's agent (file.py:Class) that raises, ends the run with one line naming the player and
 the move (status 1).
 """

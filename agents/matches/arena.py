@@ -12,7 +12,7 @@ from typing import Any
 
 from agents._rng import SeedLike, make_rng
 from agents.random_agent import RandomAgent
-from gym_boardgames.checks import check_action, check_int, check_legal
+from gym_boardgames.checks import check_int, check_move
 from gym_boardgames.opponents import as_policy as policy_of
 from gym_boardgames.opponents import reset_hook
 
@@ -109,8 +109,8 @@ def play_game(
     while not game.is_terminal(state):
         mover = game.current_player(state)
         # An agent's move enters here: the one move check, naming the agent (a bool is no move, an array neither).
-        action = check_action(policies[mover](game, state), game.num_actions, agent=names[mover])
-        child = game.apply(state, check_legal(game, state, action, names[mover]))
+        action = check_move(game, state, policies[mover](game, state), names[mover])
+        child = game.apply(state, action)
         if on_move is not None:
             on_move(state, action, child)
         state = child

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from agents.matches.arena import agent_name, play_game
-from gym_boardgames.checks import check_action, check_int, check_legal
+from gym_boardgames.checks import check_int, check_move
 from gym_boardgames.opponents import Opponent, as_policy
 from gym_boardgames.rules.common import value_for
 
@@ -125,36 +125,24 @@ class GreedyAudit(NamedTuple):
         return self.optimal / self.positions if self.positions else 1.0
 
 
-def checked_move(game: Any, state: Any, move: Any, agent: str) -> int:
-    """Return the move ``agent`` (its name) returned in ``state`` as an int, if it is a legal action there.
-
-    The graders' door for a graded player's moves: the one move check of the envs and the arena
-    (:func:`~gym_boardgames.checks.check_action`, then :func:`~gym_boardgames.checks.check_legal`), so that
-    ``0.7``, ``True``, ``'0'``, ``None`` or ``np.array([3])`` is refused, never graded as a column.
-
-    Raises:
-        ValueError: one line naming the agent and the move (``ActionTypeError`` for a move that is no integer).
-    """
-    return check_legal(game, state, check_action(move, game.num_actions, agent=agent), agent)
-
-
 def player_moves(agent: Any, game: Any, state: Any, name: str | None = None) -> list[int]:
     """The moves ``agent`` may play in ``state``: all its tied greedy moves if it lists them, else its choice.
 
     An agent with ``greedy_actions(game, state)`` (a TD agent) is graded on every move it might pick; any
     other agent on the one ``act`` returns. An :class:`~gym_boardgames.opponents.Opponent` of the project's own
     agent is looked through for ``greedy_actions``; a user's agent is graded on its ``act``, which the
-    Opponent guards. Every move is checked (:func:`checked_move`, naming ``name``, by default
+    Opponent guards. Every move is checked (:func:`~gym_boardgames.checks.check_move`, naming ``name``, by default
     :func:`~agents.matches.arena.agent_name`).
 
     Raises:
-        ValueError: a move that is not a legal action (:func:`checked_move`); an ``AgentError`` from a user's agent.
+        ValueError: a move that is not a legal action (:func:`~gym_boardgames.checks.check_move`); an
+            ``AgentError`` from a user's agent.
     """
     name = agent_name(agent) if name is None else name
     own = agent.agent if isinstance(agent, Opponent) and not agent.user else agent
     greedy = getattr(own, "greedy_actions", None)
     moves = greedy(game, state) if callable(greedy) else [as_policy(agent)(game, state)]
-    return [checked_move(game, state, move, name) for move in moves]
+    return [check_move(game, state, move, name) for move in moves]
 
 
 def grade_moves(solved: SolvedGame, states: Sequence[Any], moves: Sequence[Sequence[int]]) -> GreedyAudit:

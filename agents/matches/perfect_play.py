@@ -35,9 +35,8 @@ from typing import Any
 import numpy as np
 
 from agents.matches.arena import agent_name
-from agents.matches.grading import checked_move
 from agents.persistence import ArraySpec, SavedFileError, load_npz, save_npz
-from gym_boardgames.checks import check_choice
+from gym_boardgames.checks import check_choice, check_move
 from gym_boardgames.errors import AgentError
 from gym_boardgames.opponents import as_policy, reset_hook
 from gym_boardgames.rules.registry import connect_four  # the game the labels are about
@@ -298,7 +297,7 @@ def agent_moves_at(
     """Ask ``agent`` for its move in each of ``states`` (positions of :func:`connect_four`), in order.
 
     As :func:`agent_moves`: the agent is reset before each position, and ``progress(1)`` is called after each.
-    Each move goes through the one move check (:func:`agents.matches.grading.checked_move`), so a move that is no
+    Each move goes through the one move check (:func:`gym_boardgames.checks.check_move`), so a move that is no
     legal column (``0.7``, ``True``, ``'0'``, ``None``, an array, a full column) is refused, never graded.
 
     Args:
@@ -327,7 +326,7 @@ def agent_moves_at(
         except AgentError as error:  # a user's agent raised (its Opponent's guard): one line, with the position
             raise _at(where, index, error) from None
         try:
-            moves.append(checked_move(game, state, move, name))
+            moves.append(check_move(game, state, move, name))
         except ValueError as error:
             raise _at(where, index, error) from None
         if progress is not None:

@@ -13,7 +13,7 @@ others no move can be one, so the critical count bounds every player's mistakes.
 
 Each player is reset before each position (:func:`~agents.matches.perfect_play.agent_moves_at`), as on the label
 sets: its tree from another position would not apply. Its moves go through the one move check, as the arena's do
-(:func:`agents.matches.grading.checked_move`): a move that is no legal column stops the grading, naming the
+(:func:`gym_boardgames.checks.check_move`): a move that is no legal column stops the grading, naming the
 position, the player and the move. ``scripts/eval_perfect_play.py --testsets DIR`` is the command line.
 """
 

@@ -25,13 +25,12 @@ that door takes; another door refuses it by name.
 from __future__ import annotations
 
 import inspect
-import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 from gym_boardgames.checks import check_choice
-from gym_boardgames.human.server import PlayServer, serve
+from gym_boardgames.human.server import PlayServer, in_kernel, serve
 from gym_boardgames.human.table import Table, resolve
 from gym_boardgames.human.terminal import open_terminal
 from gym_boardgames.human.widget import open_widget, widget_class
@@ -127,13 +126,6 @@ NOTEBOOK_ONLY = (
 
 class NoNotebookWarning(UserWarning):
     """``ui="notebook"`` outside a Jupyter kernel: the widget is made, and nothing can show it."""
-
-
-def in_kernel() -> bool:
-    """Whether this Python is a Jupyter kernel (JupyterLab, VS Code, Colab), where a widget can show."""
-    ipython = sys.modules.get("IPython")
-    shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
-    return getattr(shell, "kernel", None) is not None
 
 
 def _keywords(function: Callable[..., Any]) -> list[str]:

@@ -580,7 +580,15 @@ def interactive() -> bool:
 
     Then a door that would serve until Ctrl-C returns at once instead, and its value does the showing.
     """
-    if hasattr(sys, "ps1") or sys.flags.interactive:
-        return True
+    return hasattr(sys, "ps1") or bool(sys.flags.interactive) or _ipython_shell() is not None
+
+
+def in_kernel() -> bool:
+    """Whether this Python is a Jupyter kernel (JupyterLab, VS Code, Colab), where a widget can show."""
+    return getattr(_ipython_shell(), "kernel", None) is not None
+
+
+def _ipython_shell() -> Any:
+    """The running IPython shell (a terminal's or a kernel's), or None; IPython is never imported here."""
     ipython = sys.modules.get("IPython")
-    return ipython is not None and getattr(ipython, "get_ipython", lambda: None)() is not None
+    return getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None

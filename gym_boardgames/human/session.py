@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from agents.hints import EXACT, HintLabels, HintProvider
 from gym_boardgames.cancel import Cancelled, CancelSignal, cancellable
-from gym_boardgames.checks import check_action, check_legal
+from gym_boardgames.checks import check_action, check_move
 from gym_boardgames.envs.base import TwoPlayerEnv
 from gym_boardgames.errors import describe_error, shown
 from gym_boardgames.opponents import make_opponent
@@ -225,8 +225,7 @@ class PlaySession:
         with self._agent_busy:
             start = time.perf_counter()
             try:  # the move is checked as the env and the arena check an agent's: one refusal, naming the agent
-                action = check_action(self.agent.act(self.game, state), self.game.num_actions, agent=self.name)
-                check_legal(self.game, state, action, agent=self.name)
+                action = check_move(self.game, state, self.agent.act(self.game, state), self.name)
             except Exception as error:  # shown in the status line instead of killing the worker silently
                 why = str(error) if str(error).startswith("agent ") else f"agent {self.name}: {describe_error(error)}"
         seconds = time.perf_counter() - start

@@ -20,7 +20,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from gym_boardgames.checks import PLAIN_INTEGER_TYPES, check_action, check_choice, check_legal, check_seat
+from gym_boardgames.checks import PLAIN_INTEGER_TYPES, check_action, check_choice, check_move, check_seat
 from gym_boardgames.envs.base import board_space
 from gym_boardgames.envs.contract import ILLEGAL_ACTION_MODES, reset_side
 from gym_boardgames.errors import ResetNeeded, shown
@@ -314,7 +314,7 @@ class TwoPlayerVectorEnv(VectorEnv):
         actions = np.zeros(self.num_envs, dtype=np.intp)
         for i in rows.tolist():
             state, name = self.batch.state(i), f"{self.opponent} (sub-env {i})"
-            actions[i] = check_legal(game, state, check_action(act(game, state), game.num_actions, agent=name), name)
+            actions[i] = check_move(game, state, act(game, state), name)
         return actions
 
     def _play_opponent(self) -> None:
