@@ -1,19 +1,24 @@
-"""Train a Stable-Baselines3 policy on TicTacToe-v0, then test it as an agent against random and alpha-beta.
+"""Train a Stable-Baselines3 policy on TicTacToe-v0 or ConnectFour-v0, then test it as an agent against random and
+alpha-beta.
 
 The learner plays both sides (agent_player="random": a side is drawn at every reset) against a built-in
-opponent, random or perfect alpha-beta play:
+opponent: any agent name the env takes (random, the default; alphabeta, exact on tic-tac-toe; alphabeta:2, two
+plies with a heuristic; mcts:200; ...) or "self", the learner's own current policy sampling its moves (self-play:
+the opponent improves with the learner). The algorithm:
   * maskableppo (the default): sb3-contrib's MaskablePPO, fed the legal-move mask by the env's
     action_masks() method, so it never even samples an illegal move;
   * ppo and dqn: plain Stable-Baselines3, without masks. An illegal move ends the episode as a loss
     (the env's illegal_action="lose"), so they must learn the rules from that penalty.
 The trained policy is then wrapped as an agent (act(game, state) -> int: the observation is built by
 game.observation(state, player to move), and for MaskablePPO the mask by game.legal_mask(state)) and
-measured with agents.matches.arena.play_match against the random player and against alpha-beta, from both sides.
+measured with agents.matches.arena.play_match against the random player and against alpha-beta (exact on
+tic-tac-toe, 4 plies on Connect Four), from both sides.
 Illegal moves are counted, in training and in evaluation (in evaluation an illegal choice is replaced by
 the lowest legal move so the match can go on; MaskablePPO must make none).
 
-The default budget (200,000 steps, about a minute on a 2-core CPU) gives MaskablePPO a >= 90% win rate
-against random over both sides. Needs the 'sb3' extra (stable-baselines3, sb3-contrib and torch).
+On tic-tac-toe the default budget (200,000 steps, about a minute on a 2-core CPU) gives MaskablePPO a >= 90% win
+rate against random over both sides. Connect Four takes millions of steps (--timesteps) and a larger network.
+Needs the 'sb3' extra (stable-baselines3, sb3-contrib and torch).
 
 --tensorboard DIR passes DIR to SB3's own TensorBoard logging (tensorboard_log: episode returns and
 lengths, losses, in a run folder such as DIR/MaskablePPO_1).
@@ -42,16 +47,19 @@ from plumbing import figures
 from plumbing.cli import positive_int
 
 import gym_boardgames  # noqa: F401  (registers the ids)
+from agents.factory import make_agent
 from agents.matches.arena import play_match
-from agents.search.minimax import AlphaBetaAgent
 from gym_boardgames.outputs import write_bytes_atomic
-from gym_boardgames.rules import TicTacToe
 from gym_boardgames.utils import progress_bar
 
 ALGOS = ("maskableppo", "ppo", "dqn")
-OPPONENTS = ("random", "alphabeta")
-SIDES = (("X (first)", "first"), ("O (second)", "second"))
-ENV_ID = "TicTacToe-v0"
+#: The games, each with its env id, the alpha-beta of the evaluation and the MLP's hidden layers.
+GAMES = {
+    "tictactoe": ("TicTacToe-v0", "alphabeta", [128, 128]),
+    "connectfour": ("ConnectFour-v0", "alphabeta:4", [256, 256]),
+}
+SELF_PLAY = "self"
+SIDES = (("first", "first"), ("second", "second"))
 MISSING_EXTRA = (
     "train_sb3.py needs stable-baselines3, sb3-contrib and torch: the 'sb3' extra. Without a GPU, install the CPU "
     "torch first (PIP_INDEX_URL=https://download.pytorch.org/whl/cpu pip install torch==2.13.0), then "
@@ -62,8 +70,14 @@ MISSING_EXTRA = (
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line (bad values exit with status 2 and a message)."""
     parser = cli.make_parser(__doc__)
+    parser.add_argument("--game", choices=tuple(GAMES), default="tictactoe", help="the game to learn")
     parser.add_argument("--algo", choices=ALGOS, default="maskableppo", help="learning algorithm")
-    parser.add_argument("--opponent", choices=OPPONENTS, default="random", help="the env's opponent in training")
+    parser.add_argument(
+        "--opponent",
+        default="random",
+        help=f"the env's opponent in training: an agent name (random, alphabeta, alphabeta:2, ...) or {SELF_PLAY!r}, "
+        "the learner's own current policy (self-play)",
+    )
     parser.add_argument("--timesteps", type=positive_int, default=200_000, help="training steps (agent moves)")
     parser.add_argument("--n-envs", type=positive_int, default=8, help="environments stepped together in training")
     cli.add_run_flags(parser, seed="seed of training and of the evaluation", json=None)
@@ -86,7 +100,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    cli.default_output(args, f"sb3_tictactoe_{args.algo}.zip")
+    if args.opponent != SELF_PLAY:
+        try:
+            gym.make(GAMES[args.game][0], opponent=args.opponent).close()  # the env's own check of the name
+        except ValueError as error:
+            raise ValueError(f"--opponent: {error}") from None
+    cli.default_output(args, f"sb3_{args.game}_{args.algo}.zip")
     if not args.out.endswith(".zip"):
         raise ValueError("--out must end with .zip (SB3 adds the suffix otherwise)")
 
@@ -105,23 +124,41 @@ class IllegalMoveCounter(gym.Wrapper):
         return step
 
 
-def make_env(opponent: str, seed: int) -> gym.Env:
-    """One training env: TicTacToe-v0, the agent on a random side, counting illegal moves.
+class SelfPlayOpponent:
+    """The learner's own current policy as the env's opponent: it samples its moves (``deterministic=False``), so
+    self-play games vary. :attr:`model` is set once the model is built (the model needs the envs first)."""
+
+    def __init__(self, masked: bool) -> None:
+        self.model: Any = None
+        self.masked = masked
+
+    def act(self, game: Any, state: Any) -> int:
+        """Return a move sampled from the learner's policy for the player to move; an illegal one (no mask) is
+        replaced by the lowest legal move, so the learner's game goes on."""
+        observation = game.observation(state, game.current_player(state))
+        masks = {"action_masks": game.legal_mask(state)} if self.masked else {}
+        action, _ = self.model.predict(observation, deterministic=False, **masks)
+        move = int(np.asarray(action).reshape(-1)[0])
+        return move if game.is_legal(state, move) else int(game.legal_actions(state)[0])
+
+
+def make_env(env_id: str, opponent: Any, seed: int) -> gym.Env:
+    """One training env: ``env_id``, the agent on a random side, counting illegal moves.
 
     MaskablePPO finds the env's ``action_masks()`` through the wrappers (``get_wrapper_attr``).
     """
     from stable_baselines3.common.monitor import Monitor
 
-    rival: Any = "random" if opponent == "random" else AlphaBetaAgent(seed=seed)
-    env = gym.make(ENV_ID, opponent=rival, agent_player="random")
+    env = gym.make(env_id, opponent=opponent, agent_player="random")
     return Monitor(IllegalMoveCounter(env))
 
 
-def make_vec_env(opponent: str, n_envs: int, seed: int) -> Any:
-    """``n_envs`` training envs in one process (a DummyVecEnv), seeded ``seed, seed + 1, ...``."""
+def make_vec_env(env_id: str, opponent: Any, n_envs: int, seed: int) -> Any:
+    """``n_envs`` training envs in one process (a DummyVecEnv), seeded ``seed, seed + 1, ...``; a named opponent
+    is built in each env, a :class:`SelfPlayOpponent` shared by all."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    venv = DummyVecEnv([lambda i=i: make_env(opponent, seed + i) for i in range(n_envs)])
+    venv = DummyVecEnv([lambda i=i: make_env(env_id, opponent, seed + i) for i in range(n_envs)])
     venv.seed(seed)
     return venv
 
@@ -131,7 +168,7 @@ def illegal_moves_in(venv: Any) -> int:
     return int(sum(venv.get_attr("illegal_moves")))
 
 
-#: Hyperparameters that suit a 9-cell board on a CPU; PPO's serve MaskablePPO too.
+#: Hyperparameters that suit a small board on a CPU; PPO's serve MaskablePPO too.
 HYPERPARAMETERS = {
     "dqn": dict(
         learning_rate=5e-4,
@@ -148,8 +185,8 @@ HYPERPARAMETERS = {
 }
 
 
-def make_model(algo: str, venv: Any, seed: int, tensorboard: str | None = None) -> Any:
-    """A fresh SB3 model for ``algo`` on ``venv``, with :data:`HYPERPARAMETERS` and a 128x128 MLP, on the CPU.
+def make_model(algo: str, venv: Any, seed: int, net_arch: list[int], tensorboard: str | None = None) -> Any:
+    """A fresh SB3 model for ``algo`` on ``venv``, with :data:`HYPERPARAMETERS` and an MLP of ``net_arch``, on the CPU.
 
     ``tensorboard`` is SB3's ``tensorboard_log`` folder (None: no TensorBoard logging).
     """
@@ -160,7 +197,7 @@ def make_model(algo: str, venv: Any, seed: int, tensorboard: str | None = None) 
     return algorithm[algo](
         "MlpPolicy",
         venv,
-        policy_kwargs={"net_arch": [128, 128]},
+        policy_kwargs={"net_arch": net_arch},
         seed=seed,
         device="cpu",
         verbose=0,
@@ -262,35 +299,40 @@ def main(argv: list[str] | None = None) -> dict:
         import torch
     except ImportError as error:
         cli.fail(f"{MISSING_EXTRA} ({error})")
-    torch.set_num_threads(1)  # a 128x128 MLP: more threads only add overhead
+    torch.set_num_threads(1)  # a small MLP: more threads only add overhead
     show = not args.no_progress
+    env_id, evaluator, net_arch = GAMES[args.game]
+    masked = args.algo == "maskableppo"
 
     start = time.perf_counter()
-    venv = make_vec_env(args.opponent, args.n_envs, args.seed)
-    model = make_model(args.algo, venv, args.seed, args.tensorboard)
+    opponent: Any = SelfPlayOpponent(masked) if args.opponent == SELF_PLAY else args.opponent
+    venv = make_vec_env(env_id, opponent, args.n_envs, args.seed)
+    model = make_model(args.algo, venv, args.seed, net_arch, args.tensorboard)
+    if isinstance(opponent, SelfPlayOpponent):
+        opponent.model = model
     steps_done = train(model, args.timesteps, show)
     train_seconds = time.perf_counter() - start
     train_illegal = illegal_moves_in(venv)
     args.out = save_model(model, args.out, args.overwrite)
 
-    game = TicTacToe()
-    agent = SB3Agent(model, masked=args.algo == "maskableppo")
+    game = gym.make(env_id).unwrapped.game
+    agent = SB3Agent(model, masked=masked)
     began = time.perf_counter()
     with progress_bar(args.eval_games + args.alphabeta_games, "evaluation", enabled=show) as bar:
         vs_random = play_match(game, agent, "random", args.eval_games, seed=args.seed, progress=bar.update)
-        perfect = AlphaBetaAgent(seed=args.seed)
-        vs_alphabeta = play_match(game, agent, perfect, args.alphabeta_games, progress=bar.update)
+        alphabeta = make_agent(evaluator, seed=args.seed, game=game)
+        vs_alphabeta = play_match(game, agent, alphabeta, args.alphabeta_games, progress=bar.update)
     eval_seconds = time.perf_counter() - began
 
     steps = f"{steps_done:,} steps" + (
         f" (--timesteps {args.timesteps:,}, rounded up to whole rollouts)" if steps_done != args.timesteps else ""
     )
     print(
-        f"{args.algo} on {ENV_ID} against {args.opponent}: {steps} in {train_seconds:.1f} s "
+        f"{args.algo} on {env_id} against {args.opponent}: {steps} in {train_seconds:.1f} s "
         f"({args.n_envs} envs, seed {args.seed}); illegal moves in training: {train_illegal}"
     )
     print(f"{'policy vs':<12} {'as':<11} {'games':>6} {'win':>6} {'draw':>6} {'loss':>6}")
-    for label, result in (("random", vs_random), ("alpha-beta", vs_alphabeta)):
+    for label, result in (("random", vs_random), (evaluator, vs_alphabeta)):
         for side_label, side in (*SIDES, ("both", "total")):
             rec = getattr(result, side)
             print(f"{label:<12} {side_label:<11} {rec.games:>6} {rec.win:>6} {rec.draw:>6} {rec.loss:>6}")
@@ -309,7 +351,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"TensorBoard log in {args.tensorboard} (view it: tensorboard --logdir {args.tensorboard})")
 
     summary = {
-        **{key: getattr(args, key) for key in ("algo", "opponent", "timesteps")},
+        **{key: getattr(args, key) for key in ("game", "algo", "opponent", "timesteps")},
         "timesteps_done": steps_done,
         "n_envs": args.n_envs,
         "seed": args.seed,
@@ -320,6 +362,7 @@ def main(argv: list[str] | None = None) -> dict:
         "eval_illegal_games": agent.illegal_games,
         "eval_moves": agent.moves,
         "vs_random": vs_random.as_dict(),
+        "alphabeta": evaluator,
         "vs_alphabeta": vs_alphabeta.as_dict(),
         "win_rate_vs_random": round(win_rate, 4),
         "out": args.out,

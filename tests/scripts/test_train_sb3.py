@@ -69,8 +69,8 @@ def test_maskable_ppo_never_plays_an_illegal_move():
 
     torch.set_num_threads(1)
     script = load_script()
-    venv = script.make_vec_env("random", n_envs=4, seed=5)
-    model = script.make_model("maskableppo", venv, seed=5)
+    venv = script.make_vec_env("TicTacToe-v0", "random", n_envs=4, seed=5)
+    model = script.make_model("maskableppo", venv, seed=5, net_arch=[64])
     model.learn(total_timesteps=3072)
     assert script.illegal_moves_in(venv) == 0
     agent = script.SB3Agent(model, masked=True)
@@ -105,6 +105,26 @@ def test_script_trains_evaluates_saves_and_prints_json(tmp_path):
     agent = load_script().SB3Agent(loaded, masked=True)
     play_match(TicTacToe(), agent, "random", 10, seed=0)
     assert agent.illegal_moves == 0
+
+
+@pytest.mark.slow
+def test_connect_four_in_self_play(tmp_path):
+    needs_sb3()
+    out = tmp_path / "c4.zip"
+    result = run_script(
+        "--game", "connectfour", "--opponent", "self", "--timesteps", "2048", "--eval-games", "10",
+        "--alphabeta-games", "2", "--out", str(out), "--json", "--no-progress",
+    )  # fmt: skip
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["game"] == "connectfour" and summary["opponent"] == "self"
+    assert summary["alphabeta"] == "alphabeta:4" and sum(summary["vs_alphabeta"]["total"].values()) == 2
+    assert summary["train_illegal_moves"] == 0 and out.is_file()
+
+
+def test_an_unknown_opponent_is_refused_before_training(tmp_path):
+    result = run_script("--opponent", "bogus", "--out", str(tmp_path / "m.zip"), check=False)
+    assert result.returncode == 2 and "--opponent: unknown opponent 'bogus'" in result.stderr
+    assert "alphabeta[:DEPTH]" in result.stderr and not (tmp_path / "m.zip").exists()
 
 
 def test_the_saved_model_has_the_mode_every_other_output_has(tmp_path):
